@@ -1,0 +1,49 @@
+# countertop — build and test.
+#
+#   make test    vet + the whole test suite with the race detector (what CI runs)
+#   make demo    the dashboard on an embedded Redis with simulated traffic
+#   make fuzz    a short run of every fuzz target
+#   make bench   the Go benchmarks (see BENCHMARKS.md for the full scripts)
+
+GO      ?= go
+FUZZTIME ?= 15s
+
+.PHONY: all build test deps vet demo fuzz bench clean
+
+all: build
+
+build:
+	$(GO) build -o bin/countertop .
+
+# The tests start their own redis-server processes (never the one on the
+# default port) and drive the real binary in tmux, so both must be installed.
+deps:
+	@missing=""; \
+	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
+	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	if [ -n "$$missing" ]; then \
+		echo "installing:$$missing"; \
+		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
+		$$SUDO apt-get update -qq && DEBIAN_FRONTEND=noninteractive $$SUDO apt-get install -y -qq $$missing; \
+	fi
+
+vet:
+	$(GO) vet ./...
+
+test: deps vet
+	$(GO) test -race -count=1 ./...
+
+demo:
+	$(GO) run . demo
+
+fuzz:
+	$(GO) test -run='^$$' -fuzz='^FuzzParseValue$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzGlobMatch$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzPrintable$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzKeyLines$$' -fuzztime=$(FUZZTIME) ./config/
+
+bench:
+	$(GO) test -run='^$$' -bench=. -benchmem ./model/ ./ui/
+
+clean:
+	rm -rf bin
