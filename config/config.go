@@ -1,0 +1,236 @@
+// Package config turns countertop's config file, command-line flags and
+// environment into one validated Config.
+//
+// Each setting comes from, in order of precedence: a flag the user set, the
+// environment (REDIS_URL, REDIS_USERNAME, REDIS_PASSWORD), the config file,
+// the built-in default. The config file is --config if given, else
+// ./countertop.toml, else $XDG_CONFIG_HOME/countertop/config.toml (see
+// config.example.toml for every key). Nothing starts on a bad config: every
+// problem is reported where the user wrote it, as "file:line: field: what is
+// wrong" or "--flag: what is wrong", and passwords never appear in messages.
+package config
+
+import (
+	"errors"
+	"fmt"
+	"io/fs"
+	"math"
+	"os"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
+
+// DefaultURL is the Redis server used when no flag, environment variable or
+// config file names one.
+const DefaultURL = "redis://127.0.0.1:6379/0"
+
+// How redisclient follows changes (Redis.Mode).
+const (
+	ModeAuto   = "auto"   // keyspace events when the server sends them, else polling
+	ModeEvents = "events" // keyspace events only
+	ModePoll   = "poll"   // re-read every Interval
+)
+
+// Config is everything main needs to wire countertop together.
+type Config struct {
+	Redis    Redis
+	Patterns []string    // globs to SCAN for; never empty after Load
+	Rules    model.Rules // [[rule]] tables in file order, plus the fallback for keys none covers
+	File     string      // the config file that was read, "" if none
+}
+
+// Redis says how to reach the server and how to follow its counters.
+type Redis struct {
+	URL      string // redis://, rediss://, unix:// or redis+sentinel://
+	Username string // from REDIS_USERNAME or the file; "" to use the URL's
+	Password string // from REDIS_PASSWORD or the file; "" to use the URL's
+	Mode     string // ModeAuto, ModeEvents or ModePoll
+
+	Interval      time.Duration // poll period
+	DiscoverEvery time.Duration // how often to SCAN for new keys; Interval unless set
+	ResyncEvery   time.Duration // in events mode, how often to re-read everything in case an event was lost
+	ScanCount     int64         // COUNT hint of each SCAN call
+
+	Cluster      bool // treat URL as a Redis Cluster seed (also auto-detected)
+	ReadOnly     bool // refuse every write before it is sent
+	EnableEvents bool // allowed to turn on keyspace notifications (CONFIG SET)
+	TLS          TLS
+}
+
+// TLS holds the certificate files for rediss:// connections.
+type TLS struct {
+	CAFile     string // CA bundle that signed the server's certificate; "" for the system pool
+	CertFile   string // client certificate (needs KeyFile)
+	KeyFile    string // client key (needs CertFile)
+	SkipVerify bool   // accept any server certificate (testing only)
+}
+
+// defaults is the configuration before any file, environment or flag.
+func defaults() Config {
+	return Config{
+		Redis: Redis{
+			URL:         DefaultURL,
+			Mode:        ModeAuto,
+			Interval:    time.Second,
+			ResyncEvery: 30 * time.Second,
+			ScanCount:   1000,
+		},
+		Rules: model.Rules{Fallback: model.Rule{ExpectTTL: true}},
+	}
+}
+
+// String describes r for logs and debugging, with the password masked.
+func (r Redis) String() string {
+	password := ""
+	if r.Password != "" {
+		password = "***"
+	}
+	return fmt.Sprintf("url=%s username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d"+
+		" cluster=%t read_only=%t enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
+		RedactURL(r.URL), r.Username, password, r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount,
+		r.Cluster, r.ReadOnly, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
+}
+
+// String describes c for logs and debugging, with the password masked.
+func (c Config) String() string {
+	return fmt.Sprintf("file=%q %s patterns=%q rules=%d", c.File, c.Redis, c.Patterns, len(c.Rules.List))
+}
+
+// RedactURL returns rawURL with the password replaced by "***"
+// ("redis://user:***@host"), so that a URL can go into a message. It works
+// on strings that do not parse as URLs too, erring on the side of hiding.
+func RedactURL(rawURL string) string {
+	start := 0
+	if i := strings.Index(rawURL, "://"); i >= 0 {
+		start = i + len("://")
+	}
+	// The last '@' ends the user info even when the password holds '@' or '/'.
+	at := strings.LastIndex(rawURL[start:], "@")
+	if at < 0 {
+		return rawURL
+	}
+	colon := strings.Index(rawURL[start:start+at], ":")
+	if colon < 0 {
+		return rawURL // a user name but no password
+	}
+	return rawURL[:start+colon+1] + "***" + rawURL[start+at:]
+}
+
+// finish fills in what depends on other settings and checks the settings
+// that only make sense together; it runs once every source is applied.
+func (c *Config) finish() error {
+	if c.Redis.DiscoverEvery == 0 {
+		c.Redis.DiscoverEvery = c.Redis.Interval
+	}
+	if len(c.Patterns) == 0 {
+		for _, r := range c.Rules.List {
+			if !slices.Contains(c.Patterns, r.Pattern) {
+				c.Patterns = append(c.Patterns, r.Pattern)
+			}
+		}
+	}
+	if len(c.Patterns) == 0 {
+		c.Patterns = []string{"*"}
+	}
+	if (c.Redis.TLS.CertFile == "") != (c.Redis.TLS.KeyFile == "") {
+		return errors.New("a TLS client certificate needs both a certificate and a key file: set both --tls-cert and --tls-key (tls_cert and tls_key in [redis])")
+	}
+	return nil
+}
+
+// The checks below are shared by every source. Their errors say what is
+// wrong with the value and what to use instead; the caller adds where the
+// value came from.
+
+func checkURL(s string) error {
+	if scheme, _, found := strings.Cut(s, "://"); found {
+		switch strings.ToLower(scheme) {
+		case "redis", "rediss", "unix", "redis+sentinel":
+			return nil
+		}
+	}
+	return fmt.Errorf("%q is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)", RedactURL(s))
+}
+
+func checkMode(s string) error {
+	switch s {
+	case ModeAuto, ModeEvents, ModePoll:
+		return nil
+	}
+	return fmt.Errorf("%q is not a mode (use auto, events or poll)", s)
+}
+
+func checkPattern(s string) error {
+	if s == "" {
+		return errors.New(`"" is not a pattern (use a glob like "ratelimit:*" or "*")`)
+	}
+	return nil
+}
+
+func checkLimit(f float64) error {
+	if !(f > 0) || math.IsInf(f, 0) {
+		return fmt.Errorf("%v is not a limit (use a number more than 0)", f)
+	}
+	return nil
+}
+
+func checkWarnAt(f float64) error {
+	if !(f > 0 && f <= 1) {
+		return fmt.Errorf("%v is not a fraction of the limit (use a number more than 0 and at most 1, like 0.8)", f)
+	}
+	return nil
+}
+
+func checkScanCount(n int64) error {
+	if n <= 0 {
+		return fmt.Errorf("%d is not a SCAN count (use a whole number more than 0, like 1000)", n)
+	}
+	return nil
+}
+
+// checkFile reports whether path names a file that exists.
+func checkFile(path string) error {
+	info, err := os.Stat(path)
+	switch {
+	case errors.Is(err, fs.ErrNotExist):
+		return fmt.Errorf("%q does not exist", path)
+	case err != nil:
+		return err
+	case info.IsDir():
+		return fmt.Errorf("%q is a directory, not a file", path)
+	}
+	return nil
+}
+
+// parseDuration parses s as a Go duration of at least 1ms: anything shorter
+// would have countertop hammer the server or is a typo.
+func parseDuration(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(s)
+	switch {
+	case err != nil:
+		return 0, fmt.Errorf("%q is not a duration (like 60s or 1m30s)", s)
+	case d < time.Millisecond:
+		return 0, fmt.Errorf("%q is too short (use at least 1ms)", s)
+	}
+	return d, nil
+}
+
+func parseLimit(s string) (float64, error) {
+	f, err := strconv.ParseFloat(s, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a limit (use a number more than 0)", s)
+	}
+	return f, checkLimit(f)
+}
+
+func parseScanCount(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a SCAN count (use a whole number more than 0, like 1000)", s)
+	}
+	return n, checkScanCount(n)
+}

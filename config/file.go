@@ -1,0 +1,404 @@
+package config
+
+import (
+	"errors"
+	"fmt"
+	"os"
+	"path/filepath"
+	"regexp"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/BurntSushi/toml"
+
+	"github.com/countertop/countertop/model"
+)
+
+var errUnknownKey = errors.New("unknown key")
+
+// readFile applies the config file at path to c.
+func (c *Config) readFile(path string) error {
+	src, err := os.ReadFile(path)
+	if err != nil {
+		return fmt.Errorf("cannot read the config file: %w", err)
+	}
+	return c.applyTOML(path, string(src))
+}
+
+// applyTOML applies the TOML document src, named name in messages, to c.
+// It reports every problem it finds, in the order they appear in the file.
+//
+// The document is decoded into plain maps, and each key is then checked
+// here in file order, so that the message for a wrong value names the line
+// it is on: toml.MetaData keeps key positions to itself, and the TOML
+// decoder's own type errors would point at the last [[rule]] for any rule.
+func (c *Config) applyTOML(name, src string) error {
+	var doc map[string]any
+	md, err := toml.Decode(src, &doc)
+	if err != nil {
+		return syntaxError(name, err)
+	}
+	keys := md.Keys()
+	lines := keyLines(src)
+	if len(lines) != len(keys) {
+		// keyLines follows every form of TOML (FuzzKeyLines checks that); if
+		// it ever fell out of step, name the file without a wrong line.
+		lines = make([]int, len(keys))
+	}
+
+	var (
+		errs []error
+		bad  []string // fields reported already: keys inside them are not reported again
+		rule = -1     // index in c.Rules.List of the [[rule]] table being read
+		dir  = filepath.Dir(name)
+	)
+	for i, k := range keys {
+		if len(k) == 1 && k[0] == "rule" && md.Type("rule") == "ArrayHash" {
+			rule++
+			c.Rules.List = append(c.Rules.List, model.Rule{ExpectTTL: true})
+		}
+		field := fieldName(k, rule)
+		if slices.ContainsFunc(bad, func(b string) bool { return strings.HasPrefix(field, b+".") }) {
+			continue
+		}
+		at := name
+		if lines[i] > 0 {
+			at += ":" + strconv.Itoa(lines[i])
+		}
+
+		var err error
+		switch {
+		case len(k) == 1 && k[0] == "rule":
+			if md.Type("rule") != "ArrayHash" {
+				err = errors.New("must be written as [[rule]] tables, one per rule")
+			} else if lookup(doc, toml.Key{"rule", "pattern"}, rule) == nil {
+				// Not a reason to skip the rule's other keys, so not err.
+				errs = append(errs, fmt.Errorf(`%s: %s: has no pattern (add pattern = "..." to it)`, at, field))
+			}
+		case len(k) == 1 && (k[0] == "redis" || k[0] == "defaults"):
+			if md.Type(k[0]) != "Hash" {
+				err = fmt.Errorf("must be a table: write [%s] and put its keys under it", k[0])
+			}
+		case len(k) == 2 && k[0] == "redis":
+			err = c.setRedis(k[1], lookup(doc, k, rule), dir)
+		case len(k) == 2 && k[0] == "defaults" && k[1] != "pattern":
+			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
+		case len(k) == 2 && k[0] == "rule" && rule >= 0:
+			err = setRule(&c.Rules.List[rule], k[1], lookup(doc, k, rule))
+		default:
+			err = errUnknownKey
+		}
+		if err != nil {
+			errs = append(errs, fmt.Errorf("%s: %s: %w", at, field, err))
+			bad = append(bad, field)
+		}
+	}
+	return errors.Join(errs...)
+}
+
+// fieldName is how messages name key k: as written, except that keys in the
+// rule-th [[rule]] table are "rule[N].key", counting rules from 1 as they
+// appear in the file.
+func fieldName(k toml.Key, rule int) string {
+	if k[0] != "rule" || rule < 0 {
+		return k.String()
+	}
+	return fmt.Sprintf("rule[%d]", rule+1) + strings.TrimPrefix(k.String(), "rule")
+}
+
+// lookup returns the value of k, a key of two parts, in doc; in [[rule]]
+// tables it reads the one at index rule.
+func lookup(doc map[string]any, k toml.Key, rule int) any {
+	var table map[string]any
+	switch t := doc[k[0]].(type) {
+	case map[string]any:
+		table = t
+	case []map[string]any:
+		if rule >= 0 && rule < len(t) {
+			table = t[rule]
+		}
+	}
+	return table[k[1]]
+}
+
+// setRedis applies one key of the [redis] table. Relative file names are
+// relative to dir, the config file's directory, so that a config file and
+// its certificates can move together.
+func (c *Config) setRedis(key string, v any, dir string) error {
+	r := &c.Redis
+	var err error
+	switch key {
+	case "url":
+		if r.URL, err = tomlString(v); err == nil {
+			err = checkURL(r.URL)
+		}
+	case "username":
+		r.Username, err = tomlString(v)
+	case "password":
+		r.Password, err = tomlString(v)
+	case "mode":
+		if r.Mode, err = tomlString(v); err == nil {
+			err = checkMode(r.Mode)
+		}
+	case "interval":
+		r.Interval, err = tomlDuration(v)
+	case "discover_every":
+		r.DiscoverEvery, err = tomlDuration(v)
+	case "resync_every":
+		r.ResyncEvery, err = tomlDuration(v)
+	case "scan_count":
+		if r.ScanCount, err = tomlInteger(v); err == nil {
+			err = checkScanCount(r.ScanCount)
+		}
+	case "cluster":
+		r.Cluster, err = tomlBool(v)
+	case "read_only":
+		r.ReadOnly, err = tomlBool(v)
+	case "enable_events":
+		r.EnableEvents, err = tomlBool(v)
+	case "tls_ca":
+		r.TLS.CAFile, err = tomlFile(v, dir)
+	case "tls_cert":
+		r.TLS.CertFile, err = tomlFile(v, dir)
+	case "tls_key":
+		r.TLS.KeyFile, err = tomlFile(v, dir)
+	case "tls_skip_verify":
+		r.TLS.SkipVerify, err = tomlBool(v)
+	case "patterns":
+		c.Patterns, err = tomlPatterns(v)
+	default:
+		return errUnknownKey
+	}
+	return err
+}
+
+// setRule applies one key of a [[rule]] table or of [defaults].
+func setRule(r *model.Rule, key string, v any) error {
+	var err error
+	switch key {
+	case "pattern":
+		if r.Pattern, err = tomlString(v); err == nil {
+			err = checkPattern(r.Pattern)
+		}
+	case "limit":
+		if r.Limit, err = tomlNumber(v); err == nil {
+			err = checkLimit(r.Limit)
+		}
+	case "window":
+		r.Window, err = tomlDuration(v)
+	case "warn_at":
+		if r.WarnAt, err = tomlNumber(v); err == nil {
+			err = checkWarnAt(r.WarnAt)
+		}
+	case "expect_ttl":
+		r.ExpectTTL, err = tomlBool(v)
+	default:
+		return errUnknownKey
+	}
+	return err
+}
+
+func tomlString(v any) (string, error) {
+	s, ok := v.(string)
+	if !ok {
+		return "", wrongType(`a string in quotes`, v)
+	}
+	return s, nil
+}
+
+// tomlDuration wants a string: TOML has no durations, and a bare 60 could
+// mean seconds or (to the TOML decoder) nanoseconds.
+func tomlDuration(v any) (time.Duration, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, wrongType(`a duration in quotes, like "60s"`, v)
+	}
+	return parseDuration(s)
+}
+
+func tomlNumber(v any) (float64, error) {
+	switch n := v.(type) {
+	case int64:
+		return float64(n), nil
+	case float64:
+		return n, nil
+	}
+	return 0, wrongType("a number", v)
+}
+
+func tomlInteger(v any) (int64, error) {
+	n, ok := v.(int64)
+	if !ok {
+		return 0, wrongType("a whole number", v)
+	}
+	return n, nil
+}
+
+func tomlBool(v any) (bool, error) {
+	b, ok := v.(bool)
+	if !ok {
+		return false, wrongType("true or false", v)
+	}
+	return b, nil
+}
+
+// tomlFile wants the name of a file that exists, relative to dir unless absolute.
+func tomlFile(v any, dir string) (string, error) {
+	name, err := tomlString(v)
+	if err != nil {
+		return "", err
+	}
+	if !filepath.IsAbs(name) {
+		name = filepath.Join(dir, name)
+	}
+	return name, checkFile(name)
+}
+
+func tomlPatterns(v any) ([]string, error) {
+	list, ok := v.([]any)
+	if !ok {
+		return nil, wrongType(`an array of globs, like ["ratelimit:*"]`, v)
+	}
+	patterns := make([]string, len(list))
+	for i, p := range list {
+		s, ok := p.(string)
+		if !ok {
+			return nil, wrongType(`an array of globs in quotes, like ["ratelimit:*"]`, v)
+		}
+		if err := checkPattern(s); err != nil {
+			return nil, err
+		}
+		patterns[i] = s
+	}
+	return patterns, nil
+}
+
+// wrongType says that a value is not what a key wants. It names the TOML
+// type it got, never the value, which may be a password.
+func wrongType(want string, got any) error {
+	var kind string
+	switch got.(type) {
+	case string:
+		kind = "a string"
+	case int64:
+		kind = "an integer"
+	case float64:
+		kind = "a float"
+	case bool:
+		kind = "a boolean"
+	case []any, []map[string]any:
+		kind = "an array"
+	case map[string]any:
+		kind = "a table"
+	default:
+		kind = "a date or time"
+	}
+	return fmt.Errorf("must be %s, not %s", want, kind)
+}
+
+// quoted matches the text that TOML syntax errors quote from the file.
+var quoted = regexp.MustCompile(`"[^"]*"|'[^']*'`)
+
+// syntaxError turns the TOML decoder's error into "file:line: ...".
+func syntaxError(name string, err error) error {
+	var pe toml.ParseError
+	if !errors.As(err, &pe) {
+		return fmt.Errorf("%s: %w", name, err)
+	}
+	msg := pe.Message
+	if strings.HasSuffix(pe.LastKey, "password") || strings.HasSuffix(pe.LastKey, "url") {
+		// The decoder quotes the text it stumbled on: that may be a secret.
+		msg = quoted.ReplaceAllString(msg, `"***"`)
+	}
+	return fmt.Errorf("%s:%d: not valid TOML: %s", name, pe.Position.Line, msg)
+}
+
+// keyLines returns the line of every key in the valid TOML document src, in
+// the order toml.MetaData.Keys lists them: one per table header and one per
+// key = value, including the keys inside inline tables.
+func keyLines(src string) []int {
+	src = strings.TrimPrefix(src, "\ufeff")
+	var (
+		lines   []int
+		line    = 1
+		open    []byte // the unclosed '[' and '{' of the value being read
+		wantKey = true // the next token starts a key, or at top level a table header
+	)
+	for i := 0; i < len(src); i++ {
+		c := src[i]
+		switch c {
+		case '\n':
+			line++
+			wantKey = wantKey || len(open) == 0
+			continue
+		case ' ', '\t', '\r':
+			continue
+		case '#':
+			i = endOfLine(src, i)
+			continue
+		}
+		if wantKey && c != '}' { // '}' closes an empty inline table
+			lines = append(lines, line)
+			if c == '[' && len(open) == 0 { // a [table] or [[array]] header
+				i = endOfLine(src, i)
+				continue
+			}
+		}
+		wantKey = false
+		switch c {
+		case '"', '\'':
+			i, line = skipString(src, i, line)
+		case '[', '{':
+			open = append(open, c)
+			wantKey = c == '{'
+		case ']', '}':
+			if len(open) > 0 {
+				open = open[:len(open)-1]
+			}
+		case ',':
+			wantKey = len(open) > 0 && open[len(open)-1] == '{'
+		}
+	}
+	return lines
+}
+
+// endOfLine returns the index of the last byte before the newline that ends
+// the line holding src[i].
+func endOfLine(src string, i int) int {
+	if n := strings.IndexByte(src[i:], '\n'); n >= 0 {
+		return i + n - 1
+	}
+	return len(src) - 1
+}
+
+// skipString returns the index of the last byte of the TOML string that
+// starts at src[i] (basic or literal, single- or multi-line) and the line
+// that byte is on, given that src[i] is on line.
+func skipString(src string, i, line int) (end, endLine int) {
+	q := src[i]
+	delim := src[i : i+1]
+	if strings.HasPrefix(src[i:], strings.Repeat(delim, 3)) {
+		delim = src[i : i+3]
+	}
+	for j := i + len(delim); j < len(src); j++ {
+		switch {
+		case src[j] == '\n':
+			line++
+		case src[j] == '\\' && q == '"':
+			j++ // the escaped byte, which is a newline after a line-ending backslash
+			if j < len(src) && src[j] == '\n' {
+				line++
+			}
+		case strings.HasPrefix(src[j:], delim):
+			j += len(delim)
+			// Up to two quotes right before the closing """ belong to the string.
+			for len(delim) == 3 && j < len(src) && src[j] == q {
+				j++
+			}
+			return j - 1, line
+		}
+	}
+	return len(src) - 1, line
+}

@@ -1,0 +1,606 @@
+package config_test
+
+import (
+	"flag"
+	"io"
+	"os"
+	"path/filepath"
+	"reflect"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/model"
+)
+
+// load parses args as the common flags and loads the Config, with env as
+// the whole environment. The working directory (this package's) holds no
+// countertop.toml, so only --config or env can bring in a file.
+func load(t *testing.T, env map[string]string, args ...string) (config.Config, error) {
+	t.Helper()
+	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	f := config.Register(fs)
+	if err := fs.Parse(args); err != nil {
+		t.Fatalf("parse %q: %v", args, err)
+	}
+	return config.Load(f, fs, func(k string) string { return env[k] })
+}
+
+// writeFile writes content to name in dir, creating directories as needed,
+// and returns its path.
+func writeFile(t *testing.T, dir, name, content string) string {
+	t.Helper()
+	path := filepath.Join(dir, name)
+	if err := os.MkdirAll(filepath.Dir(path), 0o755); err != nil {
+		t.Fatal(err)
+	}
+	if err := os.WriteFile(path, []byte(content), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	return path
+}
+
+func TestDefaults(t *testing.T) {
+	c, err := load(t, nil)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Config{
+		Redis: config.Redis{
+			URL:           config.DefaultURL,
+			Mode:          config.ModeAuto,
+			Interval:      time.Second,
+			DiscoverEvery: time.Second,
+			ResyncEvery:   30 * time.Second,
+			ScanCount:     1000,
+		},
+		Patterns: []string{"*"},
+		Rules:    model.Rules{Fallback: model.Rule{ExpectTTL: true}},
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("defaults:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestPrecedence(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.toml", "[redis]\nurl = \"redis://file-host:7000/0\"\ninterval = \"5s\"\n")
+	env := map[string]string{"REDIS_URL": "redis://env-host:7001/0"}
+	tests := []struct {
+		name         string
+		env          map[string]string
+		args         []string
+		wantURL      string
+		wantInterval time.Duration
+	}{
+		{"defaults", nil, nil, config.DefaultURL, time.Second},
+		{"file beats defaults", nil, []string{"--config", file}, "redis://file-host:7000/0", 5 * time.Second},
+		{"env beats file", env, []string{"--config", file}, "redis://env-host:7001/0", 5 * time.Second},
+		{"flags beat env and file", env, []string{"--config", file, "--url", "redis://flag-host:7002/0", "--interval", "250ms"}, "redis://flag-host:7002/0", 250 * time.Millisecond},
+		{"flags beat defaults", nil, []string{"--url", "redis://flag-host:7002/0", "--interval", "2s"}, "redis://flag-host:7002/0", 2 * time.Second},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, tc.env, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Redis.URL != tc.wantURL || c.Redis.Interval != tc.wantInterval {
+				t.Errorf("url, interval = %s, %v; want %s, %v", c.Redis.URL, c.Redis.Interval, tc.wantURL, tc.wantInterval)
+			}
+			if c.Redis.DiscoverEvery != tc.wantInterval {
+				t.Errorf("discover every %v, want the interval %v", c.Redis.DiscoverEvery, tc.wantInterval)
+			}
+		})
+	}
+}
+
+func TestCredentialsFromEnvBeatFile(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.toml", "[redis]\nusername = \"file-user\"\npassword = \"file-pass\"\n")
+	c, err := load(t, map[string]string{"REDIS_USERNAME": "env-user", "REDIS_PASSWORD": "env-pass"}, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.Username != "env-user" || c.Redis.Password != "env-pass" {
+		t.Errorf("username, password = %q, %q; want the environment's", c.Redis.Username, c.Redis.Password)
+	}
+	c, err = load(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.Username != "file-user" || c.Redis.Password != "file-pass" {
+		t.Errorf("username, password = %q, %q; want the file's", c.Redis.Username, c.Redis.Password)
+	}
+}
+
+// TestFileErrors checks that each bad config file is refused with a message
+// naming the line and the field, in the words a user can act on.
+func TestFileErrors(t *testing.T) {
+	dir := t.TempDir()
+	tests := []struct {
+		name string
+		src  string
+		want string // the error, after the file's path
+	}{
+		{"window not a duration",
+			"[[rule]]\npattern = \"a:*\"\nwindow = \"60s\"\n\n[[rule]]\npattern = \"b:*\"\nwindow = \"6O s\"\n",
+			`:7: rule[2].window: "6O s" is not a duration (like 60s or 1m30s)`},
+		{"window a bare number",
+			"[[rule]]\npattern = \"a:*\"\nwindow = 60\n",
+			`:3: rule[1].window: must be a duration in quotes, like "60s", not an integer`},
+		{"window too short",
+			"[[rule]]\npattern = \"a:*\"\nwindow = \"0s\"\n",
+			`:3: rule[1].window: "0s" is too short (use at least 1ms)`},
+		{"limit zero",
+			"[[rule]]\npattern = \"a:*\"\nlimit = 0\n",
+			`:3: rule[1].limit: 0 is not a limit (use a number more than 0)`},
+		{"limit negative float",
+			"[[rule]]\npattern = \"a:*\"\nlimit = -2.5\n",
+			`:3: rule[1].limit: -2.5 is not a limit (use a number more than 0)`},
+		{"limit infinite",
+			"[[rule]]\npattern = \"a:*\"\nlimit = inf\n",
+			`:3: rule[1].limit: +Inf is not a limit (use a number more than 0)`},
+		{"limit a string",
+			"[[rule]]\npattern = \"a:*\"\nlimit = \"100\"\n",
+			`:3: rule[1].limit: must be a number, not a string`},
+		{"warn_at above 1",
+			"[[rule]]\npattern = \"a:*\"\nwarn_at = 1.5\n",
+			`:3: rule[1].warn_at: 1.5 is not a fraction of the limit (use a number more than 0 and at most 1, like 0.8)`},
+		{"expect_ttl a string",
+			"[[rule]]\npattern = \"a:*\"\nexpect_ttl = \"no\"\n",
+			`:3: rule[1].expect_ttl: must be true or false, not a string`},
+		{"empty pattern",
+			"[[rule]]\npattern = \"\"\n",
+			`:2: rule[1].pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
+		{"missing pattern, named at the rule",
+			"[[rule]]\npattern = \"a:*\"\n\n[[rule]]\nlimit = 5\n",
+			`:4: rule[2]: has no pattern (add pattern = "..." to it)`},
+		{"rule in single brackets",
+			"[rule]\npattern = \"a:*\"\n",
+			`:1: rule: must be written as [[rule]] tables, one per rule`},
+		{"rules as an inline array",
+			"rule = [{ pattern = \"a:*\" }]\n",
+			`:1: rule: must be written as [[rule]] tables, one per rule`},
+		{"bad mode",
+			"[redis]\nmode = \"fast\"\n",
+			`:2: redis.mode: "fast" is not a mode (use auto, events or poll)`},
+		{"interval too short",
+			"[redis]\ninterval = \"1us\"\n",
+			`:2: redis.interval: "1us" is too short (use at least 1ms)`},
+		{"resync_every negative",
+			"[redis]\nresync_every = \"-30s\"\n",
+			`:2: redis.resync_every: "-30s" is too short (use at least 1ms)`},
+		{"scan_count zero",
+			"[redis]\nscan_count = 0\n",
+			`:2: redis.scan_count: 0 is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"scan_count a float",
+			"[redis]\nscan_count = 10.5\n",
+			`:2: redis.scan_count: must be a whole number, not a float`},
+		{"cluster a string",
+			"[redis]\ncluster = \"yes\"\n",
+			`:2: redis.cluster: must be true or false, not a string`},
+		{"url scheme, password hidden",
+			"[redis]\nurl = \"http://user:hunter2@host:7000\"\n",
+			`:2: redis.url: "http://user:***@host:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"url without scheme",
+			"[redis]\nurl = \"localhost:7000\"\n",
+			`:2: redis.url: "localhost:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"password not a string, value not shown",
+			"[redis]\npassword = 12345\n",
+			`:2: redis.password: must be a string in quotes, not an integer`},
+		{"tls file missing, relative to the file",
+			"[redis]\ntls_ca = \"certs/ca.pem\"\n",
+			`:2: redis.tls_ca: "` + filepath.Join(dir, "certs", "ca.pem") + `" does not exist`},
+		{"patterns not an array",
+			"[redis]\npatterns = \"a:*\"\n",
+			`:2: redis.patterns: must be an array of globs, like ["ratelimit:*"], not a string`},
+		{"patterns with an empty glob",
+			"[redis]\npatterns = [\"a:*\", \"\"]\n",
+			`:2: redis.patterns: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
+		{"unknown key",
+			"[redis]\nurl = \"redis://h:7000\"\nmdoe = \"poll\"\n",
+			`:3: redis.mdoe: unknown key`},
+		{"unknown key in the second rule",
+			"[[rule]]\npattern = \"a:*\"\nlimit = 1\n[[rule]]\npattern = \"b:*\"\nlimt = 1\n",
+			`:6: rule[2].limt: unknown key`},
+		{"unknown table, reported once",
+			"[redsi]\nurl = \"redis://h:7000\"\nmode = \"poll\"\n",
+			`:1: redsi: unknown key`},
+		{"unknown dotted key",
+			"redis.tls.ca = \"x\"\n",
+			`:1: redis.tls.ca: unknown key`},
+		{"top-level patterns belong in [redis]",
+			"patterns = [\"a:*\"]\n",
+			`:1: patterns: unknown key`},
+		{"no pattern in defaults",
+			"[defaults]\npattern = \"a:*\"\n",
+			`:2: defaults.pattern: unknown key`},
+		{"redis not a table",
+			"redis = \"redis://h:7000\"\n",
+			`:1: redis: must be a table: write [redis] and put its keys under it`},
+		{"every problem, in file order",
+			"[redis]\nmode = \"fast\"\n[[rule]]\npattern = \"a:*\"\nlimit = -1\nwindow = \"x\"\n",
+			":2: redis.mode: \"fast\" is not a mode (use auto, events or poll)\n" +
+				"PATH:5: rule[1].limit: -1 is not a limit (use a number more than 0)\n" +
+				"PATH:6: rule[1].window: \"x\" is not a duration (like 60s or 1m30s)"},
+		{"syntax error",
+			"[redis]\nmode = \"poll\"\ninterval = 1s\n",
+			`:3: not valid TOML: expected a top-level item to end with a newline, comment, or EOF, but got 's' instead`},
+		{"syntax error quoting a password",
+			"[redis]\npassword = hunter2\n",
+			`:2: not valid TOML: expected value but found "***" instead`},
+		{"duplicate key",
+			"[redis]\nmode = \"poll\"\nmode = \"auto\"\n",
+			`:3: not valid TOML: Key 'redis.mode' has already been defined.`},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			path := writeFile(t, dir, "countertop.toml", tc.src)
+			_, err := load(t, nil, "--config", path)
+			want := path + strings.ReplaceAll(tc.want, "PATH", path)
+			if err == nil || err.Error() != want {
+				t.Errorf("error:\n got %v\nwant %s", err, want)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestFlagAndEnvErrors(t *testing.T) {
+	missing := filepath.Join(t.TempDir(), "missing.pem")
+	tests := []struct {
+		name string
+		env  map[string]string
+		args []string
+		want string
+	}{
+		{"window", nil, []string{"--window", "6O s"}, `--window: "6O s" is not a duration (like 60s or 1m30s)`},
+		{"limit not a number", nil, []string{"--limit", "lots"}, `--limit: "lots" is not a limit (use a number more than 0)`},
+		{"limit zero", nil, []string{"--limit", "0"}, `--limit: 0 is not a limit (use a number more than 0)`},
+		{"mode", nil, []string{"--mode", "push"}, `--mode: "push" is not a mode (use auto, events or poll)`},
+		{"interval", nil, []string{"--interval", "0"}, `--interval: "0" is too short (use at least 1ms)`},
+		{"discover-every", nil, []string{"--discover-every", "soon"}, `--discover-every: "soon" is not a duration (like 60s or 1m30s)`},
+		{"resync-every", nil, []string{"--resync-every", "1ns"}, `--resync-every: "1ns" is too short (use at least 1ms)`},
+		{"scan-count", nil, []string{"--scan-count", "-1"}, `--scan-count: -1 is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"scan-count not a number", nil, []string{"--scan-count", "1e3"}, `--scan-count: "1e3" is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"empty pattern", nil, []string{"--pattern", "a:*", "--pattern", ""}, `--pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
+		{"url, password hidden", nil, []string{"--url", "ftp://me:hunter2@host"}, `--url: "ftp://me:***@host" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"tls-ca missing", nil, []string{"--tls-ca", missing}, `--tls-ca: "` + missing + `" does not exist`},
+		{"tls-cert is a directory", nil, []string{"--tls-cert", os.TempDir(), "--tls-key", os.TempDir()}, `--tls-cert: "` + os.TempDir() + `" is a directory, not a file` + "\n" + `--tls-key: "` + os.TempDir() + `" is a directory, not a file`},
+		{"REDIS_URL", map[string]string{"REDIS_URL": "127.0.0.1:7000"}, nil, `REDIS_URL: "127.0.0.1:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"config missing", nil, []string{"--config", missing}, `--config: "` + missing + `" does not exist`},
+		{"several at once", nil, []string{"--mode", "push", "--limit", "0"}, "--limit: 0 is not a limit (use a number more than 0)\n--mode: \"push\" is not a mode (use auto, events or poll)"},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			_, err := load(t, tc.env, tc.args...)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("error:\n got %v\nwant %s", err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("error shows the password: %v", err)
+			}
+		})
+	}
+}
+
+func TestBadEnvIgnoredWhenFlagGiven(t *testing.T) {
+	c, err := load(t, map[string]string{"REDIS_URL": "not a url"}, "--url", "redis://flag-host:7002/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.URL != "redis://flag-host:7002/0" {
+		t.Errorf("url = %s, want the flag's", c.Redis.URL)
+	}
+}
+
+// TestEveryFlag sets every flag over a file that says the opposite, to
+// check that each flag reaches its field and beats the file.
+func TestEveryFlag(t *testing.T) {
+	dir := t.TempDir()
+	ca := writeFile(t, dir, "ca.pem", "")
+	cert := writeFile(t, dir, "cert.pem", "")
+	key := writeFile(t, dir, "key.pem", "")
+	file := writeFile(t, dir, "c.toml", `
+[redis]
+url = "redis://file-host:7000/0"
+patterns = ["file:*"]
+mode = "events"
+interval = "5s"
+discover_every = "6s"
+resync_every = "7s"
+scan_count = 5
+cluster = true
+read_only = true
+enable_events = true
+tls_skip_verify = true
+
+[defaults]
+limit = 5
+window = "5s"
+`)
+	c, err := load(t, nil,
+		"--config", file,
+		"--url", "rediss://flag-host:7002/1",
+		"--pattern", "a:*", "--pattern", "b:*",
+		"--limit", "2.5",
+		"--window", "90s",
+		"--mode", "poll",
+		"--interval", "250ms",
+		"--discover-every", "3s",
+		"--resync-every", "1m",
+		"--scan-count", "50",
+		"--read-only=false",
+		"--cluster=false",
+		"--enable-events=false",
+		"--tls-ca", ca,
+		"--tls-cert", cert,
+		"--tls-key", key,
+		"--tls-skip-verify=false",
+	)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Config{
+		Redis: config.Redis{
+			URL:           "rediss://flag-host:7002/1",
+			Mode:          config.ModePoll,
+			Interval:      250 * time.Millisecond,
+			DiscoverEvery: 3 * time.Second,
+			ResyncEvery:   time.Minute,
+			ScanCount:     50,
+			TLS:           config.TLS{CAFile: ca, CertFile: cert, KeyFile: key},
+		},
+		Patterns: []string{"a:*", "b:*"},
+		Rules:    model.Rules{Fallback: model.Rule{Limit: 2.5, Window: 90 * time.Second, ExpectTTL: true}},
+		File:     file,
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("config:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestTLSFilesRelativeToConfigFile(t *testing.T) {
+	dir := t.TempDir()
+	writeFile(t, dir, "certs/ca.pem", "")
+	writeFile(t, dir, "certs/client.pem", "")
+	writeFile(t, dir, "certs/client-key.pem", "")
+	file := writeFile(t, dir, "c.toml", "[redis]\ntls_ca = \"certs/ca.pem\"\ntls_cert = \"certs/client.pem\"\ntls_key = \""+filepath.Join(dir, "certs/client-key.pem")+"\"\n")
+	c, err := load(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.TLS{
+		CAFile:   filepath.Join(dir, "certs/ca.pem"),
+		CertFile: filepath.Join(dir, "certs/client.pem"),
+		KeyFile:  filepath.Join(dir, "certs/client-key.pem"),
+	}
+	if c.Redis.TLS != want {
+		t.Errorf("TLS = %+v, want %+v", c.Redis.TLS, want)
+	}
+}
+
+func TestClientCertificateNeedsKey(t *testing.T) {
+	cert := writeFile(t, t.TempDir(), "cert.pem", "")
+	_, err := load(t, nil, "--tls-cert", cert)
+	want := "a TLS client certificate needs both a certificate and a key file: set both --tls-cert and --tls-key (tls_cert and tls_key in [redis])"
+	if err == nil || err.Error() != want {
+		t.Errorf("error = %v, want %s", err, want)
+	}
+}
+
+func TestPatterns(t *testing.T) {
+	dir := t.TempDir()
+	rules := "[[rule]]\npattern = \"ratelimit:*\"\n[[rule]]\npattern = \"views:*\"\n[[rule]]\npattern = \"ratelimit:*\"\nlimit = 1\n"
+	withRules := writeFile(t, dir, "rules.toml", rules)
+	withPatterns := writeFile(t, dir, "patterns.toml", "[redis]\npatterns = [\"file:*\", \"other:*\"]\n"+rules)
+	tests := []struct {
+		name string
+		args []string
+		want []string
+	}{
+		{"nothing: every key", nil, []string{"*"}},
+		{"the rules' patterns, once each", []string{"--config", withRules}, []string{"ratelimit:*", "views:*"}},
+		{"the file's patterns beat the rules'", []string{"--config", withPatterns}, []string{"file:*", "other:*"}},
+		{"repeated --pattern beats the file", []string{"--config", withPatterns, "--pattern", "a:*", "--pattern", "b:?"}, []string{"a:*", "b:?"}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, nil, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(c.Patterns, tc.want) {
+				t.Errorf("patterns = %q, want %q", c.Patterns, tc.want)
+			}
+		})
+	}
+}
+
+func TestFallbackRule(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.toml", "[defaults]\nlimit = 10\nwindow = \"10s\"\nwarn_at = 0.5\nexpect_ttl = false\n")
+	tests := []struct {
+		name string
+		args []string
+		want model.Rule
+	}{
+		{"none", nil, model.Rule{ExpectTTL: true}},
+		{"flags", []string{"--limit", "20", "--window", "1m"}, model.Rule{Limit: 20, Window: time.Minute, ExpectTTL: true}},
+		{"file", []string{"--config", file}, model.Rule{Limit: 10, Window: 10 * time.Second, WarnAt: 0.5}},
+		{"flags beat file", []string{"--config", file, "--limit", "20"}, model.Rule{Limit: 20, Window: 10 * time.Second, WarnAt: 0.5}},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := load(t, nil, tc.args...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Rules.Fallback != tc.want {
+				t.Errorf("fallback = %+v, want %+v", c.Rules.Fallback, tc.want)
+			}
+		})
+	}
+}
+
+func TestConfigFileLookup(t *testing.T) {
+	const local, xdg, home = "redis://local-host:7000", "redis://xdg-host:7000", "redis://home-host:7000"
+	tests := []struct {
+		name     string
+		files    map[string]string // file (relative to a temp dir) -> the url it sets
+		env      map[string]string // values relative to the temp dir
+		wantFile string            // relative to the temp dir, "" for none
+		wantURL  string
+	}{
+		{"none", nil, map[string]string{"HOME": "home"}, "", config.DefaultURL},
+		{"XDG_CONFIG_HOME",
+			map[string]string{"xdg/countertop/config.toml": xdg, "home/.config/countertop/config.toml": home},
+			map[string]string{"XDG_CONFIG_HOME": "xdg", "HOME": "home"},
+			"xdg/countertop/config.toml", xdg},
+		{"~/.config without XDG_CONFIG_HOME",
+			map[string]string{"home/.config/countertop/config.toml": home},
+			map[string]string{"HOME": "home"},
+			"home/.config/countertop/config.toml", home},
+		{"./countertop.toml first",
+			map[string]string{"work/countertop.toml": local, "xdg/countertop/config.toml": xdg},
+			map[string]string{"XDG_CONFIG_HOME": "xdg"},
+			"work/countertop.toml", local},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			dir := t.TempDir()
+			for name, url := range tc.files {
+				writeFile(t, dir, name, "[redis]\nurl = \""+url+"\"\n")
+			}
+			env := make(map[string]string)
+			for k, v := range tc.env {
+				env[k] = filepath.Join(dir, v)
+			}
+			work := filepath.Join(dir, "work")
+			if err := os.MkdirAll(work, 0o755); err != nil {
+				t.Fatal(err)
+			}
+			t.Chdir(work)
+
+			c, err := load(t, env)
+			if err != nil {
+				t.Fatal(err)
+			}
+			wantFile := ""
+			switch {
+			case tc.wantFile == "work/countertop.toml":
+				wantFile = "countertop.toml" // as found, relative to the working directory
+			case tc.wantFile != "":
+				wantFile = filepath.Join(dir, tc.wantFile)
+			}
+			if c.File != wantFile || c.Redis.URL != tc.wantURL {
+				t.Errorf("file, url = %q, %s; want %q, %s", c.File, c.Redis.URL, wantFile, tc.wantURL)
+			}
+		})
+	}
+}
+
+func TestParseInterspersed(t *testing.T) {
+	tests := []struct {
+		args           []string
+		wantPositional []string
+		wantBy         int
+		wantReadOnly   bool
+	}{
+		{nil, nil, 1, false},
+		{[]string{"incr", "KEY", "--by", "3"}, []string{"incr", "KEY"}, 3, false},
+		{[]string{"--read-only", "incr", "KEY", "--by=2"}, []string{"incr", "KEY"}, 2, true},
+		{[]string{"KEY", "--by", "3", "OTHER", "--read-only"}, []string{"KEY", "OTHER"}, 3, true},
+		{[]string{"KEY", "--", "--by", "-"}, []string{"KEY", "--by", "-"}, 1, false},
+		{[]string{"-", "--by", "4"}, []string{"-"}, 4, false},
+	}
+	for _, tc := range tests {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			fs := flag.NewFlagSet("incr", flag.ContinueOnError)
+			by := fs.Int("by", 1, "")
+			readOnly := fs.Bool("read-only", false, "")
+			positional, err := config.ParseInterspersed(fs, tc.args)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(positional, tc.wantPositional) || *by != tc.wantBy || *readOnly != tc.wantReadOnly {
+				t.Errorf("got %q, --by %d, --read-only %t; want %q, %d, %t",
+					positional, *by, *readOnly, tc.wantPositional, tc.wantBy, tc.wantReadOnly)
+			}
+		})
+	}
+}
+
+func TestParseInterspersedUnknownFlag(t *testing.T) {
+	fs := flag.NewFlagSet("incr", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	if _, err := config.ParseInterspersed(fs, []string{"KEY", "--bogus"}); err == nil {
+		t.Error("an unknown flag after a positional argument was accepted")
+	}
+}
+
+func TestRedactURL(t *testing.T) {
+	tests := []struct{ in, want string }{
+		{"redis://user:hunter2@host:7000/0", "redis://user:***@host:7000/0"},
+		{"rediss://:hunter2@host", "rediss://:***@host"},
+		{"redis://user@host", "redis://user@host"},
+		{"redis://host:7000/0", "redis://host:7000/0"},
+		{"redis://user:hun/ter@2@host/0", "redis://user:***@host/0"},
+		{"unix://user:hunter2@/tmp/redis.sock", "unix://user:***@/tmp/redis.sock"},
+		{"user:hunter2@host", "user:***@host"},
+	}
+	for _, tc := range tests {
+		if got := config.RedactURL(tc.in); got != tc.want {
+			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestStringHidesPassword(t *testing.T) {
+	c, err := load(t, map[string]string{"REDIS_PASSWORD": "hunter2"}, "--url", "redis://user:s3cr3t@host:7000/0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range []string{c.String(), c.Redis.String()} {
+		if strings.Contains(s, "hunter2") || strings.Contains(s, "s3cr3t") {
+			t.Errorf("String shows a password: %s", s)
+		}
+		if !strings.Contains(s, "redis://user:***@host:7000/0") || !strings.Contains(s, "password=***") {
+			t.Errorf("String does not show that there are passwords: %s", s)
+		}
+	}
+}
+
+// TestExampleFile keeps config.example.toml working: it must load and mean
+// what its comments say.
+func TestExampleFile(t *testing.T) {
+	c, err := load(t, nil, "--config", "../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := config.Config{
+		Redis: config.Redis{
+			URL:           config.DefaultURL,
+			Mode:          config.ModeAuto,
+			Interval:      time.Second,
+			DiscoverEvery: time.Second,
+			ResyncEvery:   30 * time.Second,
+			ScanCount:     1000,
+		},
+		Patterns: []string{"ratelimit:*", "views:*"},
+		Rules: model.Rules{
+			List: []model.Rule{
+				{Pattern: "ratelimit:*", Limit: 100, Window: 60 * time.Second, WarnAt: 0.8, ExpectTTL: true},
+				{Pattern: "views:*", ExpectTTL: false},
+			},
+			Fallback: model.Rule{WarnAt: 0.8, ExpectTTL: true},
+		},
+		File: "../config.example.toml",
+	}
+	if !reflect.DeepEqual(c, want) {
+		t.Errorf("config.example.toml:\n got %+v\nwant %+v", c, want)
+	}
+}
