@@ -1,0 +1,193 @@
+package redisclient
+
+import (
+	"context"
+	"crypto/tls"
+	"errors"
+	"fmt"
+	"io"
+	"net"
+	"net/url"
+	"strings"
+	"syscall"
+
+	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
+)
+
+// Error is an error explained for people: Error is one sentence that says
+// what happened and what to do; Unwrap is the cause, for errors.Is and
+// errors.As. Neither carries a password.
+type Error struct {
+	msg string
+	err error
+}
+
+func (e *Error) Error() string { return e.msg }
+func (e *Error) Unwrap() error { return e.err }
+
+func explained(msg string, cause error) *Error { return &Error{msg: msg, err: cause} }
+
+// Explain turns an error from go-redis, the network or TLS into an *Error
+// whose sentence names addr (host:port) and says what to do. It returns nil
+// for nil, and returns unchanged an error that is already explained or that
+// only says the caller cancelled.
+func Explain(err error, addr string) error {
+	var done *Error
+	if err == nil || errors.As(err, &done) || errors.Is(err, context.Canceled) {
+		return err
+	}
+	for _, x := range explanations {
+		if x.is(err) {
+			return explained(x.say(addr, err), err)
+		}
+	}
+	return explained(fmt.Sprintf("talking to Redis at %s failed: %s", addr, reason(err)), err)
+}
+
+// explanations are tried in order; the first that matches explains the
+// error. Specific cases come before the general ones they are part of (a
+// TLS handshake that timed out is about TLS, not about a slow network).
+var explanations = []struct {
+	is  func(error) bool
+	say func(addr string, err error) string
+}{
+	{isA[*urlError], func(_ string, err error) string {
+		return as[*urlError](err).Error() + " — write it as redis://[user:password@]host:port/db, or rediss:// for TLS"
+	}},
+	{isA[*tls.CertificateVerificationError], func(addr string, err error) string {
+		return fmt.Sprintf("the TLS certificate of %s is not trusted (%v) — pass the CA that signed it with --tls-ca, or --tls-skip-verify when testing",
+			addr, as[*tls.CertificateVerificationError](err).Err)
+	}},
+	{isTLSAlert, func(addr string, err error) string {
+		return fmt.Sprintf("%s refused the TLS connection (%v) — if it requires a client certificate, pass one its CA signed with --tls-cert and --tls-key",
+			addr, as[*net.OpError](err).Err)
+	}},
+	{isA[*handshakeError], func(addr string, _ error) string {
+		return fmt.Sprintf("the TLS handshake with %s did not complete — if that port speaks plain Redis, use redis:// instead of rediss:// and drop the --tls flags", addr)
+	}},
+	{reply("WRONGPASS", "invalid password", "invalid username-password pair"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s rejected the username or password — check the ones in --url or in REDIS_USERNAME and REDIS_PASSWORD", addr)
+	}},
+	{reply("NOAUTH"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s requires a password — give it in --url (redis://:PASSWORD@host:port) or in REDIS_PASSWORD", addr)
+	}},
+	{reply("NOPERM"), func(addr string, err error) string {
+		return fmt.Sprintf("the Redis user may not do this on %s (%s) — grant it with ACL SETUSER, or connect as a user who may", addr, reason(err))
+	}},
+	{reply("LOADING"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s is loading its data into memory — try again when it has finished", addr)
+	}},
+	{reply("READONLY"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s is a read-only replica — connect to its master to change keys", addr)
+	}},
+	{reply("DB index is out of range"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s has no database with the number at the end of --url — use one below its 'databases' setting (0 to 15 by default)", addr)
+	}},
+	{reply("max number of clients reached"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s has reached its maxclients limit — close idle clients or raise maxclients", addr)
+	}},
+	{is(syscall.ECONNREFUSED), func(addr string, _ error) string {
+		return fmt.Sprintf("could not connect to %s: connection refused — is Redis running there? check --url", addr)
+	}},
+	{isA[*net.DNSError], func(addr string, _ error) string {
+		return fmt.Sprintf("could not find the host of %s — check the host name in --url", addr)
+	}},
+	{isTimeout, func(addr string, _ error) string {
+		return fmt.Sprintf("%s did not answer in time — check the host and port in --url, and that nothing in between drops the traffic", addr)
+	}},
+	{is(io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE), func(addr string, _ error) string {
+		return fmt.Sprintf("%s closed the connection — if that port expects TLS, use rediss://; otherwise check that it is a Redis port, not at its maxclients limit", addr)
+	}},
+	{isA[redis.Error], func(addr string, err error) string {
+		return fmt.Sprintf("%s replied with an error: %s", addr, reason(err))
+	}},
+}
+
+// isA reports whether err's chain holds a T.
+func isA[T error](err error) bool {
+	var t T
+	return errors.As(err, &t)
+}
+
+// as returns the first T in err's chain (the zero T when there is none).
+func as[T error](err error) T {
+	var t T
+	errors.As(err, &t)
+	return t
+}
+
+// is matches errors whose chain holds any of targets.
+func is(targets ...error) func(error) bool {
+	return func(err error) bool {
+		for _, t := range targets {
+			if errors.Is(err, t) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// reply matches error replies from Redis that start with one of prefixes
+// (after an optional "ERR ").
+func reply(prefixes ...string) func(error) bool {
+	return func(err error) bool {
+		for _, p := range prefixes {
+			if redis.HasErrorPrefix(err, p) {
+				return true
+			}
+		}
+		return false
+	}
+}
+
+// isTLSAlert matches a TLS alert the server sent. With TLS 1.3 the server
+// checks the client's certificate after the client's handshake is done, so
+// its alert arrives on the first read, outside any handshakeError.
+func isTLSAlert(err error) bool {
+	op := as[*net.OpError](err)
+	return op != nil && op.Op == "remote error"
+}
+
+func isTimeout(err error) bool {
+	var ne net.Error
+	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
+}
+
+// reason is err's text made safe for a terminal: replies from Redis can
+// quote key names, which are untrusted bytes.
+func reason(err error) string { return model.Printable(err.Error()) }
+
+// urlError is a --url that does not parse. Its text keeps what url.Parse
+// found wrong, except when the URL holds credentials: url.Parse can quote a
+// password whose special characters were not percent-encoded.
+type urlError struct {
+	err error // the parse error, without the URL; nil when withheld
+}
+
+func newURLError(raw string, err error) *urlError {
+	if ue := (*url.Error)(nil); errors.As(err, &ue) {
+		err = ue.Err // url.Error quotes the whole URL, password included
+		if strings.Contains(raw, "@") {
+			err = nil
+		}
+	}
+	return &urlError{err: err}
+}
+
+func (e *urlError) Error() string {
+	if e.err == nil {
+		return "--url is not a valid Redis URL (if the password has special characters, percent-encode them)"
+	}
+	return fmt.Sprintf("--url is not a valid Redis URL (%s)", strings.TrimPrefix(e.err.Error(), "redis: "))
+}
+
+func (e *urlError) Unwrap() error { return e.err }
+
+// handshakeError is a TLS handshake that failed, told apart from the
+// network and Redis errors that can also follow a dial.
+type handshakeError struct{ err error }
+
+func (e *handshakeError) Error() string { return "tls handshake: " + e.err.Error() }
+func (e *handshakeError) Unwrap() error { return e.err }

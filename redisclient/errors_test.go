@@ -1,0 +1,268 @@
+package redisclient_test
+
+import (
+	"context"
+	"errors"
+	"net"
+	"strconv"
+	"strings"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/redis/go-redis/v9"
+)
+
+// connectErr connects with o and returns the error, failing the test when
+// there is none.
+func connectErr(t *testing.T, o redisclient.Options) error {
+	t.Helper()
+	c, err := redisclient.Connect(context.Background(), o)
+	if err == nil {
+		c.Close()
+		t.Fatalf("Connect(%+v) succeeded", o)
+	}
+	return err
+}
+
+// checkSentence checks that err is explained, says want, keeps a single
+// line, and does not leak secret.
+func checkSentence(t *testing.T, err error, want, secret string) {
+	t.Helper()
+	var e *redisclient.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error is not explained: %T %v", err, err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, want) {
+		t.Errorf("error = %q\nwant it to say %q", msg, want)
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error spans lines: %q", msg)
+	}
+	if secret != "" && strings.Contains(msg, secret) {
+		t.Errorf("error shows the password: %q", msg)
+	}
+}
+
+func TestConnectBadURL(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, want, secret string }{
+		{"http://x", "--url is not a valid Redis URL (invalid URL scheme: http) — write it as redis://[user:password@]host:port/db", ""},
+		{"redis://host:notaport", `invalid port ":notaport"`, ""},
+		{"redis://host/zero", `invalid database number: "zero"`, ""},
+		{"redis://host/0?colour=red", "unexpected option: colour", ""},
+		// An unencoded '/' in the password makes url.Parse quote part of it.
+		{"redis://user:pa/ss@host:1", "percent-encode", "pa/ss@"},
+	} {
+		checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url}), tc.want, tc.secret)
+	}
+}
+
+func TestConnectRefused(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Stop()
+	err := connectErr(t, redisclient.Options{URL: s.URL()})
+	checkSentence(t, err, "could not connect to "+s.Addr+": connection refused — is Redis running there? check --url", "")
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
+	}
+}
+
+func TestConnectTimeout(t *testing.T) {
+	t.Parallel()
+	addr := silentListener(t)
+	err := connectErr(t, redisclient.Options{URL: "redis://" + addr, DialTimeout: 200 * time.Millisecond})
+	checkSentence(t, err, addr+" did not answer in time — check the host and port", "")
+}
+
+func TestConnectAuth(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--requirepass", "s3cret")
+	s.Do(t, "ACL", "SETUSER", "alice", "on", ">alicepw", "~*", "+@all")
+	base := "redis://" + s.Addr + "/0"
+
+	for _, tc := range []struct {
+		name string
+		o    redisclient.Options
+		want string
+	}{
+		{"no password", redisclient.Options{URL: base}, s.Addr + " requires a password — give it in --url"},
+		{"wrong password", redisclient.Options{URL: "redis://:wrong-pw@" + s.Addr}, s.Addr + " rejected the username or password"},
+		{"unknown user", redisclient.Options{URL: base, Username: "mallory", Password: "wrong-pw"}, "rejected the username or password"},
+		{"option beats URL", redisclient.Options{URL: "redis://:s3cret@" + s.Addr, Password: "wrong-pw"}, "rejected the username or password"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := connectErr(t, tc.o)
+			checkSentence(t, err, tc.want, "wrong-pw")
+			if !redis.IsAuthError(err) {
+				t.Errorf("the cause is lost: %v", errors.Unwrap(err))
+			}
+		})
+	}
+
+	for _, o := range []redisclient.Options{
+		{URL: "redis://:s3cret@" + s.Addr + "/0"},
+		{URL: base, Password: "s3cret"},
+		{URL: "redis://alice:alicepw@" + s.Addr},
+		{URL: "redis://nobody:nothing@" + s.Addr, Username: "alice", Password: "alicepw"},
+	} {
+		c, err := redisclient.Connect(context.Background(), o)
+		if err != nil {
+			t.Fatalf("Connect(%s): %v", o.URL, err)
+		}
+		if got, want := c.Addr(), s.Addr+"/0"; got != want {
+			t.Errorf("Addr() = %q, want %q", got, want)
+		}
+		c.Close()
+	}
+}
+
+func TestConnectUnknownDatabase(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	err := connectErr(t, redisclient.Options{URL: "redis://" + s.Addr + "/99"})
+	checkSentence(t, err, s.Addr+" has no database with the number at the end of --url", "")
+}
+
+func TestExplainNoPerm(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "ACL", "SETUSER", "viewer", "on", ">pw", "~*", "+ping", "+hello", "+client")
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: "redis://viewer:pw@" + s.Addr})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	err = c.Scan(context.Background(), []string{"*"}, 0, func([]string) error { return nil })
+	checkSentence(t, err, "the Redis user may not do this on "+s.Addr+" (NOPERM this user has no permissions to run the 'scan' command) — grant it with ACL SETUSER", "")
+	if !redis.IsPermissionError(err) {
+		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
+	}
+}
+
+func TestExplainReadOnly(t *testing.T) {
+	t.Parallel()
+	master := redistest.Start(t)
+	replica := redistest.Start(t, "--replicaof", "127.0.0.1", strconv.Itoa(master.Port))
+	err := replica.Client(t).Set(context.Background(), "k", "1", 0).Err()
+	checkSentence(t, redisclient.Explain(err, replica.Addr), replica.Addr+" is a read-only replica — connect to its master", "")
+}
+
+func TestExplainLoading(t *testing.T) {
+	t.Parallel()
+	master := redistest.Start(t, "--enable-debug-command", "local", "--repl-diskless-sync-delay", "0")
+	master.Do(t, "DEBUG", "POPULATE", "5000")
+	// The replica loads what it receives slowly (key-load-delay, in µs per
+	// key) and answers clients while it does, so they see LOADING.
+	replica := redistest.Start(t, "--key-load-delay", "200", "--loading-process-events-interval-bytes", "1024")
+	c := redis.NewClient(&redis.Options{Addr: replica.Addr, MaxRetries: -1}) // go-redis retries LOADING
+	defer c.Close()
+	ctx := context.Background()
+	replica.Do(t, "REPLICAOF", "127.0.0.1", strconv.Itoa(master.Port))
+
+	deadline := time.Now().Add(10 * time.Second)
+	for {
+		err := c.Ping(ctx).Err()
+		if err != nil && redis.IsLoadingError(err) {
+			checkSentence(t, redisclient.Explain(err, replica.Addr), replica.Addr+" is loading its data into memory — try again when it has finished", "")
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica never said LOADING (last: %v)", err)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
+
+func TestConnectTLS(t *testing.T) {
+	t.Parallel()
+	f := newTLSFiles(t)
+	s, tlsAddr := startTLS(t, f)
+	full := redisclient.TLSOptions{CAFile: f.CA, CertFile: f.ClientCert, KeyFile: f.ClientKey}
+
+	t.Run("trusted, with client certificate", func(t *testing.T) {
+		for _, o := range []redisclient.Options{
+			{URL: "rediss://" + tlsAddr, TLS: full},
+			{URL: "redis://" + tlsAddr, TLS: full}, // a TLS flag turns TLS on
+			{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{SkipVerify: true, CertFile: f.ClientCert, KeyFile: f.ClientKey}},
+		} {
+			c, err := redisclient.Connect(context.Background(), o)
+			if err != nil {
+				t.Fatalf("Connect(%s, %+v): %v", o.URL, o.TLS, err)
+			}
+			c.Close()
+		}
+	})
+
+	for _, tc := range []struct {
+		name string
+		o    redisclient.Options
+		want string
+	}{
+		{"plain client to TLS port", redisclient.Options{URL: "redis://" + tlsAddr},
+			tlsAddr + " closed the connection — if that port expects TLS, use rediss://"},
+		{"TLS client to plain port", redisclient.Options{URL: "rediss://" + s.Addr, TLS: full, DialTimeout: 300 * time.Millisecond},
+			"the TLS handshake with " + s.Addr + " did not complete — if that port speaks plain Redis, use redis://"},
+		{"unknown CA", redisclient.Options{URL: "rediss://" + tlsAddr},
+			"the TLS certificate of " + tlsAddr + " is not trusted (x509: certificate signed by unknown authority) — pass the CA that signed it with --tls-ca"},
+		{"no client certificate", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CAFile: f.CA}},
+			tlsAddr + " refused the TLS connection (tls: certificate required) — if it requires a client certificate"},
+		{"missing CA file", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CAFile: f.CA + ".missing"}},
+			"could not read the TLS CA file: open " + f.CA + ".missing: no such file or directory: check --tls-ca"},
+		{"CA file is not PEM", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CAFile: f.ClientKey}},
+			"holds no PEM certificate: check --tls-ca"},
+		{"certificate without key", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CertFile: f.ClientCert}},
+			"a TLS client certificate needs both --tls-cert and --tls-key"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			checkSentence(t, connectErr(t, tc.o), tc.want, "")
+		})
+	}
+}
+
+func TestConnectClusterNotYet(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	err := connectErr(t, redisclient.Options{URL: s.URL(), Cluster: true})
+	checkSentence(t, err, "Redis Cluster is not supported yet", "")
+}
+
+func TestExplainOtherReplies(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	err := c.Universal().Do(context.Background(), "NOSUCHCOMMAND").Err()
+	checkSentence(t, redisclient.Explain(err, s.Addr), s.Addr+" replied with an error: ERR unknown command 'NOSUCHCOMMAND'", "")
+}
+
+// reply is an error reply made here, for replies a local server cannot be
+// made to send reliably: at maxclients, Redis closes the connection before a
+// client on the same machine has read why.
+type reply string
+
+func (r reply) Error() string { return string(r) }
+func (reply) RedisError()     {}
+
+func TestExplain(t *testing.T) {
+	if redisclient.Explain(nil, "x") != nil {
+		t.Error("Explain(nil) is not nil")
+	}
+	if err := redisclient.Explain(context.Canceled, "x"); err != context.Canceled {
+		t.Errorf("a cancellation was explained: %v", err)
+	}
+	// Resolving a name would leave this machine: the error is made here.
+	dns := &net.DNSError{Err: "no such host", Name: "nohost.example", IsNotFound: true}
+	checkSentence(t, redisclient.Explain(dns, "nohost.example:1"), "could not find the host of nohost.example:1 — check the host name in --url", "")
+
+	err := redisclient.Explain(reply("ERR max number of clients reached"), "h:1")
+	checkSentence(t, err, "h:1 has reached its maxclients limit — close idle clients or raise maxclients", "")
+
+	once := redisclient.Explain(syscall.ECONNREFUSED, "h:1")
+	if twice := redisclient.Explain(once, "h:2"); twice != once {
+		t.Errorf("an explained error was explained again: %v", twice)
+	}
+}

@@ -1,0 +1,112 @@
+package redisclient
+
+import (
+	"context"
+	"slices"
+	"time"
+
+	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
+)
+
+const (
+	// defaultBatchSize is how many keys one pipeline reads (two commands
+	// each): few round trips, and replies that stay small.
+	defaultBatchSize = 500
+	// maxValueBytes caps what is read of one string: a counter is a few
+	// bytes, and a huge string is not a counter.
+	maxValueBytes = 64 << 10
+)
+
+// Fetch reads the value and TTL of keys, in pipelines of 500 keys (never a
+// round trip per key). A key of another type than string comes back with
+// that Type and no Raw; a key that no longer exists comes back with Type
+// "none" and PTTL model.PTTLMissing.
+func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation, error) {
+	obs := make([]model.Observation, 0, len(keys))
+	err := c.fetch(ctx, keys, defaultBatchSize, func(batch []model.Observation) error {
+		obs = append(obs, batch...)
+		return nil
+	})
+	if err != nil {
+		return nil, err
+	}
+	return obs, nil
+}
+
+// fetch reads keys batchSize at a time and calls fn with each batch as it
+// arrives. An error from fn stops it and is returned as it is.
+func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
+	for chunk := range slices.Chunk(keys, batchSize) {
+		obs, err := c.fetchChunk(ctx, chunk)
+		if err != nil {
+			return err
+		}
+		if err := fn(obs); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of
+// TYPE for the keys that GETRANGE found are not strings.
+func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
+	pipe := c.rdb.Pipeline()
+	values := make([]*redis.StringCmd, len(keys))
+	pttls := make([]*redis.Cmd, len(keys))
+	for i, k := range keys {
+		values[i] = pipe.GetRange(ctx, k, 0, maxValueBytes-1)
+		pttls[i] = pipe.Do(ctx, "pttl", k)
+	}
+	// Errors are read per command below: WRONGTYPE is an answer, not a failure.
+	_, _ = pipe.Exec(ctx)
+	at := time.Now()
+
+	obs := make([]model.Observation, len(keys))
+	var others []int // indexes of keys that hold another type
+	for i, k := range keys {
+		pttl, err := pttls[i].Int64()
+		if err != nil {
+			return nil, c.explain(err)
+		}
+		obs[i] = model.Observation{Key: k, Type: "string", PTTL: pttl, At: at}
+		switch raw, err := values[i].Result(); {
+		case err == nil:
+			obs[i].Raw = raw
+		case redis.HasErrorPrefix(err, "WRONGTYPE"):
+			others = append(others, i)
+		default:
+			return nil, c.explain(err)
+		}
+		if pttl == model.PTTLMissing {
+			obs[i].Type = "none"
+		}
+	}
+	if len(others) > 0 {
+		if err := c.fetchTypes(ctx, obs, others); err != nil {
+			return nil, err
+		}
+	}
+	return obs, nil
+}
+
+// fetchTypes sets the Type of obs[i] for each i in idx with one pipeline of
+// TYPE. A key deleted since its PTTL was read is marked missing.
+func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []int) error {
+	pipe := c.rdb.Pipeline()
+	types := make([]*redis.StatusCmd, len(idx))
+	for j, i := range idx {
+		types[j] = pipe.Type(ctx, obs[i].Key)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		return c.explain(err)
+	}
+	for j, i := range idx {
+		obs[i].Type = types[j].Val()
+		if obs[i].Type == "none" {
+			obs[i].PTTL = model.PTTLMissing
+		}
+	}
+	return nil
+}

@@ -1,0 +1,186 @@
+package redisclient_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
+)
+
+func TestScan(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	want := []string{"rl:a", "rl:b", "rl:new\nline", "rl:\xff\xfe", "views:1", "views:2"}
+	for _, k := range want {
+		s.Do(t, "SET", k, "1")
+	}
+	s.Do(t, "SET", "other:x", "1")
+	s.Do(t, "HSET", "rl:hash", "f", "1")
+	want = append(want, "rl:hash")
+	c := connect(t, s)
+
+	var got []string
+	pages := 0
+	// Overlapping patterns; COUNT 2 makes SCAN reply in several pages.
+	err := c.Scan(context.Background(), []string{"rl:*", "rl:a", "views:*", "rl:?"}, 2, func(keys []string) error {
+		pages++
+		got = append(got, keys...)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	slices.Sort(got)
+	slices.Sort(want)
+	if !slices.Equal(got, want) {
+		t.Errorf("Scan found %q\nwant exactly %q, each once", got, want)
+	}
+	if pages < 2 {
+		t.Errorf("keys came in %d page(s); want them streamed page by page", pages)
+	}
+
+	stop := errors.New("stop")
+	if err := c.Scan(context.Background(), []string{"*"}, 1, func([]string) error { return stop }); err != stop {
+		t.Errorf("Scan returned %v, want the callback's error as is", err)
+	}
+}
+
+func TestFetch(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "int", "42")
+	s.Do(t, "SET", "float", "3.5", "PX", "60000")
+	s.Do(t, "SET", "text", "hello\x1b[31m")
+	s.Do(t, "HSET", "hash", "f", "1")
+	s.Do(t, "RPUSH", "list", "a")
+	s.Do(t, "SET", "huge", strings.Repeat("x", 100_000))
+	c := connect(t, s)
+
+	before := time.Now()
+	obs, err := c.Fetch(context.Background(), []string{"int", "float", "text", "hash", "missing", "list", "huge"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	after := time.Now()
+	if len(obs) != 7 {
+		t.Fatalf("got %d observations, want 7", len(obs))
+	}
+	for _, o := range obs {
+		if o.At.Before(before) || o.At.After(after) {
+			t.Errorf("%s: At = %v, not the time the reply arrived", o.Key, o.At)
+		}
+	}
+	type row struct {
+		Key, Type, Raw string
+		PTTL           int64
+	}
+	var got []row
+	for _, o := range obs {
+		r := row{o.Key, o.Type, o.Raw, o.PTTL}
+		if o.Key == "float" && o.PTTL > 0 && o.PTTL <= 60000 {
+			r.PTTL = 60000 // any positive TTL up to the one set
+		}
+		if o.Key == "huge" {
+			r.Raw = fmt.Sprint(len(o.Raw))
+		}
+		got = append(got, r)
+	}
+	want := []row{
+		{"int", "string", "42", model.PTTLNoExpiry},
+		{"float", "string", "3.5", 60000},
+		{"text", "string", "hello\x1b[31m", model.PTTLNoExpiry},
+		{"hash", "hash", "", model.PTTLNoExpiry},
+		{"missing", "none", "", model.PTTLMissing},
+		{"list", "list", "", model.PTTLNoExpiry},
+		{"huge", "string", "65536", model.PTTLNoExpiry},
+	}
+	if !slices.Equal(got, want) {
+		t.Errorf("Fetch:\n got %#v\nwant %#v", got, want)
+	}
+}
+
+// pipelineCounter counts round trips: pipelines and single commands.
+type pipelineCounter struct{ pipelines, singles int }
+
+func (h *pipelineCounter) DialHook(next redis.DialHook) redis.DialHook { return next }
+func (h *pipelineCounter) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
+	return func(ctx context.Context, cmd redis.Cmder) error { h.singles++; return next(ctx, cmd) }
+}
+func (h *pipelineCounter) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.ProcessPipelineHook {
+	return func(ctx context.Context, cmds []redis.Cmder) error { h.pipelines++; return next(ctx, cmds) }
+}
+
+func TestFetchIsPipelined(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	keys := make([]string, 1000)
+	args := []any{"MSET"}
+	for i := range keys {
+		keys[i] = fmt.Sprintf("k:%04d", i)
+		args = append(args, keys[i], i)
+	}
+	s.Do(t, args...)
+	s.Do(t, "DEL", keys[500])
+	s.Do(t, "HSET", keys[500], "f", "1") // another type costs a TYPE
+	c := connect(t, s)
+	ctx := context.Background()
+	// Open the connections first: their handshake is not the read's cost.
+	if _, err := c.Fetch(ctx, keys[:1]); err != nil {
+		t.Fatal(err)
+	}
+	var h pipelineCounter
+	c.Universal().AddHook(&h)
+
+	obs, err := c.Fetch(ctx, keys)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if len(obs) != len(keys) || obs[999].Raw != "999" || obs[500].Type != "hash" {
+		t.Fatalf("Fetch read %d keys, last %q, [500] a %s", len(obs), obs[999].Raw, obs[500].Type)
+	}
+	if h.pipelines > 4 || h.singles > 0 {
+		t.Errorf("1000 keys took %d pipelines and %d single commands; want at most 4 pipelines", h.pipelines, h.singles)
+	}
+}
+
+func TestSnapshot(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:1", "5", "EX", "60")
+	s.Do(t, "SET", "rl:2", "7")
+	s.Do(t, "SET", "other", "1")
+	c := connect(t, s)
+	obs, err := c.Snapshot(context.Background(), []string{"rl:*"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := map[string]string{}
+	for _, o := range obs {
+		got[o.Key] = o.Raw
+	}
+	if len(got) != 2 || got["rl:1"] != "5" || got["rl:2"] != "7" {
+		t.Errorf("Snapshot = %v, want rl:1=5 and rl:2=7", got)
+	}
+}
+
+func TestReadErrorsAreExplained(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	s.Stop()
+	ctx := context.Background()
+	want := "could not connect to " + s.Addr + ": connection refused"
+	_, err := c.Fetch(ctx, []string{"k"})
+	checkSentence(t, err, want, "")
+	err = c.Scan(ctx, []string{"*"}, 0, func([]string) error { return nil })
+	checkSentence(t, err, want, "")
+	_, err = c.Snapshot(ctx, []string{"*"}, 0)
+	checkSentence(t, err, want, "")
+}
