@@ -1,0 +1,145 @@
+// Package demo runs an embedded Redis (miniredis) filled with simulated
+// rate-limit traffic, for `countertop demo`: the dashboard connects to it like
+// to any Redis and finds every status it can show, live, within seconds.
+package demo
+
+import (
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"sync"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/model"
+)
+
+// DefaultTick is how often the demo moves its clock and sends traffic.
+const DefaultTick = 100 * time.Millisecond
+
+// Options configure Start.
+type Options struct {
+	// Seed drives the simulated traffic: the same seed gives the same keys
+	// and the same writes for the same sequence of ticks.
+	Seed int64
+	// Tick is how often the clock moves and traffic is sent; 0 means
+	// DefaultTick.
+	Tick time.Duration
+}
+
+// Demo is a running embedded Redis with traffic. Close it when done.
+type Demo struct {
+	srv     *miniredis.Miniredis
+	addr    string        // kept: miniredis panics when asked after Close
+	rdb     *redis.Client // the simulated applications' connection
+	rng     *rand.Rand    // used by the traffic goroutine only
+	writers []*writer
+
+	stop      context.CancelFunc
+	done      chan struct{} // closed when the traffic goroutine has returned
+	closeOnce sync.Once
+}
+
+// Start starts the embedded Redis on a free port on 127.0.0.1, writes the
+// keys the dashboard opens on, and moves the clock and sends traffic every
+// tick until ctx is done or Close is called. After ctx is done the server
+// still answers, with time stopped, until Close.
+func Start(ctx context.Context, o Options) (*Demo, error) {
+	tick := o.Tick
+	if tick == 0 {
+		tick = DefaultTick
+	}
+	if tick < 0 {
+		return nil, fmt.Errorf("demo tick must be positive, got %v", o.Tick)
+	}
+
+	srv, err := miniredis.Run() // on a free port on 127.0.0.1
+	if err != nil {
+		return nil, fmt.Errorf("could not start the demo Redis: %w", err)
+	}
+	d := &Demo{
+		srv:  srv,
+		addr: srv.Addr(),
+		rdb: redis.NewClient(&redis.Options{
+			Addr: srv.Addr(),
+			// miniredis does not know CLIENT SETINFO.
+			DisableIdentity: true,
+		}),
+		rng:     rand.New(rand.NewPCG(uint64(o.Seed), 0)),
+		writers: writers(),
+		done:    make(chan struct{}),
+	}
+	if err := d.seed(ctx); err != nil {
+		d.rdb.Close()
+		srv.Close()
+		return nil, fmt.Errorf("could not write the demo keys: %w", err)
+	}
+
+	ctx, d.stop = context.WithCancel(ctx)
+	go d.run(ctx, tick)
+	return d, nil
+}
+
+// Addr is the server's host:port.
+func (d *Demo) Addr() string { return d.addr }
+
+// URL is the address as countertop's --url takes it.
+func (d *Demo) URL() string { return "redis://" + d.addr + "/0" }
+
+// Rules are the rules the demo's keys are meant to be read with.
+func (d *Demo) Rules() []model.Rule {
+	return []model.Rule{
+		{Pattern: "ratelimit:login:*", Limit: loginLimit, Window: loginWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:api:*", Limit: apiLimit, Window: apiWindow, ExpectTTL: true},
+		{Pattern: "billing:*", Limit: billingLimit, Window: billingWindow, ExpectTTL: true},
+		{Pattern: "views:*", ExpectTTL: false},
+	}
+}
+
+// Patterns are the globs that find every demo key.
+func (d *Demo) Patterns() []string {
+	return []string{"ratelimit:*", "views:*", "billing:*"}
+}
+
+// Close stops the traffic and shuts the server down; clients connected to it
+// are disconnected. It is safe to call more than once.
+func (d *Demo) Close() {
+	d.closeOnce.Do(func() {
+		d.stop()
+		<-d.done
+		d.rdb.Close()
+		d.srv.Close()
+	})
+}
+
+// run moves the server's clock and sends traffic on every tick. miniredis
+// only expires keys when told time has passed, so each tick fast-forwards it
+// by the time that really elapsed (not by the nominal tick, which a busy
+// machine may deliver late or drop): TTLs the dashboard reads then count down
+// with the wall clock.
+func (d *Demo) run(ctx context.Context, tick time.Duration) {
+	defer close(d.done)
+	t := time.NewTicker(tick)
+	defer t.Stop()
+	last := time.Now()
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case <-t.C:
+			now := time.Now()
+			d.advance(ctx, now.Sub(last))
+			last = now
+		}
+	}
+}
+
+// advance moves the server's clock by dt, expiring the keys whose TTL ran
+// out, then sends the traffic of dt, or of a second at most: after a long
+// pause (a suspended laptop) the clock catches up, the traffic does not.
+func (d *Demo) advance(ctx context.Context, dt time.Duration) {
+	d.srv.FastForward(dt)
+	d.send(ctx, min(dt, time.Second))
+}

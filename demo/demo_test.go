@@ -1,0 +1,338 @@
+package demo
+
+import (
+	"context"
+	"net"
+	"runtime"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/model"
+)
+
+// open starts a demo whose own clock never ticks (a tick of an hour): the
+// test moves time itself with advance, which makes the traffic
+// deterministic. It returns the demo and a client of its server.
+func open(t *testing.T, seed int64) (*Demo, *redis.Client) {
+	t.Helper()
+	d, err := Start(t.Context(), Options{Seed: seed, Tick: time.Hour})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(d.Close)
+	rdb := redis.NewClient(&redis.Options{Addr: d.Addr(), DisableIdentity: true})
+	t.Cleanup(func() { rdb.Close() })
+	return d, rdb
+}
+
+// play advances the demo by n ticks of DefaultTick.
+func play(t *testing.T, d *Demo, n int) {
+	for range n {
+		d.advance(t.Context(), DefaultTick)
+	}
+}
+
+// read returns what the dashboard reads of key: TYPE, the string (strings
+// only) and PTTL in milliseconds (-1 no expiry, -2 no such key).
+func read(t *testing.T, rdb *redis.Client, key string) (typ, raw string, pttl int64) {
+	t.Helper()
+	ctx := t.Context()
+	typ, err := rdb.Type(ctx, key).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if typ == "string" {
+		if raw, err = rdb.Get(ctx, key).Result(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if pttl, err = rdb.Do(ctx, "PTTL", key).Int64(); err != nil {
+		t.Fatal(err)
+	}
+	return typ, raw, pttl
+}
+
+// ruleFor returns the rule for key: every demo pattern is a prefix and '*'.
+func ruleFor(rules []model.Rule, key string) (model.Rule, bool) {
+	for _, r := range rules {
+		if strings.HasPrefix(key, strings.TrimSuffix(r.Pattern, "*")) {
+			return r, true
+		}
+	}
+	return model.Rule{}, false
+}
+
+// The dashboard opens on keys in every state it can show.
+func TestOpensOnEveryStatus(t *testing.T) {
+	d, rdb := open(t, 1)
+	play(t, d, 5)
+
+	type key struct {
+		name, typ, raw string
+		pttl           int64
+		rule           model.Rule
+		ruled          bool
+	}
+	var keys []key
+	for _, p := range d.Patterns() {
+		names, err := rdb.Keys(t.Context(), p).Result()
+		if err != nil {
+			t.Fatal(err)
+		}
+		for _, name := range names {
+			typ, raw, pttl := read(t, rdb, name)
+			rule, ruled := ruleFor(d.Rules(), name)
+			keys = append(keys, key{name, typ, raw, pttl, rule, ruled})
+		}
+	}
+
+	isInt := func(k key) (float64, bool) {
+		n, err := strconv.ParseInt(k.raw, 10, 64)
+		return float64(n), k.typ == "string" && err == nil
+	}
+	limited := func(k key) (v float64, ok bool) {
+		v, ok = isInt(k)
+		return v, ok && k.rule.Limit > 0
+	}
+	want := []struct {
+		what string
+		has  func(k key) bool
+	}{
+		{"ok: an integer under 80% of its limit, with a TTL", func(k key) bool {
+			v, ok := limited(k)
+			return ok && k.pttl > 0 && v < model.DefaultWarnAt*k.rule.Limit
+		}},
+		{"warn: an integer from 80% of its limit, with a TTL", func(k key) bool {
+			v, ok := limited(k)
+			return ok && k.pttl > 0 && v >= model.DefaultWarnAt*k.rule.Limit && v < k.rule.Limit
+		}},
+		{"over: an integer at or over its limit, with a TTL", func(k key) bool {
+			v, ok := limited(k)
+			return ok && k.pttl > 0 && v >= k.rule.Limit
+		}},
+		{"no-expiry: an integer under its limit, without TTL", func(k key) bool {
+			v, ok := limited(k)
+			return ok && k.rule.ExpectTTL && k.pttl == -1 && v < k.rule.Limit
+		}},
+		{"stuck: an integer at or over its limit, without TTL", func(k key) bool {
+			v, ok := limited(k)
+			return ok && k.rule.ExpectTTL && k.pttl == -1 && v >= k.rule.Limit
+		}},
+		{"a counter meant to live forever, without TTL", func(k key) bool {
+			_, ok := isInt(k)
+			return ok && k.ruled && !k.rule.ExpectTTL && k.pttl == -1
+		}},
+		{"a float counter with a limit and a TTL", func(k key) bool {
+			_, isInt := isInt(k)
+			_, err := strconv.ParseFloat(k.raw, 64)
+			return k.typ == "string" && !isInt && err == nil && k.rule.Limit > 0 && k.pttl > 0
+		}},
+		{"a hash", func(k key) bool { return k.typ == "hash" }},
+		{"a string that is not a number", func(k key) bool {
+			_, err := strconv.ParseFloat(k.raw, 64)
+			return k.typ == "string" && err != nil
+		}},
+		{"a name with an escape sequence and a newline", func(k key) bool {
+			return strings.Contains(k.name, "\x1b[") && strings.Contains(k.name, "\n")
+		}},
+	}
+	for _, w := range want {
+		found := false
+		for _, k := range keys {
+			if w.has(k) {
+				found = true
+				break
+			}
+		}
+		if !found {
+			t.Errorf("no key is %s", w.what)
+		}
+	}
+}
+
+// TTLs count down as the demo's clock moves; nothing else sets them back.
+func TestTTLsCountDown(t *testing.T) {
+	d, rdb := open(t, 1)
+	const key = "billing:credits:acme"
+	_, _, before := read(t, rdb, key)
+	if before <= 0 {
+		t.Fatalf("%s has PTTL %d, want a TTL", key, before)
+	}
+	play(t, d, 25)
+	if _, _, after := read(t, rdb, key); after != before-2500 {
+		t.Errorf("after 2.5s, %s has PTTL %d, want %d", key, after, before-2500)
+	}
+}
+
+// A fixed window ends: the key expires, and the client's next request
+// starts a new window at 1 with the whole TTL.
+func TestWindowExpiresAndRestarts(t *testing.T) {
+	d, rdb := open(t, 1)
+	const key = "ratelimit:api:cyberdyne" // calls rarely: its key stays gone a while
+	var hadTTL, gone bool
+	const patience = 10 * apiWindow
+	for range patience / DefaultTick {
+		play(t, d, 1)
+		_, raw, pttl := read(t, rdb, key)
+		switch {
+		case gone && pttl != -2:
+			if raw != "1" || pttl != apiWindow.Milliseconds() {
+				t.Fatalf("%s came back as %q with PTTL %d, want \"1\" with PTTL %d", key, raw, pttl, apiWindow.Milliseconds())
+			}
+			return
+		case hadTTL && pttl == -2:
+			gone = true
+		case pttl > 0:
+			hadTTL = true
+		}
+	}
+	t.Fatalf("in %v, %s never expired and came back (had a TTL: %v, expired: %v)", patience, key, hadTTL, gone)
+}
+
+// A counter that lost its TTL keeps growing and never expires.
+func TestStuckCounterGrows(t *testing.T) {
+	d, rdb := open(t, 1)
+	const key = "ratelimit:api:legacy-batch"
+	play(t, d, 100)
+	_, raw, pttl := read(t, rdb, key)
+	if v, err := strconv.Atoi(raw); err != nil || v <= 250 || pttl != -1 {
+		t.Errorf("after 10s, %s is %q with PTTL %d, want more than 250 with no TTL (-1)", key, raw, pttl)
+	}
+}
+
+// Someone else (the dashboard, redis-cli) may break the keys the traffic
+// writes; the writes that fail are skipped and the rest carries on.
+func TestCarriesOnWhenKeysAreBroken(t *testing.T) {
+	d, rdb := open(t, 1)
+	ctx := t.Context()
+	broken := map[string]string{
+		"ratelimit:api:hooli":    "not a number",
+		"views:page:home":        "9223372036854775807", // INCR overflows
+		"billing:credits:globex": "lots",
+	}
+	for k, v := range broken {
+		if err := rdb.Set(ctx, k, v, 0).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if err := rdb.Del(ctx, "ratelimit:api:acme-web").Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := rdb.HSet(ctx, "ratelimit:api:acme-web", "owner", "ops").Err(); err != nil {
+		t.Fatal(err)
+	}
+	_, docsBefore, _ := read(t, rdb, "views:page:docs")
+
+	play(t, d, 20)
+
+	for k, v := range broken {
+		if _, raw, _ := read(t, rdb, k); raw != v {
+			t.Errorf("%s is %q, want it left as %q", k, raw, v)
+		}
+	}
+	if typ, _, _ := read(t, rdb, "ratelimit:api:acme-web"); typ != "hash" {
+		t.Errorf("ratelimit:api:acme-web is a %s, want it left a hash", typ)
+	}
+	if _, docs, _ := read(t, rdb, "views:page:docs"); docs == docsBefore {
+		t.Errorf("views:page:docs stayed at %s: the other writes stopped", docs)
+	}
+}
+
+// The dashboard's writes work on the demo server: an atomic increment as a
+// Lua script (EVALSHA, EVAL on NOSCRIPT) and a repair with EXPIRE NX.
+func TestAcceptsCountertopWrites(t *testing.T) {
+	_, rdb := open(t, 1)
+	ctx := t.Context()
+	incr := redis.NewScript(`
+local v = redis.call('INCRBY', KEYS[1], ARGV[1])
+local ttl = redis.call('PTTL', KEYS[1])
+if ttl == -1 then
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  ttl = tonumber(ARGV[2])
+end
+return {v, ttl}`)
+	got, err := incr.Run(ctx, rdb, []string{"ratelimit:api:new"}, 3, 10000).Int64Slice()
+	if err != nil || len(got) != 2 || got[0] != 3 || got[1] != 10000 {
+		t.Errorf("increment script returned %v, %v; want [3 10000]", got, err)
+	}
+
+	cmds, err := rdb.TxPipelined(ctx, func(pipe redis.Pipeliner) error {
+		pipe.ExpireNX(ctx, "ratelimit:api:legacy-batch", apiWindow)
+		pipe.ExpireNX(ctx, "ratelimit:api:legacy-batch", time.Hour) // already has one: no-op
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if a, b := cmds[0].(*redis.BoolCmd).Val(), cmds[1].(*redis.BoolCmd).Val(); !a || b {
+		t.Errorf("EXPIRE NX twice answered %v, %v; want true, false", a, b)
+	}
+	if _, _, pttl := read(t, rdb, "ratelimit:api:legacy-batch"); pttl != apiWindow.Milliseconds() {
+		t.Errorf("repaired key has PTTL %d, want %d", pttl, apiWindow.Milliseconds())
+	}
+}
+
+// Started for real, the demo's clock follows the wall clock; Close stops the
+// traffic, shuts the server and leaves no goroutine behind.
+func TestRunsUntilClosed(t *testing.T) {
+	goroutines := runtime.NumGoroutine()
+	d, err := Start(t.Context(), Options{Seed: 1, Tick: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: d.Addr(), DisableIdentity: true})
+	_, _, before := read(t, rdb, "billing:credits:acme")
+	waitFor(t, "the TTL of billing:credits:acme to count down", func() bool {
+		_, _, pttl := read(t, rdb, "billing:credits:acme")
+		return pttl < before
+	})
+	rdb.Close()
+
+	d.Close()
+	d.Close()
+	if c, err := net.Dial("tcp", d.Addr()); err == nil {
+		c.Close()
+		t.Error("the server still accepts connections after Close")
+	}
+	waitFor(t, "the goroutines to end", func() bool { return runtime.NumGoroutine() <= goroutines })
+}
+
+// The traffic stops when the context given to Start is done.
+func TestStopsWithContext(t *testing.T) {
+	ctx, cancel := context.WithCancel(t.Context())
+	d, err := Start(ctx, Options{Tick: 5 * time.Millisecond})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer d.Close()
+	cancel()
+	select {
+	case <-d.done:
+	case <-time.After(10 * time.Second):
+		t.Fatal("the traffic goroutine still runs after its context was cancelled")
+	}
+}
+
+func TestStartRejectsNegativeTick(t *testing.T) {
+	_, err := Start(t.Context(), Options{Tick: -time.Second})
+	if err == nil || !strings.Contains(err.Error(), "tick must be positive") {
+		t.Errorf("Start with a negative tick returned %v, want an error saying the tick must be positive", err)
+	}
+}
+
+// waitFor polls cond until it holds, failing after a deadline generous
+// enough for a loaded CI machine.
+func waitFor(t *testing.T, what string, cond func() bool) {
+	t.Helper()
+	deadline := time.Now().Add(10 * time.Second)
+	for !cond() {
+		if time.Now().After(deadline) {
+			t.Fatalf("timed out waiting for %s", what)
+		}
+		time.Sleep(5 * time.Millisecond)
+	}
+}
