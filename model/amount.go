@@ -1,0 +1,54 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+)
+
+// Amount is how much a test increment adds: an integer (INCRBY/DECRBY) or a
+// float (INCRBYFLOAT).
+type Amount struct {
+	Int     int64
+	Float   float64
+	IsFloat bool
+}
+
+// ParseAmount reads what a user typed for an increment: "1", "-5", "2.5".
+// It accepts exactly what Redis accepts as an INCRBY or INCRBYFLOAT argument
+// (see ParseValue), so nothing is sent that Redis would refuse to parse.
+func ParseAmount(s string) (Amount, error) {
+	v := ParseValue(strings.TrimSpace(s))
+	switch {
+	case v.Kind == KindInt:
+		return Amount{Int: v.Int}, nil
+	case v.Kind == KindFloat && !math.IsInf(v.Float, 0):
+		return Amount{Float: v.Float, IsFloat: true}, nil
+	}
+	return Amount{}, fmt.Errorf("%q is not an amount: give an integer like 5 or -1, or a decimal like 2.5", s)
+}
+
+// Neg is the amount with its sign flipped (for decrements).
+func (a Amount) Neg() Amount {
+	if a.IsFloat {
+		return Amount{Float: -a.Float, IsFloat: true}
+	}
+	return Amount{Int: -a.Int}
+}
+
+// String is the amount as Redis is sent it.
+func (a Amount) String() string {
+	if a.IsFloat {
+		return strconv.FormatFloat(a.Float, 'f', -1, 64)
+	}
+	return strconv.FormatInt(a.Int, 10)
+}
+
+// Command names the Redis command the amount is sent with.
+func (a Amount) Command() string {
+	if a.IsFloat {
+		return "INCRBYFLOAT"
+	}
+	return "INCRBY"
+}

@@ -1,0 +1,165 @@
+package model
+
+import (
+	"fmt"
+	"runtime"
+	"strconv"
+	"testing"
+	"time"
+)
+
+// benchKey is the i-th key of a large keyspace, shaped like real rate-limit
+// keys (about 30 bytes).
+func benchKey(i int) string { return fmt.Sprintf("ratelimit:user:%08d:login", i) }
+
+// fillStore makes a Store of n string counters, all with TTLs, read at t0.
+func fillStore(n int) *Store {
+	s := NewStore(&Rules{
+		List:     []Rule{{Pattern: "ratelimit:*", Limit: 100, Window: time.Minute, ExpectTTL: true}},
+		Fallback: Rule{ExpectTTL: true},
+	})
+	const chunk = 10_000
+	batch := Batch{Observed: make([]Observation, 0, chunk)}
+	for i := 0; i < n; i += chunk {
+		batch.Observed = batch.Observed[:0]
+		for j := i; j < min(i+chunk, n); j++ {
+			batch.Observed = append(batch.Observed, Observation{
+				Key: benchKey(j), Type: "string", Raw: strconv.Itoa(j % 120),
+				PTTL: int64(1000 + j%60_000), At: t0,
+			})
+		}
+		s.Apply(batch)
+	}
+	return s
+}
+
+// updates is a batch of new readings of count keys of a Store of n, at t.
+func updates(n, count, seed int, t time.Time) Batch {
+	b := Batch{Observed: make([]Observation, count)}
+	for i := range b.Observed {
+		k := (seed*count + i*7919) % n
+		b.Observed[i] = Observation{
+			Key: benchKey(k), Type: "string", Raw: strconv.Itoa((k + seed) % 120),
+			PTTL: int64(1000 + (k+seed)%60_000), At: t,
+		}
+	}
+	return b
+}
+
+func BenchmarkApply(b *testing.B) {
+	const n, batchSize = 100_000, 1000
+	b.Run("updates", func(b *testing.B) {
+		s := fillStore(n)
+		batches := make([]Batch, 64)
+		for i := range batches {
+			batches[i] = updates(n, batchSize, i, t0.Add(time.Duration(i+1)*time.Second))
+		}
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			// Re-applying a batch is a reading older than the last: skip
+			// past that by moving the times on.
+			batch := batches[i%len(batches)]
+			for j := range batch.Observed {
+				batch.Observed[j].At = batch.Observed[j].At.Add(time.Minute)
+			}
+			s.Apply(batch)
+			i++
+		}
+	})
+	b.Run("churn", func(b *testing.B) {
+		// Half the batch is keys expiring, half new keys: the size holds.
+		s := fillStore(n)
+		next := n
+		b.ReportAllocs()
+		for b.Loop() {
+			b.StopTimer()
+			var batch Batch
+			for j := range batchSize / 2 {
+				batch.Removed = append(batch.Removed, benchKey(next-n+j))
+				batch.Observed = append(batch.Observed, Observation{
+					Key: benchKey(next + j), Type: "string", Raw: "1", PTTL: 60_000, At: t0,
+				})
+			}
+			next += batchSize / 2
+			b.StartTimer()
+			s.Apply(batch)
+		}
+	})
+}
+
+// BenchmarkRows is one dashboard frame (40 rows, and the selection's
+// IndexOf) from a million keys.
+func BenchmarkRows(b *testing.B) {
+	const n = 1_000_000
+	s := fillStore(n)
+	frame := func() {
+		s.Rows(n/2, 40)
+		s.IndexOf(benchKey(n / 2))
+	}
+	b.Run("unchanged", func(b *testing.B) {
+		frame()
+		b.ReportAllocs()
+		for b.Loop() {
+			frame()
+		}
+	})
+	for _, sort := range []SortKey{SortKeyName, SortValue, SortTTL, SortRate} {
+		// One reading changed since the last frame.
+		b.Run("after-change/by-"+sort.String(), func(b *testing.B) {
+			s.SetSort(sort)
+			frame()
+			at := t0
+			b.ReportAllocs()
+			i := 0
+			for b.Loop() {
+				at = at.Add(time.Second)
+				s.Apply(updates(n, 1, i, at))
+				frame()
+				i++
+			}
+		})
+	}
+	b.Run("after-new-key/by-key", func(b *testing.B) {
+		s.SetSort(SortKeyName)
+		frame()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			s.Apply(Batch{
+				Removed:  []string{benchKey(n + i - 1)},
+				Observed: []Observation{{Key: benchKey(n + i), Type: "string", Raw: "1", PTTL: 1000, At: t0}},
+			})
+			frame()
+			i++
+		}
+	})
+	b.Run("after-filter/by-key", func(b *testing.B) {
+		filters := []string{"login 4", "is:warn"}
+		frame()
+		b.ReportAllocs()
+		i := 0
+		for b.Loop() {
+			s.SetFilter(filters[i%len(filters)])
+			frame()
+			i++
+		}
+	})
+}
+
+// BenchmarkStoreMemory reports the Go heap a Store of a million keys holds,
+// everything included (key and value strings, index, cached order).
+func BenchmarkStoreMemory(b *testing.B) {
+	const n = 1_000_000
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := fillStore(n)
+		s.Rows(0, 40)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/key")
+		runtime.KeepAlive(s)
+	}
+}

@@ -1,0 +1,35 @@
+package model
+
+import (
+	"fmt"
+	"io"
+	"strconv"
+)
+
+// WriteProblems writes one line per problem counter (see Status.Problem), in
+// the order given, for `countertop check`: status, printable key, and why,
+// in words an on-call engineer can act on.
+func WriteProblems(w io.Writer, rows []Counter, rules *Rules) error {
+	for i := range rows {
+		c := &rows[i]
+		if !c.Status.Problem() {
+			continue
+		}
+		if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, Printable(c.Key), problemReason(c, rules.At(int(c.Rule)))); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+func problemReason(c *Counter, rule Rule) string {
+	value := Printable(c.Raw)
+	fix := "it will never reset"
+	if rule.Window > 0 {
+		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(rule.Window.Seconds()), 10) + " NX)"
+	}
+	if c.Status == StatusStuck {
+		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, %s", value, strconv.FormatFloat(rule.Limit, 'f', -1, 64), fix)
+	}
+	return fmt.Sprintf("value %s, no TTL: %s", value, fix)
+}

@@ -1,0 +1,39 @@
+package model
+
+import (
+	"strings"
+	"testing"
+	"time"
+)
+
+func TestWriteProblemsOneLinePerProblem(t *testing.T) {
+	rules := &Rules{List: []Rule{{Pattern: "ratelimit:*", Limit: 100, Window: 60 * time.Second, ExpectTTL: true}}}
+	s := NewStore(rules)
+	now := time.Now()
+	s.Apply(Batch{Observed: []Observation{
+		{Key: "ratelimit:stuck", Type: "string", Raw: "150", PTTL: PTTLNoExpiry, At: now},
+		{Key: "ratelimit:fresh\x1b[2J", Type: "string", Raw: "3", PTTL: PTTLNoExpiry, At: now},
+		{Key: "ratelimit:ok", Type: "string", Raw: "3", PTTL: 5000, At: now},
+	}})
+	var out strings.Builder
+	if err := WriteProblems(&out, s.Rows(0, s.Len()), rules); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
+	if len(lines) != 2 {
+		t.Fatalf("want one line per problem counter (2), got:\n%s", out.String())
+	}
+	want := map[string]string{"ratelimit:stuck": "stuck", `ratelimit:fresh\e[2J`: "no-expiry"}
+	for _, l := range lines {
+		f := strings.Fields(l)
+		if want[f[1]] != f[0] {
+			t.Errorf("line %q: want status %q for key %q", l, want[f[1]], f[1])
+		}
+		if !strings.Contains(l, "EXPIRE 60 NX") {
+			t.Errorf("line %q does not say how to fix it", l)
+		}
+		if strings.ContainsRune(l, 0x1b) {
+			t.Errorf("line %q carries a raw escape", l)
+		}
+	}
+}

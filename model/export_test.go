@@ -1,0 +1,230 @@
+package model
+
+import (
+	"bytes"
+	"encoding/csv"
+	"encoding/json"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// snapshotRows is a Store's view of some awkward keys, ten seconds after
+// they were read.
+func snapshotRows(t *testing.T) ([]Counter, *Rules, time.Time) {
+	t.Helper()
+	rules := testRules()
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: []Observation{
+		read("rl:\x1b[31m", "9223372036854775807", 60_000, 0),
+		read("line\nbreak", "2.5", PTTLNoExpiry, 0),
+		read("bad\xffbyte", "text\xfe", 5_000, 0),
+		read(`back\slash`, "-3", 5_000, 0),
+		{Key: "rl:hash", Type: "hash", PTTL: PTTLNoExpiry, At: t0},
+		read("views:home", "1e400", PTTLNoExpiry, 0),
+	}})
+	return s.Rows(0, s.Len()), rules, t0.Add(10 * time.Second)
+}
+
+func TestWriteSnapshotJSON(t *testing.T) {
+	rows, rules, at := snapshotRows(t)
+	var buf bytes.Buffer
+	if err := WriteSnapshot(&buf, FormatJSON, at, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	if !strings.Contains(out, `"value": 9223372036854775807,`) {
+		t.Errorf("the largest int64 is not written verbatim:\n%s", out)
+	}
+	if strings.ContainsAny(out, "\x1b\xff\xfe") {
+		t.Errorf("raw control or invalid bytes in JSON:\n%q", out)
+	}
+
+	type counter struct {
+		Key     string   `json:"key"`
+		Type    string   `json:"type"`
+		Value   *float64 `json:"value"`
+		Raw     *string  `json:"raw"`
+		TTLMS   int64    `json:"ttl_ms"`
+		Limit   *float64 `json:"limit"`
+		WindowS *float64 `json:"window_s"`
+		Rule    *string  `json:"rule"`
+		Status  string   `json:"status"`
+	}
+	var doc struct {
+		TakenAt  string    `json:"taken_at"`
+		Counters []counter `json:"counters"`
+	}
+	dec := json.NewDecoder(strings.NewReader(out))
+	dec.DisallowUnknownFields()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatalf("decode: %v\n%s", err, out)
+	}
+	if doc.TakenAt != "2025-03-01T12:00:10Z" {
+		t.Errorf("taken_at = %q", doc.TakenAt)
+	}
+	byKey := map[string]counter{}
+	for _, c := range doc.Counters {
+		byKey[c.Key] = c
+	}
+	if len(byKey) != len(rows) {
+		t.Fatalf("%d counters, want %d: %v", len(byKey), len(rows), byKey)
+	}
+
+	esc, ok := byKey["rl:\x1b[31m"] // JSON's \u001b gives back the real name
+	if !ok || esc.Status != "over" || esc.TTLMS != 50_000 || *esc.Limit != 100 || *esc.WindowS != 60 || *esc.Rule != "rl:*" {
+		t.Errorf("rl:ESC = %+v", esc)
+	}
+	if c := byKey["line\nbreak"]; *c.Value != 2.5 || *c.Raw != "2.5" || c.TTLMS != -1 || c.Rule != nil ||
+		*c.Limit != 10 || c.WindowS != nil || c.Status != "no-expiry" {
+		t.Errorf("line break = %+v", c)
+	}
+	if c := byKey[`bad\xffbyte`]; c.Value != nil || *c.Raw != `text\xfe` || c.Status != "not-counter" {
+		t.Errorf("bad byte = %+v", c)
+	}
+	if c := byKey[`back\slash`]; *c.Value != -3 {
+		t.Errorf("backslash = %+v", c)
+	}
+	if c := byKey["rl:hash"]; c.Type != "hash" || c.Value != nil || c.Raw != nil || c.Status != "not-counter" {
+		t.Errorf("hash = %+v", c)
+	}
+	if c := byKey["views:home"]; c.Value != nil || *c.Raw != "1e400" || c.Limit != nil || c.Status != "ok" {
+		t.Errorf("a number beyond float64 = %+v", c)
+	}
+
+	// Every field is in every counter, null or not.
+	var loose struct{ Counters []map[string]json.RawMessage }
+	if err := json.Unmarshal(buf.Bytes(), &loose); err != nil {
+		t.Fatal(err)
+	}
+	for _, c := range loose.Counters {
+		if len(c) != 9 {
+			t.Errorf("counter has %d fields: %s", len(c), c["key"])
+		}
+	}
+}
+
+func TestWriteSnapshotJSONEmpty(t *testing.T) {
+	var buf bytes.Buffer
+	if err := WriteSnapshot(&buf, FormatJSON, t0, nil, testRules()); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(buf.String(), `"counters": []`) {
+		t.Errorf("no counters should be an empty list:\n%s", buf.String())
+	}
+}
+
+func TestWriteSnapshotCSV(t *testing.T) {
+	rows, rules, at := snapshotRows(t)
+	var buf bytes.Buffer
+	if err := WriteSnapshot(&buf, FormatCSV, at, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	checkTerminalSafe(t, buf.String())
+	records, err := csv.NewReader(&buf).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(records[0], ","); got != "key,type,value,raw,ttl_ms,limit,window_s,rule,status" {
+		t.Errorf("header = %s", got)
+	}
+	want := map[string]string{
+		`rl:\e[31m`:   `rl:\e[31m,string,9223372036854775807,9223372036854775807,50000,100,60,rl:*,over`,
+		`line\nbreak`: `line\nbreak,string,2.5,2.5,-1,10,,,no-expiry`,
+		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,not-counter`,
+		`back\\slash`: `back\\slash,string,-3,-3,0,10,,,ok`,
+		"rl:hash":     "rl:hash,hash,,,-1,100,60,rl:*,not-counter",
+	}
+	for _, r := range records[1:] {
+		if w, ok := want[r[0]]; ok && strings.Join(r, ",") != w {
+			t.Errorf("row %s\n want %s", strings.Join(r, ","), w)
+		}
+	}
+	if len(records) != len(rows)+1 {
+		t.Errorf("%d records for %d rows", len(records), len(rows))
+	}
+}
+
+func TestWriteSnapshotTable(t *testing.T) {
+	rows, rules, at := snapshotRows(t)
+	rows = append(rows, Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: StatusOK})
+	var buf bytes.Buffer
+	if err := WriteSnapshot(&buf, FormatTable, at, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	out := buf.String()
+	checkTerminalSafe(t, out)
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if len(lines) != len(rows)+1 {
+		t.Fatalf("%d lines for %d rows:\n%s", len(lines), len(rows), out)
+	}
+	if !strings.HasPrefix(lines[0], "KEY") || strings.Fields(lines[0])[4] != "STATUS" {
+		t.Errorf("header: %q", lines[0])
+	}
+	var words []string
+	for _, l := range lines {
+		words = append(words, strings.Join(strings.Fields(l), " "))
+	}
+	for _, want := range []string{
+		`rl:\e[31m 9223372036854775807 100 50s over`,
+		`line\nbreak 2.5 10 no expiry no-expiry`,
+		`bad\xffbyte text\xfe 10 0ms not-counter`,
+		`back\\slash -3 10 0ms ok`,
+		"rl:hash (hash) 100 no expiry not-counter",
+		"views:home 1e400 - no expiry ok",
+		"long " + strings.Repeat("x", 39) + "… 100 1d01h ok",
+	} {
+		if !slices.Contains(words, want) {
+			t.Errorf("table lacks the row %q:\n%s", want, out)
+		}
+	}
+	col := strings.Index(lines[0], "VALUE")
+	for _, l := range lines[1:] {
+		if l[col-2:col] != "  " || l[col] == ' ' {
+			t.Errorf("VALUE does not start at column %d in %q", col, l)
+		}
+	}
+}
+
+// checkTerminalSafe fails when out holds bytes a terminal could act on.
+func checkTerminalSafe(t *testing.T, out string) {
+	t.Helper()
+	for _, r := range out {
+		if (r < 0x20 && r != '\n') || r == 0x7f || (0x80 <= r && r <= 0x9f) || r == '\ufffd' {
+			t.Errorf("output holds %U:\n%q", r, out)
+			return
+		}
+	}
+}
+
+func TestSnapshotFormats(t *testing.T) {
+	for _, f := range Formats {
+		if !ValidFormat(f) {
+			t.Errorf("ValidFormat(%q) = false", f)
+		}
+	}
+	if ValidFormat("yaml") || ValidFormat("") {
+		t.Error("ValidFormat accepts an unknown format")
+	}
+	err := WriteSnapshot(&bytes.Buffer{}, "yaml", t0, nil, testRules())
+	if err == nil || !strings.Contains(err.Error(), "yaml") || !strings.Contains(err.Error(), "table, json, csv") {
+		t.Errorf("unknown format: err = %v", err)
+	}
+}
+
+func TestFormatTTL(t *testing.T) {
+	for ms, want := range map[int64]string{
+		-1:          "no expiry",
+		0:           "0ms",
+		850:         "850ms",
+		42_900:      "42s",
+		307_000:     "5m07s",
+		11_100_000:  "3h05m",
+		187_200_000: "2d04h",
+	} {
+		if got := formatTTL(ms); got != want {
+			t.Errorf("formatTTL(%d) = %q, want %q", ms, got, want)
+		}
+	}
+}

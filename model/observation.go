@@ -1,0 +1,42 @@
+package model
+
+import "time"
+
+// PTTL values with a special meaning, as Redis's PTTL returns them.
+const (
+	PTTLNoExpiry int64 = -1 // the key exists and has no expiry
+	PTTLMissing  int64 = -2 // the key does not exist
+)
+
+// Observation is one read of one key: what redisclient saw, and when.
+type Observation struct {
+	Key  string    // the key name, raw bytes as Redis holds them
+	Type string    // "string", "hash", "list", ... as TYPE reports it
+	Raw  string    // the stored string (Type == "string" only)
+	PTTL int64     // milliseconds left, or PTTLNoExpiry
+	At   time.Time // when it was read; carries the monotonic clock
+}
+
+// Batch is what a watcher sends the dashboard: keys it read, keys it found
+// gone, and optionally a new state of the feed itself.
+type Batch struct {
+	Observed []Observation
+	Removed  []string   // keys that no longer exist (deleted, expired, evicted)
+	State    *FeedState // nil when the feed's state did not change
+}
+
+// FeedState describes the watcher, for the header: how data arrives and
+// whether it is healthy. It is replaced whole each time it is sent.
+type FeedState struct {
+	Mode      string        // "polling", "events", "reconnecting", "connecting"
+	Interval  time.Duration // polling period (polling mode)
+	Addr      string        // where we are connected, without credentials
+	Topology  string        // e.g. "standalone", "cluster: 3 masters, 3 replicas"
+	Connected bool
+	LastError string    // one sentence for people; "" when healthy
+	Note      string    // e.g. why polling was chosen over events
+	Scanning  bool      // a discovery pass is running
+	Seen      int64     // keys SCAN returned in the current/last pass
+	Matched   int64     // keys that matched a pattern in that pass
+	UpdatedAt time.Time // when data last arrived
+}

@@ -1,0 +1,637 @@
+package model
+
+import (
+	"cmp"
+	"math"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// SortKey is one of the orders the dashboard cycles through with `s`.
+type SortKey uint8
+
+const (
+	SortKeyName SortKey = iota // key, ascending
+	SortValue                  // value, largest first
+	SortTTL                    // keys without expiry first, then least time left
+	SortPercent                // % of limit, largest first
+	SortRate                   // rate, fastest first
+	numSortKeys
+)
+
+var sortNames = [numSortKeys]string{"key", "value", "ttl", "% limit", "rate"}
+
+func (k SortKey) String() string {
+	if k < numSortKeys {
+		return sortNames[k]
+	}
+	return "?"
+}
+
+// Next is the sort that `s` moves to.
+func (k SortKey) Next() SortKey { return (k + 1) % numSortKeys }
+
+// Counts summarises the Store for the header.
+type Counts struct {
+	Total    int
+	Visible  int              // after the filter
+	ByStatus [NumStatuses]int // over all keys, ignoring the filter
+}
+
+// Store holds every counter the dashboard knows, in the current sort and
+// filter. Apply is the only way data enters it. It is not safe for
+// concurrent use: the ui owns it.
+//
+// Cost model: Apply is O(batch). The sorted, filtered order is cached and
+// rebuilt at most once after a change, when a reader asks for it; Rows is
+// O(n) only when that rebuild happens (a re-sort starts from the last order,
+// so a few moved keys cost little more), else O(rows asked). IndexOf is
+// O(1) once the order is built. Changes that cannot move a key (a new value
+// while sorted by name, with no is: filter) need no rebuild at all.
+//
+// Every order breaks ties by key name, so it is total and the same for the
+// same data. Sorting by value or % of limit puts keys without a number (or
+// without a limit) last; keys without a TTL sort first by TTL, as the ones
+// to look at.
+type Store struct {
+	rules *Rules
+
+	entries []entry           // in no particular order; removal swaps the last entry in
+	index   map[string]int32  // key -> position in entries
+	types   map[string]string // type names other than "string", shared by their keys
+	epoch   time.Time         // entry.at counts from here (the first reading's time)
+
+	byStatus [NumStatuses]int
+	sortKey  SortKey
+	filter   filter
+
+	// The cached order, valid when stale is 0.
+	stale    staleness
+	sorted   []int32 // every entry, in sort order
+	filtered []int32 // the entries that pass the filter, in sort order
+	visible  []int32 // filtered, or sorted itself when there is no filter
+	position []int32 // entry -> its index in visible, or -1
+}
+
+// staleness says what changed since the cached order was built.
+type staleness uint8
+
+const (
+	staleKeys   staleness = 1 << iota // keys were added or removed
+	staleValues                       // readings changed values, TTLs, statuses or rates
+	staleSort                         // the sort changed
+	staleFilter                       // the filter changed
+)
+
+// entry is a Counter as the Store keeps it, in as few bytes as a million
+// keys call for: an integer's text is rebuilt from its value, other types
+// keep their (shared) type name where strings keep their text, the reading
+// time is relative to the Store's epoch, and the rate is two decayed sums.
+type entry struct {
+	key      string
+	text     string // a string's stored text ("" for KindInt: FormatInt(num) is it), or another type's name
+	num      uint64 // the int64 (KindInt) or the float64's bits (KindFloat)
+	pttl     int64
+	at       int64   // nanoseconds from the Store's epoch to the reading
+	sumDelta float32 // the increases between readings, each faded by its age
+	sumSecs  float32 // the seconds between readings, faded alike
+	rule     int16
+	kind     Kind
+	status   Status
+	isString bool
+}
+
+// rateHorizon (seconds) is how far back Rate looks: an increase this old
+// weighs e^-1 of a fresh one.
+const rateHorizon = 5.0
+
+// deadlineJitter is how far a key's deadline may move between readings
+// before Apply counts its expiry as changed: PTTL is read over the network,
+// so successive readings of an untouched TTL disagree by a little.
+const deadlineJitter = time.Second
+
+// NewStore returns an empty Store that classifies keys with rules.
+func NewStore(rules *Rules) *Store {
+	return &Store{rules: rules, index: map[string]int32{}, types: map[string]string{}, filter: parseFilter("")}
+}
+
+// Rules returns the rules the Store classifies with.
+func (s *Store) Rules() *Rules { return s.rules }
+
+// Apply upserts each observation (computing value, status and rate) and
+// deletes each removed key. An observation with PTTL == PTTLMissing or
+// Type "none" removes its key too. It returns how many keys changed.
+//
+// Removals are applied first: a key both removed and read in one batch was
+// read after it was removed, and hiding a key that exists (perhaps a stuck
+// one, which nothing would ever report again) is the worse mistake. A
+// reading older than the one already held is ignored. Counters carry each
+// reading's At as ObservedAt (monotonic clock included; compare with
+// Equal), so TTLs count down from it.
+//
+// A key counts as changed when it is added or removed, or read with another
+// value, type, status or expiry (a TTL gained, lost, or set again); a key
+// changed twice in one batch counts twice.
+func (s *Store) Apply(b Batch) int {
+	changed := 0
+	for _, key := range b.Removed {
+		if s.remove(key) {
+			changed++
+		}
+	}
+	for i := range b.Observed {
+		if s.observe(&b.Observed[i]) {
+			changed++
+		}
+	}
+	return changed
+}
+
+func (s *Store) observe(o *Observation) bool {
+	if o.PTTL == PTTLMissing || o.Type == "none" {
+		return s.remove(o.Key)
+	}
+	if len(s.index) == 0 {
+		s.epoch = o.At // keeps the monotonic reading, so TTLs count down with it
+	}
+	at := int64(o.At.Sub(s.epoch))
+	var v Value
+	if o.Type == "string" {
+		v = ParseValue(o.Raw)
+	}
+	i, ok := s.index[o.Key]
+	if !ok {
+		s.add(o, v, at)
+		return true
+	}
+	e := &s.entries[i]
+	if at < e.at {
+		return false
+	}
+	s.stale |= staleValues
+
+	oldNum, wasNum := e.value().Number()
+	newNum, isNum := v.Number()
+	switch {
+	case !wasNum || !isNum || math.IsInf(oldNum, 0) || math.IsInf(newNum, 0):
+		e.sumDelta, e.sumSecs = 0, 0
+	case at > e.at:
+		delta := newNum - oldNum
+		if delta < 0 {
+			delta = newNum // it went down: the window restarted, and counted up from 0
+		}
+		e.addReading(delta, float64(at-e.at)/float64(time.Second))
+	}
+
+	changed := !e.holds(o.Type, v, o.Raw) || e.expiryMoved(o.PTTL, at)
+	s.setValue(e, o.Type, v, o.Raw)
+	e.pttl, e.at = o.PTTL, at
+	if st := Evaluate(o.Type, v, e.pttl, s.rules.At(int(e.rule))); st != e.status {
+		s.byStatus[e.status]--
+		s.byStatus[st]++
+		e.status = st
+		changed = true
+	}
+	return changed
+}
+
+func (s *Store) add(o *Observation, v Value, at int64) {
+	rule := s.rules.Match(o.Key)
+	if rule > math.MaxInt16 {
+		rule = -1 // Counter.Rule cannot point this far; no config has that many rules
+	}
+	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: int16(rule)}
+	s.setValue(&e, o.Type, v, o.Raw)
+	e.status = Evaluate(o.Type, v, e.pttl, s.rules.At(rule))
+	s.byStatus[e.status]++
+	s.index[o.Key] = int32(len(s.entries))
+	s.entries = append(s.entries, e)
+	s.stale |= staleKeys
+}
+
+// remove deletes key, moving the last entry into its place, and reports
+// whether it was there.
+func (s *Store) remove(key string) bool {
+	i, ok := s.index[key]
+	if !ok {
+		return false
+	}
+	delete(s.index, key)
+	s.byStatus[s.entries[i].status]--
+	last := int32(len(s.entries) - 1)
+	if i != last {
+		s.entries[i] = s.entries[last]
+		s.index[s.entries[i].key] = i
+	}
+	s.entries[last] = entry{} // let go of its strings
+	s.entries = s.entries[:last]
+	s.stale |= staleKeys
+	return true
+}
+
+// setValue stores a reading's type and value in e.
+func (s *Store) setValue(e *entry, typ string, v Value, raw string) {
+	e.isString, e.kind, e.num = typ == "string", v.Kind, 0
+	switch {
+	case !e.isString:
+		e.text = s.typeName(typ)
+	case v.Kind == KindInt:
+		e.num, e.text = uint64(v.Int), ""
+	case v.Kind == KindFloat:
+		e.num, e.text = math.Float64bits(v.Float), raw
+	default:
+		e.text = raw
+	}
+}
+
+// typeName returns the Store's copy of a type name, so that a million keys
+// share a handful of strings.
+func (s *Store) typeName(typ string) string {
+	if t, ok := s.types[typ]; ok {
+		return t
+	}
+	typ = strings.Clone(typ)
+	s.types[typ] = typ
+	return typ
+}
+
+// holds reports whether e already holds what a reading of typ, v and raw says.
+func (e *entry) holds(typ string, v Value, raw string) bool {
+	switch {
+	case e.isString != (typ == "string") || e.kind != v.Kind:
+		return false
+	case !e.isString:
+		return e.text == typ
+	case v.Kind == KindInt:
+		return int64(e.num) == v.Int
+	}
+	return e.text == raw
+}
+
+func (e *entry) value() Value {
+	switch e.kind {
+	case KindInt:
+		n := int64(e.num)
+		return Value{Kind: KindInt, Int: n, Float: float64(n)}
+	case KindFloat:
+		return Value{Kind: KindFloat, Float: math.Float64frombits(e.num)}
+	}
+	return Value{}
+}
+
+// expiryMoved reports whether a reading of pttl at at says the key gained
+// or lost its TTL, or had it set again.
+func (e *entry) expiryMoved(pttl, at int64) bool {
+	if (e.pttl < 0) != (pttl < 0) {
+		return true
+	}
+	if pttl < 0 {
+		return false
+	}
+	moved := deadline(pttl, at) - e.deadline()
+	return moved > int64(deadlineJitter) || moved < -int64(deadlineJitter)
+}
+
+// deadline is when e expires, in nanoseconds from the epoch; only
+// meaningful when e has a TTL.
+func (e *entry) deadline() int64 { return deadline(e.pttl, e.at) }
+
+func deadline(pttl, at int64) int64 {
+	d := int64(ttlDuration(pttl))
+	if at > 0 && d > math.MaxInt64-at {
+		return math.MaxInt64
+	}
+	return at + d
+}
+
+// addReading folds an increase over secs seconds into the rate. Both sums
+// fade first, so the rate is the increase per second over about the last
+// rateHorizon seconds, however irregular the readings: a reading a few
+// milliseconds after the last one moves it little.
+func (e *entry) addReading(delta, secs float64) {
+	fade := math.Exp(-secs / rateHorizon)
+	e.sumDelta = float32(float64(e.sumDelta)*fade + delta)
+	e.sumSecs = float32(float64(e.sumSecs)*fade + secs)
+}
+
+func (e *entry) rate() float64 {
+	if e.sumSecs == 0 {
+		return 0
+	}
+	return float64(e.sumDelta) / float64(e.sumSecs)
+}
+
+func (s *Store) counter(i int32) Counter {
+	e := &s.entries[i]
+	typ, raw := e.text, ""
+	if e.isString {
+		typ, raw = "string", e.text
+		if e.kind == KindInt {
+			raw = strconv.FormatInt(int64(e.num), 10)
+		}
+	}
+	return Counter{
+		Key:        e.key,
+		Type:       typ,
+		Raw:        raw,
+		Value:      e.value(),
+		PTTL:       e.pttl,
+		ObservedAt: s.epoch.Add(time.Duration(e.at)),
+		Rule:       e.rule,
+		Status:     e.status,
+		Rate:       e.rate(),
+	}
+}
+
+// Len is the number of keys held, ignoring the filter.
+func (s *Store) Len() int { return len(s.entries) }
+
+// Get returns the counter for key.
+func (s *Store) Get(key string) (Counter, bool) {
+	i, ok := s.index[key]
+	if !ok {
+		return Counter{}, false
+	}
+	return s.counter(i), true
+}
+
+// SetSort changes the order; Sort returns it. An unknown SortKey is
+// ignored.
+func (s *Store) SetSort(k SortKey) {
+	if k < numSortKeys && k != s.sortKey {
+		s.sortKey = k
+		s.stale |= staleSort
+	}
+}
+
+func (s *Store) Sort() SortKey { return s.sortKey }
+
+// SetFilter sets the filter: space-separated terms that must all hold; a term
+// "is:STATUS" (is:stuck, is:no-expiry, ...) keeps that status, "is:problem"
+// keeps stuck and no-expiry, any other term keeps keys whose printable name
+// contains it, ignoring case.
+func (s *Store) SetFilter(q string) {
+	if q != s.filter.query {
+		s.filter = parseFilter(q)
+		s.stale |= staleFilter
+	}
+}
+
+func (s *Store) Filter() string { return s.filter.query }
+
+// Visible is how many keys pass the filter.
+func (s *Store) Visible() int {
+	s.refresh()
+	return len(s.visible)
+}
+
+// Rows returns up to n counters of the filtered, sorted order from offset.
+func (s *Store) Rows(offset, n int) []Counter {
+	s.refresh()
+	offset = max(offset, 0)
+	if n <= 0 || offset >= len(s.visible) {
+		return nil
+	}
+	page := s.visible[offset:]
+	page = page[:min(n, len(page))]
+	rows := make([]Counter, len(page))
+	for j, i := range page {
+		rows[j] = s.counter(i)
+	}
+	return rows
+}
+
+// IndexOf is key's position in the filtered, sorted order, or -1.
+func (s *Store) IndexOf(key string) int {
+	i, ok := s.index[key]
+	if !ok {
+		return -1
+	}
+	s.refresh()
+	return int(s.position[i])
+}
+
+// Counts returns the totals for the header.
+func (s *Store) Counts() Counts {
+	s.refresh()
+	return Counts{Total: len(s.entries), Visible: len(s.visible), ByStatus: s.byStatus}
+}
+
+// RuleOf returns the rule that applies to c and whether it was a listed
+// rule (false: the fallback).
+func (s *Store) RuleOf(c Counter) (Rule, bool) {
+	return s.rules.At(int(c.Rule)), c.Rule >= 0
+}
+
+// refresh rebuilds what changes made stale in the cached order.
+func (s *Store) refresh() {
+	if s.stale == 0 {
+		return
+	}
+	resort := s.stale&(staleKeys|staleSort) != 0 ||
+		s.stale&staleValues != 0 && s.sortKey != SortKeyName
+	refilter := resort || s.stale&staleFilter != 0 ||
+		s.stale&staleValues != 0 && s.filter.statuses != allStatuses
+	if s.stale&staleKeys != 0 {
+		s.fitSorted()
+	}
+	if resort {
+		// The previous order is a good start: most keys have not moved, and
+		// pdqsort finishes nearly sorted input in close to linear time.
+		slices.SortFunc(s.sorted, s.compare)
+	}
+	if refilter {
+		s.applyFilter()
+	}
+	s.stale = 0
+}
+
+// fitSorted makes sorted hold each entry index once again after keys came
+// and went. Removal keeps entries dense (indexes 0..len-1), so it is enough
+// to drop indexes past the end and append new ones; an index whose entry
+// was swapped in from the end keeps its old place until the sort.
+func (s *Store) fitSorted() {
+	n := int32(len(s.entries))
+	kept := s.sorted[:0]
+	for _, i := range s.sorted {
+		if i < n {
+			kept = append(kept, i)
+		}
+	}
+	for i := int32(len(kept)); i < n; i++ {
+		kept = append(kept, i)
+	}
+	s.sorted = kept
+}
+
+func (s *Store) applyFilter() {
+	if s.filter.isEmpty() {
+		s.visible = s.sorted
+	} else {
+		s.filtered = s.filtered[:0]
+		for _, i := range s.sorted {
+			if s.filter.keeps(&s.entries[i]) {
+				s.filtered = append(s.filtered, i)
+			}
+		}
+		s.visible = s.filtered
+	}
+	s.position = slices.Grow(s.position[:0], len(s.entries))[:len(s.entries)]
+	if len(s.visible) < len(s.entries) {
+		for i := range s.position {
+			s.position[i] = -1
+		}
+	}
+	for pos, i := range s.visible {
+		s.position[i] = int32(pos)
+	}
+}
+
+// compare orders entries a and b in the current sort.
+func (s *Store) compare(a, b int32) int {
+	x, y := &s.entries[a], &s.entries[b]
+	var c int
+	switch s.sortKey {
+	case SortValue:
+		c = compareValues(x, y)
+	case SortTTL:
+		c = compareExpiry(x, y)
+	case SortPercent:
+		xp, xok := x.percent(s.rules)
+		yp, yok := y.percent(s.rules)
+		c = compareDesc(xp, xok, yp, yok)
+	case SortRate:
+		c = cmp.Compare(y.rate(), x.rate())
+	}
+	if c != 0 {
+		return c
+	}
+	return strings.Compare(x.key, y.key)
+}
+
+// compareValues puts larger numbers first, then keys holding no number.
+func compareValues(x, y *entry) int {
+	if x.kind == KindInt && y.kind == KindInt {
+		return cmp.Compare(int64(y.num), int64(x.num)) // exact, beyond float64's 2^53
+	}
+	xn, xok := x.value().Number()
+	yn, yok := y.value().Number()
+	return compareDesc(xn, xok, yn, yok)
+}
+
+// compareDesc puts larger values first and missing ones last.
+func compareDesc(x float64, xok bool, y float64, yok bool) int {
+	if xok != yok {
+		if xok {
+			return -1
+		}
+		return 1
+	}
+	return cmp.Compare(y, x)
+}
+
+// compareExpiry puts keys without a TTL first, then the earliest deadline:
+// deadlines do not change as time passes, so neither does the order.
+func compareExpiry(x, y *entry) int {
+	xNone, yNone := x.pttl < 0, y.pttl < 0
+	switch {
+	case xNone && yNone:
+		return 0
+	case xNone:
+		return -1
+	case yNone:
+		return 1
+	}
+	return cmp.Compare(x.deadline(), y.deadline())
+}
+
+func (e *entry) percent(rules *Rules) (float64, bool) {
+	n, ok := e.value().Number()
+	limit := rules.At(int(e.rule)).Limit
+	if !ok || limit <= 0 {
+		return 0, false
+	}
+	return n / limit, true
+}
+
+// filter is a parsed SetFilter query.
+type filter struct {
+	query    string
+	statuses uint8    // a bit per Status that passes; allStatuses without is: terms
+	names    []string // lower-case text the printable key name must contain
+}
+
+const allStatuses = 1<<NumStatuses - 1
+
+func parseFilter(q string) filter {
+	f := filter{query: q, statuses: allStatuses}
+	for _, term := range strings.Fields(q) {
+		term = strings.ToLower(term)
+		if name, ok := strings.CutPrefix(term, "is:"); ok {
+			if name == "problem" {
+				f.statuses &= 1<<StatusStuck | 1<<StatusNoExpiry
+				continue
+			}
+			if st, ok := ParseStatus(name); ok {
+				f.statuses &= 1 << st
+				continue
+			}
+		}
+		f.names = append(f.names, term)
+	}
+	return f
+}
+
+func (f *filter) isEmpty() bool { return f.statuses == allStatuses && len(f.names) == 0 }
+
+func (f *filter) keeps(e *entry) bool {
+	if f.statuses&(1<<e.status) == 0 {
+		return false
+	}
+	if len(f.names) == 0 {
+		return true
+	}
+	name := Printable(e.key)
+	if !isASCII(name) {
+		name = strings.ToLower(name)
+	}
+	for _, term := range f.names {
+		if !containsFoldASCII(name, term) {
+			return false
+		}
+	}
+	return true
+}
+
+// containsFoldASCII reports whether s contains the lower-case lower,
+// folding ASCII letters of s to lower case; it does not allocate.
+func containsFoldASCII(s, lower string) bool {
+	for i := 0; i+len(lower) <= len(s); i++ {
+		j := 0
+		for j < len(lower) && toLowerASCII(s[i+j]) == lower[j] {
+			j++
+		}
+		if j == len(lower) {
+			return true
+		}
+	}
+	return false
+}
+
+func toLowerASCII(c byte) byte {
+	if 'A' <= c && c <= 'Z' {
+		return c + 'a' - 'A'
+	}
+	return c
+}
+
+func isASCII(s string) bool {
+	for i := 0; i < len(s); i++ {
+		if s[i] >= 0x80 {
+			return false
+		}
+	}
+	return true
+}

@@ -1,0 +1,471 @@
+package model
+
+import (
+	"cmp"
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+var t0 = time.Date(2025, 3, 1, 12, 0, 0, 0, time.UTC)
+
+func testRules() *Rules {
+	return &Rules{
+		List: []Rule{
+			{Pattern: "rl:*", Limit: 100, Window: time.Minute, ExpectTTL: true},
+			{Pattern: "views:*", ExpectTTL: false},
+		},
+		Fallback: Rule{Limit: 10, ExpectTTL: true},
+	}
+}
+
+// read is an observation of a string key at t0+at.
+func read(key, raw string, pttl int64, at time.Duration) Observation {
+	return Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: t0.Add(at)}
+}
+
+func keys(rows []Counter) []string {
+	out := make([]string, len(rows))
+	for i, c := range rows {
+		out[i] = c.Key
+	}
+	return out
+}
+
+func mustGet(t *testing.T, s *Store, key string) Counter {
+	t.Helper()
+	c, ok := s.Get(key)
+	if !ok {
+		t.Fatalf("Get(%q): missing", key)
+	}
+	return c
+}
+
+func TestStoreApplyClassifies(t *testing.T) {
+	s := NewStore(testRules())
+	n := s.Apply(Batch{Observed: []Observation{
+		read("rl:ok", "12", 30_000, 0),
+		read("rl:stuck", "100", PTTLNoExpiry, 0),
+		read("rl:float", "99.5", 1_000, 0),
+		read("views:home", "123456", PTTLNoExpiry, 0),
+		read("other", "hello", 5_000, 0),
+		{Key: "rl:hash", Type: "hash", PTTL: 5_000, At: t0},
+	}})
+	if n != 6 || s.Len() != 6 {
+		t.Fatalf("Apply = %d, Len = %d; want 6, 6", n, s.Len())
+	}
+
+	c := mustGet(t, s, "rl:ok")
+	if c.Raw != "12" || c.Value.Kind != KindInt || c.Value.Int != 12 || c.Type != "string" ||
+		c.PTTL != 30_000 || !c.ObservedAt.Equal(t0) || c.Rule != 0 || c.Status != StatusOK || c.Rate != 0 {
+		t.Errorf("rl:ok = %+v", c)
+	}
+	if rule, listed := s.RuleOf(c); !listed || rule.Pattern != "rl:*" {
+		t.Errorf("RuleOf(rl:ok) = %+v, %v", rule, listed)
+	}
+	for key, want := range map[string]Status{
+		"rl:stuck":   StatusStuck,
+		"rl:float":   StatusWarn,
+		"views:home": StatusOK, // views expect no TTL and have no limit
+		"other":      StatusNotCounter,
+		"rl:hash":    StatusNotCounter,
+	} {
+		if got := mustGet(t, s, key).Status; got != want {
+			t.Errorf("%s: status %v, want %v", key, got, want)
+		}
+	}
+	if c := mustGet(t, s, "other"); c.Rule != -1 || c.Raw != "hello" {
+		t.Errorf("other = %+v", c)
+	}
+	if c := mustGet(t, s, "rl:float"); c.Value.Float != 99.5 || c.Raw != "99.5" {
+		t.Errorf("rl:float = %+v", c)
+	}
+	if _, ok := s.Get("nope"); ok {
+		t.Error("Get(nope) found a key")
+	}
+}
+
+func TestStoreRemoves(t *testing.T) {
+	s := NewStore(testRules())
+	var batch Batch
+	for i := range 10 {
+		batch.Observed = append(batch.Observed, read(fmt.Sprintf("rl:%d", i), fmt.Sprint(i), 60_000, 0))
+	}
+	s.Apply(batch)
+
+	n := s.Apply(Batch{
+		Removed: []string{"rl:0", "rl:5", "never-seen"},
+		Observed: []Observation{
+			{Key: "rl:9", PTTL: PTTLMissing, At: t0.Add(time.Second)},               // read after it expired
+			{Key: "rl:3", Type: "none", PTTL: PTTLMissing, At: t0.Add(time.Second)}, // TYPE said none
+			{Key: "rl:4", Type: "none", At: t0.Add(time.Second)},
+		},
+	})
+	if n != 5 {
+		t.Errorf("Apply = %d, want 5 (unknown keys do not count)", n)
+	}
+	want := []string{"rl:1", "rl:2", "rl:6", "rl:7", "rl:8"}
+	if got := keys(s.Rows(0, 100)); !slices.Equal(got, want) {
+		t.Errorf("rows = %v, want %v", got, want)
+	}
+	for _, key := range want { // every survivor still holds its own value
+		if c := mustGet(t, s, key); c.Raw != strings.TrimPrefix(key, "rl:") {
+			t.Errorf("%s holds %q", key, c.Raw)
+		}
+	}
+	if c := s.Counts(); c.Total != 5 || c.ByStatus[StatusOK] != 5 {
+		t.Errorf("Counts = %+v", c)
+	}
+}
+
+// A key read and removed in one batch was read after it came back.
+func TestStoreRemovalBeforeReading(t *testing.T) {
+	s := NewStore(testRules())
+	s.Apply(Batch{Observed: []Observation{read("rl:a", "5", 1000, 0)}})
+	s.Apply(Batch{Removed: []string{"rl:a"}, Observed: []Observation{read("rl:a", "1", PTTLNoExpiry, time.Second)}})
+	if c := mustGet(t, s, "rl:a"); c.Raw != "1" || c.Status != StatusNoExpiry {
+		t.Errorf("rl:a = %+v", c)
+	}
+}
+
+func TestStoreApplyCountsChanges(t *testing.T) {
+	s := NewStore(testRules())
+	s.Apply(Batch{Observed: []Observation{read("rl:a", "5", 60_000, 0)}})
+	steps := []struct {
+		name string
+		o    Observation
+		want int
+	}{
+		{"the same reading, its TTL counting down", read("rl:a", "5", 59_000, time.Second), 0},
+		{"network jitter in the TTL", read("rl:a", "5", 58_300, 2*time.Second), 0},
+		{"a new value", read("rl:a", "6", 57_000, 3*time.Second), 1},
+		{"the TTL set again", read("rl:a", "6", 60_000, 4*time.Second), 1},
+		{"the TTL lost", read("rl:a", "6", PTTLNoExpiry, 5*time.Second), 1},
+		{"an older reading, arriving late", read("rl:a", "1", 60_000, 4500*time.Millisecond), 0},
+		{"another type", Observation{Key: "rl:a", Type: "list", PTTL: PTTLNoExpiry, At: t0.Add(6 * time.Second)}, 1},
+	}
+	for _, st := range steps {
+		if got := s.Apply(Batch{Observed: []Observation{st.o}}); got != st.want {
+			t.Errorf("%s: Apply = %d, want %d", st.name, got, st.want)
+		}
+	}
+	if c := mustGet(t, s, "rl:a"); c.Type != "list" || c.Status != StatusNotCounter || c.Raw != "" {
+		t.Errorf("after all steps: %+v", c)
+	}
+}
+
+func TestStoreRate(t *testing.T) {
+	rate := func(readings ...Observation) float64 {
+		s := NewStore(testRules())
+		for _, o := range readings {
+			s.Apply(Batch{Observed: []Observation{o}})
+		}
+		return mustGet(t, s, readings[0].Key).Rate
+	}
+	if r := rate(read("k", "7", 1000, 0)); r != 0 {
+		t.Errorf("one reading: rate %v, want 0", r)
+	}
+	if r := rate(read("k", "0", 1000, 0), read("k", "10", 1000, 2*time.Second)); r != 5 {
+		t.Errorf("+10 in 2s: rate %v, want 5", r)
+	}
+	if r := rate(read("k", "50", 1000, 0), read("k", "3", 1000, time.Second)); r != 3 {
+		t.Errorf("50 then 3 a second later (a new window): rate %v, want 3", r)
+	}
+	if r := rate(read("k", "0", 1000, 0), read("k", "0", 1000, time.Second)); r != 0 {
+		t.Errorf("no change: rate %v, want 0", r)
+	}
+	if r := rate(read("k", "1", 1000, 0), read("k", "x", 1000, time.Second), read("k", "5", 1000, 2*time.Second)); r != 0 {
+		t.Errorf("a non-number in between: rate %v, want 0 (history forgotten)", r)
+	}
+	// 10 increments a second, then one more read 10ms later: the rate
+	// should stay near 10/s, not leap to 100/s.
+	r := rate(read("k", "0", 1000, 0), read("k", "10", 1000, time.Second), read("k", "11", 1000, 1010*time.Millisecond))
+	if r < 9 || r > 12 {
+		t.Errorf("a reading 10ms after the last: rate %v, want about 10", r)
+	}
+	// An old rate fades: after a burst, a long quiet spell brings it near 0.
+	r = rate(read("k", "0", 1000, 0), read("k", "100", 1000, time.Second), read("k", "100", 1000, 60*time.Second))
+	if r > 0.5 {
+		t.Errorf("a minute after a burst: rate %v, want near 0", r)
+	}
+}
+
+func TestStoreSorts(t *testing.T) {
+	s := NewStore(testRules())
+	s.Apply(Batch{Observed: []Observation{
+		// rl: limit 100; others: the fallback, limit 10.
+		read("rl:b", "50", 30_000, 0),               // 50%, deadline +30s
+		read("rl:a", "50", 20_000, 0),               // 50%, deadline +20s
+		read("rl:c", "90", PTTLNoExpiry, 0),         // 90%, no TTL
+		read("x", "9", 8_000, 15*time.Second),       // 90%, deadline +23s: read later, less left
+		read("text", "hi", PTTLNoExpiry, 0),         // no number
+		read("big", "9223372036854775806", 1000, 0), // float64 cannot tell these apart
+		read("big2", "9223372036854775807", 1000, 0),
+	}})
+	// Give rl:b a rate.
+	s.Apply(Batch{Observed: []Observation{read("rl:b", "60", 30_000, 20*time.Second)}})
+
+	for _, tc := range []struct {
+		by   SortKey
+		want []string
+	}{
+		{SortKeyName, []string{"big", "big2", "rl:a", "rl:b", "rl:c", "text", "x"}},
+		{SortValue, []string{"big2", "big", "rl:c", "rl:b", "rl:a", "x", "text"}},
+		{SortTTL, []string{"rl:c", "text", "big", "big2", "rl:a", "x", "rl:b"}},
+		{SortPercent, []string{"big", "big2", "rl:c", "x", "rl:b", "rl:a", "text"}},
+		{SortRate, []string{"rl:b", "big", "big2", "rl:a", "rl:c", "text", "x"}},
+	} {
+		s.SetSort(tc.by)
+		if s.Sort() != tc.by {
+			t.Fatalf("Sort() = %v after SetSort(%v)", s.Sort(), tc.by)
+		}
+		if got := keys(s.Rows(0, 100)); !slices.Equal(got, tc.want) {
+			t.Errorf("by %v: %v, want %v", tc.by, got, tc.want)
+		}
+	}
+	if got := SortRate.Next(); got != SortKeyName {
+		t.Errorf("SortRate.Next() = %v", got)
+	}
+}
+
+func TestStoreFilter(t *testing.T) {
+	s := NewStore(testRules())
+	s.Apply(Batch{Observed: []Observation{
+		read("rl:Login:bob", "100", PTTLNoExpiry, 0), // stuck
+		read("rl:login:amy", "1", PTTLNoExpiry, 0),   // no-expiry
+		read("rl:api:amy", "95", 1000, 0),            // warn
+		read("views:home", "5", PTTLNoExpiry, 0),     // ok
+		read("evil\n\x1b[2J", "1", 1000, 0),          // fallback, ok
+		read("用户:Ünïcode", "1", 1000, 0),
+	}})
+	for _, tc := range []struct {
+		q    string
+		want []string
+	}{
+		{"", []string{"evil\n\x1b[2J", "rl:Login:bob", "rl:api:amy", "rl:login:amy", "views:home", "用户:Ünïcode"}},
+		{"LOGIN", []string{"rl:Login:bob", "rl:login:amy"}},
+		{"login amy", []string{"rl:login:amy"}},
+		{"  amy   rl:  ", []string{"rl:api:amy", "rl:login:amy"}},
+		{"is:stuck", []string{"rl:Login:bob"}},
+		{"is:problem", []string{"rl:Login:bob", "rl:login:amy"}},
+		{"is:problem amy", []string{"rl:login:amy"}},
+		{"IS:WARN", []string{"rl:api:amy"}},
+		{"is:stuck is:ok", nil},
+		{"is:nonsense", nil},                // not a status: a name term, which no key holds
+		{`\n\e`, []string{"evil\n\x1b[2J"}}, // names are matched as shown
+		{"ünï", []string{"用户:Ünïcode"}},
+		{"用户", []string{"用户:Ünïcode"}},
+	} {
+		s.SetFilter(tc.q)
+		if s.Filter() != tc.q {
+			t.Fatalf("Filter() = %q", s.Filter())
+		}
+		got := keys(s.Rows(0, 100))
+		if !slices.Equal(got, tc.want) && len(got)+len(tc.want) > 0 {
+			t.Errorf("filter %q: %q, want %q", tc.q, got, tc.want)
+		}
+		if c := s.Counts(); c.Visible != len(tc.want) || c.Total != 6 || s.Visible() != len(tc.want) {
+			t.Errorf("filter %q: Counts %+v, Visible %d", tc.q, c, s.Visible())
+		}
+	}
+}
+
+// A status filter follows statuses as they change.
+func TestStoreFilterFollowsStatus(t *testing.T) {
+	s := NewStore(testRules())
+	s.Apply(Batch{Observed: []Observation{read("rl:a", "1", 1000, 0), read("rl:b", "1", 1000, 0)}})
+	s.SetFilter("is:no-expiry")
+	if n := s.Visible(); n != 0 {
+		t.Fatalf("Visible = %d", n)
+	}
+	s.Apply(Batch{Observed: []Observation{read("rl:b", "2", PTTLNoExpiry, time.Second)}})
+	if got := keys(s.Rows(0, 10)); !slices.Equal(got, []string{"rl:b"}) {
+		t.Errorf("rows = %v", got)
+	}
+	if s.IndexOf("rl:a") != -1 || s.IndexOf("rl:b") != 0 {
+		t.Errorf("IndexOf a, b = %d, %d", s.IndexOf("rl:a"), s.IndexOf("rl:b"))
+	}
+}
+
+func TestStoreRowsPages(t *testing.T) {
+	s := NewStore(testRules())
+	var batch Batch
+	for i := range 25 {
+		batch.Observed = append(batch.Observed, read(fmt.Sprintf("k%02d", i), "1", 1000, 0))
+	}
+	s.Apply(batch)
+	if got := keys(s.Rows(20, 10)); !slices.Equal(got, []string{"k20", "k21", "k22", "k23", "k24"}) {
+		t.Errorf("Rows(20, 10) = %v", got)
+	}
+	if got := keys(s.Rows(-5, 2)); !slices.Equal(got, []string{"k00", "k01"}) {
+		t.Errorf("Rows(-5, 2) = %v", got)
+	}
+	for _, r := range [][2]int{{25, 5}, {3, 0}, {100, 1}} {
+		if got := s.Rows(r[0], r[1]); len(got) != 0 {
+			t.Errorf("Rows(%d, %d) = %v", r[0], r[1], keys(got))
+		}
+	}
+	if i := s.IndexOf("k07"); i != 7 {
+		t.Errorf("IndexOf(k07) = %d", i)
+	}
+	if i := s.IndexOf("missing"); i != -1 {
+		t.Errorf("IndexOf(missing) = %d", i)
+	}
+}
+
+// TestStoreAgreesWithModel drives a Store with random batches, sorts and
+// filters, and checks every reader against a plain model: every key that
+// passes the filter, each once, in order, IndexOf agreeing with Rows, and
+// the counts.
+func TestStoreAgreesWithModel(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	s := NewStore(testRules())
+	live := map[string]bool{}
+	filters := []string{"", "rl:", "is:problem", "1 is:ok", "is:warn", "K"}
+	now := time.Duration(0)
+	for step := range 400 {
+		now += time.Duration(rng.IntN(1500)) * time.Millisecond
+		var b Batch
+		updatesOnly := rng.IntN(3) == 0 // new readings of known keys, which move no key in or out
+		for range rng.IntN(30) {
+			key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k"}[rng.IntN(3)], rng.IntN(60))
+			if updatesOnly && !live[key] {
+				continue
+			}
+			op := rng.IntN(10)
+			if updatesOnly {
+				op = 3
+			}
+			switch op {
+			case 0:
+				b.Removed = append(b.Removed, key)
+			case 1:
+				b.Observed = append(b.Observed, Observation{Key: key, PTTL: PTTLMissing, At: t0.Add(now)})
+			case 2:
+				b.Observed = append(b.Observed, read(key, "text", PTTLNoExpiry, now))
+			default:
+				pttl := int64(rng.IntN(120_000))
+				if rng.IntN(4) == 0 {
+					pttl = PTTLNoExpiry
+				}
+				b.Observed = append(b.Observed, read(key, fmt.Sprint(rng.IntN(130)), pttl, now))
+			}
+		}
+		s.Apply(b)
+		for _, k := range b.Removed {
+			delete(live, k)
+		}
+		for _, o := range b.Observed {
+			live[o.Key] = o.PTTL != PTTLMissing
+		}
+		switch rng.IntN(4) {
+		case 0:
+			s.SetSort(SortKey(rng.IntN(int(numSortKeys))))
+		case 1:
+			s.SetFilter(filters[rng.IntN(len(filters))])
+		}
+		if rng.IntN(3) > 0 { // sometimes let changes pile up unread
+			checkStoreModel(t, step, s, live)
+		}
+	}
+}
+
+func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
+	t.Helper()
+	f := parseFilter(s.Filter())
+	var want []Counter
+	var total int
+	var byStatus [NumStatuses]int
+	for key, ok := range live {
+		if !ok {
+			continue
+		}
+		c := mustGet(t, s, key)
+		total++
+		byStatus[c.Status]++
+		if f.statuses&(1<<c.Status) == 0 {
+			continue
+		}
+		name := strings.ToLower(Printable(key))
+		if !slices.ContainsFunc(f.names, func(term string) bool { return !strings.Contains(name, term) }) {
+			want = append(want, c)
+		}
+	}
+	slices.SortFunc(want, func(a, b Counter) int { return modelCompare(s, a, b) })
+	rows := s.Rows(0, s.Len()+1)
+	if !slices.Equal(keys(rows), keys(want)) {
+		t.Fatalf("step %d, sort %v, filter %q:\n rows %v\n want %v", step, s.Sort(), s.Filter(), keys(rows), keys(want))
+	}
+	for i, c := range rows {
+		if got := s.IndexOf(c.Key); got != i {
+			t.Fatalf("step %d: IndexOf(%q) = %d, want %d", step, c.Key, got, i)
+		}
+	}
+	for key, ok := range live {
+		if ok && !slices.ContainsFunc(want, func(c Counter) bool { return c.Key == key }) && s.IndexOf(key) != -1 {
+			t.Fatalf("step %d: IndexOf(%q) = %d for a filtered-out key", step, key, s.IndexOf(key))
+		}
+	}
+	counts := s.Counts()
+	if counts.Total != total || counts.Visible != len(want) || counts.ByStatus != byStatus || s.Len() != total {
+		t.Fatalf("step %d: Counts %+v, want total %d visible %d by status %v", step, counts, total, len(want), byStatus)
+	}
+}
+
+// modelCompare is the order SortKey's docs describe, written out plainly.
+func modelCompare(s *Store, a, b Counter) int {
+	desc := func(x float64, xok bool, y float64, yok bool) int {
+		switch {
+		case xok && !yok:
+			return -1
+		case !xok && yok:
+			return 1
+		}
+		return cmp.Compare(y, x)
+	}
+	var c int
+	switch s.Sort() {
+	case SortValue:
+		x, xok := a.Value.Number()
+		y, yok := b.Value.Number()
+		c = desc(x, xok, y, yok)
+		if a.Value.Kind == KindInt && b.Value.Kind == KindInt {
+			c = cmp.Compare(b.Value.Int, a.Value.Int)
+		}
+	case SortTTL:
+		switch {
+		case !a.HasTTL() && b.HasTTL():
+			c = -1
+		case a.HasTTL() && !b.HasTTL():
+			c = 1
+		case a.HasTTL():
+			c = a.Deadline().Compare(b.Deadline())
+		}
+	case SortPercent:
+		ra, _ := s.RuleOf(a)
+		rb, _ := s.RuleOf(b)
+		x, xok := a.Percent(ra.Limit)
+		y, yok := b.Percent(rb.Limit)
+		c = desc(x, xok, y, yok)
+	case SortRate:
+		c = cmp.Compare(b.Rate, a.Rate)
+	}
+	if c != 0 {
+		return c
+	}
+	return strings.Compare(a.Key, b.Key)
+}
+
+func TestCounterDeadlineSaturates(t *testing.T) {
+	// EXPIRE accepts seconds far past what a time.Duration holds.
+	c := Counter{PTTL: 9_000_000_000_000_000, ObservedAt: t0}
+	if c.Expired(t0.Add(24 * time.Hour)) {
+		t.Error("a key with a TTL of millennia has expired after a day")
+	}
+	if left, ok := c.TTLAt(t0); !ok || left < 290*365*24*time.Hour {
+		t.Errorf("TTLAt = %v, %v", left, ok)
+	}
+}

@@ -1,0 +1,134 @@
+package model
+
+import (
+	"strings"
+	"unicode/utf8"
+)
+
+// Printable returns s safe to put on a terminal: printable UTF-8 is kept,
+// control characters (C0, DEL, C1) become \n \t \r \e or \xNN / \uNNNN
+// escapes, invalid UTF-8 bytes become \xNN, and a literal backslash becomes
+// "\\" so that an escape cannot be forged. Fast path: returns s unchanged
+// (no allocation) when nothing needs escaping.
+//
+// Text in any script, emoji included, is kept as it is. Each escape names
+// exactly one byte or character, so the original can always be read back:
+//
+//	\\       a backslash
+//	\n \t \r newline, tab, carriage return
+//	\e       ESC (0x1b), which starts terminal escape sequences
+//	\xNN     any other ASCII control byte (0x00-0x1f, 0x7f), or a byte
+//	         that is not part of valid UTF-8
+//	\uNNNN   a character a terminal could act on: a C1 control
+//	         (U+0080-U+009F), a line or paragraph separator (U+2028,
+//	         U+2029), or a bidirectional control that could reorder the
+//	         text around it (U+061C, U+200E, U+200F, U+202A-U+202E,
+//	         U+2066-U+2069)
+//
+// Hex digits are lower case.
+func Printable(s string) string {
+	for i := 0; i < len(s); {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			if c < 0x20 || c == 0x7f || c == '\\' {
+				return escapeFrom(s, i)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if size == 1 || escapedRune(r) { // size 1 here: an invalid byte
+			return escapeFrom(s, i)
+		}
+		i += size
+	}
+	return s
+}
+
+// escapedRune reports whether Printable escapes the non-ASCII rune r as \uNNNN.
+func escapedRune(r rune) bool {
+	switch {
+	case 0x80 <= r && r <= 0x9f, // C1 controls
+		r == 0x061c, r == 0x200e, r == 0x200f, // ALM, LRM, RLM
+		0x2028 <= r && r <= 0x202e, // line and paragraph separators; LRE, RLE, PDF, LRO, RLO
+		0x2066 <= r && r <= 0x2069: // LRI, RLI, FSI, PDI
+		return true
+	}
+	return false
+}
+
+const hexDigits = "0123456789abcdef"
+
+// escapeFrom is Printable's slow path: s[:i] needs no escaping.
+func escapeFrom(s string, i int) string {
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	b.WriteString(s[:i])
+	for i < len(s) {
+		c := s[i]
+		if c < utf8.RuneSelf {
+			switch {
+			case c == '\\':
+				b.WriteString(`\\`)
+			case c == '\n':
+				b.WriteString(`\n`)
+			case c == '\t':
+				b.WriteString(`\t`)
+			case c == '\r':
+				b.WriteString(`\r`)
+			case c == 0x1b:
+				b.WriteString(`\e`)
+			case c < 0x20 || c == 0x7f:
+				writeHexByte(&b, c)
+			default:
+				b.WriteByte(c)
+			}
+			i++
+			continue
+		}
+		r, size := utf8.DecodeRuneInString(s[i:])
+		switch {
+		case size == 1:
+			writeHexByte(&b, c)
+		case escapedRune(r):
+			b.WriteString(`\u`)
+			for shift := 12; shift >= 0; shift -= 4 {
+				b.WriteByte(hexDigits[r>>shift&0xf])
+			}
+		default:
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}
+
+// writeHexByte writes c as \xNN.
+func writeHexByte(b *strings.Builder, c byte) {
+	b.WriteString(`\x`)
+	b.WriteByte(hexDigits[c>>4])
+	b.WriteByte(hexDigits[c&0xf])
+}
+
+// JSONKey returns the string to put in JSON for a key name: valid UTF-8 is
+// kept as is (the JSON encoder then writes control characters as \u
+// escapes), and each byte that is not valid UTF-8 becomes the four
+// characters \xNN (JSON text "\\xNN"). Everything else, backslashes
+// included, is the real key name, so scripts can act on it.
+func JSONKey(s string) string {
+	if utf8.ValidString(s) {
+		return s
+	}
+	var b strings.Builder
+	b.Grow(len(s) + 16)
+	for i := 0; i < len(s); {
+		r, size := utf8.DecodeRuneInString(s[i:])
+		if r == utf8.RuneError && size == 1 {
+			writeHexByte(&b, s[i])
+		} else {
+			b.WriteString(s[i : i+size])
+		}
+		i += size
+	}
+	return b.String()
+}

@@ -1,0 +1,158 @@
+package model
+
+import (
+	"strconv"
+	"strings"
+	"testing"
+	"unicode/utf8"
+)
+
+var printableCases = []struct{ in, want string }{
+	{"", ""},
+	{"ratelimit:ip:203.0.113.5", "ratelimit:ip:203.0.113.5"},
+	{"naïve:日本語:😀:👨‍👩‍👧", "naïve:日本語:😀:👨‍👩‍👧"}, // ZWJ emoji sequences stay whole
+	{"\ufffd", "\ufffd"}, // a real replacement character is text
+	{`a\b`, `a\\b`},
+	{"a\nb\tc\rd", `a\nb\tc\rd`},
+	{"\x1b[31mred\x1b[0m", `\e[31mred\e[0m`},
+	{"\x1b]0;owned\x07", `\e]0;owned\x07`},
+	{"\x00\x01\x1f\x7f", `\x00\x01\x1f\x7f`},
+	{"a\xffb", `a\xffb`},
+	{"\xe4\xbd", `\xe4\xbd`},           // a truncated sequence: each byte escaped
+	{"\xc2\x9b31m", `\u009b31m`},       // C1 CSI, encoded as UTF-8
+	{"\x9b31m", `\x9b31m`},             // C1 CSI as a lone byte
+	{"\u0085", `\u0085`},               // NEL
+	{"\u00a0", "\u00a0"},               // the first character after C1 is kept
+	{"abc\u202eevil", `abc\u202eevil`}, // RLO would show "live"
+	{"\u2066x\u2069", `\u2066x\u2069`},
+	{"\u200e\u200f\u061c", `\u200e\u200f\u061c`},
+	{"line\u2028next\u2029", `line\u2028next\u2029`},
+	{`\x41`, `\\x41`}, // text that looks like an escape is not one
+}
+
+func TestPrintable(t *testing.T) {
+	for _, tc := range printableCases {
+		if got := Printable(tc.in); got != tc.want {
+			t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+func TestPrintableDoesNotAllocateForPlainText(t *testing.T) {
+	for _, s := range []string{"ratelimit:user:12345", "日本語:😀"} {
+		if n := testing.AllocsPerRun(100, func() { Printable(s) }); n != 0 {
+			t.Errorf("Printable(%q) allocated %v times", s, n)
+		}
+	}
+}
+
+// unprintable reads Printable's output back, so tests can check that no two
+// strings look alike on screen.
+func unprintable(t *testing.T, s string) string {
+	var b strings.Builder
+	for i := 0; i < len(s); i++ {
+		if s[i] != '\\' {
+			b.WriteByte(s[i])
+			continue
+		}
+		i++
+		if i == len(s) {
+			t.Fatalf("%q ends in a lone backslash", s)
+		}
+		switch s[i] {
+		case '\\':
+			b.WriteByte('\\')
+		case 'n':
+			b.WriteByte('\n')
+		case 't':
+			b.WriteByte('\t')
+		case 'r':
+			b.WriteByte('\r')
+		case 'e':
+			b.WriteByte(0x1b)
+		case 'x':
+			n, err := strconv.ParseUint(s[i+1:i+3], 16, 8)
+			if err != nil {
+				t.Fatalf("%q: bad \\x escape", s)
+			}
+			b.WriteByte(byte(n))
+			i += 2
+		case 'u':
+			n, err := strconv.ParseUint(s[i+1:i+5], 16, 32)
+			if err != nil {
+				t.Fatalf("%q: bad \\u escape", s)
+			}
+			b.WriteRune(rune(n))
+			i += 4
+		default:
+			t.Fatalf("%q: unknown escape \\%c", s, s[i])
+		}
+	}
+	return b.String()
+}
+
+func TestPrintableReadsBack(t *testing.T) {
+	for _, tc := range printableCases {
+		if got := unprintable(t, Printable(tc.in)); got != tc.in {
+			t.Errorf("Printable(%q) reads back as %q", tc.in, got)
+		}
+	}
+}
+
+func FuzzPrintable(f *testing.F) {
+	for _, tc := range printableCases {
+		f.Add(tc.in)
+	}
+	f.Fuzz(func(t *testing.T, s string) {
+		out := Printable(s)
+		if !utf8.ValidString(out) {
+			t.Fatalf("Printable(%q) = %q: not UTF-8", s, out)
+		}
+		for _, r := range out {
+			if r < 0x20 || (0x7f <= r && r <= 0x9f) || escapedRune(r) {
+				t.Fatalf("Printable(%q) = %q: holds %U", s, out, r)
+			}
+		}
+		if got := unprintable(t, out); got != s {
+			t.Fatalf("Printable(%q) = %q reads back as %q", s, out, got)
+		}
+		plain := true
+		for i := 0; i < len(s); i++ {
+			plain = plain && 0x20 <= s[i] && s[i] < 0x7f && s[i] != '\\'
+		}
+		if plain && out != s {
+			t.Fatalf("Printable(%q) = %q: plain ASCII changed", s, out)
+		}
+	})
+}
+
+func TestJSONKey(t *testing.T) {
+	for in, want := range map[string]string{
+		"plain":          "plain",
+		`back\slash`:     `back\slash`,
+		"ctl\x1b\n":      "ctl\x1b\n", // left for the JSON encoder's \u escapes
+		"日本":             "日本",
+		"bad\xffbyte":    `bad\xffbyte`,
+		"\xe4\xbd":       `\xe4\xbd`,
+		"ok\xc3\xa9\xc3": `ok` + "é" + `\xc3`,
+	} {
+		if got := JSONKey(in); got != want {
+			t.Errorf("JSONKey(%q) = %q, want %q", in, got, want)
+		}
+	}
+}
+
+func BenchmarkPrintable(b *testing.B) {
+	for name, s := range map[string]string{
+		"plain":   "ratelimit:user:1234567:login",
+		"unicode": "ratelimit:用户:😀:login",
+		"escaped": "ratelimit:\x1b[31mred\x1b[0m:\xff",
+	} {
+		b.Run(name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				Printable(s)
+			}
+		})
+	}
+}
