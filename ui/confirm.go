@@ -1,0 +1,65 @@
+package ui
+
+import (
+	"strings"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/countertop/countertop/model"
+)
+
+// confirm is a dialog that says exactly what will be sent and waits for y
+// before sending it.
+type confirm struct {
+	question string
+	details  []string
+	yes      func(Model) (Model, tea.Cmd)
+}
+
+func (m Model) confirmKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	switch {
+	case keyMatches(msg, m.keys.Confirm):
+		yes := m.confirm.yes
+		m.confirm = nil
+		return yes(m)
+	case keyMatches(msg, m.keys.Cancel):
+		m.confirm = nil
+		m.status = info("Cancelled: nothing was sent.")
+	}
+	return m, nil
+}
+
+// maxDialogText is the widest a dialog's text runs on a wide terminal.
+const maxDialogText = 72
+
+// confirmView is the dialog box, its text wrapped to fit the terminal.
+func (m Model) confirmView() string {
+	c := m.confirm
+	width := min(maxDialogText, m.width-8)
+	wrap := func(s string) string { return ansi.Wrap(s, width, " ") }
+	lines := []string{m.theme.Bold.Render(wrap(c.question)), ""}
+	for _, d := range c.details {
+		lines = append(lines, wrap(d))
+	}
+	lines = append(lines, "", m.help.ShortHelpView([]key.Binding{m.keys.Confirm, m.keys.Cancel}))
+	return m.theme.Dialog.Render(strings.Join(lines, "\n"))
+}
+
+// askDelete asks before deleting key, naming it.
+func (m Model) askDelete(key string) (Model, tea.Cmd) {
+	name := model.Printable(key)
+	m.confirm = &confirm{
+		question: "Delete " + name + "?",
+		details: []string{
+			"DEL " + name,
+			"The key and its value are gone for good; a rate limiter starts it again from 0.",
+		},
+		yes: func(m Model) (Model, tea.Cmd) {
+			m.status = info("DEL %s …", name)
+			return m, m.deleteCmd(key)
+		},
+	}
+	return m, nil
+}

@@ -1,0 +1,130 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"time"
+
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/countertop/countertop/model"
+)
+
+// labelWidth is the width of the field names on the detail screen.
+const labelWidth = 10
+
+// detailView is every field of the key the detail screen shows, and what
+// its status means for the clients it counts.
+func (m Model) detailView() []string {
+	c, ok := m.store.Get(m.detailKey)
+	if !ok {
+		return []string{
+			m.theme.Bold.Render(model.Printable(m.detailKey)),
+			"",
+			"This key no longer exists: it was deleted or it expired. Press esc to go back.",
+		}
+	}
+	now := m.clock()
+	rule, listed := m.store.RuleOf(c)
+	field := func(label, value string) string {
+		return m.theme.Label.Render(padRight(label, labelWidth)) + value
+	}
+
+	raw := "—"
+	if c.Type == "string" {
+		raw = quote(c.Raw)
+	}
+	ttl, ttlStyle := m.ttlCell(&c, rule, now)
+	deadline := "—"
+	if c.HasTTL() {
+		deadline = c.Deadline().Local().Format("15:04:05")
+	}
+	ruleText := "none matched (the --limit/--window fallback applies)"
+	if listed {
+		ruleText = quote(rule.Pattern)
+		if !rule.ExpectTTL {
+			ruleText += " (expect_ttl = false)"
+		}
+	}
+	limit := "none"
+	if rule.Limit > 0 {
+		limit = formatNumber(rule.Limit)
+		if frac, ok := c.Percent(rule.Limit); ok {
+			limit += " (" + formatPercent(frac) + ")"
+		}
+	}
+	window := "none"
+	if w, ok := m.windowFor(rule); ok {
+		window = formatWindow(w)
+		if rule.Window == 0 {
+			window += " (from the fallback)"
+		}
+	}
+	st := c.Status
+	lines := []string{
+		m.theme.Row[st].Bold(true).Render(model.Printable(c.Key)),
+		"",
+		field("type", model.Printable(c.Type)),
+		field("raw", raw),
+		field("value", formatValue(&c)),
+		field("TTL", ttlStyle.Render(ttl)),
+		field("deadline", deadline),
+		field("rule", ruleText),
+		field("limit", limit),
+		field("window", window),
+		field("rate", formatRate(c.Rate)),
+		field("status", m.theme.Status[st].Render(st.String())),
+	}
+	explain := m.explain(&c, rule, now)
+	for _, l := range strings.Split(ansi.Wrap(explain, max(20, m.width-labelWidth), " "), "\n") {
+		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
+	}
+	return lines
+}
+
+// explain is one or two sentences on what a counter's status means and,
+// for the ones that need it, what to do about it.
+func (m Model) explain(c *model.Counter, rule model.Rule, now time.Time) string {
+	limit := formatNumber(rule.Limit)
+	left, _ := c.TTLAt(now)
+	switch c.Status {
+	case model.StatusStuck:
+		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(rule))
+	case model.StatusNoExpiry:
+		s := "No TTL, though its rule expects one: it will never reset"
+		if rule.Limit > 0 {
+			s += fmt.Sprintf(", so once it reaches its limit of %s every request it counts is refused for good", limit)
+		}
+		return s + ". " + m.repairHint(rule)
+	case model.StatusOver:
+		if c.HasTTL() {
+			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, formatDuration(left))
+		}
+		return fmt.Sprintf("At or over its limit of %s; its rule expects no expiry, so it stays there until someone resets it.", limit)
+	case model.StatusWarn:
+		warnAt := rule.WarnAt
+		if warnAt == 0 {
+			warnAt = model.DefaultWarnAt
+		}
+		frac, _ := c.Percent(rule.Limit)
+		return fmt.Sprintf("At %s of its limit of %s (warns from %s).", formatPercent(frac), limit, formatPercent(warnAt))
+	case model.StatusOK:
+		if !c.HasTTL() {
+			return "A number with no expiry, as its rule wants (expect_ttl = false)."
+		}
+		return fmt.Sprintf("A counter under its limit; it resets when it expires in %s.", formatDuration(left))
+	}
+	if c.Type != "string" {
+		return fmt.Sprintf("A %s, not a number: nothing here counts with INCR.", model.Printable(c.Type))
+	}
+	return "Text that is not a number: INCR on it fails with \"value is not an integer\"."
+}
+
+// repairHint says which key repairs a counter with no expiry.
+func (m Model) repairHint(rule model.Rule) string {
+	if w, ok := m.windowFor(rule); ok {
+		name, n := expireArgs(w)
+		return fmt.Sprintf("Press e to set %s %d NX.", name, n)
+	}
+	return "Press e to give it an expiry (you will be asked for a window)."
+}

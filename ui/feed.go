@@ -1,0 +1,130 @@
+package ui
+
+import (
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// maxCoalesce bounds how many waiting batches one message carries, so that
+// a feed that never pauses cannot keep a drain loop from returning.
+const maxCoalesce = 256
+
+// batchesMsg is one or more batches that were waiting on the feed.
+type batchesMsg struct {
+	batches []model.Batch
+	closed  bool // the feed was closed after these
+}
+
+// listen waits for the next batch, then takes whatever else is already
+// waiting without blocking, so a burst reaches Update as one message and
+// costs one render. A closed feed ends listening.
+func listen(feed <-chan model.Batch) tea.Cmd {
+	return func() tea.Msg {
+		b, ok := <-feed
+		if !ok {
+			return batchesMsg{closed: true}
+		}
+		msg := batchesMsg{batches: []model.Batch{b}}
+		for len(msg.batches) < maxCoalesce {
+			select {
+			case b, ok := <-feed:
+				if !ok {
+					msg.closed = true
+					return msg
+				}
+				msg.batches = append(msg.batches, b)
+			default:
+				return msg
+			}
+		}
+		return msg
+	}
+}
+
+// onBatches applies what the feed sent, or holds it while paused, and
+// listens again. The feed is drained either way, so a watcher never blocks
+// on a paused dashboard.
+func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
+	now := m.now()
+	for _, b := range msg.batches {
+		if m.paused {
+			m.held.add(b)
+			if hasData(b) {
+				m.held.arrived = now
+			}
+		} else {
+			m = m.apply(b, now)
+		}
+	}
+	if !m.paused {
+		m = m.follow()
+	}
+	if msg.closed {
+		m.feedClosed = true
+		return m, nil
+	}
+	return m, listen(m.feed)
+}
+
+// apply puts one batch that arrived at the given time into the Store and
+// the header's feed state.
+func (m Model) apply(b model.Batch, arrived time.Time) Model {
+	if b.State != nil {
+		m.feedState = *b.State
+	}
+	if hasData(b) {
+		m.store.Apply(b)
+		m.lastData = arrived
+	}
+	return m
+}
+
+// held is what arrived while paused, reduced to the latest word on each key
+// (an observation or a removal) and the latest feed state, so a long pause
+// costs memory in proportion to the keys, not to how long it lasted.
+type held struct {
+	observed map[string]model.Observation
+	removed  map[string]struct{}
+	state    *model.FeedState
+	arrived  time.Time // when the last batch with data arrived
+}
+
+// add holds a batch on top of what is held.
+func (h *held) add(b model.Batch) {
+	if h.observed == nil {
+		h.observed = make(map[string]model.Observation)
+		h.removed = make(map[string]struct{})
+	}
+	for _, o := range b.Observed {
+		h.observed[o.Key] = o
+		delete(h.removed, o.Key)
+	}
+	for _, k := range b.Removed {
+		h.removed[k] = struct{}{}
+		delete(h.observed, k)
+	}
+	if b.State != nil {
+		h.state = b.State
+	}
+}
+
+// hasData reports whether b says anything about keys.
+func hasData(b model.Batch) bool { return len(b.Observed) > 0 || len(b.Removed) > 0 }
+
+// len is how many keys changed while paused.
+func (h *held) len() int { return len(h.observed) + len(h.removed) }
+
+// batch is everything held, as one batch to apply on resume.
+func (h *held) batch() model.Batch {
+	b := model.Batch{State: h.state}
+	for _, o := range h.observed {
+		b.Observed = append(b.Observed, o)
+	}
+	for k := range h.removed {
+		b.Removed = append(b.Removed, k)
+	}
+	return b
+}

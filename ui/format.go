@@ -1,0 +1,148 @@
+package ui
+
+import (
+	"fmt"
+	"math"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
+
+// formatDuration is a duration as the TTL column and the header show it:
+// "4.7s" under ten seconds (so the last seconds visibly tick), then "43s",
+// "2m05s", "1h02m", "3d04h". Negative durations read as zero.
+func formatDuration(d time.Duration) string {
+	d = max(d, 0)
+	switch {
+	case d < 10*time.Second:
+		return fmt.Sprintf("%.1fs", d.Truncate(100*time.Millisecond).Seconds())
+	case d < time.Minute:
+		return fmt.Sprintf("%ds", int(d/time.Second))
+	case d < time.Hour:
+		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+	case d < 24*time.Hour:
+		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+	}
+	return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+}
+
+// formatWindow is a write window as a user types it: "60s", "1m30s", "1500ms".
+func formatWindow(d time.Duration) string {
+	if d%time.Second != 0 {
+		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
+	}
+	return d.String()
+}
+
+// expireCommand is the command a repair sends for key, as redis-cli would
+// show it.
+func expireCommand(key string, window time.Duration) string {
+	name, n := expireArgs(window)
+	return fmt.Sprintf("%s %s %d NX", name, model.Printable(key), n)
+}
+
+// expireArgs is how a window is sent: EXPIRE in whole seconds, else PEXPIRE
+// in milliseconds.
+func expireArgs(window time.Duration) (command string, n int64) {
+	if window%time.Second == 0 {
+		return "EXPIRE", int64(window / time.Second)
+	}
+	return "PEXPIRE", window.Milliseconds()
+}
+
+// parseWindow reads a window a user typed. Redis expires in whole
+// milliseconds, so anything finer is refused rather than silently rounded.
+func parseWindow(s string) (time.Duration, error) {
+	d, err := time.ParseDuration(strings.TrimSpace(s))
+	if err != nil || d <= 0 || d%time.Millisecond != 0 {
+		return 0, fmt.Errorf("%q is not a window: give a positive duration in seconds or milliseconds, like 60s, 1m or 1500ms", model.Printable(s))
+	}
+	return d, nil
+}
+
+// formatValue is the VALUE cell: integers exactly, floats as stored, and for
+// keys that hold no number, their type ("text" for a non-numeric string).
+func formatValue(c *model.Counter) string {
+	switch c.Value.Kind {
+	case model.KindInt:
+		return strconv.FormatInt(c.Value.Int, 10)
+	case model.KindFloat:
+		return model.Printable(c.Raw)
+	}
+	if c.Type == "string" {
+		return "text"
+	}
+	return model.Printable(c.Type)
+}
+
+// formatRate is a change per second: "+1.2/s", "-30/s", "+4.1k/s".
+func formatRate(r float64) string {
+	if r == 0 {
+		return "0/s"
+	}
+	return signed(r) + "/s"
+}
+
+// signed is a number with its sign and at most about three significant
+// digits, for rates.
+func signed(f float64) string {
+	sign := "+"
+	if f < 0 {
+		sign = "-"
+	}
+	a := math.Abs(f)
+	switch {
+	case a < 10:
+		return sign + strconv.FormatFloat(a, 'f', 1, 64)
+	case a < 1000:
+		return sign + strconv.FormatFloat(a, 'f', 0, 64)
+	}
+	return sign + formatCount(int64(a))
+}
+
+// formatCount is a count of keys for the header: 950, 41k, 1.2M.
+func formatCount(n int64) string {
+	switch {
+	case n < 1000:
+		return strconv.FormatInt(n, 10)
+	case n < 1_000_000:
+		return strconv.FormatInt(n/1000, 10) + "k"
+	}
+	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
+}
+
+// formatNumber is a limit or other float from a rule, without needless
+// decimals: 100, 2.5.
+func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }
+
+// formatPercent is a fraction of the limit as the LIMIT column shows it;
+// anything past 999% reads ">999%" so the column keeps its width.
+func formatPercent(frac float64) string {
+	p := math.Floor(frac * 100)
+	if p > 999 {
+		return ">999%"
+	}
+	return strconv.FormatFloat(p, 'f', 0, 64) + "%"
+}
+
+// gaugeEighths are the partial blocks a gauge cell can end on, by eighths.
+var gaugeEighths = []string{"", "▏", "▎", "▍", "▌", "▋", "▊", "▉"}
+
+// gauge is a bar width cells wide filled to frac (clamped to 0..1) in
+// eighths of a cell, the rest shaded.
+func gauge(frac float64, width int) string {
+	frac = min(max(frac, 0), 1)
+	eighths := int(math.Round(frac * float64(width*8)))
+	full, part := eighths/8, eighths%8
+	var b strings.Builder
+	b.WriteString(strings.Repeat("█", full))
+	cells := full
+	if part > 0 {
+		b.WriteString(gaugeEighths[part])
+		cells++
+	}
+	b.WriteString(strings.Repeat("░", width-cells))
+	return b.String()
+}

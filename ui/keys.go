@@ -1,0 +1,112 @@
+package ui
+
+import (
+	"charm.land/bubbles/v2/help"
+	"charm.land/bubbles/v2/key"
+)
+
+// keyMap is every key the dashboard answers to (DESIGN.md, "Keys in the
+// dashboard"). It implements help.KeyMap, so the help line and the `?` screen
+// are generated from the same bindings that Update matches.
+type keyMap struct {
+	Up, Down         key.Binding
+	PageUp, PageDown key.Binding
+	Top, Bottom      key.Binding
+
+	Filter key.Binding
+	Sort   key.Binding
+	Pause  key.Binding
+	Detail key.Binding
+	Back   key.Binding
+
+	Incr      key.Binding
+	Decr      key.Binding
+	IncrBy    key.Binding
+	IncrName  key.Binding
+	Expire    key.Binding
+	RepairAll key.Binding
+	Delete    key.Binding
+
+	Help key.Binding
+	Quit key.Binding
+	// Interrupt quits from anywhere, even while a prompt takes q as text.
+	Interrupt key.Binding
+
+	// Confirm and Cancel answer a confirmation dialog.
+	Confirm, Cancel key.Binding
+	// Submit accepts what was typed in a prompt.
+	Submit key.Binding
+}
+
+// defaultKeyMap returns the bindings DESIGN.md lists.
+func defaultKeyMap() keyMap {
+	return keyMap{
+		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),
+		Down:     key.NewBinding(key.WithKeys("down", "j"), key.WithHelp("↓/j", "down")),
+		PageUp:   key.NewBinding(key.WithKeys("pgup"), key.WithHelp("pgup", "page up")),
+		PageDown: key.NewBinding(key.WithKeys("pgdown"), key.WithHelp("pgdn", "page down")),
+		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first")),
+		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
+
+		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Pause:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+
+		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
+		Decr:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decr")),
+		IncrBy:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "incr by N")),
+		IncrName:  key.NewBinding(key.WithKeys("n"), key.WithHelp("n", "incr key by name")),
+		Expire:    key.NewBinding(key.WithKeys("e"), key.WithHelp("e", "repair expiry")),
+		RepairAll: key.NewBinding(key.WithKeys("E"), key.WithHelp("E", "repair all in view")),
+		Delete:    key.NewBinding(key.WithKeys("d"), key.WithHelp("d", "delete")),
+
+		Help:      key.NewBinding(key.WithKeys("?"), key.WithHelp("?", "help")),
+		Quit:      key.NewBinding(key.WithKeys("q", "ctrl+c"), key.WithHelp("q", "quit")),
+		Interrupt: key.NewBinding(key.WithKeys("ctrl+c")),
+
+		Confirm: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
+		Cancel:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
+		Submit:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok")),
+	}
+}
+
+// ShortHelp is the one-line help at the bottom of the screen.
+func (k keyMap) ShortHelp() []key.Binding {
+	return []key.Binding{k.Up, k.Down, k.Filter, k.Sort, k.Incr, k.Expire, k.Delete, k.Pause, k.Detail, k.Help, k.Quit}
+}
+
+// FullHelp is the `?` screen, one column per kind of key.
+func (k keyMap) FullHelp() [][]key.Binding {
+	return [][]key.Binding{
+		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
+		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Help, k.Quit},
+		{k.Incr, k.Decr, k.IncrBy, k.IncrName, k.Expire, k.RepairAll, k.Delete},
+	}
+}
+
+// bindings is a help.KeyMap of a few keys, for the help line of a prompt
+// or the detail screen.
+type bindings []key.Binding
+
+func (b bindings) ShortHelp() []key.Binding  { return b }
+func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
+
+// helpFor is the help for whatever has the focus.
+func (m Model) helpFor() help.KeyMap {
+	k := m.keys
+	switch {
+	case m.prompt != nil:
+		cancel := k.Back
+		cancel.SetHelp("esc", "cancel")
+		return bindings{k.Submit, cancel}
+	case m.showHelp:
+		closeHelp := k.Help
+		closeHelp.SetHelp("?/esc", "close")
+		return bindings{closeHelp, k.Quit}
+	case m.screen == screenDetail:
+		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Pause, k.Help, k.Quit}
+	}
+	return k
+}

@@ -1,0 +1,146 @@
+package ui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/textinput"
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// prompt is a one-line input shown in place of the status line: the filter,
+// an amount, a key name or a window. enter submits, esc cancels.
+type prompt struct {
+	input textinput.Model
+	// live, when set, runs on every edit: the filter narrows as you type.
+	live   func(Model, string) Model
+	submit func(Model, string) (Model, tea.Cmd)
+	// cancel, when set, runs on esc.
+	cancel func(Model) Model
+}
+
+// maxInput bounds what a prompt takes; Redis keys can be longer, but nobody
+// types one that long.
+const maxInput = 1024
+
+func (m Model) openPrompt(label, value, placeholder string, p prompt) (Model, tea.Cmd) {
+	in := textinput.New()
+	in.Prompt = label
+	in.Placeholder = placeholder
+	in.CharLimit = maxInput
+	in.SetValue(value)
+	p.input = in
+	m.prompt = &p
+	m.sizePrompt()
+	return m, m.prompt.input.Focus()
+}
+
+// sizePrompt fits the open prompt's input to the terminal's width, so long
+// input scrolls instead of running off the screen.
+func (m *Model) sizePrompt() {
+	if m.prompt == nil {
+		return
+	}
+	p := *m.prompt
+	p.input.SetWidth(max(1, m.width-lipgloss.Width(p.input.Prompt)-1))
+	m.prompt = &p
+}
+
+func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	p := *m.prompt
+	switch {
+	case keyMatches(msg, m.keys.Back):
+		m.prompt = nil
+		if p.cancel != nil {
+			m = p.cancel(m)
+		}
+		return m, nil
+	case keyMatches(msg, m.keys.Submit):
+		m.prompt = nil
+		return p.submit(m, p.input.Value())
+	}
+	return m.updatePrompt(msg)
+}
+
+// updatePrompt gives msg (a key, a paste, a cursor blink) to the input.
+func (m Model) updatePrompt(msg tea.Msg) (Model, tea.Cmd) {
+	p := *m.prompt
+	before := p.input.Value()
+	var cmd tea.Cmd
+	p.input, cmd = p.input.Update(msg)
+	m.prompt = &p
+	if p.live != nil && p.input.Value() != before {
+		m = p.live(m, p.input.Value())
+	}
+	return m, cmd
+}
+
+// openFilter edits the filter, applying it as it is typed; enter keeps it,
+// esc clears it.
+func (m Model) openFilter() (Model, tea.Cmd) {
+	setFilter := func(m Model, q string) Model {
+		m.store.SetFilter(q)
+		return m.follow()
+	}
+	return m.openPrompt("/", m.store.Filter(), "text in the key, is:stuck, is:problem…", prompt{
+		live: setFilter,
+		submit: func(m Model, q string) (Model, tea.Cmd) {
+			return setFilter(m, q), nil
+		},
+		cancel: func(m Model) Model { return setFilter(m, "") },
+	})
+}
+
+// askAmount asks how much to add to key; withDefault lets an empty answer
+// mean 1. What cannot be read as an amount is refused before anything is
+// sent.
+func (m Model) askAmount(key string, withDefault bool) (Model, tea.Cmd) {
+	label := "increment " + model.Printable(key) + " by: "
+	if withDefault {
+		label = "increment " + model.Printable(key) + " by (enter for 1): "
+	}
+	return m.openPrompt(label, "", "", prompt{
+		submit: func(m Model, s string) (Model, tea.Cmd) {
+			if withDefault && s == "" {
+				return m.incr(key, model.Amount{Int: 1})
+			}
+			by, err := model.ParseAmount(s)
+			if err != nil {
+				m.status = failed("Nothing was sent: %s.", model.Printable(err.Error()))
+				return m, nil
+			}
+			return m.incr(key, by)
+		},
+	})
+}
+
+// askKeyName asks which key to increment (it may not exist yet), then how
+// much by.
+func (m Model) askKeyName() (Model, tea.Cmd) {
+	return m.openPrompt("increment key: ", "", "key name, e.g. ratelimit:test:1", prompt{
+		submit: func(m Model, name string) (Model, tea.Cmd) {
+			if name == "" {
+				m.status = failed("No key name given: nothing was sent.")
+				return m, nil
+			}
+			return m.askAmount(name, true)
+		},
+	})
+}
+
+// askWindow asks for the expiry a write should give, for keys no rule gives
+// one, then runs then with it.
+func (m Model) askWindow(label string, then func(Model, time.Duration) (Model, tea.Cmd)) (Model, tea.Cmd) {
+	return m.openPrompt(label, "", "", prompt{
+		submit: func(m Model, s string) (Model, tea.Cmd) {
+			w, err := parseWindow(s)
+			if err != nil {
+				m.status = failed("Nothing was sent: %s.", err)
+				return m, nil
+			}
+			return then(m, w)
+		},
+	})
+}

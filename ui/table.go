@@ -1,0 +1,211 @@
+package ui
+
+import (
+	"strings"
+	"time"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// Fixed column widths. KEY takes whatever is left.
+const (
+	gutterWidth  = 2 // "▸ " marks the selected row without relying on colour
+	colGap       = 2
+	gaugeCells   = 6
+	percentWidth = 5  // up to ">999%"
+	ttlWidth     = 12 // "∞ persistent"
+	rateWidth    = 8
+	statusWidth  = 11 // "not-counter"
+	minKeyWidth  = 24 // below this, RATE and then the gauge give way
+	maxValue     = 20 // a signed 64-bit integer; longer floats are cut
+)
+
+// columns is the table's shape at the current width.
+type columns struct {
+	key, value, limit int
+	gauge, rate       bool
+}
+
+// layout fits the columns to width: KEY gets the rest, and when that would
+// be narrower than minKeyWidth, RATE goes first, then the LIMIT gauge
+// (leaving the percentage).
+func layout(width, value int) columns {
+	c := columns{value: value, gauge: true, rate: true}
+	for {
+		c.limit = percentWidth
+		if c.gauge {
+			c.limit += gaugeCells + 1
+		}
+		fixed := gutterWidth + c.value + c.limit + ttlWidth + statusWidth + 4*colGap
+		if c.rate {
+			fixed += rateWidth + colGap
+		}
+		c.key = width - fixed
+		switch {
+		case c.key >= minKeyWidth || !c.gauge:
+			c.key = max(c.key, 1)
+			return c
+		case c.rate:
+			c.rate = false
+		default:
+			c.gauge = false
+		}
+	}
+}
+
+// tableRows is how many counters fit under the column titles.
+func (m Model) tableRows() int { return max(0, m.bodyHeight()-1) }
+
+// tableView is the column titles and the visible rows, height lines at most.
+// Only the rows on screen are read from the Store, so a frame costs the same
+// at ten keys or a million.
+func (m Model) tableView(height int) []string {
+	rows := m.store.Rows(m.offset, max(0, height-1))
+	valueWidth := len("VALUE")
+	for i := range rows {
+		valueWidth = max(valueWidth, min(maxValue, lipgloss.Width(formatValue(&rows[i]))))
+	}
+	cols := layout(m.width, valueWidth)
+	lines := make([]string, 0, height)
+	lines = append(lines, m.titles(cols))
+	if len(rows) == 0 {
+		return append(lines, m.theme.Dim.Render(m.emptyMessage()))
+	}
+	now := m.clock()
+	for i := range rows {
+		lines = append(lines, m.row(&rows[i], cols, now, m.offset+i == m.cursor))
+	}
+	return lines
+}
+
+// emptyMessage explains an empty table.
+func (m Model) emptyMessage() string {
+	switch {
+	case m.store.Len() > 0:
+		return "  No key matches the filter " + quote(m.store.Filter()) + " (esc clears it)."
+	case m.feedState.Scanning || !m.feedState.Connected:
+		return "  Looking for keys…"
+	}
+	return "  No keys match the patterns."
+}
+
+// titles is the column-title line; the sorted column is marked with ▾.
+func (m Model) titles(c columns) string {
+	sorted := m.store.Sort()
+	title := func(name string, k model.SortKey) string {
+		if k == sorted {
+			return name + "▾"
+		}
+		return name
+	}
+	cells := []string{
+		strings.Repeat(" ", gutterWidth) + padRight(title("KEY", model.SortKeyName), c.key),
+		padLeft(title("VALUE", model.SortValue), c.value),
+		padRight(title("LIMIT", model.SortPercent), c.limit),
+		padLeft(title("TTL", model.SortTTL), ttlWidth),
+	}
+	if c.rate {
+		cells = append(cells, padLeft(title("RATE", model.SortRate), rateWidth))
+	}
+	cells = append(cells, padRight("STATUS", statusWidth))
+	return m.theme.Heading.Render(strings.Join(cells, gap))
+}
+
+var gap = strings.Repeat(" ", colGap)
+
+// row renders one counter. A counter with no expiry is red across the row;
+// the STATUS cell and the gauge carry the status colour.
+func (m Model) row(c *model.Counter, cols columns, now time.Time, selected bool) string {
+	base, marker := m.theme.Row[c.Status], "  "
+	if selected {
+		base, marker = base.Inherit(m.theme.Selected), "▸ "
+	}
+	rule, _ := m.store.RuleOf(*c)
+	ttl, ttlStyle := m.ttlCell(c, rule, now)
+	rateStyle := lipgloss.NewStyle()
+	if c.Rate == 0 {
+		rateStyle = m.theme.Dim
+	}
+
+	var b strings.Builder
+	b.WriteString(base.Render(marker + padRight(truncate(model.Printable(c.Key), cols.key), cols.key)))
+	b.WriteString(base.Render(gap + padLeft(truncate(formatValue(c), cols.value), cols.value) + gap))
+	b.WriteString(m.limitCell(c, rule, cols, base))
+	b.WriteString(base.Render(gap))
+	b.WriteString(cell(base, ttlStyle, padLeft(ttl, ttlWidth)))
+	if cols.rate {
+		b.WriteString(base.Render(gap))
+		b.WriteString(cell(base, rateStyle, padLeft(formatRate(c.Rate), rateWidth)))
+	}
+	b.WriteString(base.Render(gap))
+	b.WriteString(cell(base, m.theme.Status[c.Status], padRight(c.Status.String(), statusWidth)))
+	return b.String()
+}
+
+// cell renders text in style s on top of its row's style.
+func cell(row, s lipgloss.Style, text string) string { return s.Inherit(row).Render(text) }
+
+// limitCell is the LIMIT cell: a gauge and the percentage of the limit, or
+// "—" when the key has no limit or no number.
+func (m Model) limitCell(c *model.Counter, rule model.Rule, cols columns, row lipgloss.Style) string {
+	frac, ok := c.Percent(rule.Limit)
+	if !ok {
+		return cell(row, m.theme.Dim, padRight("—", cols.limit))
+	}
+	pct := padLeft(formatPercent(frac), percentWidth)
+	if !cols.gauge {
+		return cell(row, m.theme.Gauge[c.Status], pct)
+	}
+	return cell(row, m.theme.Gauge[c.Status], gauge(frac, gaugeCells)) + row.Render(" "+pct)
+}
+
+// ttlCell is the live countdown and the style it is drawn in: never
+// negative; "expired" once the deadline passed but no reading has said the
+// key is gone; "no expiry" in red where the rule expects a TTL.
+func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string, lipgloss.Style) {
+	switch {
+	case c.Expired(now):
+		return "expired", m.theme.Dim
+	case c.HasTTL():
+		left, _ := c.TTLAt(now)
+		return formatDuration(left), lipgloss.NewStyle()
+	case c.Status == model.StatusNotCounter:
+		return "no expiry", m.theme.Dim
+	case !rule.ExpectTTL:
+		return "∞ persistent", m.theme.Dim
+	}
+	return "no expiry", m.theme.Status[model.StatusNoExpiry]
+}
+
+// follow puts the cursor back on the selected key after the rows changed
+// (new batch, sort, filter, resize). When the key is gone or filtered out,
+// the cursor keeps its index, clamped, and selects what is there now.
+func (m Model) follow() Model {
+	if i := m.store.IndexOf(m.selected); m.selected != "" && i >= 0 {
+		m.cursor = i
+	}
+	return m.moveTo(m.cursor)
+}
+
+// moveTo selects the row at index i (clamped) and scrolls it into view.
+func (m Model) moveTo(i int) Model {
+	n := m.store.Visible()
+	m.cursor = max(0, min(i, n-1))
+	m.selected = ""
+	if n > 0 {
+		if rows := m.store.Rows(m.cursor, 1); len(rows) == 1 {
+			m.selected = rows[0].Key
+		}
+	}
+	rows := m.tableRows()
+	if m.cursor < m.offset {
+		m.offset = m.cursor
+	}
+	if rows > 0 && m.cursor >= m.offset+rows {
+		m.offset = m.cursor - rows + 1
+	}
+	m.offset = max(0, min(m.offset, n-rows))
+	return m
+}

@@ -1,0 +1,147 @@
+// Package ui is countertop's dashboard: a Bubble Tea v2 program that shows
+// the counters in a model.Store, keeps it current from a feed of
+// model.Batches, and sends the writes a user asks for (test increments,
+// expiry repairs, deletes) through a Writer.
+//
+// Update never blocks: waiting on the feed, ticking the clock and every write
+// happen in tea.Cmds whose results come back as messages.
+package ui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/help"
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/colorprofile"
+
+	"github.com/countertop/countertop/model"
+)
+
+// Writer makes the changes the dashboard's write keys ask for. redisclient
+// implements it; the ui knows only this interface, so it can run without one
+// (read-only) and be tested with a fake.
+type Writer interface {
+	// Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and,
+	// in the same atomic step, gives the key window as its TTL when it has
+	// none afterwards (EXPIRE NX semantics), so a crash can never leave an
+	// immortal counter behind. window 0 means no expiry is wanted: a plain
+	// INCRBY, for rules with expect_ttl = false and for the CLI's
+	// --no-expire. It returns the key's new state.
+	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error)
+	// Expire sets key's TTL to window only if it has none (EXPIRE NX); set
+	// is false when it already had one (or the key does not exist). obs is
+	// the key's state afterwards.
+	Expire(ctx context.Context, key string, window time.Duration) (set bool, obs model.Observation, err error)
+	// Delete removes key.
+	Delete(ctx context.Context, key string) error
+}
+
+// Options is what New needs to build the dashboard.
+type Options struct {
+	// Store holds the counters; from now on the dashboard owns it.
+	Store *model.Store
+	// Feed delivers observations; closing it stops listening. nil: the
+	// Store is shown as it is.
+	Feed <-chan model.Batch
+	// Writer sends writes; nil means no write is possible.
+	Writer Writer
+	// ReadOnly refuses every write before anything is sent.
+	ReadOnly bool
+	// Now is the clock TTL countdowns are computed with; nil is time.Now.
+	Now func() time.Time
+	// Title leads the header and names the terminal window; "" is
+	// "countertop".
+	Title string
+}
+
+// Model is the dashboard, a tea.Model.
+type Model struct {
+	store    *model.Store
+	feed     <-chan model.Batch
+	writer   Writer
+	readOnly bool
+	now      func() time.Time
+	title    string
+
+	keys  keyMap
+	theme theme
+	help  help.Model
+	dark  bool                 // the terminal's background is dark
+	color colorprofile.Profile // what colours the terminal shows
+
+	width, height int
+
+	feedState  model.FeedState
+	feedClosed bool
+	lastData   time.Time // when the feed last brought data
+
+	// The selection is a key name; cursor and offset are derived from it
+	// after every change so that it stays on the same key when rows move.
+	selected string
+	cursor   int // selected's index in the filtered, sorted order
+	offset   int // index of the first row on screen
+
+	paused   bool
+	pausedAt time.Time // the frozen clock while paused
+	held     held
+	tickGen  int // the live tick chain; ticks of older chains are dropped
+
+	screen    screen
+	detailKey string // the key the detail screen shows
+	showHelp  bool   // the full help covers the screen
+	prompt    *prompt
+	confirm   *confirm
+	repair    repairJob
+	status    statusLine
+}
+
+// screen is what fills the space between the header and the status line.
+type screen uint8
+
+const (
+	screenTable screen = iota
+	screenDetail
+)
+
+// New returns the dashboard for o.
+func New(o Options) Model {
+	now := o.Now
+	if now == nil {
+		now = time.Now
+	}
+	title := o.Title
+	if title == "" {
+		title = "countertop"
+	}
+	m := Model{
+		store:    o.Store,
+		feed:     o.Feed,
+		writer:   o.Writer,
+		readOnly: o.ReadOnly,
+		now:      now,
+		title:    title,
+		keys:     defaultKeyMap(),
+		help:     help.New(),
+		dark:     true,
+		color:    colorprofile.ANSI256,
+	}
+	m.restyle()
+	return m
+}
+
+// Init starts listening to the feed and the clock, and asks the terminal for
+// its background colour so the styles can suit it.
+func (m Model) Init() tea.Cmd {
+	cmds := []tea.Cmd{tick(m.tickGen), tea.RequestBackgroundColor}
+	if m.feed != nil {
+		cmds = append(cmds, listen(m.feed))
+	}
+	return tea.Batch(cmds...)
+}
+
+// restyle builds the theme for what is known of the terminal.
+func (m *Model) restyle() {
+	m.theme = newTheme(m.dark, m.color)
+	m.help.Styles = m.theme.Help
+}

@@ -1,0 +1,578 @@
+package ui
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// selectKey moves the cursor down until key is selected.
+func selectKey(t *testing.T, m Model, key string) Model {
+	t.Helper()
+	m, _ = press(m, "g")
+	for range m.store.Visible() {
+		if m.selected == key {
+			return m
+		}
+		m, _ = press(m, "j")
+	}
+	t.Fatalf("key %q is not in view", key)
+	return m
+}
+
+// selectedLine is the screen line the cursor is on.
+func selectedLine(t *testing.T, m Model) string {
+	t.Helper()
+	for _, l := range strings.Split(plain(m), "\n") {
+		if strings.HasPrefix(l, "▸ ") {
+			return l
+		}
+	}
+	t.Fatalf("no selected row on screen:\n%s", plain(m))
+	return ""
+}
+
+func batch(obs ...model.Observation) batchesMsg {
+	return batchesMsg{batches: []model.Batch{{Observed: obs}}}
+}
+
+func TestSelectionStaysOnTheSameKey(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:7")
+
+	// Keys sorted above it arrive: the cursor moves down with the key.
+	m, _ = send(m, batch(str("aaa:1", "1", 5000), str("aaa:2", "1", 5000)))
+	if m.selected != "ratelimit:api:7" || !strings.Contains(selectedLine(t, m), "ratelimit:api:7") {
+		t.Fatalf("selection moved off ratelimit:api:7 to %q", m.selected)
+	}
+
+	// Sorted by value, a new reading reorders the rows.
+	m, _ = press(m, "s")
+	before := m.cursor
+	m, _ = send(m, batch(model.Observation{Key: "ratelimit:api:7", Type: "string", Raw: "5000", PTTL: 9000, At: t0.Add(time.Second)}))
+	if m.selected != "ratelimit:api:7" || m.cursor == before {
+		t.Fatalf("after a reorder the selection is %q at %d (was at %d)", m.selected, m.cursor, before)
+	}
+	if !strings.Contains(selectedLine(t, m), "5000") {
+		t.Fatalf("selected row does not show the new value: %q", selectedLine(t, m))
+	}
+}
+
+func TestSelectionKeepsItsPlaceWhenTheKeyGoes(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	at := m.cursor
+	next := m.store.Rows(at+1, 1)[0].Key
+
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Removed: []string{"ratelimit:api:42"}}}})
+	if m.cursor != at || m.selected != next {
+		t.Fatalf("selection is %q at %d, want %q at %d", m.selected, m.cursor, next, at)
+	}
+}
+
+func TestScrollingKeepsTheCursorInView(t *testing.T) {
+	var obs []model.Observation
+	for i := range 100 {
+		obs = append(obs, str(fmt.Sprintf("ratelimit:k:%03d", i), "1", 30_000))
+	}
+	m := newModel(t, nil, 80, 24, obs...)
+	m, _ = press(m, "G")
+	if !strings.Contains(selectedLine(t, m), "ratelimit:k:099") {
+		t.Fatalf("G did not bring the last key into view")
+	}
+	m, _ = press(m, "<pgup><pgup>")
+	if !strings.Contains(selectedLine(t, m), m.selected) {
+		t.Fatalf("after pgup the selected key %q is off screen", m.selected)
+	}
+	m, _ = press(m, "g")
+	if !strings.Contains(selectedLine(t, m), "ratelimit:k:000") {
+		t.Fatalf("g did not go back to the first key")
+	}
+}
+
+func TestFilterNarrowsRowsAsYouType(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = press(m, "/api")
+	if m.store.Filter() != "api" || m.store.Visible() != 4 {
+		t.Fatalf("typing /api: filter %q shows %d keys, want 4", m.store.Filter(), m.store.Visible())
+	}
+	if strings.Contains(plain(m), "views:home") {
+		t.Fatal("a filtered-out key is still on screen")
+	}
+	m, _ = press(m, "<enter>")
+	if m.prompt != nil || m.store.Filter() != "api" {
+		t.Fatal("enter should keep the filter and close the prompt")
+	}
+	if !strings.Contains(plain(m), `filter: "api"`) || !strings.Contains(plain(m), "4 of 10 keys") {
+		t.Fatalf("header does not show the filter:\n%s", plain(m))
+	}
+
+	m, _ = press(m, "/<backspace><backspace><backspace>is:problem<enter>")
+	if got := m.store.Visible(); got != 2 {
+		t.Fatalf("is:problem shows %d keys, want 2", got)
+	}
+
+	m, _ = press(m, "/x<esc>")
+	if m.store.Filter() != "" || m.store.Visible() != 10 {
+		t.Fatalf("esc in the filter prompt should clear it, filter is %q", m.store.Filter())
+	}
+}
+
+func TestQTypesIntoAPrompt(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, cmd := press(m, "/q")
+	if m.store.Filter() != "q" || isQuit(cmd) {
+		t.Fatal("q in the filter prompt should be typed, not quit")
+	}
+	m, _ = press(m, "<esc>")
+	if _, cmd = press(m, "q"); !isQuit(cmd) {
+		t.Fatal("q on the table should quit")
+	}
+}
+
+func isQuit(cmd tea.Cmd) bool {
+	if cmd == nil {
+		return false
+	}
+	_, ok := cmd().(tea.QuitMsg)
+	return ok
+}
+
+func TestSortCycles(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m = selectKey(t, m, "views:home")
+	m, _ = press(m, "s")
+	if m.store.Sort() != model.SortValue || !strings.Contains(plain(m), "sort: value") {
+		t.Fatalf("s should sort by value, sort is %v", m.store.Sort())
+	}
+	if first := m.store.Rows(0, 1)[0].Key; first != "views:home" {
+		t.Fatalf("largest value first: got %q", first)
+	}
+	if m.selected != "views:home" || m.cursor != 0 {
+		t.Fatalf("selection should follow views:home to the top, is %q at %d", m.selected, m.cursor)
+	}
+	for range 4 {
+		m, _ = press(m, "s")
+	}
+	if m.store.Sort() != model.SortKeyName {
+		t.Fatalf("five presses of s should come back to the key order, got %v", m.store.Sort())
+	}
+}
+
+// clock is a settable Now.
+type clock struct{ t time.Time }
+
+func (c *clock) now() time.Time { return c.t }
+
+func TestPauseHoldsBatchesAndFreezesTheClock(t *testing.T) {
+	c := &clock{testNow()}
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m.now = c.now
+	m = selectKey(t, m, "ratelimit:api:42")
+	if !strings.Contains(selectedLine(t, m), "41s") {
+		t.Fatalf("expected 41s left: %q", selectedLine(t, m))
+	}
+
+	m, _ = press(m, "p")
+	c.t = c.t.Add(5 * time.Second)
+	m, cmd := send(m,
+		batch(model.Observation{Key: "ratelimit:api:42", Type: "string", Raw: "55", PTTL: 38_000, At: t0.Add(6 * time.Second)}),
+		batch(str("ratelimit:api:new", "1", 60_000)))
+	if cmd == nil {
+		t.Fatal("while paused the feed must still be drained")
+	}
+	line := selectedLine(t, m)
+	if !strings.Contains(line, " 17 ") || !strings.Contains(line, "41s") {
+		t.Fatalf("paused view changed: %q", line)
+	}
+	if !strings.Contains(plain(m), "PAUSED · 2 keys changed") {
+		t.Fatalf("no PAUSED badge:\n%s", plain(m))
+	}
+	if _, cmd := send(m, tickMsg{m.tickGen}); cmd != nil {
+		t.Fatal("the clock should not tick while paused")
+	}
+
+	m, cmd = press(m, "p")
+	if cmd == nil {
+		t.Fatal("resuming should restart the clock")
+	}
+	line = selectedLine(t, m)
+	if !strings.Contains(line, " 55 ") || !strings.Contains(line, "37s") {
+		t.Fatalf("after resume the held reading is not shown: %q", line)
+	}
+	if _, ok := m.store.Get("ratelimit:api:new"); !ok {
+		t.Fatal("a key that arrived while paused was not added on resume")
+	}
+}
+
+func TestReadOnlyRefusesEveryWrite(t *testing.T) {
+	for _, tc := range []struct {
+		name   string
+		opts   Options
+		reason string
+	}{
+		{"read-only", Options{ReadOnly: true, Writer: newFakeWriter()}, "--read-only"},
+		{"no writer", Options{}, "cannot write"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			w, _ := tc.opts.Writer.(*fakeWriter)
+			store := model.NewStore(testRules())
+			store.Apply(model.Batch{Observed: fixture()})
+			tc.opts.Store, tc.opts.Now = store, testNow
+			m, _ := send(New(tc.opts), tea.WindowSizeMsg{Width: 120, Height: 40})
+			m = selectKey(t, m, "ratelimit:legacy")
+			if !strings.Contains(plain(m), "READ-ONLY") {
+				t.Fatal("no READ-ONLY badge")
+			}
+			for _, k := range []string{"+", "-", "i", "n", "e", "E", "d"} {
+				m.status = statusLine{}
+				got, cmd := press(m, k)
+				if cmd != nil || got.prompt != nil || got.confirm != nil {
+					t.Errorf("%s: something was started in read-only mode", k)
+				}
+				if s := statusText(got); !strings.Contains(s, "nothing was sent") || !strings.Contains(s, tc.reason) {
+					t.Errorf("%s: status line %q does not say why nothing was sent", k, s)
+				}
+			}
+			if w != nil && len(w.Calls()) > 0 {
+				t.Fatalf("writes were sent: %v", w.Calls())
+			}
+		})
+	}
+}
+
+func TestIncrementUsesTheRuleWindow(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:api:42 1 1m0s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if s := statusText(m); s != "INCRBY ratelimit:api:42 1 -> 18, TTL 43s" {
+		t.Fatalf("status line %q", s)
+	}
+	if c, _ := m.store.Get("ratelimit:api:42"); c.Value.Int != 18 {
+		t.Fatalf("the new value is not shown at once: %v", c.Value)
+	}
+
+	m, cmd = press(m, "-")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != "INCRBY ratelimit:api:42 -1 -> 17, TTL 43s" {
+		t.Fatalf("status line %q", s)
+	}
+}
+
+func TestIncrementOfAPersistentCounterSendsNoWindow(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "views:home")
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR views:home 1 0s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if s := statusText(m); s != "INCRBY views:home 1 -> 1043, no expiry" {
+		t.Fatalf("status line %q", s)
+	}
+}
+
+func TestIncrementByN(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+
+	m, cmd := press(m, "iabc<enter>")
+	if cmd != nil || len(w.Calls()) > 0 {
+		t.Fatalf("bad amount sent something: %v", w.Calls())
+	}
+	if s := statusText(m); !strings.Contains(s, `"abc" is not an amount`) || !strings.Contains(s, "Nothing was sent") {
+		t.Fatalf("status line %q", s)
+	}
+
+	m, cmd = press(m, "i2.5<enter>")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:api:42 2.5 1m0s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if s := statusText(m); s != "INCRBYFLOAT ratelimit:api:42 2.5 -> 19.5, TTL 43s" {
+		t.Fatalf("status line %q", s)
+	}
+}
+
+func TestIncrementAKeyByName(t *testing.T) {
+	w := newFakeWriter()
+	m := newModel(t, w, 120, 40, fixture()...)
+	m, cmd := press(m, "nratelimit:new<enter><enter>")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:new 1 1m0s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if c, ok := m.store.Get("ratelimit:new"); !ok || c.Value.Int != 1 || !c.HasTTL() {
+		t.Fatalf("the new key is not shown: %+v", c)
+	}
+}
+
+func TestAskForAWindowWhenNoRuleGivesOne(t *testing.T) {
+	w := newFakeWriter().seed(str("quota:night", "4", model.PTTLNoExpiry))
+	m := newModel(t, w, 120, 40, str("quota:night", "4", model.PTTLNoExpiry))
+
+	m, _ = press(m, "e")
+	if m.prompt == nil || !strings.Contains(statusText(m), "window for quota:night") {
+		t.Fatalf("no window prompt: %q", statusText(m))
+	}
+	m, cmd := press(m, "1.5<enter>")
+	if cmd != nil || len(w.Calls()) > 0 {
+		t.Fatal("a bad window sent something")
+	}
+	if s := statusText(m); !strings.Contains(s, `"1.5" is not a window`) {
+		t.Fatalf("status line %q", s)
+	}
+
+	m, cmd = press(m, "e90s<enter>")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"EXPIRE quota:night 1m30s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if s := statusText(m); s != "EXPIRE quota:night 90 NX -> set, TTL 1m30s" {
+		t.Fatalf("status line %q", s)
+	}
+	m, cmd = press(m, "e90s<enter>")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != "EXPIRE quota:night 90 NX -> already had a TTL (1m30s), unchanged" {
+		t.Fatalf("status line %q", s)
+	}
+}
+
+func TestRepairAllAsksFirstAndCounts(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+
+	m, cmd := press(m, "E")
+	if cmd != nil || m.confirm == nil || len(w.Calls()) > 0 {
+		t.Fatal("E must ask before sending anything")
+	}
+	screen := plain(m)
+	for _, want := range []string{"Set an expiry on 2 counters that have none?", "EXPIRE KEY 60 NX on 2 keys (window 1m0s)"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("dialog does not say %q:\n%s", want, screen)
+		}
+	}
+
+	m, cmd = press(m, "y")
+	m = run(t, m, cmd)
+	got := w.Calls()
+	slices.Sort(got)
+	if !slices.Equal(got, []string{"EXPIRE ratelimit:legacy 1m0s", "EXPIRE ratelimit:orphan 1m0s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if s := statusText(m); s != "repaired 2 keys, 0 already had a TTL, 0 failed" {
+		t.Fatalf("status line %q", s)
+	}
+	if n := m.store.Counts().ByStatus; n[model.StatusStuck]+n[model.StatusNoExpiry] != 0 {
+		t.Fatalf("repaired keys still lack a TTL: %v", n)
+	}
+}
+
+func TestRepairAllOnlyTouchesKeysInView(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m, _ = press(m, "/legacy<enter>E")
+	if !strings.Contains(plain(m), "Set an expiry on 1 counter that have none?") {
+		t.Fatalf("dialog should count the filtered keys only:\n%s", plain(m))
+	}
+	m, _ = press(m, "n")
+	if m.confirm != nil || len(w.Calls()) > 0 || statusText(m) != "Cancelled: nothing was sent." {
+		t.Fatalf("n should cancel: %q", statusText(m))
+	}
+}
+
+func TestRepairAllAsksForMissingWindows(t *testing.T) {
+	obs := []model.Observation{str("quota:night", "4", model.PTTLNoExpiry), str("ratelimit:orphan", "3", model.PTTLNoExpiry)}
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 40, obs...)
+	m, _ = press(m, "E")
+	if !strings.Contains(statusText(m), "window for the 1 key no rule gives one") {
+		t.Fatalf("no window prompt: %q", statusText(m))
+	}
+	m, _ = press(m, "10s<enter>")
+	screen := plain(m)
+	for _, want := range []string{"EXPIRE KEY 10 NX on 1 key (window 10s)", "EXPIRE KEY 60 NX on 1 key (window 1m0s)"} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("dialog does not say %q:\n%s", want, screen)
+		}
+	}
+	if len(w.Calls()) > 0 {
+		t.Fatal("sent before confirmation")
+	}
+}
+
+func TestRepairAllReportsFailures(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	w.err = errReplica
+	m := newModel(t, w, 120, 40, fixture()...)
+	m, cmd := press(m, "Ey")
+	m = run(t, m, cmd)
+	s := statusText(m)
+	if !strings.HasPrefix(s, "repaired 0 keys, 0 already had a TTL, 2 failed (last error: ratelimit:") || !strings.Contains(s, "READONLY") {
+		t.Fatalf("status line %q", s)
+	}
+	if m.status.kind != statusFailed {
+		t.Fatal("a repair with failures should be shown as an error")
+	}
+}
+
+func TestDeleteAsksAndNamesTheKey(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:7")
+	at := m.cursor
+
+	m, cmd := press(m, "d")
+	if cmd != nil || len(w.Calls()) > 0 {
+		t.Fatal("d must ask before deleting")
+	}
+	if !strings.Contains(plain(m), "Delete ratelimit:api:7?") {
+		t.Fatalf("dialog does not name the key:\n%s", plain(m))
+	}
+	m, cmd = press(m, "y")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"DEL ratelimit:api:7"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if _, ok := m.store.Get("ratelimit:api:7"); ok {
+		t.Fatal("deleted key still shown")
+	}
+	if statusText(m) != "DEL ratelimit:api:7 -> deleted" || m.cursor != at {
+		t.Fatalf("status %q, cursor %d (want %d)", statusText(m), m.cursor, at)
+	}
+}
+
+func TestWriteErrorsAreOneSentenceAndChangeNothing(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	w.err = errReplica
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != "INCRBY ratelimit:api:42 1 failed: READONLY You can't write against a read only replica." {
+		t.Fatalf("status line %q", s)
+	}
+	if m.status.kind != statusFailed {
+		t.Fatal("an error should be shown in the error style")
+	}
+	if c, _ := m.store.Get("ratelimit:api:42"); c.Value.Int != 17 {
+		t.Fatal("a failed write changed the value shown")
+	}
+}
+
+func TestDetailExplainsAndActsOnItsKey(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:legacy")
+	m, _ = press(m, "<enter>")
+	screen := strings.Join(strings.Fields(plain(m)), " ")
+	for _, want := range []string{
+		"status stuck",
+		"No TTL and at or over its limit of 100: every request it counts is refused, and it will never reset. Press e to set EXPIRE 60 NX.",
+		`rule "ratelimit:*"`, "window 1m0s", "TTL no expiry",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Fatalf("detail does not say %q:\n%s", want, plain(m))
+		}
+	}
+
+	// A batch that would move the table's selection does not change the
+	// key the detail shows.
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Removed: []string{"cache:greeting"}}}})
+	m, cmd := press(m, "e")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"EXPIRE ratelimit:legacy 1m0s"}) {
+		t.Fatalf("calls %v", got)
+	}
+	if !strings.Contains(plain(m), "TTL       1m00s") {
+		t.Fatalf("detail does not show the new TTL:\n%s", plain(m))
+	}
+	m, _ = press(m, "<esc>")
+	if m.screen != screenTable {
+		t.Fatal("esc should go back to the table")
+	}
+}
+
+func TestHelpToggles(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = press(m, "?")
+	if !strings.Contains(plain(m), "repair all in view") {
+		t.Fatalf("full help not shown:\n%s", plain(m))
+	}
+	m, _ = press(m, "?")
+	if strings.Contains(plain(m), "repair all in view") {
+		t.Fatal("? should close the help")
+	}
+}
+
+func TestListenCoalescesABurst(t *testing.T) {
+	feed := make(chan model.Batch, 3)
+	for i := range 3 {
+		feed <- model.Batch{Observed: []model.Observation{str(fmt.Sprint("k", i), "1", 1000)}}
+	}
+	msg := listen(feed)().(batchesMsg)
+	if len(msg.batches) != 3 || msg.closed {
+		t.Fatalf("got %d batches (closed %v), want the 3 waiting", len(msg.batches), msg.closed)
+	}
+
+	close(feed)
+	m := newModel(t, nil, 120, 40)
+	m, cmd := send(m, listen(feed)())
+	if cmd != nil {
+		t.Fatal("a closed feed should end listening")
+	}
+	if !strings.Contains(plain(m), "feed stopped") {
+		t.Fatalf("header does not say the feed stopped:\n%s", plain(m))
+	}
+}
+
+func TestEveryLineFitsTheScreen(t *testing.T) {
+	long := str("ratelimit:"+strings.Repeat("very-long-segment:", 12)+"end", "12345678901234567", 50_000)
+	for _, size := range [][2]int{{120, 40}, {80, 24}, {60, 16}, {40, 8}} {
+		m := newModel(t, nil, size[0], size[1], append(fixture(), long)...)
+		m.feedState.LastError = "Redis at 127.0.0.1:7000 refused the connection; retrying every 2s with a rather long explanation."
+		m.feedState.Note = "keyspace events are off (notify-keyspace-events is empty), so countertop polls"
+		m.feedState.Scanning = true
+		for _, keys := range []string{"", "?", "jj<enter>", "d"} {
+			m, _ := press(m, keys)
+			lines := strings.Split(m.View().Content, "\n")
+			if len(lines) > size[1] {
+				t.Errorf("%dx%d %q: %d lines", size[0], size[1], keys, len(lines))
+			}
+			for _, l := range lines {
+				if w := lipgloss.Width(l); w > size[0] {
+					t.Errorf("%dx%d %q: line is %d wide: %q", size[0], size[1], keys, w, l)
+				}
+			}
+		}
+	}
+}
+
+func TestNarrowScreensDropRateThenGauge(t *testing.T) {
+	for _, tc := range []struct {
+		width       int
+		rate, gauge bool
+	}{{120, true, true}, {80, false, true}, {60, false, false}} {
+		m := newModel(t, nil, tc.width, 24, fixture()...)
+		screen := plain(m)
+		if strings.Contains(screen, "RATE") != tc.rate || strings.Contains(screen, "█") != tc.gauge {
+			t.Errorf("at %d columns: rate %v, gauge %v; want %v, %v", tc.width,
+				strings.Contains(screen, "RATE"), strings.Contains(screen, "█"), tc.rate, tc.gauge)
+		}
+	}
+}

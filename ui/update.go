@@ -1,0 +1,161 @@
+package ui
+
+import (
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+)
+
+// tickEvery is how often the screen is redrawn between observations, so TTL
+// countdowns and "updated Xs ago" keep moving.
+const tickEvery = 250 * time.Millisecond
+
+// tickMsg redraws the screen; gen tells the live tick chain from one that
+// a pause ended.
+type tickMsg struct{ gen int }
+
+func tick(gen int) tea.Cmd {
+	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{gen} })
+}
+
+// Update applies one message. It never blocks and does no I/O.
+func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	switch msg := msg.(type) {
+	case tea.WindowSizeMsg:
+		m.width, m.height = msg.Width, msg.Height
+		m.help.SetWidth(msg.Width)
+		m.sizePrompt()
+		return m.follow(), nil
+	case tea.BackgroundColorMsg:
+		m.dark = msg.IsDark()
+		m.restyle()
+		return m, nil
+	case tea.ColorProfileMsg:
+		m.color = msg.Profile
+		m.restyle()
+		return m, nil
+	case batchesMsg:
+		return m.onBatches(msg)
+	case tickMsg:
+		if msg.gen != m.tickGen || m.paused {
+			return m, nil
+		}
+		return m, tick(m.tickGen)
+	case incrDoneMsg:
+		return m.onIncrDone(msg), nil
+	case expireDoneMsg:
+		return m.onExpireDone(msg)
+	case deleteDoneMsg:
+		return m.onDeleteDone(msg), nil
+	case tea.KeyPressMsg:
+		return m.onKey(msg)
+	}
+	if m.prompt != nil { // paste, cursor blink
+		return m.updatePrompt(msg)
+	}
+	return m, nil
+}
+
+// onKey routes a key to whatever has the focus: a dialog, a prompt, the
+// help, the detail screen or the table.
+func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	switch {
+	case key.Matches(msg, m.keys.Interrupt):
+		return m, tea.Quit
+	case m.confirm != nil:
+		return m.confirmKey(msg)
+	case m.prompt != nil:
+		return m.promptKey(msg)
+	case m.showHelp:
+		switch {
+		case key.Matches(msg, m.keys.Quit):
+			return m, tea.Quit
+		case key.Matches(msg, m.keys.Help, m.keys.Back):
+			m.showHelp = false
+		}
+		return m, nil
+	}
+	switch {
+	case key.Matches(msg, m.keys.Quit):
+		return m, tea.Quit
+	case key.Matches(msg, m.keys.Help):
+		m.showHelp = true
+		return m, nil
+	case key.Matches(msg, m.keys.Pause):
+		return m.togglePause()
+	}
+	if m.screen == screenDetail {
+		return m.detailKeyPress(msg)
+	}
+	return m.tableKey(msg)
+}
+
+// tableKey handles a key on the main screen.
+func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	page := max(1, m.tableRows())
+	switch {
+	case key.Matches(msg, m.keys.Up):
+		return m.moveTo(m.cursor - 1), nil
+	case key.Matches(msg, m.keys.Down):
+		return m.moveTo(m.cursor + 1), nil
+	case key.Matches(msg, m.keys.PageUp):
+		return m.moveTo(m.cursor - page), nil
+	case key.Matches(msg, m.keys.PageDown):
+		return m.moveTo(m.cursor + page), nil
+	case key.Matches(msg, m.keys.Top):
+		return m.moveTo(0), nil
+	case key.Matches(msg, m.keys.Bottom):
+		return m.moveTo(m.store.Visible() - 1), nil
+	case key.Matches(msg, m.keys.Filter):
+		return m.openFilter()
+	case key.Matches(msg, m.keys.Back):
+		if m.store.Filter() != "" {
+			m.store.SetFilter("")
+			return m.follow(), nil
+		}
+		return m, nil
+	case key.Matches(msg, m.keys.Sort):
+		m.store.SetSort(m.store.Sort().Next())
+		return m.follow(), nil
+	case key.Matches(msg, m.keys.Detail):
+		if m.selected != "" {
+			m.screen, m.detailKey = screenDetail, m.selected
+		}
+		return m, nil
+	}
+	return m.writeKey(msg, m.selected)
+}
+
+// detailKeyPress handles a key on the detail screen: back, or a write on
+// the key it shows.
+func (m Model) detailKeyPress(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+	if key.Matches(msg, m.keys.Back, m.keys.Detail) {
+		m.screen = screenTable
+		return m, nil
+	}
+	return m.writeKey(msg, m.detailKey)
+}
+
+// togglePause freezes the view, or unfreezes it and applies what arrived
+// meanwhile. While paused the feed is still drained (see onBatches) and the
+// clock stops, so countdowns stand still.
+func (m Model) togglePause() (Model, tea.Cmd) {
+	if !m.paused {
+		m.paused, m.pausedAt = true, m.now()
+		return m, nil
+	}
+	m.paused = false
+	m = m.apply(m.held.batch(), m.held.arrived)
+	m.held = held{}
+	m.tickGen++
+	return m.follow(), tick(m.tickGen)
+}
+
+// clock is the time the screen is drawn at: frozen while paused.
+func (m Model) clock() time.Time {
+	if m.paused {
+		return m.pausedAt
+	}
+	return m.now()
+}

@@ -1,0 +1,94 @@
+package ui
+
+import (
+	"strconv"
+	"strings"
+
+	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/x/ansi"
+
+	"github.com/countertop/countertop/model"
+)
+
+// footerLines is the status line and the help line.
+const footerLines = 2
+
+// Smallest terminal the dashboard draws in; below it, it says so.
+const (
+	minWidth  = 40
+	minHeight = 8
+)
+
+// View draws the whole screen: header, body (table, detail or help), status
+// line and help line, with a confirmation dialog on top when one is open.
+// Every line is cut to the terminal's width, so nothing wraps.
+func (m Model) View() tea.View {
+	v := tea.NewView(m.render())
+	v.AltScreen = true
+	v.WindowTitle = m.title
+	return v
+}
+
+func (m Model) render() string {
+	if m.width == 0 || m.height == 0 {
+		return ""
+	}
+	if m.width < minWidth || m.height < minHeight {
+		return truncate("Terminal too small for countertop: it needs at least "+
+			strconv.Itoa(minWidth)+"x"+strconv.Itoa(minHeight)+".", m.width)
+	}
+	lines := make([]string, 0, m.height)
+	lines = append(lines, m.headerView()...)
+	body := m.bodyHeight()
+	var content []string
+	switch {
+	case m.showHelp:
+		content = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
+	case m.screen == screenDetail:
+		content = m.detailView()
+	default:
+		content = m.tableView(body)
+	}
+	for i := range body {
+		line := ""
+		if i < len(content) {
+			line = truncate(content[i], m.width)
+		}
+		lines = append(lines, line)
+	}
+	lines = append(lines, m.statusView(), truncate(m.help.View(m.helpFor()), m.width))
+	frame := strings.Join(lines, "\n")
+	if m.confirm != nil {
+		frame = overlay(frame, m.confirmView(), m.width, m.height)
+	}
+	return frame
+}
+
+// bodyHeight is the number of lines between the header and the footer.
+func (m Model) bodyHeight() int { return max(0, m.height-headerLines-footerLines) }
+
+// overlay draws box centred on frame.
+func overlay(frame, box string, width, height int) string {
+	bw, bh := lipgloss.Size(box)
+	x, y := max(0, (width-bw)/2), max(0, (height-bh)/2)
+	layers := lipgloss.NewCompositor(lipgloss.NewLayer(frame), lipgloss.NewLayer(box).X(x).Y(y).Z(1))
+	return lipgloss.NewCanvas(width, height).Compose(layers).Render()
+}
+
+// truncate cuts s (which may hold styles) to width cells, ending in … when
+// anything was cut.
+func truncate(s string, width int) string { return ansi.Truncate(s, width, "…") }
+
+// padRight fills s with spaces up to width cells.
+func padRight(s string, width int) string {
+	return s + strings.Repeat(" ", max(0, width-lipgloss.Width(s)))
+}
+
+// padLeft right-aligns s in width cells.
+func padLeft(s string, width int) string {
+	return strings.Repeat(" ", max(0, width-lipgloss.Width(s))) + s
+}
+
+// quote is text a user typed or a key held, escaped and in quotes.
+func quote(s string) string { return `"` + model.Printable(s) + `"` }

@@ -1,0 +1,136 @@
+package ui
+
+import (
+	"bytes"
+	"fmt"
+	"image/color"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
+	"github.com/charmbracelet/x/exp/golden"
+	"github.com/charmbracelet/x/vt"
+
+	"github.com/countertop/countertop/model"
+)
+
+// frame is the screen as a 256-colour terminal is sent it.
+func frame(t *testing.T, m Model) string {
+	t.Helper()
+	var b bytes.Buffer
+	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ANSI256}
+	if _, err := w.WriteString(m.View().Content); err != nil {
+		t.Fatal(err)
+	}
+	return b.String()
+}
+
+// Run with -update to rewrite testdata/*.golden.
+func TestGoldenScreens(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		for _, tc := range []struct{ name, keys string }{
+			{"table", ""},
+			{"help", "?"},
+			{"detail", "<enter>"},
+			{"confirm", "d"},
+		} {
+			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
+				m := newModel(t, newFakeWriter(), size[0], size[1], fixture()...)
+				m = selectKey(t, m, "ratelimit:legacy")
+				m, _ = press(m, tc.keys)
+				golden.RequireEqual(t, frame(t, m))
+			})
+		}
+	}
+}
+
+// terminal writes m's frame into a virtual terminal, to read its cells back.
+func terminal(t *testing.T, m Model) *vt.Emulator {
+	t.Helper()
+	term := vt.NewEmulator(m.width, m.height)
+	if _, err := term.WriteString(strings.ReplaceAll(frame(t, m), "\n", "\r\n")); err != nil {
+		t.Fatal(err)
+	}
+	return term
+}
+
+// keyCells returns the foreground colour of each cell of key's name on the
+// screen.
+func keyCells(t *testing.T, m Model, term *vt.Emulator, key string) []color.Color {
+	t.Helper()
+	for y, line := range strings.Split(ansi.Strip(m.View().Content), "\n") {
+		i := strings.Index(line, key)
+		if i < 0 {
+			continue
+		}
+		x := ansi.StringWidth(line[:i])
+		var fg []color.Color
+		for dx := range ansi.StringWidth(key) {
+			fg = append(fg, term.CellAt(x+dx, y).Style.Fg)
+		}
+		return fg
+	}
+	t.Fatalf("%q is not on screen", key)
+	return nil
+}
+
+func sameColor(a, b color.Color) bool {
+	if a == nil || b == nil {
+		return a == b
+	}
+	ar, ag, ab, aa := a.RGBA()
+	br, bg, bb, ba := b.RGBA()
+	return ar == br && ag == bg && ab == bb && aa == ba
+}
+
+func TestCountersWithNoExpiryAreRed(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	term := terminal(t, m)
+	for key, wantRed := range map[string]bool{
+		"ratelimit:orphan": true,  // no-expiry
+		"ratelimit:legacy": true,  // stuck
+		"ratelimit:api:42": false, // ok
+		"ratelimit:api:9":  false, // over: warning colour, not red
+		"views:home":       false, // no TTL, but its rule wants none
+	} {
+		for i, fg := range keyCells(t, m, term, key) {
+			if sameColor(fg, lipgloss.Red) != wantRed {
+				t.Errorf("%s: cell %d has colour %v, red wanted: %v", key, i, fg, wantRed)
+				break
+			}
+		}
+	}
+}
+
+func TestHostileKeyNamesAreEscaped(t *testing.T) {
+	hostile := []string{
+		"ratelimit:\x1b[2J",
+		"ratelimit:\x1b]0;pwned\x07",
+		"ratelimit:\xff\xfe",
+		"ratelimit:two\nlines",
+		"ratelimit:\u202eevil",
+	}
+	var obs []model.Observation
+	for _, k := range hostile {
+		obs = append(obs, model.Observation{Key: k, Type: "string", Raw: "1\x1b[31m", PTTL: model.PTTLNoExpiry, At: t0})
+	}
+	m := newModel(t, nil, 120, 40, obs...)
+	for _, keys := range []string{"", "<enter>", "<esc>d", "<esc>/\x1b<enter>"} {
+		m, _ := press(m, keys)
+		text := ansi.Strip(m.View().Content)
+		if i := strings.IndexAny(text, "\x1b\x07\u202e"); i >= 0 {
+			t.Fatalf("after %q a control character reached the screen at %d: %q", keys, i, text)
+		}
+		if n := strings.Count(text, "\n") + 1; n != m.height {
+			t.Fatalf("after %q the screen has %d lines, want %d: a key broke a line", keys, n, m.height)
+		}
+	}
+	text := ansi.Strip(m.View().Content)
+	for _, k := range hostile {
+		if !strings.Contains(text, model.Printable(k)) {
+			t.Errorf("%q is not shown escaped as %q", k, model.Printable(k))
+		}
+	}
+}

@@ -1,0 +1,222 @@
+package ui
+
+import (
+	"context"
+	"time"
+
+	"charm.land/bubbles/v2/key"
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// writeTimeout bounds every write, so a hung server shows up as an error in
+// the status line instead of a write that never answers.
+const writeTimeout = 5 * time.Second
+
+// Results of writes, each carrying what was asked so the status line can
+// say it back.
+type (
+	incrDoneMsg struct {
+		key    string
+		by     model.Amount
+		window time.Duration
+		obs    model.Observation
+		err    error
+	}
+	expireDoneMsg struct {
+		key    string
+		window time.Duration
+		set    bool
+		obs    model.Observation
+		err    error
+		repair bool // one of the writes of a repair-all
+	}
+	deleteDoneMsg struct {
+		key string
+		err error
+	}
+)
+
+// writesOff reports whether every write is refused.
+func (m Model) writesOff() bool { return m.readOnly || m.writer == nil }
+
+// writeKey handles the keys that change Redis, acting on key (the selected
+// key, or the one the detail screen shows). Every write is refused before
+// anything is sent when writes are off.
+func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
+	k := m.keys
+	if !keyMatches(msg, k.Incr, k.Decr, k.IncrBy, k.IncrName, k.Expire, k.RepairAll, k.Delete) {
+		return m, nil
+	}
+	switch {
+	case m.readOnly:
+		m.status = failed("Read-only: nothing was sent (countertop was started with --read-only).")
+		return m, nil
+	case m.writer == nil:
+		m.status = failed("This dashboard cannot write to Redis: nothing was sent.")
+		return m, nil
+	case keyMatches(msg, k.IncrName):
+		return m.askKeyName()
+	case keyMatches(msg, k.RepairAll):
+		return m.repairAll()
+	case key == "":
+		m.status = failed("No key is selected: nothing was sent.")
+		return m, nil
+	case keyMatches(msg, k.Incr):
+		return m.incr(key, model.Amount{Int: 1})
+	case keyMatches(msg, k.Decr):
+		return m.incr(key, model.Amount{Int: -1})
+	case keyMatches(msg, k.IncrBy):
+		return m.askAmount(key, false)
+	case keyMatches(msg, k.Expire):
+		return m.withWindow(key, m.ruleFor(key), func(m Model, w time.Duration) (Model, tea.Cmd) {
+			m.status = info("%s …", expireCommand(key, w))
+			return m, m.expireCmd(key, w, false)
+		})
+	}
+	return m.askDelete(key)
+}
+
+var keyMatches = key.Matches[tea.KeyPressMsg]
+
+// ruleFor is the rule that applies to key, whether or not the Store holds it
+// yet (`n` can create a key).
+func (m Model) ruleFor(key string) model.Rule {
+	if c, ok := m.store.Get(key); ok {
+		r, _ := m.store.RuleOf(c)
+		return r
+	}
+	rules := m.store.Rules()
+	return rules.At(rules.Match(key))
+}
+
+// windowFor is the expiry to give a key under rule: the rule's window, else
+// the fallback's (--window); ok is false when neither knows one.
+func (m Model) windowFor(rule model.Rule) (time.Duration, bool) {
+	if rule.Window > 0 {
+		return rule.Window, true
+	}
+	if w := m.store.Rules().Fallback.Window; w > 0 {
+		return w, true
+	}
+	return 0, false
+}
+
+// withWindow runs then with the window for key, asking the user for one
+// first when no rule gives it.
+func (m Model) withWindow(key string, rule model.Rule, then func(Model, time.Duration) (Model, tea.Cmd)) (Model, tea.Cmd) {
+	if w, ok := m.windowFor(rule); ok {
+		return then(m, w)
+	}
+	return m.askWindow("window for "+model.Printable(key)+" (e.g. 60s): ", then)
+}
+
+// incr fires an atomic increment of key by by. A key whose rule expects no
+// TTL is sent window 0: a plain INCRBY, as its rule wants.
+func (m Model) incr(key string, by model.Amount) (Model, tea.Cmd) {
+	send := func(m Model, w time.Duration) (Model, tea.Cmd) {
+		m.status = info("%s %s %s …", by.Command(), model.Printable(key), by)
+		return m, m.incrCmd(key, by, w)
+	}
+	rule := m.ruleFor(key)
+	if !rule.ExpectTTL {
+		return send(m, 0)
+	}
+	return m.withWindow(key, rule, send)
+}
+
+func (m Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cmd {
+	w := m.writer
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		defer cancel()
+		obs, err := w.Incr(ctx, key, by, window)
+		return incrDoneMsg{key: key, by: by, window: window, obs: obs, err: err}
+	}
+}
+
+func (m Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd {
+	w := m.writer
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		defer cancel()
+		set, obs, err := w.Expire(ctx, key, window)
+		return expireDoneMsg{key: key, window: window, set: set, obs: obs, err: err, repair: repair}
+	}
+}
+
+func (m Model) deleteCmd(key string) tea.Cmd {
+	w := m.writer
+	return func() tea.Msg {
+		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
+		defer cancel()
+		return deleteDoneMsg{key: key, err: w.Delete(ctx, key)}
+	}
+}
+
+// onIncrDone shows the new state at once, without waiting for the feed.
+func (m Model) onIncrDone(msg incrDoneMsg) Model {
+	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
+	if msg.err != nil {
+		m.status = failed("%s failed: %s", cmd, model.Printable(msg.err.Error()))
+		return m
+	}
+	m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), ttlPhrase(msg.obs.PTTL))
+	return m
+}
+
+// onExpireDone reports one EXPIRE NX, or counts it towards a repair-all.
+func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
+	if msg.err == nil {
+		m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+	}
+	if msg.repair {
+		return m.onRepaired(msg)
+	}
+	cmd := expireCommand(msg.key, msg.window)
+	switch {
+	case msg.err != nil:
+		m.status = failed("%s failed: %s", cmd, model.Printable(msg.err.Error()))
+	case msg.set:
+		m.status = done("%s -> set, %s", cmd, ttlPhrase(msg.obs.PTTL))
+	case msg.obs.PTTL == model.PTTLMissing:
+		m.status = info("%s -> the key no longer exists", cmd)
+	default:
+		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, formatDuration(time.Duration(msg.obs.PTTL)*time.Millisecond))
+	}
+	return m, nil
+}
+
+func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
+	if msg.err != nil {
+		m.status = failed("DEL %s failed: %s", model.Printable(msg.key), model.Printable(msg.err.Error()))
+		return m
+	}
+	m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
+	if m.screen == screenDetail && m.detailKey == msg.key {
+		m.screen = screenTable
+	}
+	m.status = done("DEL %s -> deleted", model.Printable(msg.key))
+	return m
+}
+
+// applyWrite puts a write's result into the Store at once. While paused it
+// is also held, so that on resume it is not overwritten by older readings
+// that were held before it.
+func (m Model) applyWrite(b model.Batch) Model {
+	m.store.Apply(b)
+	if m.paused {
+		m.held.add(b)
+	}
+	return m.follow()
+}
+
+// ttlPhrase is a PTTL as the status line says it.
+func ttlPhrase(pttl int64) string {
+	if pttl < 0 {
+		return "no expiry"
+	}
+	return "TTL " + formatDuration(time.Duration(pttl)*time.Millisecond)
+}
