@@ -1,0 +1,256 @@
+// Command countertop is a terminal dashboard for live Redis counters: it
+// finds the keys that match glob patterns, shows each counter's value, a TTL
+// that counts down and its limit, and paints every counter without an expiry
+// red. See README.md.
+//
+// This file is wiring only: subcommands and flags -> config -> redisclient,
+// ui and demo.
+package main
+
+import (
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/signal"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/demo"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/countertop/countertop/ui"
+)
+
+// Exit codes, as `check` documents them and every subcommand uses them.
+const (
+	exitOK       = 0
+	exitProblems = 1 // check found problems; a write Redis refused
+	exitFailed   = 2 // could not do the job: bad flags, config, connection
+)
+
+const usage = `countertop: a terminal dashboard for live Redis counters
+
+Usage:
+  countertop [flags]              interactive dashboard
+  countertop demo                 dashboard on an embedded Redis with simulated traffic
+  countertop snapshot [flags]     print the matched counters once (--format table|json|csv)
+  countertop check [flags]        exit 0 healthy, 1 problems found, 2 could not check
+
+Run 'countertop <command> --help' for the flags of a command.
+`
+
+func main() {
+	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
+}
+
+func run(args []string, stdout, stderr io.Writer) int {
+	cmd := ""
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		cmd, args = args[0], args[1:]
+	}
+	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
+	defer stop()
+
+	var err error
+	code := exitOK
+	switch cmd {
+	case "":
+		err = runDashboard(ctx, args, stderr)
+	case "demo":
+		err = runDemo(ctx, args, stderr)
+	case "snapshot":
+		err = runSnapshot(ctx, args, stdout, stderr)
+	case "check":
+		code, err = runCheck(ctx, args, stdout, stderr)
+	case "help":
+		fmt.Fprint(stdout, usage)
+		return exitOK
+	default:
+		fmt.Fprintf(stderr, "countertop: unknown command %q: run 'countertop help' for the list\n", cmd)
+		return exitFailed
+	}
+	if errors.Is(err, flag.ErrHelp) {
+		return exitOK
+	}
+	if err != nil {
+		fmt.Fprintf(stderr, "countertop: %v\n", err)
+		if code == exitOK {
+			code = exitFailed
+		}
+	}
+	return code
+}
+
+// parse reads the common flags (plus whatever extra registers) and resolves
+// the configuration: flags beat env, env beats the file.
+func parse(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (config.Config, []string, error) {
+	fs := flag.NewFlagSet(strings.TrimSpace("countertop "+name), flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	flags := config.Register(fs)
+	if extra != nil {
+		extra(fs)
+	}
+	rest, err := config.ParseInterspersed(fs, args)
+	if err != nil {
+		return config.Config{}, nil, err
+	}
+	cfg, err := config.Load(flags, fs, os.Getenv)
+	return cfg, rest, err
+}
+
+func noArgs(rest []string) error {
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q: patterns go in --pattern", rest[0])
+	}
+	return nil
+}
+
+func connect(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
+	return redisclient.Connect(ctx, redisclient.Options{
+		URL:      cfg.Redis.URL,
+		Username: cfg.Redis.Username,
+		Password: cfg.Redis.Password,
+		Cluster:  cfg.Redis.Cluster,
+		TLS: redisclient.TLSOptions{
+			CAFile:     cfg.Redis.TLS.CAFile,
+			CertFile:   cfg.Redis.TLS.CertFile,
+			KeyFile:    cfg.Redis.TLS.KeyFile,
+			SkipVerify: cfg.Redis.TLS.SkipVerify,
+		},
+	})
+}
+
+func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
+	cfg, rest, err := parse("", args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	client, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	return dashboard(ctx, client, cfg, "")
+}
+
+// dashboard runs the interactive program until the user quits.
+func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Config, title string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	feed := make(chan model.Batch, 64)
+	go client.Poll(ctx, redisclient.PollOptions{
+		Patterns:      cfg.Patterns,
+		Interval:      cfg.Redis.Interval,
+		DiscoverEvery: cfg.Redis.DiscoverEvery,
+		ScanCount:     cfg.Redis.ScanCount,
+	}, feed)
+
+	rules := cfg.Rules
+	m := ui.New(ui.Options{
+		Store:    model.NewStore(&rules),
+		Feed:     feed,
+		ReadOnly: cfg.Redis.ReadOnly,
+		Title:    title,
+	})
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		return nil // interrupted from outside: a normal way to stop
+	}
+	return err
+}
+
+func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
+	fs := flag.NewFlagSet("countertop demo", flag.ContinueOnError)
+	fs.SetOutput(stderr)
+	if err := fs.Parse(args); err != nil {
+		return err
+	}
+	d, err := demo.Start(ctx, demo.Options{})
+	if err != nil {
+		return fmt.Errorf("could not start the demo: %w", err)
+	}
+	defer d.Close()
+	cfg := config.Config{Patterns: d.Patterns()}
+	cfg.Redis.URL = d.URL()
+	cfg.Redis.Interval = 500 * time.Millisecond
+	cfg.Rules = model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
+	client, err := connect(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	return dashboard(ctx, client, cfg, "demo")
+}
+
+// readAll does one full pass over the matched keys and returns them in key order.
+func readAll(ctx context.Context, cfg config.Config) (*model.Store, error) {
+	client, err := connect(ctx, cfg)
+	if err != nil {
+		return nil, err
+	}
+	defer client.Close()
+	obs, err := client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount)
+	if err != nil {
+		return nil, err
+	}
+	rules := cfg.Rules
+	store := model.NewStore(&rules)
+	store.Apply(model.Batch{Observed: obs})
+	return store, nil
+}
+
+func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var format string
+	cfg, rest, err := parse("snapshot", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&format, "format", "table", "output format: table, json or csv")
+	})
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	if !model.ValidFormat(format) {
+		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
+	}
+	store, err := readAll(ctx, cfg)
+	if err != nil {
+		return err
+	}
+	return model.WriteSnapshot(stdout, format, time.Now(), store.Rows(0, store.Len()), store.Rules())
+}
+
+// runCheck prints one line per problem counter (stuck, no-expiry) and
+// returns exitProblems when there is any.
+func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	cfg, rest, err := parse("check", args, stderr, nil)
+	if err != nil {
+		return exitFailed, err
+	}
+	if err := noArgs(rest); err != nil {
+		return exitFailed, err
+	}
+	store, err := readAll(ctx, cfg)
+	if err != nil {
+		return exitFailed, fmt.Errorf("could not check: %w", err)
+	}
+	store.SetFilter("is:problem")
+	problems := store.Rows(0, store.Visible())
+	if len(problems) > 0 {
+		if err := model.WriteProblems(stdout, problems, store.Rules()); err != nil {
+			return exitFailed, err
+		}
+		return exitProblems, nil
+	}
+	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", store.Len())
+	return exitOK, nil
+}
