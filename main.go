@@ -41,6 +41,8 @@ Usage:
   countertop demo                 dashboard on an embedded Redis with simulated traffic
   countertop snapshot [flags]     print the matched counters once (--format table|json|csv)
   countertop check [flags]        exit 0 healthy, 1 problems found, 2 could not check
+  countertop incr KEY [flags]     fire one atomic test increment, print value and TTL (--count N for a burst)
+  countertop repair [flags]       EXPIRE <window> NX on stuck and no-expiry counters (--dry-run, --yes)
 
 Run 'countertop <command> --help' for the flags of a command.
 `
@@ -68,6 +70,10 @@ func run(args []string, stdout, stderr io.Writer) int {
 		err = runSnapshot(ctx, args, stdout, stderr)
 	case "check":
 		code, err = runCheck(ctx, args, stdout, stderr)
+	case "incr":
+		code, err = runIncr(ctx, args, stdout, stderr)
+	case "repair":
+		code, err = runRepair(ctx, args, stdout, stderr)
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
@@ -117,6 +123,7 @@ func connect(ctx context.Context, cfg config.Config) (*redisclient.Client, error
 		Username: cfg.Redis.Username,
 		Password: cfg.Redis.Password,
 		Cluster:  cfg.Redis.Cluster,
+		ReadOnly: cfg.Redis.ReadOnly,
 		TLS: redisclient.TLSOptions{
 			CAFile:     cfg.Redis.TLS.CAFile,
 			CertFile:   cfg.Redis.TLS.CertFile,
@@ -158,6 +165,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	m := ui.New(ui.Options{
 		Store:    model.NewStore(&rules),
 		Feed:     feed,
+		Writer:   client,
 		ReadOnly: cfg.Redis.ReadOnly,
 		Title:    title,
 	})

@@ -31,6 +31,7 @@ type Options struct {
 	// included (default 5s). Connect waits at most twice that for Redis to
 	// answer.
 	DialTimeout time.Duration
+	ReadOnly    bool // refuse every write before it is sent (--read-only)
 }
 
 // TLSOptions are the TLS files and switches. Any of them turns TLS on, as
@@ -53,6 +54,7 @@ type Client struct {
 	hostPort string // names the server in errors
 	addr     string // hostPort/db, for people
 	topology string // for FeedState.Topology
+	readOnly bool   // see Options.ReadOnly
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
@@ -100,7 +102,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{rdb: rdb, hostPort: opt.Addr, addr: opt.Addr + "/" + strconv.Itoa(opt.DB), topology: "standalone"}
+	c := &Client{rdb: rdb, hostPort: opt.Addr, addr: opt.Addr + "/" + strconv.Itoa(opt.DB), topology: "standalone", readOnly: o.ReadOnly}
 	// The dial (TCP and TLS) takes at most DialTimeout; the first answer gets
 	// as long again. A failed dial thus reports its own error (a TLS
 	// handshake that timed out, say) before this deadline cuts it short.

@@ -81,6 +81,12 @@ var explanations = []struct {
 	{reply("READONLY"), func(addr string, _ error) string {
 		return fmt.Sprintf("%s is a read-only replica — connect to its master to change keys", addr)
 	}},
+	// A write Redis refused: the key is left as it was.
+	{reply("increment or decrement would overflow"), unchanged("a counter stays between -9223372036854775808 and 9223372036854775807: DEL the key or SET it to a smaller value")},
+	{reply("value is not an integer or out of range"), unchanged("INCRBY adds only to a whole number written plainly, like 42 (not 3.5, 007 or text): SET the key to one, or increment a decimal value by a decimal amount (INCRBYFLOAT)")},
+	{reply("value is not a valid float"), unchanged("the key holds text, not a number: SET it to a number or DEL it")},
+	{reply("increment would produce NaN or Infinity"), unchanged("the value is, or would become, infinite: SET the key to a finite number or DEL it")},
+	{reply("WRONGTYPE"), unchanged("the key holds a hash, list or other type, not a string counter: pick another key, or DEL this one")},
 	{reply("DB index is out of range"), func(addr string, _ error) string {
 		return fmt.Sprintf("%s has no database with the number at the end of --url — use one below its 'databases' setting (0 to 15 by default)", addr)
 	}},
@@ -102,6 +108,14 @@ var explanations = []struct {
 	{isA[redis.Error], func(addr string, err error) string {
 		return fmt.Sprintf("%s replied with an error: %s", addr, reason(err))
 	}},
+}
+
+// unchanged explains an error reply to a write that Redis refused before
+// changing anything: Redis's own words, then what to do.
+func unchanged(hint string) func(string, error) string {
+	return func(_ string, err error) string {
+		return fmt.Sprintf("%s (the key keeps its value) — %s", reason(err), hint)
+	}
 }
 
 // isA reports whether err's chain holds a T.

@@ -1,0 +1,244 @@
+package main
+
+import (
+	"bytes"
+	"io"
+	"os"
+	"path/filepath"
+	"strings"
+	"testing"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+// writeConfig is the config the write commands are tested with: a rate
+// limit with a window, page views that live forever, and legacy counters
+// whose window nobody wrote down.
+const writeConfig = `
+[[rule]]
+pattern = "ratelimit:*"
+limit = 100
+window = "60s"
+
+[[rule]]
+pattern = "views:*"
+expect_ttl = false
+
+[[rule]]
+pattern = "legacy:*"
+limit = 10
+`
+
+// cli runs countertop in-process against s with writeConfig, as a user
+// would from the shell.
+func cli(t *testing.T, s *redistest.Server, args ...string) (code int, stdout, stderr string) {
+	t.Helper()
+	path := filepath.Join(t.TempDir(), "countertop.toml")
+	if err := os.WriteFile(path, []byte(writeConfig), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	var out, errOut bytes.Buffer
+	args = append(args[:1:1], append([]string{"--config", path, "--url", s.URL()}, args[1:]...)...)
+	code = run(args, &out, &errOut)
+	return code, out.String(), errOut.String()
+}
+
+// wantRun checks an exit code and that stdout and stderr contain the given
+// lines (stderr: exactly, when wantErr is "").
+func wantRun(t *testing.T, code int, stdout, stderr string, wantCode int, wantOut, wantErr string) {
+	t.Helper()
+	if code != wantCode {
+		t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, wantCode, stdout, stderr)
+	}
+	if !strings.Contains(stdout, wantOut) {
+		t.Errorf("stdout:\n%s\nwant it to contain %q", stdout, wantOut)
+	}
+	if wantErr == "" && stderr != "" || !strings.Contains(stderr, wantErr) {
+		t.Errorf("stderr:\n%s\nwant %q", stderr, wantErr)
+	}
+	if wantErr != "" && strings.Count(stderr, "\n") != 1 {
+		t.Errorf("stderr is not one line:\n%s", stderr)
+	}
+}
+
+// ttlSeconds is key's TTL in whole seconds as the server reports it. Time
+// passes between setting and reading a TTL: tests allow for 10s.
+func ttlSeconds(t *testing.T, s *redistest.Server, key string) int64 {
+	t.Helper()
+	return s.Do(t, "TTL", key).(int64)
+}
+
+func TestIncrCommand(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+
+	code, out, errOut := cli(t, s, "incr", "ratelimit:api:42")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:42 = 1 (TTL 1m0s)\n", "")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:api:42", "--by", "16")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:42 = 17 (TTL ", "")
+	if ttl := ttlSeconds(t, s, "ratelimit:api:42"); ttl < 50 || ttl > 60 {
+		t.Errorf("TTL %ds, want the rule's 60s window", ttl)
+	}
+
+	// --window beats the rule; decimals go through INCRBYFLOAT.
+	code, out, errOut = cli(t, s, "incr", "--window", "10s", "--by", "2.5", "ratelimit:float")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:float = 2.5 (TTL 10s)\n", "")
+	// A rule that expects no TTL gets none, and no warning.
+	code, out, errOut = cli(t, s, "incr", "views:home")
+	wantRun(t, code, out, errOut, exitOK, "views:home = 1 (no TTL)\n", "")
+	// Key names are untrusted bytes: escaped on the terminal.
+	code, out, errOut = cli(t, s, "incr", "ratelimit:\x1b[31mred")
+	wantRun(t, code, out, errOut, exitOK, `ratelimit:\e[31mred = 1`, "")
+	if s.Do(t, "EXISTS", "ratelimit:\x1b[31mred") != int64(1) {
+		t.Error("the key with an escape in its name was not incremented")
+	}
+}
+
+func TestIncrCommandErrors(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:max", "9223372036854775807")
+	s.Do(t, "HSET", "ratelimit:hash", "f", "1")
+
+	for _, tc := range []struct {
+		name    string
+		args    []string
+		code    int
+		wantErr string
+	}{
+		{"no window known", []string{"incr", "other:x"}, exitFailed,
+			"countertop: no window for other:x: pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug\n"},
+		{"overflow", []string{"incr", "ratelimit:max"}, exitProblems,
+			"countertop: INCRBY ratelimit:max 1 failed: ERR increment or decrement would overflow (the key keeps its value) — "},
+		{"wrong type", []string{"incr", "ratelimit:hash"}, exitProblems, "countertop: INCRBY ratelimit:hash 1 failed: WRONGTYPE"},
+		{"read-only", []string{"incr", "--read-only", "ratelimit:new"}, exitProblems,
+			"countertop: countertop is read-only (--read-only): INCRBY ratelimit:new 1 was not sent\n"},
+		{"bad amount", []string{"incr", "--by", "lots", "ratelimit:new"}, exitFailed, `countertop: --by: "lots" is not an amount`},
+		{"no key", []string{"incr"}, exitFailed, "countertop: incr takes one key: countertop incr KEY"},
+		{"contradiction", []string{"incr", "--no-expire", "--window", "5s", "ratelimit:new"}, exitFailed, "give only one of them"},
+		{"burst flags without a burst", []string{"incr", "--clients", "5", "ratelimit:new"}, exitFailed, "give its size with --count N"},
+		{"bad rate", []string{"incr", "--count", "5", "--rate", "fast", "ratelimit:new"}, exitFailed, `--rate "fast" is not a rate`},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			code, out, errOut := cli(t, s, tc.args...)
+			wantRun(t, code, out, errOut, tc.code, "", tc.wantErr)
+		})
+	}
+	if got := s.Do(t, "GET", "ratelimit:max"); got != "9223372036854775807" {
+		t.Errorf("the overflowing counter changed to %q", got)
+	}
+	if s.Do(t, "EXISTS", "ratelimit:new") != int64(0) {
+		t.Error("a refused increment created ratelimit:new")
+	}
+}
+
+// TestIncrNoExpire is the bug drill: a plain INCRBY leaves a counter with
+// no TTL, on purpose, and says so.
+func TestIncrNoExpire(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	code, out, errOut := cli(t, s, "incr", "ratelimit:drill", "--no-expire")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:drill = 1 (no TTL)\n",
+		"warning: ratelimit:drill has no TTL, on purpose (--no-expire): the immortal-counter bug")
+	if ttlSeconds(t, s, "ratelimit:drill") != -1 {
+		t.Error("the drilled counter has a TTL")
+	}
+	// The dashboard's check sees it.
+	code, out, _ = cli(t, s, "check")
+	if code != exitProblems || !strings.Contains(out, "ratelimit:drill") {
+		t.Errorf("check exited %d without naming the drilled key:\n%s", code, out)
+	}
+}
+
+// TestIncrRace is the race of the counters lesson from the shell: 10000
+// increments from 20 connections add exactly 10000.
+func TestIncrRace(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	code, out, errOut := cli(t, s, "incr", "ratelimit:race", "--count", "10000", "--clients", "20")
+	wantRun(t, code, out, errOut, exitOK, "expected +10000, observed +10000\n", "")
+	for _, want := range []string{"fired 10000 of 10000 increments from 20 connections in ", "ratelimit:race = 10000 (TTL "} {
+		if !strings.Contains(out, want) {
+			t.Errorf("stdout:\n%s\nwant %q", out, want)
+		}
+	}
+	if got := s.Do(t, "GET", "ratelimit:race"); got != "10000" {
+		t.Errorf("ratelimit:race = %q, want 10000", got)
+	}
+}
+
+// TestIncrBurstTooLong fires a burst that outlives its window: the totals
+// cannot be compared, and it exits 1 saying why.
+func TestIncrBurstTooLong(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	code, out, errOut := cli(t, s, "incr", "ratelimit:slow", "--count", "20", "--rate", "100/s", "--window", "50ms")
+	wantRun(t, code, out, errOut, exitProblems, "fired 20 of 20 increments from 1 connection in ",
+		"countertop: ratelimit:slow expired during the burst and started a new window")
+}
+
+func TestRepair(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:legacy", "150") // stuck: over the limit, no TTL
+	s.Do(t, "SET", "ratelimit:api:7", "3")        // no-expiry
+	s.Do(t, "SET", "ratelimit:api:ok", "3", "EX", "100")
+	s.Do(t, "SET", "views:home", "5000") // meant to live forever
+
+	code, out, errOut := cli(t, s, "repair", "--dry-run")
+	wantRun(t, code, out, errOut, exitOK, "would repair ratelimit:api:7: TTL 1m0s\nwould repair ratelimit:api:legacy: TTL 1m0s\n"+
+		"dry run: 2 to repair, 0 skipped; nothing was changed\n", "")
+	for _, k := range []string{"ratelimit:api:legacy", "ratelimit:api:7"} {
+		if ttlSeconds(t, s, k) != -1 {
+			t.Errorf("--dry-run gave %s a TTL", k)
+		}
+	}
+
+	code, out, errOut = cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:7: TTL 1m0s\nrepaired ratelimit:api:legacy: TTL 1m0s\n"+
+		"repaired 2 of 2; 0 skipped, 0 failed\n", "")
+	for key, want := range map[string]int64{"ratelimit:api:legacy": 60, "ratelimit:api:7": 60, "ratelimit:api:ok": 100, "views:home": -1} {
+		if got := ttlSeconds(t, s, key); got > want || got < want-10 {
+			t.Errorf("%s: TTL %ds, want %ds", key, got, want)
+		}
+	}
+
+	code, out, errOut = cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitOK, "nothing to repair: 4 counters checked, none stuck or without expiry\n", "")
+}
+
+// TestRepairSkips leaves counters whose window nobody knows, and exits 1:
+// not everything was repaired.
+func TestRepairSkips(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "legacy:1", "50")
+	code, out, errOut := cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitProblems,
+		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\nrepaired 0 of 1; 1 skipped, 0 failed\n", "")
+	code, out, errOut = cli(t, s, "repair", "--yes", "--window", "30s")
+	wantRun(t, code, out, errOut, exitOK, "repaired legacy:1: TTL 30s\n", "")
+}
+
+// setStdin makes r the stdin of the commands the test runs. Tests that
+// call it must not be parallel.
+func setStdin(t *testing.T, r io.Reader) {
+	old := stdin
+	stdin = r
+	t.Cleanup(func() { stdin = old })
+}
+
+func TestRepairRefuses(t *testing.T) {
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:7", "3")
+
+	setStdin(t, strings.NewReader("y\n")) // a yes, but not from a person at a terminal
+	code, out, errOut := cli(t, s, "repair")
+	wantRun(t, code, out, errOut, exitFailed, "would repair ratelimit:api:7: TTL 1m0s\n",
+		"countertop: refusing to write without --yes: stdin is not a terminal; use --dry-run to preview\n")
+	code, out, errOut = cli(t, s, "repair", "--yes", "--read-only")
+	wantRun(t, code, out, errOut, exitFailed, "", "countertop: countertop is read-only (--read-only): repair sends EXPIRE; preview it with --dry-run\n")
+	if ttlSeconds(t, s, "ratelimit:api:7") != -1 {
+		t.Error("a refused repair changed the key")
+	}
+}

@@ -1,0 +1,203 @@
+package redisclient
+
+import (
+	"context"
+	"fmt"
+	"math/big"
+	"sync/atomic"
+	"time"
+
+	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+)
+
+// BurstOptions says how many increments Burst fires, from how many
+// connections, how fast.
+type BurstOptions struct {
+	Count   int     // increments in all, not per connection
+	Clients int     // connections they are spread over, each its own (at least 1, at most Count)
+	Rate    float64 // increments per second over all connections; 0 fires as fast as Redis answers
+}
+
+// BurstResult is what a burst did, so that what was sent can be compared
+// with what the counter shows.
+type BurstResult struct {
+	Sent          int               // increments Redis carried out
+	Before, After model.Observation // the key before the first increment and after the last
+	// Expected is Sent times the amount. Observed is After's value minus
+	// Before's, a missing key counting as 0; nil when either is not a number.
+	Expected, Observed *big.Rat
+	// Expired is true when the key's window ran out during the burst (a
+	// new window began, or the key is gone), so Observed misses what was
+	// counted before.
+	Expired bool
+
+	tolerance *big.Rat // how far Observed may be from Expected (INCRBYFLOAT rounds)
+}
+
+// Agree reports whether Observed is Expected: exactly for integer
+// increments; for INCRBYFLOAT, which rounds every result to 17 digits,
+// within a billionth of the values' size.
+func (r BurstResult) Agree() bool {
+	if r.Observed == nil || r.Expected == nil {
+		return false
+	}
+	diff := new(big.Rat).Sub(r.Observed, r.Expected)
+	return diff.Abs(diff).Cmp(r.tolerance) <= 0
+}
+
+// Burst fires o.Count atomic increments of by on key (each as Incr does,
+// with window), spread over o.Clients connections of their own that race
+// each other, at o.Rate per second if set. It reads the key before and after
+// so that the result shows whether every increment counted.
+//
+// Cancelling ctx stops the burst after the increments in flight, which are
+// counted; Burst then returns what was done with ctx's error. The first
+// error from Redis stops every connection and is returned with what was
+// done until then.
+func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window time.Duration, o BurstOptions) (BurstResult, error) {
+	if err := c.writable(incrCommand(key, by)); err != nil {
+		return BurstResult{}, err
+	}
+	if o.Count < 1 || o.Rate < 0 {
+		return BurstResult{}, explained(fmt.Sprintf("a burst of %d increments at %v per second cannot be fired: give a count of at least 1 and a rate of 0 or more", o.Count, o.Rate), nil)
+	}
+	conns, err := c.connections(ctx, min(max(o.Clients, 1), o.Count))
+	if err != nil {
+		return BurstResult{}, err
+	}
+	defer func() {
+		for _, conn := range conns {
+			conn.Close()
+		}
+	}()
+	read, err := c.Fetch(ctx, []string{key})
+	if err != nil {
+		return BurstResult{}, err
+	}
+	r := BurstResult{Before: read[0]}
+
+	var next, sent, started atomic.Int64
+	start := time.Now()
+	g, gctx := errgroup.WithContext(ctx)
+	for _, conn := range conns {
+		g.Go(func() error {
+			for i := next.Add(1) - 1; i < int64(o.Count); i = next.Add(1) - 1 {
+				if o.Rate > 0 && !sleepUntil(gctx, start.Add(time.Duration(float64(i)/o.Rate*float64(time.Second)))) {
+					return nil
+				}
+				if gctx.Err() != nil {
+					return nil
+				}
+				// An increment once sent is seen through, so that it is
+				// counted: each is quick, and stopping waits for at most one
+				// per connection.
+				_, s, err := c.incr(context.WithoutCancel(gctx), conn, key, by, window)
+				if err != nil {
+					return err
+				}
+				sent.Add(1)
+				if s {
+					started.Add(1)
+				}
+			}
+			return nil
+		})
+	}
+	err = g.Wait()
+	if err == nil {
+		err = ctx.Err()
+	}
+
+	r.Sent = int(sent.Load())
+	read, readErr := c.Fetch(context.WithoutCancel(ctx), []string{key})
+	if readErr != nil {
+		if err == nil {
+			err = readErr
+		}
+		return r, err
+	}
+	r.After = read[0]
+	// A key without a TTL before (or missing) gets one from the first
+	// increment; any other window that starts means the old one ran out.
+	windows := int64(0)
+	if window > 0 && r.Before.PTTL < 0 {
+		windows = 1
+	}
+	r.Expired = started.Load() > windows || r.Sent > 0 && r.After.PTTL == model.PTTLMissing
+	r.compare(by)
+	return r, err
+}
+
+// compare sets Expected, Observed and the tolerance for increments of by.
+func (r *BurstResult) compare(by model.Amount) {
+	amount, _ := new(big.Rat).SetString(by.String())
+	r.Expected = amount.Mul(amount, big.NewRat(int64(r.Sent), 1))
+	r.tolerance = new(big.Rat)
+	before, okBefore := number(r.Before)
+	after, okAfter := number(r.After)
+	if !okBefore || !okAfter {
+		return
+	}
+	r.Observed = new(big.Rat).Sub(after, before)
+	if by.IsFloat {
+		size := new(big.Rat).Abs(r.Expected)
+		for _, v := range []*big.Rat{before, after} {
+			if abs := new(big.Rat).Abs(v); abs.Cmp(size) > 0 {
+				size = abs
+			}
+		}
+		r.tolerance.Mul(size, big.NewRat(1, 1e9))
+	}
+}
+
+// number is o's value exactly, 0 for a missing key; ok is false when it is
+// not a number.
+func number(o model.Observation) (n *big.Rat, ok bool) {
+	if o.PTTL == model.PTTLMissing {
+		return new(big.Rat), true
+	}
+	if o.Type != "string" {
+		return nil, false
+	}
+	return new(big.Rat).SetString(o.Raw)
+}
+
+// connections opens n clients of exactly one connection each to c's server
+// and checks each with PING, so that a race starts with every connection
+// ready and a server at its maxclients limit says so before anything is
+// sent.
+func (c *Client) connections(ctx context.Context, n int) ([]*redis.Client, error) {
+	single, ok := c.rdb.(*redis.Client)
+	if !ok {
+		return nil, explained("a burst needs a single Redis node", nil)
+	}
+	opt := *single.Options()
+	opt.PoolSize, opt.MaxActiveConns, opt.MaxIdleConns, opt.MinIdleConns = 1, 1, 1, 0
+	conns := make([]*redis.Client, 0, n)
+	for range n {
+		o := opt
+		conn := redis.NewClient(&o)
+		conns = append(conns, conn)
+		if err := conn.Ping(ctx).Err(); err != nil {
+			for _, conn := range conns {
+				conn.Close()
+			}
+			return nil, c.explain(err)
+		}
+	}
+	return conns, nil
+}
+
+// sleepUntil waits until t and reports true, or false if ctx is done first.
+func sleepUntil(ctx context.Context, t time.Time) bool {
+	timer := time.NewTimer(time.Until(t))
+	defer timer.Stop()
+	select {
+	case <-ctx.Done():
+		return false
+	case <-timer.C:
+		return true
+	}
+}

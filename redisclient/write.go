@@ -1,0 +1,187 @@
+package redisclient
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"time"
+
+	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
+)
+
+var (
+	// ErrReadOnly is the cause of the error every write returns on a client
+	// connected with Options.ReadOnly. Nothing was sent.
+	ErrReadOnly = errors.New("countertop is read-only")
+	// ErrNoSuchKey is the cause of the error Expire returns for a key that
+	// does not exist (any more).
+	ErrNoSuchKey = errors.New("no such key")
+)
+
+// incrScript is the atomic increment: INCRBY or INCRBYFLOAT, then PEXPIRE
+// when the key has no TTL, in one step no crash can split. (INCR then
+// EXPIRE as two commands is the bug countertop exists to expose: a client
+// that dies between them leaves a counter that never resets.)
+//
+// KEYS[1] is the counter; ARGV[1] is INCRBY or INCRBYFLOAT, ARGV[2] the
+// amount, ARGV[3] the window in milliseconds, "0" for no expiry. It returns
+// {value, PTTL, 1 if it set the expiry else 0}. The value comes from GET,
+// never from the INCRBY reply: Lua numbers are doubles, which round
+// integers above 2^53.
+//
+// A script is not rolled back when a later command fails, so everything
+// that can fail is checked before the first write: the arguments, and (on
+// Redis 7+) that the user may run each command — a user allowed INCRBY but
+// not PEXPIRE would otherwise create the very counter without a TTL that
+// this script prevents. The increment runs with pcall and its error reply
+// (overflow, not an integer, WRONGTYPE, READONLY, ...) is returned as
+// Redis wrote it; INCRBY writes nothing when it fails.
+var incrScript = redis.NewScript(`
+local key, cmd, by, window = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
+if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
+  return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
+end
+if #window > 15 or not string.match(window, '^%d+$') then
+  return redis.error_reply('ERR countertop: the window must be a whole number of milliseconds, not ' .. window)
+end
+local expire = tonumber(window) > 0
+if redis.acl_check_cmd then
+  local calls = {{cmd, key, by}, {'GET', key}, {'PTTL', key}}
+  if expire then
+    table.insert(calls, {'PEXPIRE', key, window})
+  end
+  for _, call in ipairs(calls) do
+    if not redis.acl_check_cmd(unpack(call)) then
+      return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
+    end
+  end
+end
+local reply = redis.pcall(cmd, key, by)
+if type(reply) == 'table' and reply.err then
+  return reply
+end
+local started = 0
+if expire and redis.call('PTTL', key) == -1 then
+  redis.call('PEXPIRE', key, window)
+  started = 1
+end
+return {redis.call('GET', key), redis.call('PTTL', key), started}
+`)
+
+// Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and, in
+// the same atomic step, gives the key window as its TTL when it has none
+// (EXPIRE NX semantics: an existing TTL is neither shortened nor extended).
+// window 0 sends a plain increment with no expiry: for keys that live
+// forever, and to reproduce the immortal-counter bug on purpose. It returns
+// the key as it is afterwards. A missing key is created.
+//
+// The script runs with EVALSHA and falls back to EVAL when the server lost
+// its script cache (SCRIPT FLUSH, a restart, a failover).
+func (c *Client) Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error) {
+	obs, _, err := c.incr(ctx, c.rdb, key, by, window)
+	return obs, err
+}
+
+// incr is Incr on rdb, which may be a connection of its own (see Burst).
+// started reports whether this increment gave the key its TTL.
+func (c *Client) incr(ctx context.Context, rdb redis.Scripter, key string, by model.Amount, window time.Duration) (obs model.Observation, started bool, err error) {
+	cmd := incrCommand(key, by)
+	if err := c.writable(cmd); err != nil {
+		return model.Observation{}, false, err
+	}
+	if window < 0 || 0 < window && window < time.Millisecond {
+		return model.Observation{}, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
+	}
+	reply, err := incrScript.Run(ctx, rdb, []string{key}, by.Command(), by.String(), window.Milliseconds()).Slice()
+	if err != nil {
+		return model.Observation{}, false, c.writeError(cmd, err)
+	}
+	raw, pttl, started, ok := incrReply(reply)
+	if !ok {
+		return model.Observation{}, false, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", cmd, len(reply)), nil)
+	}
+	return model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, started, nil
+}
+
+// incrCommand is the increment of key by by, as people would type it.
+func incrCommand(key string, by model.Amount) string {
+	return fmt.Sprintf("%s %s %s", by.Command(), model.Printable(key), by)
+}
+
+// incrReply unpacks incrScript's {value, PTTL, started}.
+func incrReply(reply []any) (raw string, pttl int64, started, ok bool) {
+	if len(reply) != 3 {
+		return "", 0, false, false
+	}
+	raw, ok0 := reply[0].(string)
+	pttl, ok1 := reply[1].(int64)
+	set, ok2 := reply[2].(int64)
+	return raw, pttl, set == 1, ok0 && ok1 && ok2
+}
+
+// Expire gives key window as its TTL if it has none (PEXPIRE NX: an existing
+// TTL is never shortened or replaced) and returns whether it did, with the
+// key as it is afterwards. A key that does not exist is an error that wraps
+// ErrNoSuchKey.
+func (c *Client) Expire(ctx context.Context, key string, window time.Duration) (set bool, obs model.Observation, err error) {
+	cmd := fmt.Sprintf("PEXPIRE %s %d NX", model.Printable(key), window.Milliseconds())
+	if err := c.writable(cmd); err != nil {
+		return false, model.Observation{}, err
+	}
+	if window < time.Millisecond {
+		return false, model.Observation{}, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms", window), nil)
+	}
+	set, err = c.rdb.Do(ctx, "pexpire", key, window.Milliseconds(), "nx").Bool()
+	if err != nil {
+		return false, model.Observation{}, c.writeError(cmd, err)
+	}
+	read, err := c.Fetch(ctx, []string{key})
+	if err != nil {
+		return false, model.Observation{}, err
+	}
+	if read[0].PTTL == model.PTTLMissing {
+		return false, model.Observation{}, explained(model.Printable(key)+" no longer exists", ErrNoSuchKey)
+	}
+	return set, read[0], nil
+}
+
+// Delete removes key. A key that is already gone is not an error: the user
+// wanted it gone.
+func (c *Client) Delete(ctx context.Context, key string) error {
+	cmd := "DEL " + model.Printable(key)
+	if err := c.writable(cmd); err != nil {
+		return err
+	}
+	if err := c.rdb.Del(ctx, key).Err(); err != nil {
+		return c.writeError(cmd, err)
+	}
+	return nil
+}
+
+// Refused reports whether err says that a write was refused, so nothing
+// changed: by Redis (overflow, not a number, wrong type, READONLY, NOPERM:
+// an error reply) or by --read-only. Other errors (Redis could not be
+// reached or did not answer) leave it unknown whether the write happened.
+func Refused(err error) bool {
+	var reply redis.Error
+	return errors.Is(err, ErrReadOnly) || errors.As(err, &reply)
+}
+
+// writable returns the error for cmd (as people would write it) on a
+// read-only client, and nil otherwise.
+func (c *Client) writable(cmd string) error {
+	if c.readOnly {
+		return explained(fmt.Sprintf("countertop is read-only (--read-only): %s was not sent", cmd), ErrReadOnly)
+	}
+	return nil
+}
+
+// writeError explains err from cmd as one sentence that names the command
+// and its key, wrapping err.
+func (c *Client) writeError(cmd string, err error) error {
+	if errors.Is(err, context.Canceled) {
+		return err
+	}
+	return explained(fmt.Sprintf("%s failed: %v", cmd, c.explain(err)), err)
+}

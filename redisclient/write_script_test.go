@@ -1,0 +1,35 @@
+package redisclient
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+// TestIncrScriptChecksBeforeWriting runs the script with arguments Incr
+// never sends: it must refuse them before its first write, since a script
+// that fails half-way is not rolled back.
+func TestIncrScriptChecksBeforeWriting(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	rdb := s.Client(t)
+	for _, tc := range []struct{ cmd, window, want string }{
+		{"INCRBY", "", "the window must be a whole number of milliseconds, not "},
+		{"INCRBY", "abc", "not abc"},
+		{"INCRBY", "-5", "not -5"},
+		{"INCRBY", "1.5", "not 1.5"},
+		{"INCRBY", "0x10", "not 0x10"}, // Lua's tonumber reads hex; PEXPIRE would not
+		{"INCRBY", "1000000000000000", "not 1000000000000000"},
+		{"SET", "60000", "ERR countertop: SET is not INCRBY or INCRBYFLOAT"},
+	} {
+		err := incrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, "1", tc.window).Err()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s with window %q: %v, want an error saying %q", tc.cmd, tc.window, err, tc.want)
+		}
+	}
+	if s.Do(t, "EXISTS", "k") != int64(0) {
+		t.Error("the script wrote before it refused its arguments")
+	}
+}

@@ -1,0 +1,352 @@
+package redisclient_test
+
+import (
+	"context"
+	"errors"
+	"strconv"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// by parses an amount, failing the test on error.
+func by(t *testing.T, s string) model.Amount {
+	t.Helper()
+	a, err := model.ParseAmount(s)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return a
+}
+
+// pttl is key's PTTL as the server reports it.
+func pttl(t *testing.T, s *redistest.Server, key string) int64 {
+	t.Helper()
+	return s.Do(t, "PTTL", key).(int64)
+}
+
+// checkTTL checks that a PTTL is a TTL of about want: at most want, and
+// less than 10s below it (time passes between setting and reading a TTL,
+// more so on a busy machine).
+func checkTTL(t *testing.T, what string, got int64, want time.Duration) {
+	t.Helper()
+	if ms := want.Milliseconds(); got > ms || got < ms-10000 {
+		t.Errorf("%s: PTTL %d, want a TTL of about %v", what, got, want)
+	}
+}
+
+func TestIncr(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	ctx := context.Background()
+	s.Do(t, "SET", "with-ttl", "5", "EX", "100")
+	s.Do(t, "SET", "no-ttl", "5")
+	s.Do(t, "SET", "float", "3.5")
+	s.Do(t, "SET", "tenth", "0.1")
+	s.Do(t, "SET", "big", "9007199254740993") // 2^53+1: a double cannot hold it
+
+	for _, tc := range []struct {
+		name, key, by string
+		window        time.Duration
+		raw           string
+		ttl           time.Duration // 0: no TTL
+	}{
+		{"first increment creates the key with the window", "new", "1", time.Minute, "1", time.Minute},
+		{"a TTL is kept, never reset or shortened", "with-ttl", "1", time.Minute, "6", 100 * time.Second},
+		{"a key without a TTL gets one", "no-ttl", "-2", time.Minute, "3", time.Minute},
+		{"window 0 sends a plain increment", "plain", "7", 0, "7", 0},
+		{"decimal amount: INCRBYFLOAT", "float", "0.25", time.Minute, "3.75", time.Minute},
+		{"INCRBYFLOAT rounds as Redis prints", "tenth", "0.2", 0, "0.3", 0},
+		{"integers above 2^53 stay exact", "big", "1", 0, "9007199254740994", 0},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			obs, err := c.Incr(ctx, tc.key, by(t, tc.by), tc.window)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if obs.Key != tc.key || obs.Type != "string" || obs.Raw != tc.raw || obs.At.IsZero() {
+				t.Errorf("Incr returned %+v, want key %q = %q", obs, tc.key, tc.raw)
+			}
+			if got := s.Do(t, "GET", tc.key); got != tc.raw {
+				t.Errorf("the server holds %q, want %q", got, tc.raw)
+			}
+			if tc.ttl == 0 {
+				if obs.PTTL != -1 || pttl(t, s, tc.key) != -1 {
+					t.Errorf("PTTL %d (server: %d), want no expiry", obs.PTTL, pttl(t, s, tc.key))
+				}
+				return
+			}
+			checkTTL(t, "returned", obs.PTTL, tc.ttl)
+			checkTTL(t, "on the server", pttl(t, s, tc.key), tc.ttl)
+		})
+	}
+}
+
+// TestIncrRefused checks that every error Redis gives an increment reaches
+// the user as one sentence naming the key, and that the key is left exactly
+// as it was: value, and no TTL added.
+func TestIncrRefused(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	ctx := context.Background()
+	s.Do(t, "SET", "max", "9223372036854775807")
+	s.Do(t, "SET", "min", "-9223372036854775808")
+	s.Do(t, "SET", "word", "hello")
+	s.Do(t, "SET", "decimal", "3.5")
+	s.Do(t, "SET", "padded", "007")
+	s.Do(t, "SET", "infinite", "inf")
+	s.Do(t, "HSET", "hash", "f", "1")
+
+	for _, tc := range []struct {
+		key, by, want string
+	}{
+		{"max", "1", "INCRBY max 1 failed: ERR increment or decrement would overflow (the key keeps its value) — a counter stays between"},
+		{"min", "-1", "INCRBY min -1 failed: ERR increment or decrement would overflow"},
+		{"word", "1", "INCRBY word 1 failed: ERR value is not an integer or out of range (the key keeps its value) — INCRBY adds only to a whole number"},
+		{"decimal", "1", "INCRBY decimal 1 failed: ERR value is not an integer or out of range"},
+		{"padded", "1", "INCRBY padded 1 failed: ERR value is not an integer or out of range"},
+		{"word", "0.5", "INCRBYFLOAT word 0.5 failed: ERR value is not a valid float (the key keeps its value) — the key holds text"},
+		{"infinite", "1.5", "INCRBYFLOAT infinite 1.5 failed: ERR increment would produce NaN or Infinity (the key keeps its value)"},
+		{"hash", "1", "INCRBY hash 1 failed: WRONGTYPE Operation against a key holding the wrong kind of value (the key keeps its value) — the key holds a hash"},
+	} {
+		t.Run(tc.key+" "+tc.by, func(t *testing.T) {
+			before := s.Do(t, "DUMP", tc.key)
+			_, err := c.Incr(ctx, tc.key, by(t, tc.by), time.Minute)
+			checkSentence(t, err, tc.want, "")
+			if !redisclient.Refused(err) {
+				t.Errorf("Refused(%v) = false, want true", err)
+			}
+			if s.Do(t, "DUMP", tc.key) != before || pttl(t, s, tc.key) != -1 {
+				t.Errorf("the key changed: value or TTL")
+			}
+		})
+	}
+
+	// INCRBYFLOAT takes what INCRBY refuses.
+	if obs, err := c.Incr(ctx, "decimal", by(t, "1.5"), 0); err != nil || obs.Raw != "5" {
+		t.Errorf("INCRBYFLOAT decimal 1.5 = %q, %v; want 5", obs.Raw, err)
+	}
+}
+
+func TestIncrOnReplica(t *testing.T) {
+	t.Parallel()
+	master := redistest.Start(t)
+	replica := redistest.Start(t, "--replicaof", "127.0.0.1", strconv.Itoa(master.Port))
+	c := connect(t, replica)
+	_, err := c.Incr(context.Background(), "ratelimit:x", by(t, "1"), time.Minute)
+	checkSentence(t, err, "INCRBY ratelimit:x 1 failed: "+replica.Addr+" is a read-only replica — connect to its master to change keys", "")
+	if !redisclient.Refused(err) {
+		t.Errorf("Refused(%v) = false, want true", err)
+	}
+}
+
+// TestIncrNoPerm checks users whose ACL lacks a command the increment needs.
+// The script checks every command before its first write: a user who may
+// INCRBY but not PEXPIRE must not be left with a counter that never expires.
+func TestIncrNoPerm(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "ACL", "SETUSER", "no-incr", "on", ">pw", "~*", "+@all", "-incrby")
+	s.Do(t, "ACL", "SETUSER", "no-expire", "on", ">pw", "~*", "+@all", "-pexpire")
+	s.Do(t, "ACL", "SETUSER", "no-eval", "on", ">pw", "~*", "+@all", "-eval", "-evalsha")
+	s.Do(t, "SET", "counter", "5")
+
+	for _, tc := range []struct {
+		user, key, want string
+	}{
+		{"no-incr", "counter", "INCRBY counter 1 failed: the Redis user may not do this on " + s.Addr + " (NOPERM this user has no permissions to run the 'incrby' command on this key) — grant it with ACL SETUSER"},
+		{"no-expire", "fresh", "(NOPERM this user has no permissions to run the 'pexpire' command on this key)"},
+		{"no-eval", "fresh", "(NOPERM this user has no permissions to run the 'evalsha' command)"},
+	} {
+		t.Run(tc.user, func(t *testing.T) {
+			c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: "redis://" + tc.user + ":pw@" + s.Addr})
+			if err != nil {
+				t.Fatal(err)
+			}
+			defer c.Close()
+			_, err = c.Incr(context.Background(), tc.key, by(t, "1"), time.Minute)
+			checkSentence(t, err, tc.want, "")
+			if !redisclient.Refused(err) {
+				t.Errorf("Refused(%v) = false, want true", err)
+			}
+		})
+	}
+	if got := s.Do(t, "GET", "counter"); got != "5" || pttl(t, s, "counter") != -1 {
+		t.Errorf("counter = %q with PTTL %d, want it untouched", got, pttl(t, s, "counter"))
+	}
+	if got := s.Do(t, "EXISTS", "fresh"); got != int64(0) {
+		t.Error("a user without PEXPIRE created a counter (without a TTL)")
+	}
+}
+
+// TestIncrAfterScriptFlush checks that the increment survives a server that
+// lost its script cache: EVALSHA says NOSCRIPT, and EVAL runs it.
+func TestIncrAfterScriptFlush(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	ctx := context.Background()
+	if _, err := c.Incr(ctx, "k", by(t, "1"), time.Minute); err != nil {
+		t.Fatal(err)
+	}
+	s.Do(t, "SCRIPT", "FLUSH")
+	evals := commandCalls(t, s)["eval"]
+	obs, err := c.Incr(ctx, "k", by(t, "1"), time.Minute)
+	if err != nil {
+		t.Fatalf("increment after SCRIPT FLUSH: %v", err)
+	}
+	if obs.Raw != "2" {
+		t.Errorf("k = %q, want 2", obs.Raw)
+	}
+	if commandCalls(t, s)["eval"] != evals+1 {
+		t.Error("the script did not go through EVAL after NOSCRIPT")
+	}
+}
+
+func TestIncrBadWindow(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	for _, w := range []time.Duration{-time.Second, time.Microsecond} {
+		_, err := c.Incr(context.Background(), "k", by(t, "1"), w)
+		checkSentence(t, err, "is not a TTL: give at least 1ms, or 0 for no expiry", "")
+	}
+	if s.Do(t, "EXISTS", "k") != int64(0) {
+		t.Error("an increment with a bad window was sent")
+	}
+}
+
+func TestExpire(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	ctx := context.Background()
+	s.Do(t, "SET", "stuck", "150")
+	s.Do(t, "SET", "long", "1", "EX", "100")
+	s.Do(t, "SET", "short", "1", "EX", "10")
+	s.Do(t, "HSET", "hash", "f", "1")
+
+	for _, tc := range []struct {
+		key string
+		set bool
+		ttl time.Duration
+	}{
+		{"stuck", true, time.Minute},
+		{"long", false, 100 * time.Second}, // never shortened
+		{"short", false, 10 * time.Second}, // never replaced
+		{"hash", true, time.Minute},
+	} {
+		set, obs, err := c.Expire(ctx, tc.key, time.Minute)
+		if err != nil {
+			t.Fatalf("Expire(%s): %v", tc.key, err)
+		}
+		if set != tc.set || obs.Key != tc.key {
+			t.Errorf("Expire(%s) = %v, %+v; want set=%v", tc.key, set, obs, tc.set)
+		}
+		checkTTL(t, tc.key+" returned", obs.PTTL, tc.ttl)
+		checkTTL(t, tc.key+" on the server", pttl(t, s, tc.key), tc.ttl)
+	}
+	if _, obs, _ := c.Expire(ctx, "hash", time.Minute); obs.Type != "hash" {
+		t.Errorf("hash came back as a %q", obs.Type)
+	}
+
+	_, _, err := c.Expire(ctx, "gone", time.Minute)
+	checkSentence(t, err, "gone no longer exists", "")
+	if !errors.Is(err, redisclient.ErrNoSuchKey) {
+		t.Errorf("the error %v does not wrap ErrNoSuchKey", err)
+	}
+	_, _, err = c.Expire(ctx, "stuck", 0)
+	checkSentence(t, err, "the window 0s is not a TTL: give at least 1ms", "")
+}
+
+func TestDelete(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	s.Do(t, "SET", "k", "1")
+	for range 2 { // the second time it is already gone, as the user wanted
+		if err := c.Delete(context.Background(), "k"); err != nil {
+			t.Fatal(err)
+		}
+	}
+	if s.Do(t, "EXISTS", "k") != int64(0) {
+		t.Error("k still exists")
+	}
+}
+
+// TestReadOnlySendsNothing checks that a read-only client refuses every
+// write with one sentence and that the server never sees one.
+func TestReadOnlySendsNothing(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:x", "1")
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL(), ReadOnly: true})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	ctx := context.Background()
+	before := commandCalls(t, s)
+
+	_, err = c.Incr(ctx, "ratelimit:x", by(t, "1"), time.Minute)
+	checkReadOnly(t, err, "INCRBY ratelimit:x 1")
+	_, err = c.Incr(ctx, "ratelimit:x", by(t, "0.5"), 0)
+	checkReadOnly(t, err, "INCRBYFLOAT ratelimit:x 0.5")
+	_, _, err = c.Expire(ctx, "ratelimit:x", time.Minute)
+	checkReadOnly(t, err, "PEXPIRE ratelimit:x 60000 NX")
+	checkReadOnly(t, c.Delete(ctx, "ratelimit:x"), "DEL ratelimit:x")
+	_, err = c.Burst(ctx, "ratelimit:x", by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 10, Clients: 2})
+	checkReadOnly(t, err, "INCRBY ratelimit:x 1")
+
+	after := commandCalls(t, s)
+	for _, cmd := range []string{"incrby", "incrbyfloat", "eval", "evalsha", "pexpire", "del"} {
+		if after[cmd] != before[cmd] {
+			t.Errorf("the server saw %d %s call(s) from a read-only client", after[cmd]-before[cmd], cmd)
+		}
+	}
+	if got := s.Do(t, "GET", "ratelimit:x"); got != "1" {
+		t.Errorf("ratelimit:x = %q, want it untouched", got)
+	}
+}
+
+func checkReadOnly(t *testing.T, err error, cmd string) {
+	t.Helper()
+	checkSentence(t, err, "countertop is read-only (--read-only): "+cmd+" was not sent", "")
+	if !errors.Is(err, redisclient.ErrReadOnly) || !redisclient.Refused(err) {
+		t.Errorf("%v: want it to wrap ErrReadOnly and count as refused", err)
+	}
+}
+
+func TestWriteUnreachable(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connect(t, s)
+	s.Stop()
+	_, err := c.Incr(context.Background(), "k", by(t, "1"), time.Minute)
+	checkSentence(t, err, "INCRBY k 1 failed: ", "")
+	if redisclient.Refused(err) {
+		t.Errorf("Refused(%v) = true: an unreachable server refused nothing, the write's fate is unknown", err)
+	}
+}
+
+// commandCalls is how often the server ran each command, from INFO
+// commandstats: calls from scripts included.
+func commandCalls(t *testing.T, s *redistest.Server) map[string]int64 {
+	t.Helper()
+	calls := make(map[string]int64)
+	for line := range strings.Lines(s.Do(t, "INFO", "commandstats").(string)) {
+		name, stats, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(stats, ",")
+		calls[name], _ = strconv.ParseInt(n, 10, 64)
+	}
+	return calls
+}
