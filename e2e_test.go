@@ -257,3 +257,63 @@ func hasRed(line string) bool {
 	}
 	return false
 }
+
+func TestDashboardWritesEndToEnd(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Do(t, "SET", "ratelimit:api:drill", "5") // lost its TTL: no-expiry
+	srv.Do(t, "SET", "ratelimit:api:doomed", "1", "EX", "100")
+	cfg := writeFile(t, "countertop.toml", e2eConfig)
+
+	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
+		binary(t), "--url", srv.URL(), "--config", cfg, "--pattern", "ratelimit:*", "--interval", "200ms")
+	term.waitText("ratelimit:api:drill")
+
+	// `+` on the no-expiry counter: one atomic INCRBY that also gives it the
+	// rule's 60s window, shown at once in the status line and the row.
+	term.keys("/", "drill", "Enter")
+	term.waitFor("the filter", func(s string) bool { return !strings.Contains(s, "ratelimit:api:doomed") })
+	term.keys("+")
+	term.waitText("INCRBY ratelimit:api:drill 1 -> 6")
+	if pttl := srv.Do(t, "PTTL", "ratelimit:api:drill").(int64); pttl <= 0 || pttl > 60000 {
+		t.Errorf("after +, the key's PTTL is %d ms; want the rule's 60s window", pttl)
+	}
+	term.waitFor("the row to be repaired (no longer no-expiry)", func(s string) bool {
+		l := lineWith(s, "ratelimit:api:drill")
+		return strings.Contains(l, " 6 ") && !strings.Contains(l, "no-expiry")
+	})
+
+	// `d` asks, naming the key; `y` deletes it in Redis and on screen.
+	// esc clears the filter (sent alone: ESC then "/" would read as alt+/).
+	term.keys("/")
+	term.keys("Escape")
+	term.waitText("ratelimit:api:doomed")
+	term.keys("/", "doomed", "Enter")
+	term.waitFor("the filter", func(s string) bool { return strings.Contains(s, "1 of 2 keys") })
+	term.keys("d")
+	term.waitFor("a confirmation naming the key", func(s string) bool {
+		return strings.Count(s, "ratelimit:api:doomed") >= 2
+	})
+	term.keys("y")
+	term.waitText("DEL ratelimit:api:doomed -> deleted")
+	if n := srv.Do(t, "EXISTS", "ratelimit:api:doomed").(int64); n != 0 {
+		t.Errorf("the confirmed delete left the key in Redis")
+	}
+}
+
+func TestDashboardReadOnlySendsNothing(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Do(t, "SET", "ratelimit:api:ro", "5")
+	cfg := writeFile(t, "countertop.toml", e2eConfig)
+
+	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
+		binary(t), "--url", srv.URL(), "--config", cfg, "--pattern", "ratelimit:*", "--interval", "200ms", "--read-only")
+	s := term.waitText("ratelimit:api:ro")
+	if !strings.Contains(s, "READ-ONLY") {
+		t.Errorf("the header does not say the dashboard is read-only:\n%s", s)
+	}
+	term.keys("+")
+	term.waitText("nothing was sent")
+	if v := srv.Do(t, "GET", "ratelimit:api:ro"); v != "5" {
+		t.Errorf("a read-only dashboard changed the key to %v", v)
+	}
+}
