@@ -133,16 +133,6 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-const e2eConfig = `
-[[rule]]
-pattern = "ratelimit:*"
-limit = 100
-window = "60s"
-
-[[rule]]
-pattern = "views:*"
-expect_ttl = false
-`
 
 func TestDashboardEndToEnd(t *testing.T) {
 	srv := redistest.Start(t)
@@ -151,7 +141,7 @@ func TestDashboardEndToEnd(t *testing.T) {
 	srv.Do(t, "SET", "ratelimit:api:fresh", "3")
 	srv.Do(t, "SET", "views:home", "42")
 	srv.Do(t, "SET", "ratelimit:api:\x1b[2Jevil", "1", "EX", "100")
-	cfg := writeFile(t, "countertop.toml", e2eConfig)
+	cfg := writeFile(t, "countertop.toml", writeConfig)
 
 	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
 		binary(t), "--url", srv.URL(), "--config", cfg,
@@ -262,7 +252,7 @@ func TestDashboardWritesEndToEnd(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Do(t, "SET", "ratelimit:api:drill", "5") // lost its TTL: no-expiry
 	srv.Do(t, "SET", "ratelimit:api:doomed", "1", "EX", "100")
-	cfg := writeFile(t, "countertop.toml", e2eConfig)
+	cfg := writeFile(t, "countertop.toml", writeConfig)
 
 	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
 		binary(t), "--url", srv.URL(), "--config", cfg, "--pattern", "ratelimit:*", "--interval", "200ms")
@@ -303,7 +293,7 @@ func TestDashboardWritesEndToEnd(t *testing.T) {
 func TestDashboardReadOnlySendsNothing(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Do(t, "SET", "ratelimit:api:ro", "5")
-	cfg := writeFile(t, "countertop.toml", e2eConfig)
+	cfg := writeFile(t, "countertop.toml", writeConfig)
 
 	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
 		binary(t), "--url", srv.URL(), "--config", cfg, "--pattern", "ratelimit:*", "--interval", "200ms", "--read-only")

@@ -154,12 +154,23 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
-	go client.Poll(ctx, redisclient.PollOptions{
-		Patterns:      cfg.Patterns,
-		Interval:      cfg.Redis.Interval,
-		DiscoverEvery: cfg.Redis.DiscoverEvery,
-		ScanCount:     cfg.Redis.ScanCount,
-	}, feed)
+	go func() {
+		// Watch returns when ctx is done, or at once when --mode events
+		// cannot work, after sending why as the feed's LastError; closing
+		// the feed then shows the dashboard that nothing more will come.
+		_ = client.Watch(ctx, redisclient.WatchOptions{
+			PollOptions: redisclient.PollOptions{
+				Patterns:      cfg.Patterns,
+				Interval:      cfg.Redis.Interval,
+				DiscoverEvery: cfg.Redis.DiscoverEvery,
+				ScanCount:     cfg.Redis.ScanCount,
+			},
+			Mode:         cfg.Redis.Mode,
+			EnableEvents: cfg.Redis.EnableEvents,
+			ResyncEvery:  cfg.Redis.ResyncEvery,
+		}, feed)
+		close(feed)
+	}()
 
 	rules := cfg.Rules
 	m := ui.New(ui.Options{
@@ -190,6 +201,7 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg := config.Config{Patterns: d.Patterns()}
 	cfg.Redis.URL = d.URL()
 	cfg.Redis.Interval = 500 * time.Millisecond
+	cfg.Redis.Mode = config.ModePoll // miniredis sends no keyspace events
 	cfg.Rules = model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
 	client, err := connect(ctx, cfg)
 	if err != nil {

@@ -1,0 +1,282 @@
+package bench
+
+import (
+	"bufio"
+	"context"
+	"fmt"
+	"math/rand/v2"
+	"os"
+	"os/exec"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"syscall"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/redis/go-redis/v9"
+)
+
+const (
+	watchedKeys = 10_000
+	incrsPerSec = 1_000
+	// settleTimeout bounds the waits for the store to catch up.
+	settleTimeout = 10 * time.Second
+	// loadEnv, when set, makes the test binary the load generator: it
+	// holds "ADDR N", the Redis to hit and how many INCRs to fire.
+	loadEnv = "COUNTERTOP_BENCH_LOAD"
+)
+
+func TestMain(m *testing.M) {
+	if spec := os.Getenv(loadEnv); spec != "" {
+		if err := generate(spec); err != nil {
+			fmt.Fprintln(os.Stderr, "load generator:", err)
+			os.Exit(1)
+		}
+		os.Exit(0)
+	}
+	os.Exit(m.Run())
+}
+
+// BenchmarkEventLatency is the delay from an INCR returning to the
+// dashboard's store holding the new value, with keyspace notifications.
+func BenchmarkEventLatency(b *testing.B) {
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: "events"})
+}
+
+// BenchmarkPollLatency is the same delay when polling every second.
+func BenchmarkPollLatency(b *testing.B) {
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: "poll", PollOptions: redisclient.PollOptions{Interval: time.Second}})
+}
+
+// benchmarkLatency watches watchedKeys counters with o while b.N INCRs hit
+// them, spread at random, at incrsPerSec. It reports the delay's p50, p99
+// and maximum, and the CPU this process (countertop's watcher and store)
+// used meanwhile, as a percentage of one core. The INCRs come from another
+// process, so that their cost is not counted as countertop's.
+func benchmarkLatency(b *testing.B, o redisclient.WatchOptions) {
+	s := redistest.Start(b, "--notify-keyspace-events", "K$gxe")
+	ctx := context.Background()
+	rdb := s.Client(b)
+	pipe := rdb.Pipeline()
+	for i := range watchedKeys {
+		pipe.Set(ctx, key(i), 0, time.Hour)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		b.Fatal(err)
+	}
+
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: s.URL()})
+	if err != nil {
+		b.Fatal(err)
+	}
+	defer c.Close()
+	d := newDashboard()
+	ctx, cancel := context.WithCancel(ctx)
+	o.Patterns = []string{"bench:*"}
+	feed := make(chan model.Batch, 64) // as main.go makes it
+	watched := make(chan error, 1)
+	go func() { watched <- c.Watch(ctx, o, feed) }()
+	applied := make(chan struct{})
+	go func() { d.follow(feed); close(applied) }()
+	defer func() {
+		cancel()
+		if err := <-watched; err != nil {
+			b.Error(err)
+		}
+		close(feed)
+		<-applied
+	}()
+	if !d.waitFor(func() bool { return d.store.Len() == watchedKeys }) {
+		b.Fatalf("the store never held the %d keys", watchedKeys)
+	}
+
+	b.ResetTimer()
+	var incrs []incr
+	cpu, wall := usage(func() {
+		incrs = runGenerator(b, s.Addr, b.N)
+		if !d.waitFor(func() bool { return d.holdsAll(incrs) }) {
+			b.Fatal("the store never caught up with the increments")
+		}
+	})
+	b.StopTimer()
+
+	lat := d.latencies(incrs)
+	slices.Sort(lat)
+	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))]) / float64(time.Millisecond) }
+	b.ReportMetric(0, "ns/op") // the rate is fixed: time per op says nothing
+	b.ReportMetric(ms(0.50), "p50_ms")
+	b.ReportMetric(ms(0.99), "p99_ms")
+	b.ReportMetric(ms(1), "max_ms")
+	b.ReportMetric(100*cpu.Seconds()/wall.Seconds(), "cpu_%")
+}
+
+func key(i int) string { return "bench:" + strconv.Itoa(i) }
+
+// incr is one INCR the generator fired: the value it returned, and when
+// (Unix nanoseconds: the two processes share the clock, not a monotonic
+// origin).
+type incr struct {
+	key   string
+	value int64
+	at    int64
+}
+
+// runGenerator runs this test binary as the load generator, firing n
+// INCRs at addr, and returns what it fired.
+func runGenerator(b *testing.B, addr string, n int) []incr {
+	cmd := exec.Command(os.Args[0], "-test.run=^$")
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d", loadEnv, addr, n))
+	cmd.Stderr = os.Stderr
+	out, err := cmd.Output()
+	if err != nil {
+		b.Fatalf("load generator: %v", err)
+	}
+	incrs := make([]incr, 0, n)
+	for line := range strings.Lines(string(out)) {
+		var in incr
+		if _, err := fmt.Sscan(line, &in.key, &in.value, &in.at); err != nil {
+			b.Fatalf("load generator said %q: %v", line, err)
+		}
+		incrs = append(incrs, in)
+	}
+	return incrs
+}
+
+// generate is the load generator's main: it fires INCRs at random keys at
+// incrsPerSec, keeping the average rate when it falls behind, and then
+// prints each as "key value unixnano".
+func generate(spec string) error {
+	var addr string
+	var n int
+	if _, err := fmt.Sscan(spec, &addr, &n); err != nil {
+		return fmt.Errorf("%s=%q: %v", loadEnv, spec, err)
+	}
+	rdb := redis.NewClient(&redis.Options{Addr: addr})
+	defer rdb.Close()
+	incrs := make([]incr, n)
+	start := time.Now()
+	for i := range incrs {
+		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / incrsPerSec)))
+		k := key(rand.IntN(watchedKeys))
+		v, err := rdb.Incr(context.Background(), k).Result()
+		if err != nil {
+			return err
+		}
+		incrs[i] = incr{k, v, time.Now().UnixNano()}
+	}
+	w := bufio.NewWriter(os.Stdout)
+	for _, in := range incrs {
+		fmt.Fprintln(w, in.key, in.value, in.at)
+	}
+	return w.Flush()
+}
+
+// dashboard applies the feed to a model.Store as the ui does, and notes
+// when each key first held each value.
+type dashboard struct {
+	mu      sync.Mutex
+	changed *sync.Cond
+	store   *model.Store
+	arrived map[string][]arrival // per key, in the order they came
+}
+
+type arrival struct {
+	value int64
+	at    int64 // Unix nanoseconds
+}
+
+func newDashboard() *dashboard {
+	d := &dashboard{store: model.NewStore(&model.Rules{}), arrived: make(map[string][]arrival)}
+	d.changed = sync.NewCond(&d.mu)
+	return d
+}
+
+// follow applies batches until feed is closed.
+func (d *dashboard) follow(feed <-chan model.Batch) {
+	for b := range feed {
+		d.mu.Lock()
+		d.store.Apply(b)
+		now := time.Now().UnixNano()
+		for _, o := range b.Observed {
+			v, err := strconv.ParseInt(o.Raw, 10, 64)
+			if err != nil {
+				panic(fmt.Sprintf("%q holds %q", o.Key, o.Raw))
+			}
+			if a := d.arrived[o.Key]; len(a) == 0 || a[len(a)-1].value != v {
+				d.arrived[o.Key] = append(a, arrival{v, now})
+			}
+		}
+		d.changed.Broadcast()
+		d.mu.Unlock()
+	}
+}
+
+// holdsAll reports whether the store holds every value incrs returned or
+// a later one. d must be locked.
+func (d *dashboard) holdsAll(incrs []incr) bool {
+	for _, in := range incrs {
+		c, _ := d.store.Get(in.key)
+		if v, ok := c.Value.Number(); !ok || int64(v) < in.value {
+			return false
+		}
+	}
+	return true
+}
+
+// latencies is, for each of incrs, how long after its reply the store
+// first held its value or a later one; 0 when the store had it before the
+// reply reached the generator.
+func (d *dashboard) latencies(incrs []incr) []time.Duration {
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	lat := make([]time.Duration, len(incrs))
+	for i, in := range incrs {
+		a := d.arrived[in.key]
+		j := slices.IndexFunc(a, func(a arrival) bool { return a.value >= in.value })
+		lat[i] = time.Duration(max(0, a[j].at-in.at))
+	}
+	return lat
+}
+
+// waitFor waits until cond holds, called with d locked; false when that
+// takes longer than settleTimeout.
+func (d *dashboard) waitFor(cond func() bool) bool {
+	var timedOut bool
+	timer := time.AfterFunc(settleTimeout, func() {
+		d.mu.Lock()
+		timedOut = true
+		d.changed.Broadcast()
+		d.mu.Unlock()
+	})
+	defer timer.Stop()
+	d.mu.Lock()
+	defer d.mu.Unlock()
+	for !cond() {
+		if timedOut {
+			return false
+		}
+		d.changed.Wait()
+	}
+	return true
+}
+
+// usage runs fn and returns the CPU time this process used meanwhile, and
+// the wall time it took.
+func usage(fn func()) (cpu, wall time.Duration) {
+	before, start := cpuTime(), time.Now()
+	fn()
+	return cpuTime() - before, time.Since(start)
+}
+
+func cpuTime() time.Duration {
+	var ru syscall.Rusage
+	if err := syscall.Getrusage(syscall.RUSAGE_SELF, &ru); err != nil {
+		panic(err)
+	}
+	return time.Duration(ru.Utime.Nano() + ru.Stime.Nano())
+}

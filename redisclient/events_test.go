@@ -1,0 +1,521 @@
+package redisclient_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/redis/go-redis/v9"
+)
+
+// watching runs Watch and applies what it sends to a model.Store, as the
+// dashboard does.
+type watching struct {
+	t      *testing.T
+	ch     chan model.Batch
+	store  *model.Store
+	state  model.FeedState // the last one received
+	modes  []string        // every Mode received, in order, repeats left out
+	passes int             // states received that said a full pass had begun
+}
+
+// startWatch runs Watch until the test ends, and checks that it then
+// returns nil.
+func startWatch(t *testing.T, c *redisclient.Client, o redisclient.WatchOptions) *watching {
+	t.Helper()
+	w := &watching{t: t, ch: make(chan model.Batch), store: model.NewStore(&model.Rules{})}
+	ctx, cancel := context.WithCancel(context.Background())
+	done := make(chan error, 1)
+	go func() { done <- c.Watch(ctx, o, w.ch) }()
+	t.Cleanup(func() {
+		cancel()
+		select {
+		case err := <-done:
+			if err != nil {
+				t.Errorf("Watch returned %v after cancel, want nil", err)
+			}
+		case <-time.After(waitTimeout):
+			t.Error("Watch did not return after its context was cancelled")
+		}
+	})
+	return w
+}
+
+// startEvents watches patterns in events mode with no periodic re-scan
+// within the test's time, so that only events and (re)subscriptions can
+// change the store, and waits for the first full pass to end.
+func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *watching {
+	t.Helper()
+	w := startWatch(t, c, redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: patterns},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	})
+	w.waitSynced()
+	return w
+}
+
+// until applies batches until check returns "", and fails the test with
+// what check last said when that takes too long.
+func (w *watching) until(what string, check func() string) {
+	w.t.Helper()
+	deadline := time.After(waitTimeout)
+	for {
+		problem := check()
+		if problem == "" {
+			return
+		}
+		select {
+		case b := <-w.ch:
+			w.apply(b)
+		case <-deadline:
+			w.t.Fatalf("gave up waiting for %s: %s (state %+v)", what, problem, w.state)
+		}
+	}
+}
+
+func (w *watching) apply(b model.Batch) {
+	w.store.Apply(b)
+	if b.State == nil {
+		return
+	}
+	if b.State.Scanning && !w.state.Scanning {
+		w.passes++
+	}
+	if len(w.modes) == 0 || w.modes[len(w.modes)-1] != b.State.Mode {
+		w.modes = append(w.modes, b.State.Mode)
+	}
+	w.state = *b.State
+}
+
+// waitFor applies batches until cond holds.
+func (w *watching) waitFor(what string, cond func() bool) {
+	w.t.Helper()
+	w.until(what, func() string {
+		if cond() {
+			return ""
+		}
+		return "not yet"
+	})
+}
+
+// waitSynced waits until a full pass has ended with the feed healthy in
+// events mode.
+func (w *watching) waitSynced() {
+	w.t.Helper()
+	w.waitFor("a full pass in events mode", func() bool {
+		return w.passes > 0 && !w.state.Scanning && w.state.Mode == "events" && w.state.LastError == ""
+	})
+}
+
+// waitValue waits until the store holds key with the stored string want.
+func (w *watching) waitValue(key, want string) model.Counter {
+	w.t.Helper()
+	w.waitFor(fmt.Sprintf("%q = %q", key, want), func() bool {
+		c, ok := w.store.Get(key)
+		return ok && c.Raw == want
+	})
+	c, _ := w.store.Get(key)
+	return c
+}
+
+// waitGone waits until the store no longer holds key.
+func (w *watching) waitGone(key string) {
+	w.t.Helper()
+	w.waitFor(fmt.Sprintf("%q removed", key), func() bool { _, ok := w.store.Get(key); return !ok })
+}
+
+// waitMatches waits until the store holds exactly what Redis holds under
+// patterns (see storeDiff).
+func (w *watching) waitMatches(rdb *redis.Client, patterns ...string) {
+	w.t.Helper()
+	w.until("the store to match Redis", func() string { return storeDiff(w.t, w.store, rdb, patterns) })
+}
+
+// assertStoreMatchesRedis fails the test unless the store holds exactly
+// what Redis holds under patterns.
+func assertStoreMatchesRedis(t *testing.T, store *model.Store, rdb *redis.Client, patterns ...string) {
+	t.Helper()
+	if diff := storeDiff(t, store, rdb, patterns); diff != "" {
+		t.Fatalf("the store does not match Redis: %s", diff)
+	}
+}
+
+// storeDiff compares the store with the keys matching patterns in Redis:
+// the same keys, each with the same type and stored string, and with a TTL
+// in both or in neither. It returns "" when they agree, else what differs.
+func storeDiff(t *testing.T, store *model.Store, rdb *redis.Client, patterns []string) string {
+	t.Helper()
+	ctx := context.Background()
+	var diffs []string
+	inRedis := map[string]bool{}
+	for _, p := range patterns {
+		iter := rdb.Scan(ctx, 0, p, 1000).Iterator()
+		for iter.Next(ctx) {
+			inRedis[iter.Val()] = true
+		}
+		if err := iter.Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	for key := range inRedis {
+		typ := rdb.Type(ctx, key).Val()
+		raw := ""
+		if typ == "string" {
+			raw = rdb.Get(ctx, key).Val()
+		}
+		pttl := rdb.PTTL(ctx, key).Val()
+		c, ok := store.Get(key)
+		switch {
+		case typ == "none":
+			// gone since SCAN
+		case !ok:
+			diffs = append(diffs, fmt.Sprintf("%q is missing", key))
+		case c.Type != typ || c.Raw != raw:
+			diffs = append(diffs, fmt.Sprintf("%q holds %s %q, Redis %s %q", key, c.Type, c.Raw, typ, raw))
+		case c.HasTTL() != (pttl >= 0):
+			diffs = append(diffs, fmt.Sprintf("%q has PTTL %d, Redis %v", key, c.PTTL, pttl))
+		}
+	}
+	for _, c := range store.Rows(0, store.Len()) {
+		if !inRedis[c.Key] {
+			diffs = append(diffs, fmt.Sprintf("%q is held but not in Redis", c.Key))
+		}
+	}
+	slices.Sort(diffs)
+	return strings.Join(diffs, "; ")
+}
+
+func TestEventsFollowEachKindOfChange(t *testing.T) {
+	t.Parallel()
+	// Exactly the classes countertop asks for: they must be enough.
+	s := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
+	s.Do(t, "SET", "rl:a", "1")
+	s.Do(t, "SET", "rl:ttl", "5", "EX", "100")
+	rdb := s.Client(t)
+	w := startEvents(t, connect(t, s), "rl:*")
+	w.waitValue("rl:a", "1")
+	w.waitValue("rl:ttl", "5")
+
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"incrby", func() {
+			s.Do(t, "INCRBY", "rl:a", "5")
+			w.waitValue("rl:a", "6")
+		}},
+		{"incr and decr", func() {
+			s.Do(t, "INCR", "rl:a")
+			s.Do(t, "DECRBY", "rl:a", "3")
+			w.waitValue("rl:a", "4")
+		}},
+		{"incrbyfloat", func() {
+			s.Do(t, "INCRBYFLOAT", "rl:f", "1.5")
+			w.waitValue("rl:f", "1.5")
+		}},
+		{"set clears the TTL", func() {
+			s.Do(t, "SET", "rl:ttl", "7")
+			w.waitFor("rl:ttl = 7 without TTL", func() bool {
+				c, _ := w.store.Get("rl:ttl")
+				return c.Raw == "7" && !c.HasTTL()
+			})
+		}},
+		{"expire re-extends the TTL", func() {
+			s.Do(t, "SET", "rl:e", "1", "PX", "10000")
+			if c := w.waitValue("rl:e", "1"); c.PTTL > 10000 {
+				t.Fatalf("PTTL %d after PX 10000", c.PTTL)
+			}
+			s.Do(t, "PEXPIRE", "rl:e", "100000")
+			w.waitFor("rl:e's new TTL", func() bool { c, _ := w.store.Get("rl:e"); return c.PTTL > 50000 })
+		}},
+		{"persist", func() {
+			s.Do(t, "PERSIST", "rl:e")
+			w.waitFor("rl:e without TTL", func() bool { c, ok := w.store.Get("rl:e"); return ok && !c.HasTTL() })
+		}},
+		{"del", func() {
+			s.Do(t, "DEL", "rl:a")
+			w.waitGone("rl:a")
+		}},
+		{"rename", func() {
+			s.Do(t, "SET", "rl:old", "3")
+			w.waitValue("rl:old", "3")
+			s.Do(t, "RENAME", "rl:old", "rl:new")
+			w.waitGone("rl:old")
+			w.waitValue("rl:new", "3")
+		}},
+		{"expired", func() {
+			s.Do(t, "SET", "rl:short", "1")
+			w.waitValue("rl:short", "1")
+			s.Do(t, "PEXPIRE", "rl:short", "50")
+			w.waitGone("rl:short")
+		}},
+		{"del and create again", func() {
+			s.Do(t, "SET", "rl:again", "1")
+			s.Do(t, "DEL", "rl:again")
+			s.Do(t, "SET", "rl:again", "2")
+			w.waitValue("rl:again", "2")
+		}},
+		{"any bytes in a key name", func() {
+			key := "rl:a:b\n\x00\xff"
+			s.Do(t, "SET", key, "9")
+			w.waitValue(key, "9")
+		}},
+		{"another type", func() {
+			s.Do(t, "SET", "rl:h", "1")
+			w.waitValue("rl:h", "1")
+			s.Do(t, "DEL", "rl:h")
+			s.Do(t, "HSET", "rl:h", "f", "1") // an hset event: a class not asked for
+			s.Do(t, "EXPIRE", "rl:h", "100")
+			w.waitFor("rl:h as a hash", func() bool { c, _ := w.store.Get("rl:h"); return c.Type == "hash" })
+		}},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) { step.do() })
+	}
+
+	// A key no pattern matches is never sent.
+	s.Do(t, "SET", "other", "1")
+	s.Do(t, "SET", "rl:last", "1")
+	w.waitValue("rl:last", "1")
+	if _, ok := w.store.Get("other"); ok {
+		t.Error("a key no pattern matches was sent")
+	}
+	assertStoreMatchesRedis(t, w.store, rdb, "rl:*")
+	if w.passes != 1 {
+		t.Errorf("%d full passes; want only the first: events alone must keep the store right", w.passes)
+	}
+}
+
+func TestEventsRemoveEvictedKeys(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "K$gxe", "--maxmemory-policy", "allkeys-random")
+	rdb := s.Client(t)
+	w := startEvents(t, connect(t, s), "rl:*")
+
+	ctx := context.Background()
+	base := infoField(t, rdb, "memory", "used_memory")
+	s.Do(t, "CONFIG", "SET", "maxmemory", strconv.FormatInt(base+2<<20, 10))
+	value := strings.Repeat("x", 2048)
+	pipe := rdb.Pipeline()
+	for i := range 3000 {
+		pipe.Set(ctx, "rl:big:"+strconv.Itoa(i), value, 0)
+	}
+	if _, err := pipe.Exec(ctx); err != nil {
+		t.Fatal(err)
+	}
+	if infoField(t, rdb, "stats", "evicted_keys") == 0 {
+		t.Fatal("no key was evicted: the test needs a smaller maxmemory")
+	}
+	w.waitMatches(rdb, "rl:*")
+	if w.passes != 1 {
+		t.Errorf("%d full passes; want evictions to be followed by events alone", w.passes)
+	}
+}
+
+// infoField is a number from INFO section.
+func infoField(t *testing.T, rdb *redis.Client, section, field string) int64 {
+	t.Helper()
+	info, err := rdb.Info(context.Background(), section).Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(strings.TrimSpace(line), field+":"); ok {
+			n, err := strconv.ParseInt(v, 10, 64)
+			if err != nil {
+				t.Fatalf("INFO %s: %s = %q", section, field, v)
+			}
+			return n
+		}
+	}
+	t.Fatalf("INFO %s has no %s", section, field)
+	return 0
+}
+
+func TestEventsUseTheClientsDatabase(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: "redis://" + s.Addr + "/3"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	w := startEvents(t, c, "rl:*")
+
+	db3 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 3})
+	t.Cleanup(func() { db3.Close() })
+	s.Do(t, "SET", "rl:db0", "1") // database 0
+	if err := db3.Set(context.Background(), "rl:db3", "3", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	w.waitValue("rl:db3", "3")
+	if _, ok := w.store.Get("rl:db0"); ok {
+		t.Error("a key of database 0 was sent while watching database 3")
+	}
+}
+
+func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:a", "1")
+	s.Do(t, "SET", "rl:b", "1")
+	rdb := s.Client(t)
+	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
+		Mode:        "events",
+		ResyncEvery: 100 * time.Millisecond,
+	})
+	w.waitSynced()
+	if w.state.Note != "re-scan every 100ms" {
+		t.Errorf("Note = %q", w.state.Note)
+	}
+
+	// Changes Redis tells nobody about.
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+	s.Do(t, "INCR", "rl:a")
+	s.Do(t, "DEL", "rl:b")
+	s.Do(t, "SET", "rl:new", "1", "EX", "100")
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+
+	w.waitMatches(rdb, "rl:*")
+	w.waitValue("rl:a", "2")
+}
+
+func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:a", "1")
+	rdb := s.Client(t)
+	w := startEvents(t, connect(t, s), "rl:*")
+
+	// rl:gap changes without an event, so only a full pass can find it; the
+	// periodic one is an hour away, so it must be the one after the
+	// subscriber comes back.
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+	s.Do(t, "SET", "rl:gap", "1")
+	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+
+	w.waitValue("rl:gap", "1")
+	w.waitSynced()
+	if !slices.Contains(w.modes, "reconnecting") {
+		t.Errorf("modes %q; want the lost subscription shown as reconnecting", w.modes)
+	}
+	s.Do(t, "INCR", "rl:a") // events flow again
+	w.waitValue("rl:a", "2")
+	assertStoreMatchesRedis(t, w.store, rdb, "rl:*")
+}
+
+func TestEventsSurviveRestart(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:before", "1")
+	rdb := s.Client(t)
+	w := startEvents(t, connect(t, s), "rl:*")
+	w.waitValue("rl:before", "1")
+
+	s.Stop()
+	w.waitFor("the lost subscription in the state", func() bool {
+		return w.state.Mode == "reconnecting" && strings.HasPrefix(w.state.LastError, "the keyspace notifications subscription to "+s.Addr+" was lost")
+	})
+	w.waitFor("the refused connection in the state", func() bool {
+		return w.state.Mode == "reconnecting" && strings.HasPrefix(w.state.LastError, "could not connect to "+s.Addr+": connection refused — ")
+	})
+
+	s.Restart(t) // starts empty: nothing is persisted
+	s.Do(t, "SET", "rl:after", "2")
+	w.waitValue("rl:after", "2")
+	w.waitGone("rl:before")
+	w.waitFor("a healthy state", func() bool {
+		return w.state.Mode == "events" && w.state.Connected && w.state.LastError == ""
+	})
+	s.Do(t, "INCR", "rl:after")
+	w.waitValue("rl:after", "3")
+	assertStoreMatchesRedis(t, w.store, rdb, "rl:*")
+}
+
+func TestEventsReplaceASilentSubscription(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	o := redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	}
+	o.SetHealthEvery(50 * time.Millisecond)
+	w := startWatch(t, connect(t, s), o)
+	w.waitSynced()
+
+	// A paused server answers nothing, as a dead connection would not.
+	s.Do(t, "CLIENT", "PAUSE", "500", "ALL")
+	w.waitFor("the silent subscription given up", func() bool { return w.state.Mode == "reconnecting" })
+	w.waitSynced()
+	if w.passes < 2 {
+		t.Errorf("%d full passes; want another after subscribing again", w.passes)
+	}
+	s.Do(t, "SET", "rl:x", "1")
+	w.waitValue("rl:x", "1")
+}
+
+// TestEventsRace is the race from the counters lesson: 20 connections
+// fire 500 INCRs each at one key while countertop watches, and the store
+// must end at exactly 10000.
+func TestEventsRace(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	w := startEvents(t, connect(t, s), "b1:*")
+
+	var wg sync.WaitGroup
+	errs := make(chan error, 20)
+	for range 20 {
+		c := redis.NewClient(&redis.Options{Addr: s.Addr, PoolSize: 1})
+		t.Cleanup(func() { c.Close() })
+		wg.Go(func() {
+			for range 500 {
+				if err := c.Incr(context.Background(), "b1:hits").Err(); err != nil {
+					errs <- err
+					return
+				}
+			}
+		})
+	}
+	wg.Wait()
+	close(errs)
+	for err := range errs {
+		t.Fatal(err)
+	}
+	w.waitValue("b1:hits", "10000")
+}
+
+func TestEventsStopWhileNobodyReads(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:1", "1")
+	c := connect(t, s)
+	ctx, cancel := context.WithCancel(context.Background())
+	out := make(chan model.Batch)
+	done := make(chan error, 1)
+	go func() {
+		done <- c.Watch(ctx, redisclient.WatchOptions{PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}}, Mode: "events"}, out)
+	}()
+	<-out // from now on, Watch has batches to send and nobody reads them
+	s.Do(t, "INCR", "rl:1")
+	cancel()
+	select {
+	case err := <-done:
+		if err != nil {
+			t.Errorf("Watch returned %v, want nil", err)
+		}
+	case <-time.After(waitTimeout):
+		t.Fatal("Watch blocked on a channel nobody reads after its context was cancelled")
+	}
+}

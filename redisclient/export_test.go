@@ -1,0 +1,8 @@
+package redisclient
+
+import "time"
+
+// SetHealthEvery shortens how long a subscription may stay silent before
+// Watch pings it, and how long the ping may go unanswered, so that a test
+// can cut a connection off and see it replaced in good time.
+func (o *WatchOptions) SetHealthEvery(d time.Duration) { o.healthEvery = d }
