@@ -154,11 +154,12 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
+	watchErr := make(chan error, 1)
 	go func() {
 		// Watch returns when ctx is done, or at once when --mode events
 		// cannot work, after sending why as the feed's LastError; closing
 		// the feed then shows the dashboard that nothing more will come.
-		_ = client.Watch(ctx, redisclient.WatchOptions{
+		watchErr <- client.Watch(ctx, redisclient.WatchOptions{
 			PollOptions: redisclient.PollOptions{
 				Patterns:      cfg.Patterns,
 				Interval:      cfg.Redis.Interval,
@@ -182,9 +183,15 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
-		return nil // interrupted from outside: a normal way to stop
+		err = nil // interrupted from outside: a normal way to stop
 	}
-	return err
+	if err != nil {
+		return err
+	}
+	// The reason the feed stopped (say, --mode events on a server without
+	// notifications) was on screen; it belongs in the shell too.
+	cancel()
+	return <-watchErr
 }
 
 func runDemo(ctx context.Context, args []string, stderr io.Writer) error {

@@ -8,10 +8,12 @@ import (
 	"context"
 	"crypto/tls"
 	"crypto/x509"
+	"errors"
 	"fmt"
 	"net"
 	"os"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -22,11 +24,24 @@ const defaultDialTimeout = 5 * time.Second
 
 // Options says where Redis is and how to log in.
 type Options struct {
-	URL      string // redis://[user:password@]host:port/db, or rediss:// for TLS
+	// URL is redis://[user:password@]host:port/db, or rediss:// for TLS;
+	// or, to find the master through Sentinel,
+	// redis+sentinel://[user:password@]host:port[,host:port...]/db?master_name=NAME
+	// (rediss+sentinel:// for TLS), where the hosts are Sentinels and the
+	// user and password are the master's.
+	URL      string
 	Username string // overrides the URL's user when set
 	Password string // overrides the URL's password when set
-	Cluster  bool   // treat URL as a Redis Cluster seed (not supported yet)
-	TLS      TLSOptions
+	// Cluster treats URL as a seed of a Redis Cluster. Without it, Connect
+	// asks the server whether it is a cluster node.
+	Cluster bool
+	// SentinelMaster and SentinelAddrs (host:port) find the master through
+	// Sentinel, as a redis+sentinel:// URL does, and override what such a
+	// URL says. With a redis:// URL, its credentials, database and scheme
+	// (rediss:// for TLS) apply to the master, and its host is not used.
+	SentinelMaster string
+	SentinelAddrs  []string
+	TLS            TLSOptions
 	// DialTimeout bounds each attempt to open a connection, TLS handshake
 	// included (default 5s). Connect waits at most twice that for Redis to
 	// answer.
@@ -47,14 +62,25 @@ func (t TLSOptions) enabled() bool {
 	return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.SkipVerify
 }
 
-// Client is a connection to one Redis deployment. It is safe for concurrent
-// use.
+// The kinds of deployment a Client connects to.
+const (
+	standalone = "standalone"
+	cluster    = "cluster"
+	sentinel   = "sentinel"
+)
+
+// Client is a connection to one Redis deployment: a single server, a Redis
+// Cluster, or a master behind Sentinel. It is safe for concurrent use.
 type Client struct {
 	rdb      redis.UniversalClient
+	kind     string // standalone, cluster or sentinel
 	hostPort string // names the server in errors
-	addr     string // hostPort/db, for people
+	addr     string // where we are connected, for people
 	topology string // for FeedState.Topology
 	readOnly bool   // see Options.ReadOnly
+
+	sentinel  *sentinelTarget         // the master and its Sentinels; nil unless kind is sentinel
+	sentinels []*redis.SentinelClient // a client of each Sentinel, for Topology
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
@@ -64,9 +90,62 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	// dashboard; countertop reports errors itself.
 	redis.SetLogger(silentLogger{})
 
-	opt, err := redis.ParseURL(o.URL)
+	opt, target, err := parseOptions(o)
 	if err != nil {
-		return nil, Explain(newURLError(o.URL, err), "")
+		return nil, err
+	}
+	c := &Client{readOnly: o.ReadOnly}
+	switch {
+	case target != nil && o.Cluster:
+		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)
+	case target != nil:
+		c.useSentinel(opt, *target)
+	case o.Cluster:
+		if err := c.useCluster(opt); err != nil {
+			return nil, err
+		}
+	default:
+		single := *opt // NewClient fills in defaults, which useCluster must not inherit
+		c.rdb, c.kind = redis.NewClient(&single), standalone
+		c.hostPort, c.addr = opt.Addr, opt.Addr+"/"+strconv.Itoa(opt.DB)
+	}
+
+	// The dial (TCP and TLS) takes at most DialTimeout; the first answer gets
+	// as long again. A failed dial thus reports its own error (a TLS
+	// handshake that timed out, say) before this deadline cuts it short.
+	pingCtx, cancel := context.WithTimeout(ctx, 2*opt.DialTimeout)
+	defer cancel()
+	err = c.rdb.Ping(pingCtx).Err()
+	if err == nil && c.kind == standalone {
+		err = c.detect(pingCtx, opt)
+	}
+	if err != nil {
+		c.Close()
+		return nil, c.connectError(err)
+	}
+	// The topology is for people: a deployment whose shape cannot be read
+	// (a user not allowed to ask) is still one to watch.
+	c.topology = c.kind
+	if t, err := c.Topology(pingCtx); err == nil {
+		c.topology = t.String()
+	}
+	return c, nil
+}
+
+// parseOptions reads o into go-redis options for the master (or every node
+// of a cluster) and, when o finds the master through Sentinel, the
+// Sentinels to ask.
+func parseOptions(o Options) (*redis.Options, *sentinelTarget, error) {
+	nodeURL, sentinels, err := parseSentinelURL(o.URL)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt, err := redis.ParseURL(nodeURL)
+	if err != nil {
+		return nil, nil, Explain(newURLError(o.URL, err), "")
+	}
+	if sentinels, err = sentinels.override(o.SentinelMaster, o.SentinelAddrs); err != nil {
+		return nil, nil, err
 	}
 	if o.Username != "" {
 		opt.Username = o.Username
@@ -90,52 +169,141 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if opt.TLSConfig != nil || o.TLS.enabled() {
 		conf, err := tlsConfig(o.TLS, opt.TLSConfig)
 		if err != nil {
-			return nil, err
+			return nil, nil, err
 		}
 		plain := *opt
 		plain.TLSConfig = nil
 		opt.Dialer = tlsDialer(redis.NewDialer(&plain), conf)
 		opt.TLSConfig = nil
 	}
-
-	rdb, err := newUniversal(opt, o.Cluster)
-	if err != nil {
-		return nil, err
-	}
-	c := &Client{rdb: rdb, hostPort: opt.Addr, addr: opt.Addr + "/" + strconv.Itoa(opt.DB), topology: "standalone", readOnly: o.ReadOnly}
-	// The dial (TCP and TLS) takes at most DialTimeout; the first answer gets
-	// as long again. A failed dial thus reports its own error (a TLS
-	// handshake that timed out, say) before this deadline cuts it short.
-	pingCtx, cancel := context.WithTimeout(ctx, 2*opt.DialTimeout)
-	defer cancel()
-	if err := rdb.Ping(pingCtx).Err(); err != nil {
-		rdb.Close()
-		return nil, c.explain(err)
-	}
-	return c, nil
+	return opt, sentinels, nil
 }
 
-// newUniversal builds the go-redis client for opt. It is the one place that
-// chooses the kind of deployment, so Cluster and Sentinel slot in here.
-func newUniversal(opt *redis.Options, cluster bool) (redis.UniversalClient, error) {
-	if cluster {
-		return nil, explained("Redis Cluster is not supported yet — connect to a single node, without --cluster", nil)
+// universalOptions are opt's settings for every connection of a cluster or
+// Sentinel client, whose own addresses come from addrs.
+func universalOptions(opt *redis.Options, addrs []string) *redis.UniversalOptions {
+	return &redis.UniversalOptions{
+		Addrs:                 addrs,
+		ClientName:            opt.ClientName,
+		DB:                    opt.DB,
+		Dialer:                opt.Dialer,
+		Protocol:              opt.Protocol,
+		Username:              opt.Username,
+		Password:              opt.Password,
+		MaxRetries:            opt.MaxRetries,
+		MinRetryBackoff:       opt.MinRetryBackoff,
+		MaxRetryBackoff:       opt.MaxRetryBackoff,
+		DialTimeout:           opt.DialTimeout,
+		DialerRetries:         opt.DialerRetries,
+		ReadTimeout:           opt.ReadTimeout,
+		WriteTimeout:          opt.WriteTimeout,
+		ContextTimeoutEnabled: opt.ContextTimeoutEnabled,
+		PoolFIFO:              opt.PoolFIFO,
+		PoolSize:              opt.PoolSize,
+		PoolTimeout:           opt.PoolTimeout,
+		MinIdleConns:          opt.MinIdleConns,
+		MaxIdleConns:          opt.MaxIdleConns,
+		MaxActiveConns:        opt.MaxActiveConns,
+		ConnMaxIdleTime:       opt.ConnMaxIdleTime,
+		ConnMaxLifetime:       opt.ConnMaxLifetime,
+		DisableIdentity:       opt.DisableIdentity,
 	}
-	return redis.NewClient(opt), nil
 }
 
-// Addr is where the client is connected, as host:port/db, without
-// credentials: safe to show.
+// detect checks what the single server c is connected to really is, and
+// switches to the cluster client when it is a cluster node: a dashboard
+// that read one node of a cluster would show a fraction of the counters as
+// if they were all.
+func (c *Client) detect(ctx context.Context, opt *redis.Options) error {
+	switch serverMode(ctx, c.rdb.(*redis.Client)) {
+	case cluster:
+		single := c.rdb
+		if err := c.useCluster(opt); err != nil {
+			return err
+		}
+		single.Close()
+		return c.rdb.Ping(ctx).Err()
+	case sentinel:
+		return explained(fmt.Sprintf("%s is a Redis Sentinel, which holds no keys — connect through it with redis+sentinel://%s/0?master_name=NAME, or --sentinel-master NAME --sentinel %s", opt.Addr, opt.Addr, opt.Addr), nil)
+	}
+	return nil
+}
+
+// serverMode is how the server behind rdb runs: standalone, cluster or
+// sentinel. HELLO without arguments (which changes nothing) tells every
+// user, whatever its ACL rules; a server without it (before Redis 6.2) is
+// asked INFO cluster. A server that says neither (miniredis has no INFO
+// cluster) is taken as standalone.
+func serverMode(ctx context.Context, rdb *redis.Client) string {
+	if hello, err := rdb.Do(ctx, "hello").Result(); err == nil {
+		if mode := helloField(hello, "mode"); mode == cluster || mode == sentinel {
+			return mode.(string)
+		}
+		return standalone
+	}
+	if info, err := rdb.Info(ctx, "cluster").Result(); err == nil && strings.Contains(info, "cluster_enabled:1") {
+		return cluster
+	}
+	return standalone
+}
+
+// helloField returns field of a HELLO reply: a map in RESP3, a flat list of
+// names and values in RESP2.
+func helloField(reply any, field string) any {
+	switch r := reply.(type) {
+	case map[any]any:
+		return r[field]
+	case []any:
+		for i := 0; i+1 < len(r); i += 2 {
+			if r[i] == field {
+				return r[i+1]
+			}
+		}
+	}
+	return nil
+}
+
+// connectError explains why Connect failed.
+func (c *Client) connectError(err error) error {
+	switch {
+	case c.kind == cluster && redis.HasErrorPrefix(err, "This instance has cluster support disabled"):
+		return explained(fmt.Sprintf("%s is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", c.hostPort), err)
+	case redis.HasErrorPrefix(err, "SELECT is not allowed in cluster mode"):
+		return errClusterDB(c.db(), err)
+	case c.kind == sentinel && errors.Is(err, redis.Nil):
+		// Sentinels answer GET-MASTER-ADDR-BY-NAME for an unknown name
+		// with nil: PING itself never does.
+		return explained(fmt.Sprintf("no Sentinel at %s knows a master named %q — check --sentinel-master, or master_name in --url", strings.Join(c.sentinel.addrs, ", "), c.sentinel.master), err)
+	}
+	return c.explain(err)
+}
+
+// Addr is where the client is connected, as host:port/db (the seed, for a
+// cluster; the Sentinels, behind Sentinel), without credentials: safe to
+// show.
 func (c *Client) Addr() string { return c.addr }
 
 // Universal is the underlying go-redis client, for wiring and tests.
 func (c *Client) Universal() redis.UniversalClient { return c.rdb }
 
-// explain is Explain for errors from this client's server.
-func (c *Client) explain(err error) error { return Explain(err, c.hostPort) }
+// explain is Explain for errors from this client's deployment. In a
+// cluster or behind Sentinel, a network error names the node that failed:
+// it may not be the one given in --url.
+func (c *Client) explain(err error) error {
+	where := c.hostPort
+	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
+		where = op.Addr.String()
+	}
+	return Explain(err, where)
+}
 
 // Close closes every connection.
-func (c *Client) Close() error { return c.rdb.Close() }
+func (c *Client) Close() error {
+	for _, s := range c.sentinels {
+		s.Close()
+	}
+	return c.rdb.Close()
+}
 
 // tlsConfig builds the TLS configuration from the files and switches in t,
 // on top of what a rediss:// URL asked for (base, possibly nil). ServerName

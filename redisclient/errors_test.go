@@ -180,15 +180,16 @@ func TestExplainLoading(t *testing.T) {
 
 func TestConnectTLS(t *testing.T) {
 	t.Parallel()
-	f := newTLSFiles(t)
-	s, tlsAddr := startTLS(t, f)
+	s := redistest.StartTLS(t, true)
+	plain := redistest.Start(t)
+	f, other := s.TLS, redistest.NewCerts(t)
 	full := redisclient.TLSOptions{CAFile: f.CA, CertFile: f.ClientCert, KeyFile: f.ClientKey}
 
 	t.Run("trusted, with client certificate", func(t *testing.T) {
 		for _, o := range []redisclient.Options{
-			{URL: "rediss://" + tlsAddr, TLS: full},
-			{URL: "redis://" + tlsAddr, TLS: full}, // a TLS flag turns TLS on
-			{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{SkipVerify: true, CertFile: f.ClientCert, KeyFile: f.ClientKey}},
+			{URL: "rediss://" + s.Addr, TLS: full},
+			{URL: "redis://" + s.Addr, TLS: full}, // a TLS flag turns TLS on
+			{URL: "rediss://" + s.Addr, TLS: redisclient.TLSOptions{SkipVerify: true, CertFile: f.ClientCert, KeyFile: f.ClientKey}},
 		} {
 			c, err := redisclient.Connect(context.Background(), o)
 			if err != nil {
@@ -203,19 +204,21 @@ func TestConnectTLS(t *testing.T) {
 		o    redisclient.Options
 		want string
 	}{
-		{"plain client to TLS port", redisclient.Options{URL: "redis://" + tlsAddr},
-			tlsAddr + " closed the connection — if that port expects TLS, use rediss://"},
-		{"TLS client to plain port", redisclient.Options{URL: "rediss://" + s.Addr, TLS: full, DialTimeout: 300 * time.Millisecond},
-			"the TLS handshake with " + s.Addr + " did not complete — if that port speaks plain Redis, use redis://"},
-		{"unknown CA", redisclient.Options{URL: "rediss://" + tlsAddr},
-			"the TLS certificate of " + tlsAddr + " is not trusted (x509: certificate signed by unknown authority) — pass the CA that signed it with --tls-ca"},
-		{"no client certificate", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CAFile: f.CA}},
-			tlsAddr + " refused the TLS connection (tls: certificate required) — if it requires a client certificate"},
-		{"missing CA file", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CAFile: f.CA + ".missing"}},
+		{"plain client to TLS port", redisclient.Options{URL: "redis://" + s.Addr},
+			s.Addr + " closed the connection — if that port expects TLS, use rediss://"},
+		{"TLS client to plain port", redisclient.Options{URL: "rediss://" + plain.Addr, TLS: full, DialTimeout: 300 * time.Millisecond},
+			"the TLS handshake with " + plain.Addr + " did not complete — if that port speaks plain Redis, use redis://"},
+		{"unknown CA", redisclient.Options{URL: "rediss://" + s.Addr},
+			"the TLS certificate of " + s.Addr + " is not trusted (x509: certificate signed by unknown authority) — pass the CA that signed it with --tls-ca"},
+		{"no client certificate", redisclient.Options{URL: "rediss://" + s.Addr, TLS: redisclient.TLSOptions{CAFile: f.CA}},
+			s.Addr + " refused the TLS connection (tls: certificate required) — if it requires a client certificate"},
+		{"client certificate from another CA", redisclient.Options{URL: "rediss://" + s.Addr, TLS: redisclient.TLSOptions{CAFile: f.CA, CertFile: other.ClientCert, KeyFile: other.ClientKey}},
+			s.Addr + " refused the TLS connection (tls: unknown certificate authority) — if it requires a client certificate, pass one its CA signed"},
+		{"missing CA file", redisclient.Options{URL: "rediss://" + s.Addr, TLS: redisclient.TLSOptions{CAFile: f.CA + ".missing"}},
 			"could not read the TLS CA file: open " + f.CA + ".missing: no such file or directory: check --tls-ca"},
-		{"CA file is not PEM", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CAFile: f.ClientKey}},
+		{"CA file is not PEM", redisclient.Options{URL: "rediss://" + s.Addr, TLS: redisclient.TLSOptions{CAFile: f.ClientKey}},
 			"holds no PEM certificate: check --tls-ca"},
-		{"certificate without key", redisclient.Options{URL: "rediss://" + tlsAddr, TLS: redisclient.TLSOptions{CertFile: f.ClientCert}},
+		{"certificate without key", redisclient.Options{URL: "rediss://" + s.Addr, TLS: redisclient.TLSOptions{CertFile: f.ClientCert}},
 			"a TLS client certificate needs both --tls-cert and --tls-key"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
@@ -224,11 +227,14 @@ func TestConnectTLS(t *testing.T) {
 	}
 }
 
-func TestConnectClusterNotYet(t *testing.T) {
+func TestConnectTLSWithoutClientCert(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	err := connectErr(t, redisclient.Options{URL: s.URL(), Cluster: true})
-	checkSentence(t, err, "Redis Cluster is not supported yet", "")
+	s := redistest.StartTLS(t, false)
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL(), TLS: redisclient.TLSOptions{CAFile: s.TLS.CA}})
+	if err != nil {
+		t.Fatalf("Connect with the CA only, to a server that asks no client certificate: %v", err)
+	}
+	c.Close()
 }
 
 func TestExplainOtherReplies(t *testing.T) {

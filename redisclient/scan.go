@@ -57,8 +57,12 @@ type scanPass struct {
 func newScanPass() *scanPass { return &scanPass{found: make(map[string]struct{})} }
 
 // scan runs the SCAN loops on node, which is the whole deployment for a
-// single Redis and will be each master in turn for a cluster.
+// single Redis. Given a cluster client, it scans each master in turn (see
+// scanMasters): SCAN on the cluster client would read one node.
 func (c *Client) scan(ctx context.Context, node redis.Cmdable, patterns []string, count int64, pass *scanPass, fn func(keys []string) error) error {
+	if _, ok := node.(*redis.ClusterClient); ok {
+		return c.scanMasters(ctx, patterns, count, pass, fn)
+	}
 	if count <= 0 {
 		count = defaultScanCount
 	}

@@ -1,11 +1,16 @@
 // Package redistest starts real redis-server processes for tests: each on its
 // own free 127.0.0.1 port, in its own temp dir, stopped when the test ends.
 // countertop's tests never use a shared Redis and never mock one.
+//
+// Start runs a single server and StartTLS one that speaks only TLS;
+// StartCluster runs a Redis Cluster and StartSentinel a Sentinel in front of
+// a master and its replicas, both with a Failover that tests can fire.
 package redistest
 
 import (
 	"bufio"
 	"context"
+	"crypto/tls"
 	"errors"
 	"fmt"
 	"net"
@@ -31,6 +36,9 @@ const (
 	stopTimeout = 10 * time.Second
 	// logTail is how many lines of the server's log a failure shows.
 	logTail = 20
+	// settleTimeout bounds the wait for a cluster or a Sentinel setup to
+	// agree on its topology, at start and after a failover.
+	settleTimeout = 20 * time.Second
 )
 
 // Server is one running redis-server. Its fields are fixed for its lifetime,
@@ -39,9 +47,13 @@ type Server struct {
 	Addr     string // "127.0.0.1:PORT"
 	Port     int
 	Password string // the value of --requirepass among the args, if any
+	// TLS holds the certificates of a server started with StartTLS, which
+	// listens only with TLS on Port; nil otherwise.
+	TLS *Certs
 
-	dir  string
-	args []string // the extra args Start was given
+	dir      string
+	args     []string // the extra args Start was given
+	sentinel bool     // runs as Sentinel, with sentinel.conf in dir
 
 	mu     sync.Mutex
 	proc   *exec.Cmd     // nil when stopped
@@ -55,10 +67,19 @@ type Server struct {
 // "--notify-keyspace-events", "KEA" or "--requirepass", "pw".
 func Start(t testing.TB, args ...string) *Server {
 	t.Helper()
+	return launch(t, &Server{args: args, Password: argValue(args, "--requirepass")})
+}
+
+// launch gives s a free port (and a temp dir unless it has one), starts it
+// and stops it when the test ends.
+func launch(t testing.TB, s *Server) *Server {
+	t.Helper()
 	if _, err := exec.LookPath("redis-server"); err != nil {
 		t.Fatal("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
 	}
-	s := &Server{dir: t.TempDir(), args: args, Password: argValue(args, "--requirepass")}
+	if s.dir == "" {
+		s.dir = t.TempDir()
+	}
 	t.Cleanup(s.Stop)
 
 	var err error
@@ -80,11 +101,17 @@ func Start(t testing.TB, args ...string) *Server {
 }
 
 // URL is the server's address as countertop's --url takes it (database 0,
-// without the password).
-func (s *Server) URL() string { return "redis://" + s.Addr + "/0" }
+// without the password): rediss:// for a server started with StartTLS.
+func (s *Server) URL() string {
+	if s.TLS != nil {
+		return "rediss://" + s.Addr + "/0"
+	}
+	return "redis://" + s.Addr + "/0"
+}
 
 // Client returns a go-redis client for the server, authenticated with
-// Password, closed when the test ends.
+// Password (and with the client certificate of TLS), closed when the test
+// ends.
 func (s *Server) Client(t testing.TB) *redis.Client {
 	c := redis.NewClient(s.options())
 	t.Cleanup(func() { c.Close() })
@@ -132,7 +159,15 @@ func (s *Server) Restart(t testing.TB) {
 }
 
 func (s *Server) options() *redis.Options {
-	return &redis.Options{Addr: s.Addr, Password: s.Password}
+	return &redis.Options{Addr: s.Addr, Password: s.Password, TLSConfig: s.tlsConfig()}
+}
+
+// tlsConfig is how test code connects to s: nil for plain TCP.
+func (s *Server) tlsConfig() *tls.Config {
+	if s.TLS == nil {
+		return nil
+	}
+	return s.TLS.clientConfig()
 }
 
 // start runs redis-server on s.Port and waits until it answers PING.
@@ -147,14 +182,24 @@ func (s *Server) start() error {
 	}
 	defer logFile.Close()
 
-	args := append([]string{
-		"--port", strconv.Itoa(s.Port),
+	var args []string
+	if s.sentinel {
+		// Sentinel wants its config file first, and writes its state there.
+		args = append(args, filepath.Join(s.dir, sentinelConf), "--sentinel")
+	}
+	if port := strconv.Itoa(s.Port); s.TLS != nil {
+		args = append(args, "--port", "0", "--tls-port", port)
+	} else {
+		args = append(args, "--port", port)
+	}
+	args = append(args,
 		"--bind", "127.0.0.1",
 		"--dir", s.dir,
 		"--save", "",
 		"--appendonly", "no",
 		"--daemonize", "no",
-	}, s.args...)
+	)
+	args = append(args, s.args...)
 	cmd := exec.Command("redis-server", args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr()
@@ -166,7 +211,7 @@ func (s *Server) start() error {
 
 	deadline := time.Now().Add(readyTimeout)
 	for {
-		err := ping(s.Addr, s.Password)
+		err := ping(s.Addr, s.Password, s.tlsConfig())
 		if err == nil {
 			s.proc, s.exited = cmd, exited
 			return nil
@@ -185,12 +230,16 @@ func (s *Server) start() error {
 	}
 }
 
-// ping sends AUTH (when password is set) and PING over a fresh connection,
-// without go-redis's pool, which would remember early dial errors.
-func ping(addr, password string) error {
+// ping sends AUTH (when password is set) and PING over a fresh connection
+// (TLS when conf is set), without go-redis's pool, which would remember
+// early dial errors.
+func ping(addr, password string, conf *tls.Config) error {
 	conn, err := net.DialTimeout("tcp", addr, time.Second)
 	if err != nil {
 		return err
+	}
+	if conf != nil {
+		conn = tls.Client(conn, conf)
 	}
 	defer conn.Close()
 	_ = conn.SetDeadline(time.Now().Add(time.Second))
@@ -256,4 +305,21 @@ func tail(path string) string {
 	}
 	lines := strings.Split(strings.TrimRight(string(b), "\n"), "\n")
 	return strings.Join(lines[max(0, len(lines)-logTail):], "\n")
+}
+
+// waitFor polls cond until it reports true, failing the test with what
+// and cond's last word when settleTimeout passes first.
+func waitFor(t testing.TB, what string, cond func() (ok bool, why string)) {
+	t.Helper()
+	deadline := time.Now().Add(settleTimeout)
+	for {
+		ok, why := cond()
+		if ok {
+			return
+		}
+		if time.Now().After(deadline) {
+			t.Fatalf("redistest: waited %v for %s (last: %s)", settleTimeout, what, why)
+		}
+		time.Sleep(20 * time.Millisecond)
+	}
 }

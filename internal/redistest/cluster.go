@@ -1,0 +1,397 @@
+package redistest
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strconv"
+	"strings"
+	"testing"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// slotCount is the number of hash slots a Redis Cluster divides keys into.
+const slotCount = 16384
+
+// Cluster is a real Redis Cluster of redis-server processes, made by
+// StartCluster. Which nodes are masters changes with Failover and
+// AddMaster.
+type Cluster struct {
+	Nodes []*Server // every node, in the order they were started
+
+	masters int      // how many nodes serve slots
+	args    []string // every node's
+}
+
+// StartCluster starts masters*(1+replicasPerMaster) redis-server processes
+// with cluster mode on, splits the 16384 slots evenly over the first
+// masters of them, gives each master replicasPerMaster replicas, and waits
+// until every node agrees on the topology, says cluster_state:ok, and
+// every replica is in sync. The nodes stop when the test ends. args are
+// passed to every node (with --requirepass, replicas authenticate with the
+// same password).
+//
+// Nodes detect a failed peer after one second (cluster-node-timeout), and
+// masters send a replica its first copy at once (repl-diskless-sync-delay),
+// so that the tests finish fast.
+func StartCluster(t testing.TB, masters, replicasPerMaster int, args ...string) *Cluster {
+	t.Helper()
+	if masters < 1 || replicasPerMaster < 0 {
+		t.Fatalf("redistest: a cluster of %d masters with %d replicas each cannot be built", masters, replicasPerMaster)
+	}
+	nodeArgs := []string{"--cluster-enabled", "yes", "--cluster-node-timeout", "1000", "--repl-diskless-sync-delay", "0"}
+	if pw := argValue(args, "--requirepass"); pw != "" {
+		nodeArgs = append(nodeArgs, "--masterauth", pw)
+	}
+	nodeArgs = append(nodeArgs, args...)
+
+	c := &Cluster{masters: masters, args: nodeArgs}
+	for i := range masters * (1 + replicasPerMaster) {
+		n := Start(t, nodeArgs...)
+		c.Nodes = append(c.Nodes, n)
+		// Distinct epochs spare the nodes from settling collisions.
+		n.Do(t, "CLUSTER", "SET-CONFIG-EPOCH", i+1)
+	}
+	for i, m := range c.Nodes[:masters] {
+		m.Do(t, "CLUSTER", "ADDSLOTSRANGE", i*slotCount/masters, (i+1)*slotCount/masters-1)
+	}
+	// Every node meets every other: faster than letting gossip spread
+	// the news.
+	for i, n := range c.Nodes {
+		for _, m := range c.Nodes[:i] {
+			n.Do(t, "CLUSTER", "MEET", "127.0.0.1", m.Port)
+		}
+	}
+	waitFor(t, "every cluster node to know the others", func() (bool, string) {
+		for _, n := range c.Nodes {
+			info, err := n.admin.ClusterInfo(context.Background()).Result()
+			if err != nil {
+				return false, err.Error()
+			}
+			if known := infoField(info, "cluster_known_nodes"); known != strconv.Itoa(len(c.Nodes)) {
+				return false, fmt.Sprintf("%s knows %s nodes", n.Addr, known)
+			}
+		}
+		return true, ""
+	})
+	for i, m := range c.Nodes[:masters] {
+		var replicas []*Server
+		for j := masters + i; j < len(c.Nodes); j += masters {
+			c.Nodes[j].Do(t, "CLUSTER", "REPLICATE", m.Do(t, "CLUSTER", "MYID"))
+			replicas = append(replicas, c.Nodes[j])
+		}
+		waitReplicating(t, m, replicas)
+		// CLUSTER SLOTS, where clients learn the topology, leaves out
+		// replicas whose replication offset is 0, as it is until the master
+		// writes something (or pings its replicas, every ten seconds). A
+		// FLUSHALL on an empty master is such a write.
+		m.Do(t, "FLUSHALL")
+	}
+	c.settle(t)
+	return c
+}
+
+// URL is the first node's address as countertop's --url takes it: a seed
+// from which the client learns the rest.
+func (c *Cluster) URL() string { return "redis://" + c.Nodes[0].Addr }
+
+// Addrs are the addresses of every node.
+func (c *Cluster) Addrs() []string {
+	addrs := make([]string, len(c.Nodes))
+	for i, n := range c.Nodes {
+		addrs[i] = n.Addr
+	}
+	return addrs
+}
+
+// Client returns a go-redis cluster client for test setup, closed when the
+// test ends.
+func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), Password: c.Nodes[0].Password})
+	t.Cleanup(func() { cc.Close() })
+	return cc
+}
+
+// Masters returns the nodes that serve slots now, in the order they were
+// started.
+func (c *Cluster) Masters(t testing.TB) []*Server {
+	t.Helper()
+	var masters []*Server
+	for _, n := range c.view(t, c.Nodes[0]) {
+		if n.master() && n.slots != "" {
+			masters = append(masters, c.node(t, n.addr))
+		}
+	}
+	slices.SortFunc(masters, func(a, b *Server) int { return slices.Index(c.Nodes, a) - slices.Index(c.Nodes, b) })
+	return masters
+}
+
+// Failover promotes a replica of master with CLUSTER FAILOVER, as an
+// operator does before maintenance, waits until every node agrees that it
+// serves master's slots and master has become its replica, in sync, and
+// returns it.
+func (c *Cluster) Failover(t testing.TB, master *Server) *Server {
+	t.Helper()
+	id, _ := master.Do(t, "CLUSTER", "MYID").(string)
+	var replica *Server
+	for _, n := range c.view(t, master) {
+		if !n.master() && n.masterID == id {
+			replica = c.node(t, n.addr)
+			break
+		}
+	}
+	if replica == nil {
+		t.Fatalf("redistest: %s has no replica to fail over to", master.Addr)
+	}
+	replica.Do(t, "CLUSTER", "FAILOVER")
+	waitFor(t, replica.Addr+" to be promoted", func() (bool, string) {
+		role := replicationField(replica, "role")
+		return role == "master", "role:" + role
+	})
+	c.settle(t)
+	return replica
+}
+
+// AddMaster starts a node, joins it to the cluster, and makes it the
+// master of the slot that holds key, moving that slot's keys to it, as
+// redis-cli --cluster reshard does. It waits until every node agrees, and
+// returns the new master.
+func (c *Cluster) AddMaster(t testing.TB, key string) *Server {
+	t.Helper()
+	n := Start(t, c.args...)
+	for _, m := range c.Nodes {
+		n.Do(t, "CLUSTER", "MEET", "127.0.0.1", m.Port)
+	}
+	c.Nodes = append(c.Nodes, n)
+	// A node takes MIGRATE only once it says the cluster is ok.
+	waitFor(t, n.Addr+" to join the cluster", func() (bool, string) {
+		info, err := n.admin.ClusterInfo(context.Background()).Result()
+		if err != nil {
+			return false, err.Error()
+		}
+		if state := infoField(info, "cluster_state"); state != "ok" {
+			return false, "it says cluster_state:" + state
+		}
+		for _, m := range c.Nodes {
+			view, err := c.viewOf(m)
+			if err != nil {
+				return false, err.Error()
+			}
+			if len(view) != len(c.Nodes) || slices.ContainsFunc(view, func(v nodeLine) bool { return slices.Contains(v.flags, "handshake") }) {
+				return false, m.Addr + " does not know every node yet"
+			}
+		}
+		return true, ""
+	})
+
+	slot, _ := n.Do(t, "CLUSTER", "KEYSLOT", key).(int64)
+	ranges, err := n.admin.ClusterSlots(context.Background()).Result()
+	if err != nil {
+		t.Fatalf("redistest: CLUSTER SLOTS: %v", err)
+	}
+	var from *Server
+	for _, r := range ranges {
+		if int64(r.Start) <= slot && slot <= int64(r.End) {
+			from = c.node(t, r.Nodes[0].Addr)
+		}
+	}
+	if from == nil {
+		t.Fatalf("redistest: no master serves slot %d", slot)
+	}
+	id, fromID := n.Do(t, "CLUSTER", "MYID"), from.Do(t, "CLUSTER", "MYID")
+	n.Do(t, "CLUSTER", "SETSLOT", slot, "IMPORTING", fromID)
+	from.Do(t, "CLUSTER", "SETSLOT", slot, "MIGRATING", id)
+	for {
+		keys, _ := from.Do(t, "CLUSTER", "GETKEYSINSLOT", slot, 100).([]any)
+		if len(keys) == 0 {
+			break
+		}
+		args := []any{"MIGRATE", "127.0.0.1", n.Port, "", 0, 5000}
+		if pw := n.Password; pw != "" {
+			args = append(args, "AUTH", pw)
+		}
+		from.Do(t, append(append(args, "KEYS"), keys...)...)
+	}
+	// The new owner first, then the old, then the other masters; replicas
+	// learn from their masters.
+	for _, m := range append([]*Server{n, from}, slices.DeleteFunc(c.Masters(t), func(m *Server) bool { return m == from })...) {
+		m.Do(t, "CLUSTER", "SETSLOT", slot, "NODE", id)
+	}
+	c.masters++
+	c.settle(t)
+	return n
+}
+
+// settle waits until every node says cluster_state:ok and sees the same
+// topology (the right number of masters, every other node a replica, no
+// node failing or joining), every replica is in sync with its master, and
+// CLUSTER SLOTS lists every node.
+func (c *Cluster) settle(t testing.TB) {
+	t.Helper()
+	waitFor(t, "the cluster to settle", func() (bool, string) {
+		var first string
+		for _, n := range c.Nodes {
+			info, err := n.admin.ClusterInfo(context.Background()).Result()
+			if err != nil {
+				return false, err.Error()
+			}
+			if state := infoField(info, "cluster_state"); state != "ok" {
+				return false, n.Addr + " says cluster_state:" + state
+			}
+			view, err := c.viewOf(n)
+			if err != nil {
+				return false, err.Error()
+			}
+			if ok, why := c.healthy(view); !ok {
+				return false, n.Addr + ": " + why
+			}
+			if sig := signature(view); first == "" {
+				first = sig
+			} else if sig != first {
+				return false, "the nodes disagree on the topology"
+			}
+			slots, err := n.admin.ClusterSlots(context.Background()).Result()
+			if err != nil {
+				return false, err.Error()
+			}
+			for _, r := range slots {
+				if want := 1 + replicaCount(view, r.Nodes[0].ID); len(r.Nodes) != want {
+					return false, fmt.Sprintf("%s lists %d nodes for slots %d-%d, not %d", n.Addr, len(r.Nodes), r.Start, r.End, want)
+				}
+			}
+			if self := view[slices.IndexFunc(view, func(v nodeLine) bool { return v.myself })]; !self.master() {
+				if link := replicationField(n, "master_link_status"); link != "up" {
+					return false, n.Addr + " says master_link_status:" + link
+				}
+			}
+		}
+		return true, ""
+	})
+}
+
+// replicaCount is how many replicas view gives the master with id.
+func replicaCount(view []nodeLine, id string) int {
+	n := 0
+	for _, v := range view {
+		if !v.master() && v.masterID == id {
+			n++
+		}
+	}
+	return n
+}
+
+// healthy reports whether view shows every node, c.masters of them serving
+// slots, each other one a replica, none failing, joining or cut off.
+func (c *Cluster) healthy(view []nodeLine) (bool, string) {
+	if len(view) != len(c.Nodes) {
+		return false, fmt.Sprintf("sees %d nodes of %d", len(view), len(c.Nodes))
+	}
+	masters := 0
+	for _, n := range view {
+		for _, bad := range []string{"fail", "fail?", "handshake", "noaddr"} {
+			if slices.Contains(n.flags, bad) {
+				return false, n.addr + " is " + bad
+			}
+		}
+		if !n.myself && n.link != "connected" {
+			return false, n.addr + " is " + n.link
+		}
+		if n.master() && n.slots != "" {
+			masters++
+		} else if n.master() {
+			return false, n.addr + " is a master without slots"
+		}
+	}
+	if masters != c.masters {
+		return false, fmt.Sprintf("sees %d masters, not %d", masters, c.masters)
+	}
+	return true, ""
+}
+
+// nodeLine is one line of CLUSTER NODES.
+type nodeLine struct {
+	id, addr, masterID, link, slots string
+	flags                           []string
+	myself                          bool
+}
+
+func (n nodeLine) master() bool { return slices.Contains(n.flags, "master") }
+
+// view is CLUSTER NODES as n sees it; errors fail the test.
+func (c *Cluster) view(t testing.TB, n *Server) []nodeLine {
+	t.Helper()
+	v, err := c.viewOf(n)
+	if err != nil {
+		t.Fatalf("redistest: CLUSTER NODES on %s: %v", n.Addr, err)
+	}
+	return v
+}
+
+func (c *Cluster) viewOf(n *Server) ([]nodeLine, error) {
+	out, err := n.admin.ClusterNodes(context.Background()).Result()
+	if err != nil {
+		return nil, err
+	}
+	var view []nodeLine
+	for line := range strings.Lines(out) {
+		// <id> <ip:port@cport[,hostname]> <flags> <master> <ping-sent> <pong-recv> <config-epoch> <link-state> <slot>...
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		addr, _, _ := strings.Cut(f[1], "@")
+		flags := strings.Split(f[2], ",")
+		view = append(view, nodeLine{
+			id: f[0], addr: addr, flags: flags, masterID: f[3], link: f[7],
+			slots: strings.Join(f[8:], " "), myself: slices.Contains(flags, "myself"),
+		})
+	}
+	return view, nil
+}
+
+// signature is the part of a view every node must agree on: each node's
+// role, master and slots.
+func signature(view []nodeLine) string {
+	lines := make([]string, len(view))
+	for i, n := range view {
+		role := "replica"
+		if n.master() {
+			role = "master"
+		}
+		lines[i] = strings.Join([]string{n.id, role, n.masterID, n.slots}, " ")
+	}
+	slices.Sort(lines)
+	return strings.Join(lines, "\n")
+}
+
+// node returns the node at addr.
+func (c *Cluster) node(t testing.TB, addr string) *Server {
+	t.Helper()
+	for _, n := range c.Nodes {
+		if n.Addr == addr {
+			return n
+		}
+	}
+	t.Fatalf("redistest: no node of the cluster is at %s", addr)
+	return nil
+}
+
+// infoField returns the value of field in an INFO or CLUSTER INFO reply.
+func infoField(info, field string) string {
+	for line := range strings.Lines(info) {
+		if v, ok := strings.CutPrefix(line, field+":"); ok {
+			return strings.TrimSpace(v)
+		}
+	}
+	return ""
+}
+
+// replicationField returns field of s's INFO replication, or the error.
+func replicationField(s *Server, field string) string {
+	info, err := s.admin.Info(context.Background(), "replication").Result()
+	if err != nil {
+		return err.Error()
+	}
+	return infoField(info, field)
+}

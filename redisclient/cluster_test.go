@@ -1,0 +1,321 @@
+package redisclient_test
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/alicebob/miniredis/v2"
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/redis/go-redis/v9"
+)
+
+// clusterKeys is how many counters the cluster tests write: enough that
+// every master holds some.
+const clusterKeys = 300
+
+// fillCluster writes clusterKeys counters rl:0 ... rl:299 (rl:N holds N,
+// with a TTL) and one key no pattern of the tests matches, and returns the
+// counters.
+func fillCluster(t *testing.T, c *redistest.Cluster) map[string]string {
+	t.Helper()
+	want := make(map[string]string, clusterKeys)
+	_, err := c.Client(t).Pipelined(context.Background(), func(p redis.Pipeliner) error {
+		for i := range clusterKeys {
+			key := fmt.Sprintf("rl:%d", i)
+			want[key] = strconv.Itoa(i)
+			p.Set(context.Background(), key, i, 10*time.Minute)
+		}
+		p.Set(context.Background(), "other", 1, 0)
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, m := range c.Masters(t) {
+		if n := m.Do(t, "DBSIZE").(int64); n < clusterKeys/10 {
+			t.Fatalf("master %s holds %d keys: the keys are not spread over the masters", m.Addr, n)
+		}
+	}
+	return want
+}
+
+func connectURL(t *testing.T, o redisclient.Options) *redisclient.Client {
+	t.Helper()
+	c, err := redisclient.Connect(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Connect(%s): %v", o.URL, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
+}
+
+func topology(t *testing.T, c *redisclient.Client) redisclient.Topology {
+	t.Helper()
+	top, err := c.Topology(context.Background())
+	if err != nil {
+		t.Fatalf("Topology: %v", err)
+	}
+	return top
+}
+
+// TestCluster reads a three-master cluster: every test here needs every
+// master, and none changes the topology, so they share one.
+func TestCluster(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0)
+	want := fillCluster(t, rc)
+	ctx := context.Background()
+	// Auto-detected: the URL names one node and no --cluster.
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+
+	t.Run("topology", func(t *testing.T) {
+		top := topology(t, c)
+		if top.Kind != "cluster" || len(top.Masters) != 3 {
+			t.Errorf("Topology = %+v, want a cluster of 3 masters", top)
+		}
+		if got, want := top.String(), "cluster: 3 masters (3 up), 0 replicas"; got != want {
+			t.Errorf("Topology().String() = %q, want %q", got, want)
+		}
+		if got, want := c.Addr(), rc.Nodes[0].Addr+"/0"; got != want {
+			t.Errorf("Addr() = %q, want %q", got, want)
+		}
+	})
+
+	t.Run("--cluster names the seed", func(t *testing.T) {
+		c := connectURL(t, redisclient.Options{URL: "redis://" + rc.Nodes[2].Addr, Cluster: true})
+		if top := topology(t, c); top.Kind != "cluster" || len(top.Masters) != 3 {
+			t.Errorf("Topology = %+v, want a cluster of 3 masters", top)
+		}
+	})
+
+	t.Run("snapshot finds every key on every master", func(t *testing.T) {
+		obs, err := c.Snapshot(ctx, []string{"rl:*"}, 10) // small pages: many SCAN calls per master
+		if err != nil {
+			t.Fatal(err)
+		}
+		got := make(map[string]string, len(obs))
+		for _, o := range obs {
+			got[o.Key] = o.Raw
+			if o.PTTL <= 0 {
+				t.Errorf("%s: PTTL %d, want its TTL", o.Key, o.PTTL)
+			}
+		}
+		if !maps.Equal(got, want) {
+			t.Errorf("Snapshot found %d of the %d counters (or wrong values)", len(got), len(want))
+		}
+	})
+
+	t.Run("scan passes each key once", func(t *testing.T) {
+		seen := map[string]int{}
+		err := c.Scan(ctx, []string{"rl:*", "rl:1*"}, 0, func(keys []string) error {
+			for _, k := range keys {
+				seen[k]++
+			}
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for k, n := range seen {
+			if n != 1 {
+				t.Errorf("%s passed %d times", k, n)
+			}
+		}
+		if len(seen) != clusterKeys {
+			t.Errorf("Scan found %d keys, want %d", len(seen), clusterKeys)
+		}
+	})
+
+	t.Run("fetch sends one pipeline to each master", func(t *testing.T) {
+		keys := make([]string, 0, len(want))
+		for k := range want {
+			keys = append(keys, k)
+		}
+		if _, err := c.Fetch(ctx, keys); err != nil { // opens the connections
+			t.Fatal(err)
+		}
+		var mu sync.Mutex
+		counters := map[string]*pipelineCounter{}
+		cc := c.Universal().(*redis.ClusterClient)
+		err := cc.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
+			h := &pipelineCounter{}
+			n.AddHook(h)
+			mu.Lock()
+			defer mu.Unlock()
+			counters[n.Options().Addr] = h
+			return nil
+		})
+		if err != nil {
+			t.Fatal(err)
+		}
+		obs, err := c.Fetch(ctx, keys)
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i, o := range obs {
+			if o.Key != keys[i] || o.Raw != want[o.Key] {
+				t.Fatalf("Fetch read %s = %q, want %s = %q", o.Key, o.Raw, keys[i], want[keys[i]])
+			}
+		}
+		for addr, h := range counters {
+			if h.pipelines != 1 || h.singles != 0 {
+				t.Errorf("master %s got %d pipelines and %d single commands; want 1 pipeline", addr, h.pipelines, h.singles)
+			}
+		}
+	})
+
+	t.Run("an increment lands on the master of its key", func(t *testing.T) {
+		for _, m := range rc.Masters(t) {
+			key := m.Do(t, "RANDOMKEY").(string) // a key this master holds
+			before, _ := strconv.Atoi(m.Do(t, "GET", key).(string))
+			o, err := c.Incr(ctx, key, by(t, "1"), time.Minute)
+			if err != nil {
+				t.Fatalf("Incr %s (on %s): %v", key, m.Addr, err)
+			}
+			if got := m.Do(t, "GET", key); o.Raw != strconv.Itoa(before+1) || got != o.Raw {
+				t.Errorf("Incr %s from %d: returned %q, master %s holds %v", key, before, o.Raw, m.Addr, got)
+			}
+			if err := c.Delete(ctx, key); err != nil || m.Do(t, "EXISTS", key) != int64(0) {
+				t.Errorf("Delete %s (on %s): %v", key, m.Addr, err)
+			}
+			m.Do(t, "SET", key, before, "EX", 600) // as it was, for the other subtests
+		}
+	})
+
+	t.Run("a read-only user", func(t *testing.T) {
+		for _, n := range rc.Nodes { // every node has its own users
+			n.Do(t, "ACL", "SETUSER", "viewer", "on", ">pw", "~*", "+@read", "+ping", "+cluster|slots")
+		}
+		c := connectURL(t, redisclient.Options{URL: "redis://viewer:pw@" + rc.Nodes[0].Addr})
+		obs, err := c.Snapshot(ctx, []string{"rl:*"}, 0)
+		if err != nil || len(obs) != clusterKeys {
+			t.Fatalf("Snapshot as viewer: %d counters, %v; want %d", len(obs), err, clusterKeys)
+		}
+		if top := topology(t, c); top.String() != "cluster: 3 masters (3 up), 0 replicas" {
+			t.Errorf("Topology as viewer = %q", top)
+		}
+	})
+
+	t.Run("database other than 0", func(t *testing.T) {
+		checkSentence(t, connectErr(t, redisclient.Options{URL: rc.URL() + "/1"}),
+			"a Redis Cluster has database 0 only — end --url with /0, not /1", "")
+	})
+
+	// Last: it changes the topology.
+	t.Run("a master added during a poll is scanned", func(t *testing.T) {
+		f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
+		noneRemoved := func(b model.Batch) {
+			if len(b.Removed) > 0 {
+				t.Errorf("%q reported removed, but they exist", b.Removed)
+			}
+		}
+		f.waitAll("the first pass", want, noneRemoved)
+		added := rc.AddMaster(t, "rl:7")
+		// A key in the slot that moved lives on the new master only.
+		added.Do(t, "SET", "rl:new{rl:7}", "1", "EX", "600")
+		want := maps.Clone(want)
+		want["rl:new{rl:7}"] = "1"
+		f.waitAll("the key on the new master", want, noneRemoved)
+		if got := topology(t, c).String(); got != "cluster: 4 masters (4 up), 0 replicas" {
+			t.Errorf("Topology = %q, want 4 masters", got)
+		}
+	})
+}
+
+func TestClusterFailoverDuringPoll(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 1)
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	if got := topology(t, c).String(); got != "cluster: 3 masters (3 up), 3 replicas" {
+		t.Errorf("Topology = %q", got)
+	}
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
+	deleted := map[string]bool{}
+	// No key that exists may ever be reported gone, failover or not.
+	complete := func(b model.Batch) {
+		for _, k := range b.Removed {
+			if !deleted[k] {
+				t.Errorf("%s was reported removed, but it exists", k)
+			}
+		}
+	}
+	f.waitAll("the first pass", want, complete)
+
+	old := rc.Masters(t)[0]
+	promoted := rc.Failover(t, old)
+	admin := rc.Client(t)
+	ctx := context.Background()
+	for i := range 10 {
+		key := fmt.Sprintf("rl:%d", i)
+		deleted[key] = true
+		delete(want, key)
+		if err := admin.Del(ctx, key).Err(); err != nil {
+			t.Fatal(err)
+		}
+		key = fmt.Sprintf("rl:new:%d", i)
+		want[key] = "1"
+		if err := admin.Set(ctx, key, 1, time.Minute).Err(); err != nil {
+			t.Fatal(err)
+		}
+	}
+	f.waitAll("the view after the failover", want, complete)
+
+	top := topology(t, c)
+	masters := map[string]bool{}
+	for _, m := range top.Masters {
+		masters[m.Addr] = true
+	}
+	if !masters[promoted.Addr] || masters[old.Addr] || top.String() != "cluster: 3 masters (3 up), 3 replicas" {
+		t.Errorf("after %s took over from %s: Topology = %+v", promoted.Addr, old.Addr, top)
+	}
+}
+
+// waitAll applies batches, passing each to check, until the view is want.
+func (f *feed) waitAll(what string, want map[string]string, check func(model.Batch)) {
+	f.t.Helper()
+	deadline := time.After(waitTimeout)
+	for !maps.Equal(f.values, want) {
+		select {
+		case b := <-f.ch:
+			check(b)
+			for _, o := range b.Observed {
+				f.values[o.Key] = o.Raw
+			}
+			for _, k := range b.Removed {
+				delete(f.values, k)
+			}
+		case <-deadline:
+			f.t.Fatalf("gave up waiting for %s: %d keys seen, want %d", what, len(f.values), len(want))
+		}
+	}
+}
+
+func TestConnectDetectsTheKindOfServer(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	if got := topology(t, connect(t, s)).String(); got != "standalone" {
+		t.Errorf("a single server: Topology = %q, want standalone", got)
+	}
+	checkSentence(t, connectErr(t, redisclient.Options{URL: s.URL(), Cluster: true}),
+		s.Addr+" is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", "")
+
+	// The demo's server answers CLUSTER SLOTS as if it were a one-node
+	// cluster, and has no INFO cluster.
+	m := miniredis.RunT(t)
+	m.Set("rl:1", "5")
+	c := connectURL(t, redisclient.Options{URL: "redis://" + m.Addr()})
+	if got := topology(t, c).String(); got != "standalone" {
+		t.Errorf("miniredis: Topology = %q, want standalone", got)
+	}
+	if obs, err := c.Snapshot(context.Background(), []string{"rl:*"}, 0); err != nil || len(obs) != 1 {
+		t.Errorf("miniredis: Snapshot = %v, %v; want rl:1", obs, err)
+	}
+}

@@ -1,0 +1,95 @@
+package redisclient
+
+import (
+	"cmp"
+	"context"
+	"fmt"
+	"slices"
+)
+
+// Topology is the shape of the deployment a Client is connected to, as it
+// is now.
+type Topology struct {
+	Kind string // "standalone", "cluster" or "sentinel"
+	Name string // the master's name, behind Sentinel
+	// Masters are the servers that hold the keys: the one server, the
+	// cluster's masters, or the master Sentinel names.
+	Masters []Node
+	// Replicas are the cluster's replicas, or the master's replicas that
+	// Sentinel knows; none are listed for a single server.
+	Replicas []Node
+}
+
+// Node is one server of a deployment.
+type Node struct {
+	Addr string // host:port
+	Up   bool   // it answered PING; behind Sentinel, Sentinel sees it up
+}
+
+// Topology reads the deployment's topology now: in a cluster, the masters
+// and replicas and which of them answer (a failover or an added master
+// shows at once); behind Sentinel, the master and replicas Sentinel knows.
+func (c *Client) Topology(ctx context.Context) (Topology, error) {
+	switch c.kind {
+	case cluster:
+		return c.clusterTopology(ctx)
+	case sentinel:
+		return c.sentinelTopology(ctx)
+	}
+	return Topology{Kind: standalone, Masters: []Node{{Addr: c.hostPort, Up: c.rdb.Ping(ctx).Err() == nil}}}, nil
+}
+
+// String is the topology for the dashboard's header, e.g. "standalone",
+// "cluster: 3 masters (3 up), 3 replicas" or
+// "sentinel mymaster: master 10.0.0.5:6379, 2 replicas". Replicas that are
+// down are counted only when there are some.
+func (t Topology) String() string {
+	switch t.Kind {
+	case cluster:
+		return fmt.Sprintf("cluster: %s (%d up), %s", count(len(t.Masters), "master"), up(t.Masters), replicas(t.Replicas))
+	case sentinel:
+		master := "no master"
+		if len(t.Masters) > 0 {
+			master = "master " + t.Masters[0].Addr
+			if !t.Masters[0].Up {
+				master += " (down)"
+			}
+		}
+		return fmt.Sprintf("sentinel %s: %s, %s", t.Name, master, replicas(t.Replicas))
+	}
+	return t.Kind
+}
+
+// sort puts the nodes in address order, so that the same topology reads
+// the same every time.
+func (t *Topology) sort() {
+	byAddr := func(a, b Node) int { return cmp.Compare(a.Addr, b.Addr) }
+	slices.SortFunc(t.Masters, byAddr)
+	slices.SortFunc(t.Replicas, byAddr)
+}
+
+func replicas(nodes []Node) string {
+	s := count(len(nodes), "replica")
+	if n := up(nodes); n < len(nodes) {
+		s += fmt.Sprintf(" (%d up)", n)
+	}
+	return s
+}
+
+func up(nodes []Node) int {
+	n := 0
+	for _, x := range nodes {
+		if x.Up {
+			n++
+		}
+	}
+	return n
+}
+
+// count is n noun, in the plural unless n is 1.
+func count(n int, noun string) string {
+	if n == 1 {
+		return "1 " + noun
+	}
+	return fmt.Sprintf("%d %ss", n, noun)
+}
