@@ -119,11 +119,13 @@ func noArgs(rest []string) error {
 
 func connect(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 	return redisclient.Connect(ctx, redisclient.Options{
-		URL:      cfg.Redis.URL,
-		Username: cfg.Redis.Username,
-		Password: cfg.Redis.Password,
-		Cluster:  cfg.Redis.Cluster,
-		ReadOnly: cfg.Redis.ReadOnly,
+		URL:            cfg.Redis.URL,
+		Username:       cfg.Redis.Username,
+		Password:       cfg.Redis.Password,
+		Cluster:        cfg.Redis.Cluster,
+		SentinelMaster: cfg.Redis.SentinelMaster,
+		SentinelAddrs:  cfg.Redis.Sentinels,
+		ReadOnly:       cfg.Redis.ReadOnly,
 		TLS: redisclient.TLSOptions{
 			CAFile:     cfg.Redis.TLS.CAFile,
 			CertFile:   cfg.Redis.TLS.CertFile,

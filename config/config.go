@@ -55,10 +55,12 @@ type Redis struct {
 	ResyncEvery   time.Duration // in events mode, how often to re-read everything in case an event was lost
 	ScanCount     int64         // COUNT hint of each SCAN call
 
-	Cluster      bool // treat URL as a Redis Cluster seed (also auto-detected)
-	ReadOnly     bool // refuse every write before it is sent
-	EnableEvents bool // allowed to turn on keyspace notifications (CONFIG SET)
-	TLS          TLS
+	Cluster        bool     // treat URL as a Redis Cluster seed (also auto-detected)
+	SentinelMaster string   // the master's name, to find it through Sentinels
+	Sentinels      []string // Sentinel addresses, host:port
+	ReadOnly       bool     // refuse every write before it is sent
+	EnableEvents   bool     // allowed to turn on keyspace notifications (CONFIG SET)
+	TLS            TLS
 }
 
 // TLS holds the certificate files for rediss:// connections.
@@ -149,7 +151,7 @@ func (c *Config) finish() error {
 func checkURL(s string) error {
 	if scheme, _, found := strings.Cut(s, "://"); found {
 		switch strings.ToLower(scheme) {
-		case "redis", "rediss", "unix", "redis+sentinel":
+		case "redis", "rediss", "unix", "redis+sentinel", "rediss+sentinel":
 			return nil
 		}
 	}
@@ -167,6 +169,13 @@ func checkMode(s string) error {
 func checkPattern(s string) error {
 	if s == "" {
 		return errors.New(`"" is not a pattern (use a glob like "ratelimit:*" or "*")`)
+	}
+	return nil
+}
+
+func checkAddr(s string) error {
+	if s == "" || strings.ContainsAny(s, "/ ") {
+		return fmt.Errorf("%q is not an address (use host:port, like 10.0.0.5:26379)", s)
 	}
 	return nil
 }

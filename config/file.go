@@ -167,7 +167,11 @@ func (c *Config) setRedis(key string, v any, dir string) error {
 	case "tls_skip_verify":
 		r.TLS.SkipVerify, err = tomlBool(v)
 	case "patterns":
-		c.Patterns, err = tomlPatterns(v)
+		c.Patterns, err = tomlStrings(v, `an array of globs in quotes, like ["ratelimit:*"]`, checkPattern)
+	case "sentinel_master":
+		r.SentinelMaster, err = tomlString(v)
+	case "sentinels":
+		r.Sentinels, err = tomlStrings(v, `an array of addresses in quotes, like ["10.0.0.5:26379"]`, checkAddr)
 	default:
 		return errUnknownKey
 	}
@@ -256,23 +260,24 @@ func tomlFile(v any, dir string) (string, error) {
 	return name, checkFile(name)
 }
 
-func tomlPatterns(v any) ([]string, error) {
+// tomlStrings reads an array of strings, each passing check.
+func tomlStrings(v any, want string, check func(string) error) ([]string, error) {
 	list, ok := v.([]any)
 	if !ok {
-		return nil, wrongType(`an array of globs, like ["ratelimit:*"]`, v)
+		return nil, wrongType(want, v)
 	}
-	patterns := make([]string, len(list))
-	for i, p := range list {
-		s, ok := p.(string)
+	out := make([]string, len(list))
+	for i, item := range list {
+		s, ok := item.(string)
 		if !ok {
-			return nil, wrongType(`an array of globs in quotes, like ["ratelimit:*"]`, v)
+			return nil, wrongType(want, v)
 		}
-		if err := checkPattern(s); err != nil {
+		if err := check(s); err != nil {
 			return nil, err
 		}
-		patterns[i] = s
+		out[i] = s
 	}
-	return patterns, nil
+	return out, nil
 }
 
 // wrongType says that a value is not what a key wants. It names the TOML

@@ -16,7 +16,8 @@ import (
 // reports them in the same words, as values from the config file.
 type Flags struct {
 	url, config, mode                    string
-	patterns                             patternList
+	patterns, sentinels                  stringList
+	sentinelMaster                       string
 	limit, window                        string
 	interval, discoverEvery, resyncEvery string
 	scanCount                            string
@@ -41,6 +42,8 @@ func Register(fs *flag.FlagSet) *Flags {
 	fs.StringVar(&f.scanCount, "scan-count", strconv.FormatInt(d.Redis.ScanCount, 10), "ask each SCAN call for about `N` keys (its COUNT)")
 	fs.BoolVar(&f.readOnly, "read-only", false, "refuse every write")
 	fs.BoolVar(&f.cluster, "cluster", false, "treat the URL as a Redis Cluster seed (also auto-detected)")
+	fs.StringVar(&f.sentinelMaster, "sentinel-master", "", "find the master named `NAME` through Sentinel (with --sentinel)")
+	fs.Var(&f.sentinels, "sentinel", "a Sentinel's `HOST:PORT`; repeat for more (with --sentinel-master)")
 	fs.BoolVar(&f.enableEvents, "enable-events", false, "turn on keyspace notifications on the server (CONFIG SET) if they are off")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate `FILE` that signed the server's certificate")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate `FILE` (with --tls-key)")
@@ -179,6 +182,15 @@ func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 	if set["cluster"] {
 		r.Cluster = f.cluster
 	}
+	if set["sentinel-master"] {
+		r.SentinelMaster = f.sentinelMaster
+	}
+	if set["sentinel"] {
+		r.Sentinels = f.sentinels
+		for _, a := range f.sentinels {
+			check("sentinel", checkAddr(a))
+		}
+	}
 	if set["enable-events"] {
 		r.EnableEvents = f.enableEvents
 	}
@@ -221,12 +233,12 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
-// patternList is the value of the repeatable --pattern flag.
-type patternList []string
+// stringList is the value of a repeatable flag (--pattern, --sentinel).
+type stringList []string
 
-func (p *patternList) String() string { return strings.Join(*p, " ") }
+func (p *stringList) String() string { return strings.Join(*p, " ") }
 
-func (p *patternList) Set(s string) error {
+func (p *stringList) Set(s string) error {
 	*p = append(*p, s)
 	return nil
 }

@@ -195,7 +195,7 @@ func TestFileErrors(t *testing.T) {
 			`:2: redis.tls_ca: "` + filepath.Join(dir, "certs", "ca.pem") + `" does not exist`},
 		{"patterns not an array",
 			"[redis]\npatterns = \"a:*\"\n",
-			`:2: redis.patterns: must be an array of globs, like ["ratelimit:*"], not a string`},
+			`:2: redis.patterns: must be an array of globs in quotes, like ["ratelimit:*"], not a string`},
 		{"patterns with an empty glob",
 			"[redis]\npatterns = [\"a:*\", \"\"]\n",
 			`:2: redis.patterns: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
@@ -602,5 +602,40 @@ func TestExampleFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("config.example.toml:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+func TestSentinel(t *testing.T) {
+	dir := t.TempDir()
+	file := writeFile(t, dir, "c.toml", `
+[redis]
+sentinel_master = "from-file"
+sentinels = ["10.0.0.5:26379", "10.0.0.6:26379"]
+`)
+	c, err := load(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.SentinelMaster != "from-file" || !slices.Equal(c.Redis.Sentinels, []string{"10.0.0.5:26379", "10.0.0.6:26379"}) {
+		t.Errorf("from the file: master %q, sentinels %q", c.Redis.SentinelMaster, c.Redis.Sentinels)
+	}
+
+	c, err = load(t, nil, "--config", file, "--sentinel-master", "mymaster", "--sentinel", "s1:26379", "--sentinel", "s2:26380")
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.SentinelMaster != "mymaster" || !slices.Equal(c.Redis.Sentinels, []string{"s1:26379", "s2:26380"}) {
+		t.Errorf("flags must beat the file: master %q, sentinels %q", c.Redis.SentinelMaster, c.Redis.Sentinels)
+	}
+
+	if _, err := load(t, nil, "--sentinel", "redis://s1:26379"); err == nil || !strings.Contains(err.Error(), `--sentinel: "redis://s1:26379" is not an address`) {
+		t.Errorf("a URL given as a Sentinel address: %v", err)
+	}
+	bad := writeFile(t, dir, "bad.toml", "[redis]\nsentinels = \"s1:26379\"\n")
+	if _, err := load(t, nil, "--config", bad); err == nil || !strings.Contains(err.Error(), "bad.toml:2: redis.sentinels:") {
+		t.Errorf("sentinels given as a string, not an array: %v", err)
+	}
+	if _, err := load(t, nil, "--url", "rediss+sentinel://s1:26379/0?master_name=m"); err != nil {
+		t.Errorf("rediss+sentinel:// refused: %v", err)
 	}
 }
