@@ -1,0 +1,139 @@
+package main
+
+import (
+	"bytes"
+	"encoding/json"
+	"net"
+	"strings"
+	"testing"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+func TestSnapshotJSON(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100")
+	s.Do(t, "SET", "ratelimit:api:stuck", "9223372036854775807")
+	s.Do(t, "SET", "ratelimit:api:\x1b[2J\xff", "3", "EX", "100")
+	s.Do(t, "HSET", "ratelimit:config", "a", "1")
+	s.Do(t, "SET", "views:home", "42")
+	s.Do(t, "SET", "other:thing", "1") // matches no pattern
+
+	code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--pattern", "views:*", "--format", "json")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("snapshot exited %d: %s", code, errOut)
+	}
+	var snap struct {
+		TakenAt  string                     `json:"taken_at"`
+		Counters []map[string]json.RawMessage `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	byKey := map[string]map[string]string{}
+	for _, c := range snap.Counters {
+		var key string
+		json.Unmarshal(c["key"], &key)
+		row := map[string]string{}
+		for f, v := range c {
+			row[f] = string(v)
+		}
+		byKey[key] = row
+	}
+	if len(byKey) != 5 {
+		t.Fatalf("want the 5 matching keys, got %d:\n%s", len(byKey), out)
+	}
+	want := map[string]map[string]string{
+		"ratelimit:api:ok":    {"type": `"string"`, "value": "17", "raw": `"17"`, "limit": "100", "window_s": "60", "rule": `"ratelimit:*"`, "status": `"ok"`},
+		"ratelimit:api:stuck": {"value": "9223372036854775807", "ttl_ms": "-1", "status": `"stuck"`},
+		`ratelimit:api:` + "\x1b[2J" + `\xff`: {"status": `"ok"`},
+		"ratelimit:config": {"type": `"hash"`, "value": "null", "raw": "null", "status": `"not-counter"`},
+		"views:home":       {"ttl_ms": "-1", "limit": "null", "window_s": "null", "rule": `"views:*"`, "status": `"ok"`},
+	}
+	for key, fields := range want {
+		row, ok := byKey[key]
+		if !ok {
+			t.Errorf("key %q missing from the snapshot:\n%s", key, out)
+			continue
+		}
+		for f, v := range fields {
+			if row[f] != v {
+				t.Errorf("%q: %s = %s, want %s", key, f, row[f], v)
+			}
+		}
+	}
+	if ttl := byKey["ratelimit:api:ok"]["ttl_ms"]; ttl == "-1" || strings.Contains(ttl, ".") {
+		t.Errorf("ttl_ms of a key with EX 100 is %s; want whole milliseconds left", ttl)
+	}
+	if !strings.Contains(out, `\u001b[2J\\xff`) {
+		t.Errorf("the escape must be a JSON \\u escape and the invalid byte \\\\xff:\n%s", out)
+	}
+}
+
+func TestSnapshotTableAndCSVAreSafeForTerminals(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:\x1b]0;pwned\x07", "5", "EX", "100")
+	for _, format := range []string{"table", "csv"} {
+		code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", format)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, errOut)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `ratelimit:\e]0;pwned\x07`) {
+			t.Errorf("%s output does not escape the key name:\n%q", format, out)
+		}
+	}
+	code, _, errOut := cli(t, s, "snapshot", "--format", "xml")
+	if code != exitFailed || !strings.Contains(errOut, "xml") {
+		t.Errorf("--format xml: exit %d, %q", code, errOut)
+	}
+}
+
+func TestCheckExitCodes(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100")
+	s.Do(t, "SET", "views:home", "42") // expect_ttl = false: never a problem
+
+	code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*", "--pattern", "views:*")
+	wantRun(t, code, out, errOut, exitOK, "ok: 2 counters checked", "")
+
+	s.Do(t, "SET", "ratelimit:api:stuck", "150")
+	s.Do(t, "SET", "ratelimit:api:fresh", "3")
+	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimit:*", "--pattern", "views:*")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 2 || !strings.HasPrefix(lines[0], "no-expiry  ratelimit:api:fresh") && !strings.HasPrefix(lines[1], "no-expiry  ratelimit:api:fresh") {
+		t.Errorf("want one line per problem counter:\n%s", out)
+	}
+	if !strings.Contains(out, "stuck      ratelimit:api:stuck") {
+		t.Errorf("the stuck counter is not reported as stuck:\n%s", out)
+	}
+}
+
+func TestCheckCouldNotCheck(t *testing.T) {
+	t.Parallel()
+	// A port nothing listens on: take a free one and close it.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	addr := l.Addr().String()
+	l.Close()
+
+	var out, errOut bytes.Buffer
+	code := run([]string{"check", "--url", "redis://" + addr + "/0", "--config", writeFile(t, "c.toml", writeConfig)}, &out, &errOut)
+	if code != exitFailed {
+		t.Errorf("check against a closed port exited %d, want %d", code, exitFailed)
+	}
+	msg := errOut.String()
+	if strings.Count(msg, "\n") != 1 || !strings.Contains(msg, "connection refused") || !strings.Contains(msg, addr) {
+		t.Errorf("want one sentence naming the address and the refusal, got:\n%s", msg)
+	}
+
+	code = run([]string{"check", "--url", "http://nope"}, &out, &errOut)
+	if code != exitFailed {
+		t.Errorf("check with a bad URL exited %d, want %d", code, exitFailed)
+	}
+}
