@@ -25,7 +25,7 @@ func TestSnapshotJSON(t *testing.T) {
 		t.Fatalf("snapshot exited %d: %s", code, errOut)
 	}
 	var snap struct {
-		TakenAt  string                     `json:"taken_at"`
+		TakenAt  string                       `json:"taken_at"`
 		Counters []map[string]json.RawMessage `json:"counters"`
 	}
 	if err := json.Unmarshal([]byte(out), &snap); err != nil {
@@ -45,11 +45,11 @@ func TestSnapshotJSON(t *testing.T) {
 		t.Fatalf("want the 5 matching keys, got %d:\n%s", len(byKey), out)
 	}
 	want := map[string]map[string]string{
-		"ratelimit:api:ok":    {"type": `"string"`, "value": "17", "raw": `"17"`, "limit": "100", "window_s": "60", "rule": `"ratelimit:*"`, "status": `"ok"`},
-		"ratelimit:api:stuck": {"value": "9223372036854775807", "ttl_ms": "-1", "status": `"stuck"`},
+		"ratelimit:api:ok":                    {"type": `"string"`, "value": "17", "raw": `"17"`, "limit": "100", "window_s": "60", "rule": `"ratelimit:*"`, "status": `"ok"`},
+		"ratelimit:api:stuck":                 {"value": "9223372036854775807", "ttl_ms": "-1", "status": `"stuck"`},
 		`ratelimit:api:` + "\x1b[2J" + `\xff`: {"status": `"ok"`},
-		"ratelimit:config": {"type": `"hash"`, "value": "null", "raw": "null", "status": `"not-counter"`},
-		"views:home":       {"ttl_ms": "-1", "limit": "null", "window_s": "null", "rule": `"views:*"`, "status": `"ok"`},
+		"ratelimit:config":                    {"type": `"hash"`, "value": "null", "raw": "null", "status": `"not-counter"`},
+		"views:home":                          {"ttl_ms": "-1", "limit": "null", "window_s": "null", "rule": `"views:*"`, "status": `"ok"`},
 	}
 	for key, fields := range want {
 		row, ok := byKey[key]
