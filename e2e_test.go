@@ -307,3 +307,31 @@ func TestDashboardReadOnlySendsNothing(t *testing.T) {
 		t.Errorf("a read-only dashboard changed the key to %v", v)
 	}
 }
+
+func TestDashboardSurvivesRedisRestart(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Do(t, "SET", "ratelimit:api:before", "5", "EX", "100")
+	cfg := writeFile(t, "countertop.toml", writeConfig)
+
+	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
+		binary(t), "--url", srv.URL(), "--config", cfg, "--pattern", "ratelimit:*", "--interval", "200ms", "--mode", "poll")
+	term.waitText("ratelimit:api:before")
+
+	srv.Stop()
+	s := term.waitText("connection refused")
+	if !strings.Contains(s, "reconnecting") {
+		t.Errorf("the header does not say it is reconnecting:\n%s", s)
+	}
+	if !term.alive() {
+		t.Fatal("the dashboard quit when Redis went away")
+	}
+
+	// The restarted server is empty (nothing persisted): the old key goes,
+	// a new one appears, and the error clears.
+	srv.Restart(t)
+	srv.Do(t, "SET", "ratelimit:api:after", "7", "EX", "100")
+	term.waitFor("the dashboard to follow the restarted server", func(s string) bool {
+		return strings.Contains(s, "ratelimit:api:after") && !strings.Contains(s, "ratelimit:api:before") &&
+			!strings.Contains(s, "connection refused") && strings.Contains(s, "polling")
+	})
+}
