@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"io"
 	"runtime"
 	"strconv"
 	"testing"
@@ -89,7 +90,7 @@ func BenchmarkApply(b *testing.B) {
 }
 
 // BenchmarkRows is one dashboard frame (40 rows, and the selection's
-// IndexOf) from a million keys.
+// IndexOf) from a million keys, after the changes that trigger one.
 func BenchmarkRows(b *testing.B) {
 	const n = 1_000_000
 	s := fillStore(n)
@@ -104,21 +105,39 @@ func BenchmarkRows(b *testing.B) {
 			frame()
 		}
 	})
-	for _, sort := range []SortKey{SortKeyName, SortValue, SortTTL, SortRate} {
-		// One reading changed since the last frame.
-		b.Run("after-change/by-"+sort.String(), func(b *testing.B) {
-			s.SetSort(sort)
-			frame()
-			at := t0
-			b.ReportAllocs()
-			i := 0
-			for b.Loop() {
-				at = at.Add(time.Second)
-				s.Apply(updates(n, 1, i, at))
+	// One reading, or a pipeline's worth (what one poll batch brings),
+	// arrived since the last frame: Apply is counted too.
+	at := t0
+	raws := make([]string, 120)
+	for i := range raws {
+		raws[i] = strconv.Itoa(i)
+	}
+	for _, changes := range []int{1, 500} {
+		for _, sort := range []SortKey{SortKeyName, SortValue, SortTTL, SortRate} {
+			b.Run(fmt.Sprintf("after-%d-changes/by-%v", changes, sort), func(b *testing.B) {
+				s.SetSort(sort)
 				frame()
-				i++
-			}
-		})
+				batches := make([]Batch, 64)
+				for i := range batches {
+					batches[i] = updates(n, changes, i, at)
+				}
+				b.ReportAllocs()
+				i := 0
+				for b.Loop() {
+					// Every reading is new: a later time, a TTL set again,
+					// a value that went up.
+					at = at.Add(time.Second)
+					batch := batches[i%len(batches)]
+					for j := range batch.Observed {
+						o := &batch.Observed[j]
+						o.At, o.Raw = at, raws[(j+i)%len(raws)]
+					}
+					s.Apply(batch)
+					frame()
+					i++
+				}
+			})
+		}
 	}
 	b.Run("after-new-key/by-key", func(b *testing.B) {
 		s.SetSort(SortKeyName)
@@ -161,5 +180,38 @@ func BenchmarkStoreMemory(b *testing.B) {
 		runtime.ReadMemStats(&after)
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/key")
 		runtime.KeepAlive(s)
+	}
+}
+
+// BenchmarkSnapshot is the client-side work of `countertop snapshot` once
+// the reads are done: a new Store takes 100,000 observations in one batch,
+// and every row is written in each format.
+func BenchmarkSnapshot(b *testing.B) {
+	const n = 100_000
+	obs := updates(n, n, 0, t0).Observed
+	rules := &Rules{
+		List:     []Rule{{Pattern: "ratelimit:*", Limit: 100, Window: time.Minute, ExpectTTL: true}},
+		Fallback: Rule{ExpectTTL: true},
+	}
+	b.Run("store", func(b *testing.B) {
+		b.ReportAllocs()
+		for b.Loop() {
+			s := NewStore(rules)
+			s.Apply(Batch{Observed: obs})
+			s.Rows(0, s.Len())
+		}
+	})
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: obs})
+	rows := s.Rows(0, s.Len())
+	for _, format := range Formats {
+		b.Run(format, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				if err := WriteSnapshot(io.Discard, format, t0, rows, rules); err != nil {
+					b.Fatal(err)
+				}
+			}
+		})
 	}
 }

@@ -2,6 +2,7 @@ package model
 
 import (
 	"bufio"
+	"bytes"
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
@@ -9,7 +10,6 @@ import (
 	"math"
 	"strconv"
 	"strings"
-	"text/tabwriter"
 	"time"
 	"unicode/utf8"
 )
@@ -112,11 +112,6 @@ func (r *snapshotRow) windowText() string {
 	return strconv.FormatFloat(r.window.Seconds(), 'g', -1, 64)
 }
 
-type jsonSnapshot struct {
-	TakenAt  string        `json:"taken_at"`
-	Counters []jsonCounter `json:"counters"`
-}
-
 type jsonCounter struct {
 	Key     string  `json:"key"`
 	Type    string  `json:"type"`
@@ -129,32 +124,60 @@ type jsonCounter struct {
 	Status  string  `json:"status"`
 }
 
-func writeJSON(w io.Writer, takenAt time.Time, rows []Counter, rules *Rules) error {
-	doc := jsonSnapshot{TakenAt: takenAt.Format(time.RFC3339), Counters: make([]jsonCounter, len(rows))}
-	for i := range rows {
-		r := newSnapshotRow(&rows[i], takenAt, rules)
-		jc := jsonCounter{
-			Key:     JSONKey(r.c.Key),
-			Type:    JSONKey(r.c.Type),
-			Value:   jsonNumber(r.number()),
-			TTLMS:   r.ttlMS,
-			Limit:   jsonNumber(r.limitText()),
-			WindowS: jsonNumber(r.windowText()),
-			Status:  r.c.Status.String(),
-		}
-		if r.c.Type == "string" {
-			raw := JSONKey(r.c.Raw)
-			jc.Raw = &raw
-		}
-		if r.ruled {
-			jc.Rule = &r.pattern
-		}
-		doc.Counters[i] = jc
+// writeJSON writes the document as json.Encoder with a two-space indent
+// would, one counter at a time, so that a hundred thousand counters are
+// never held (and indented) as one buffer. Errors writing to w come out of
+// its Flush.
+func writeJSON(w *bufio.Writer, takenAt time.Time, rows []Counter, rules *Rules) error {
+	takenJSON, err := json.Marshal(takenAt.Format(time.RFC3339))
+	if err != nil {
+		return err
 	}
-	enc := json.NewEncoder(w)
+	w.WriteString("{\n  \"taken_at\": ")
+	w.Write(takenJSON)
+	w.WriteString(",\n  \"counters\": [")
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
 	enc.SetEscapeHTML(false)
-	enc.SetIndent("", "  ")
-	return enc.Encode(doc)
+	enc.SetIndent("    ", "  ")
+	for i := range rows {
+		if i > 0 {
+			w.WriteByte(',')
+		}
+		w.WriteString("\n    ")
+		buf.Reset()
+		if err := enc.Encode(jsonRow(&rows[i], takenAt, rules)); err != nil {
+			return err
+		}
+		w.Write(bytes.TrimSuffix(buf.Bytes(), []byte("\n")))
+	}
+	if len(rows) > 0 {
+		w.WriteString("\n  ")
+	}
+	w.WriteString("]\n}\n")
+	return nil
+}
+
+// jsonRow is c as the JSON document spells it.
+func jsonRow(c *Counter, takenAt time.Time, rules *Rules) jsonCounter {
+	r := newSnapshotRow(c, takenAt, rules)
+	jc := jsonCounter{
+		Key:     JSONKey(r.c.Key),
+		Type:    JSONKey(r.c.Type),
+		Value:   jsonNumber(r.number()),
+		TTLMS:   r.ttlMS,
+		Limit:   jsonNumber(r.limitText()),
+		WindowS: jsonNumber(r.windowText()),
+		Status:  r.c.Status.String(),
+	}
+	if r.c.Type == "string" {
+		raw := JSONKey(r.c.Raw)
+		jc.Raw = &raw
+	}
+	if r.ruled {
+		jc.Rule = &r.pattern
+	}
+	return jc
 }
 
 // jsonNumber is text as a JSON number, or nil (null) for "".
@@ -193,9 +216,21 @@ func writeCSV(w io.Writer, takenAt time.Time, rows []Counter, rules *Rules) erro
 // maxTableValue is how many characters of a value the table shows.
 const maxTableValue = 40
 
-func writeTable(w io.Writer, takenAt time.Time, rows []Counter, rules *Rules) error {
-	tw := tabwriter.NewWriter(w, 0, 0, 2, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
+// tableGap is the space between the table's columns.
+const tableGap = 2
+
+// writeTable writes the rows as aligned columns: each column as wide as its
+// widest cell in runes, then tableGap spaces. That is what text/tabwriter
+// would write, at a fraction of its cost on a hundred thousand rows. Errors
+// writing to w come out of its Flush.
+func writeTable(w *bufio.Writer, takenAt time.Time, rows []Counter, rules *Rules) error {
+	const cols = 4 // before STATUS, which ends the line unpadded
+	header := [cols]string{"KEY", "VALUE", "LIMIT", "TTL"}
+	cells := make([][cols]string, len(rows))
+	var widths [cols]int
+	for j, h := range header {
+		widths[j] = len(h)
+	}
 	for i := range rows {
 		r := newSnapshotRow(&rows[i], takenAt, rules)
 		value := "(" + Printable(r.c.Type) + ")"
@@ -206,10 +241,26 @@ func writeTable(w io.Writer, takenAt time.Time, rows []Counter, rules *Rules) er
 		if limit == "" {
 			limit = "-"
 		}
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n",
-			Printable(r.c.Key), value, limit, formatTTL(r.ttlMS), r.c.Status)
+		cells[i] = [cols]string{Printable(r.c.Key), value, limit, formatTTL(r.ttlMS)}
+		for j, c := range cells[i] {
+			widths[j] = max(widths[j], utf8.RuneCountInString(c))
+		}
 	}
-	return tw.Flush()
+	line := func(cells *[cols]string, last string) {
+		for j, c := range cells {
+			w.WriteString(c)
+			for range widths[j] - utf8.RuneCountInString(c) + tableGap {
+				w.WriteByte(' ')
+			}
+		}
+		w.WriteString(last)
+		w.WriteByte('\n')
+	}
+	line(&header, "STATUS")
+	for i := range rows {
+		line(&cells[i], rows[i].Status.String())
+	}
+	return nil
 }
 
 // truncate cuts s to at most n characters, marking the cut with "…".

@@ -44,12 +44,15 @@ type Counts struct {
 // filter. Apply is the only way data enters it. It is not safe for
 // concurrent use: the ui owns it.
 //
-// Cost model: Apply is O(batch). The sorted, filtered order is cached and
-// rebuilt at most once after a change, when a reader asks for it; Rows is
-// O(n) only when that rebuild happens (a re-sort starts from the last order,
-// so a few moved keys cost little more), else O(rows asked). IndexOf is
-// O(1) once the order is built. Changes that cannot move a key (a new value
-// while sorted by name, with no is: filter) need no rebuild at all.
+// Cost model: Apply is O(batch). The sorted, filtered order is kept in
+// blocks of a few hundred keys (see order) and brought up to date when a
+// reader asks for it: each key that moved since costs O(log n) compares
+// plus a copy within its block, so a frame after a batch of changes costs
+// about the same at a thousand keys as at a million; only a new sort, or a
+// change to most keys at once, sorts everything again. Rows is O(rows
+// asked) and IndexOf O(block) once the order is up to date. A reading that
+// cannot move its key (a new value while sorted by name) costs the order
+// nothing.
 //
 // Every order breaks ties by key name, so it is total and the same for the
 // same data. Sorting by value or % of limit puts keys without a number (or
@@ -66,24 +69,8 @@ type Store struct {
 	byStatus [NumStatuses]int
 	sortKey  SortKey
 	filter   filter
-
-	// The cached order, valid when stale is 0.
-	stale    staleness
-	sorted   []int32 // every entry, in sort order
-	filtered []int32 // the entries that pass the filter, in sort order
-	visible  []int32 // filtered, or sorted itself when there is no filter
-	position []int32 // entry -> its index in visible, or -1
+	order    order
 }
-
-// staleness says what changed since the cached order was built.
-type staleness uint8
-
-const (
-	staleKeys   staleness = 1 << iota // keys were added or removed
-	staleValues                       // readings changed values, TTLs, statuses or rates
-	staleSort                         // the sort changed
-	staleFilter                       // the filter changed
-)
 
 // entry is a Counter as the Store keeps it, in as few bytes as a million
 // keys call for: an integer's text is rebuilt from its value, other types
@@ -101,6 +88,7 @@ type entry struct {
 	kind     Kind
 	status   Status
 	isString bool
+	moved    bool // it may belong elsewhere in the order: see order.dirty
 }
 
 // rateHorizon (seconds) is how far back Rate looks: an increase this old
@@ -114,7 +102,7 @@ const deadlineJitter = time.Second
 
 // NewStore returns an empty Store that classifies keys with rules.
 func NewStore(rules *Rules) *Store {
-	return &Store{rules: rules, index: map[string]int32{}, types: map[string]string{}, filter: parseFilter("")}
+	return &Store{rules: rules, index: map[string]int32{}, types: map[string]string{}, filter: parseFilter(""), order: newOrder()}
 }
 
 // Rules returns the rules the Store classifies with.
@@ -135,6 +123,13 @@ func (s *Store) Rules() *Rules { return s.rules }
 // value, type, status or expiry (a TTL gained, lost, or set again); a key
 // changed twice in one batch counts twice.
 func (s *Store) Apply(b Batch) int {
+	if len(s.entries) == 0 && len(b.Observed) > 0 {
+		// The first pass of a snapshot or a dashboard: size for it at once
+		// rather than growing through every power of two.
+		s.index = make(map[string]int32, len(b.Observed))
+		s.entries = slices.Grow(s.entries, len(b.Observed))
+		s.order.home = slices.Grow(s.order.home, len(b.Observed))
+	}
 	changed := 0
 	for _, key := range b.Removed {
 		if s.remove(key) {
@@ -170,7 +165,13 @@ func (s *Store) observe(o *Observation) bool {
 	if at < e.at {
 		return false
 	}
-	s.stale |= staleValues
+	// A reading may move the key in the sort (never by name: keys do not
+	// change): compare it before and after.
+	var before entry
+	track := s.sortKey != SortKeyName && !e.moved
+	if track {
+		before = *e
+	}
 
 	oldNum, wasNum := e.value().Number()
 	newNum, isNum := v.Number()
@@ -192,7 +193,11 @@ func (s *Store) observe(o *Observation) bool {
 		s.byStatus[e.status]--
 		s.byStatus[st]++
 		e.status = st
+		s.statusChanged(i)
 		changed = true
+	}
+	if track && s.compareEntries(&before, e) != 0 {
+		s.markMoved(i)
 	}
 	return changed
 }
@@ -206,9 +211,11 @@ func (s *Store) add(o *Observation, v Value, at int64) {
 	s.setValue(&e, o.Type, v, o.Raw)
 	e.status = Evaluate(o.Type, v, e.pttl, s.rules.At(rule))
 	s.byStatus[e.status]++
-	s.index[o.Key] = int32(len(s.entries))
+	i := int32(len(s.entries))
+	s.index[o.Key] = i
 	s.entries = append(s.entries, e)
-	s.stale |= staleKeys
+	s.order.add(i, s.order.pass != nil && s.filter.keeps(&e))
+	s.markMoved(i)
 }
 
 // remove deletes key, moving the last entry into its place, and reports
@@ -220,14 +227,21 @@ func (s *Store) remove(key string) bool {
 	}
 	delete(s.index, key)
 	s.byStatus[s.entries[i].status]--
+	if s.order.home[i] != noBlock {
+		s.order.take(i)
+	}
 	last := int32(len(s.entries) - 1)
 	if i != last {
 		s.entries[i] = s.entries[last]
 		s.index[s.entries[i].key] = i
+		s.order.rename(last, i)
+		if s.entries[i].moved {
+			s.order.dirty = append(s.order.dirty, i) // its old index in the list is stale now
+		}
 	}
 	s.entries[last] = entry{} // let go of its strings
 	s.entries = s.entries[:last]
-	s.stale |= staleKeys
+	s.order.home = s.order.home[:last]
 	return true
 }
 
@@ -362,7 +376,7 @@ func (s *Store) Get(key string) (Counter, bool) {
 func (s *Store) SetSort(k SortKey) {
 	if k < numSortKeys && k != s.sortKey {
 		s.sortKey = k
-		s.stale |= staleSort
+		s.order.resort = true
 	}
 }
 
@@ -375,7 +389,7 @@ func (s *Store) Sort() SortKey { return s.sortKey }
 func (s *Store) SetFilter(q string) {
 	if q != s.filter.query {
 		s.filter = parseFilter(q)
-		s.stale |= staleFilter
+		s.order.refilter = true
 	}
 }
 
@@ -384,23 +398,28 @@ func (s *Store) Filter() string { return s.filter.query }
 // Visible is how many keys pass the filter.
 func (s *Store) Visible() int {
 	s.refresh()
-	return len(s.visible)
+	return s.order.shown
 }
 
 // Rows returns up to n counters of the filtered, sorted order from offset.
 func (s *Store) Rows(offset, n int) []Counter {
 	s.refresh()
+	o := &s.order
 	offset = max(offset, 0)
-	if n <= 0 || offset >= len(s.visible) {
+	if n <= 0 || offset >= o.shown {
 		return nil
 	}
-	page := s.visible[offset:]
-	page = page[:min(n, len(page))]
-	rows := make([]Counter, len(page))
-	for j, i := range page {
-		rows[j] = s.counter(i)
+	rows := make([]Counter, 0, min(n, o.shown-offset))
+	for j, i := o.locate(offset); ; j, i = j+1, 0 {
+		for _, e := range o.blocks[j].keys[i:] {
+			if o.passes(e) {
+				rows = append(rows, s.counter(e))
+				if len(rows) == cap(rows) {
+					return rows
+				}
+			}
+		}
 	}
-	return rows
 }
 
 // IndexOf is key's position in the filtered, sorted order, or -1.
@@ -410,13 +429,13 @@ func (s *Store) IndexOf(key string) int {
 		return -1
 	}
 	s.refresh()
-	return int(s.position[i])
+	return s.order.position(i)
 }
 
 // Counts returns the totals for the header.
 func (s *Store) Counts() Counts {
 	s.refresh()
-	return Counts{Total: len(s.entries), Visible: len(s.visible), ByStatus: s.byStatus}
+	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus}
 }
 
 // RuleOf returns the rule that applies to c and whether it was a listed
@@ -425,73 +444,10 @@ func (s *Store) RuleOf(c Counter) (Rule, bool) {
 	return s.rules.At(int(c.Rule)), c.Rule >= 0
 }
 
-// refresh rebuilds what changes made stale in the cached order.
-func (s *Store) refresh() {
-	if s.stale == 0 {
-		return
-	}
-	resort := s.stale&(staleKeys|staleSort) != 0 ||
-		s.stale&staleValues != 0 && s.sortKey != SortKeyName
-	refilter := resort || s.stale&staleFilter != 0 ||
-		s.stale&staleValues != 0 && s.filter.statuses != allStatuses
-	if s.stale&staleKeys != 0 {
-		s.fitSorted()
-	}
-	if resort {
-		// The previous order is a good start: most keys have not moved, and
-		// pdqsort finishes nearly sorted input in close to linear time.
-		slices.SortFunc(s.sorted, s.compare)
-	}
-	if refilter {
-		s.applyFilter()
-	}
-	s.stale = 0
-}
-
-// fitSorted makes sorted hold each entry index once again after keys came
-// and went. Removal keeps entries dense (indexes 0..len-1), so it is enough
-// to drop indexes past the end and append new ones; an index whose entry
-// was swapped in from the end keeps its old place until the sort.
-func (s *Store) fitSorted() {
-	n := int32(len(s.entries))
-	kept := s.sorted[:0]
-	for _, i := range s.sorted {
-		if i < n {
-			kept = append(kept, i)
-		}
-	}
-	for i := int32(len(kept)); i < n; i++ {
-		kept = append(kept, i)
-	}
-	s.sorted = kept
-}
-
-func (s *Store) applyFilter() {
-	if s.filter.isEmpty() {
-		s.visible = s.sorted
-	} else {
-		s.filtered = s.filtered[:0]
-		for _, i := range s.sorted {
-			if s.filter.keeps(&s.entries[i]) {
-				s.filtered = append(s.filtered, i)
-			}
-		}
-		s.visible = s.filtered
-	}
-	s.position = slices.Grow(s.position[:0], len(s.entries))[:len(s.entries)]
-	if len(s.visible) < len(s.entries) {
-		for i := range s.position {
-			s.position[i] = -1
-		}
-	}
-	for pos, i := range s.visible {
-		s.position[i] = int32(pos)
-	}
-}
-
 // compare orders entries a and b in the current sort.
-func (s *Store) compare(a, b int32) int {
-	x, y := &s.entries[a], &s.entries[b]
+func (s *Store) compare(a, b int32) int { return s.compareEntries(&s.entries[a], &s.entries[b]) }
+
+func (s *Store) compareEntries(x, y *entry) int {
 	var c int
 	switch s.sortKey {
 	case SortValue:

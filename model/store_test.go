@@ -3,6 +3,7 @@ package model
 import (
 	"cmp"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"slices"
 	"strings"
@@ -320,9 +321,28 @@ func TestStoreRowsPages(t *testing.T) {
 // filters, and checks every reader against a plain model: every key that
 // passes the filter, each once, in order, IndexOf agreeing with Rows, and
 // the counts.
+//
+// It runs with the real block sizes, where a few keys fit in one block,
+// and with blocks of two keys placed one by one, where every change splits,
+// merges and moves keys between blocks.
 func TestStoreAgreesWithModel(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		size, share int
+	}{
+		{"default", blockSize, rebuildShare},
+		{"tiny blocks", 2, math.MaxInt32},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStore(testRules())
+			s.order.size, s.order.share = tc.size, tc.share
+			checkAgainstModel(t, s)
+		})
+	}
+}
+
+func checkAgainstModel(t *testing.T, s *Store) {
 	rng := rand.New(rand.NewPCG(1, 2))
-	s := NewStore(testRules())
 	live := map[string]bool{}
 	filters := []string{"", "rl:", "is:problem", "1 is:ok", "is:warn", "K"}
 	now := time.Duration(0)
@@ -402,6 +422,12 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	for i, c := range rows {
 		if got := s.IndexOf(c.Key); got != i {
 			t.Fatalf("step %d: IndexOf(%q) = %d, want %d", step, c.Key, got, i)
+		}
+	}
+	for _, offset := range []int{1, len(want) / 2, len(want) - 1} {
+		page := want[min(offset, len(want)):min(offset+3, len(want))]
+		if got := s.Rows(offset, 3); !slices.Equal(keys(got), keys(page)) {
+			t.Fatalf("step %d: Rows(%d, 3) = %v, want %v", step, offset, keys(got), keys(page))
 		}
 	}
 	for key, ok := range live {

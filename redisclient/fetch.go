@@ -3,6 +3,7 @@ package redisclient
 import (
 	"context"
 	"slices"
+	"sync"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -34,19 +35,52 @@ func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation,
 	return obs, nil
 }
 
-// fetch reads keys batchSize at a time and calls fn with each batch as it
-// arrives. An error from fn stops it and is returned as it is.
+// fetchAhead is how many pipelines fetch keeps in flight: while Redis
+// answers one, the client writes the next and parses the last, so neither
+// side waits for the other. Redis still runs them one at a time.
+const fetchAhead = 2
+
+// fetch reads keys batchSize at a time and calls fn with each batch, in
+// order, from the calling goroutine. An error from fn stops it and is
+// returned as it is.
 func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
-	for chunk := range slices.Chunk(keys, batchSize) {
-		obs, err := c.fetchChunk(ctx, chunk)
-		if err != nil {
-			return err
+	type result struct {
+		obs []model.Observation
+		err error
+	}
+	var wg sync.WaitGroup
+	defer wg.Wait()
+	ctx, cancel := context.WithCancel(ctx) // first to run on return: stops the reads still going
+	defer cancel()
+
+	// Each chunk's result arrives on its own channel, queued in key order;
+	// the queue's room bounds how far reads run ahead of fn.
+	queue := make(chan chan result, fetchAhead-1)
+	wg.Go(func() {
+		defer close(queue)
+		for chunk := range slices.Chunk(keys, batchSize) {
+			done := make(chan result, 1)
+			select {
+			case queue <- done:
+			case <-ctx.Done():
+				return
+			}
+			wg.Go(func() {
+				obs, err := c.fetchChunk(ctx, chunk)
+				done <- result{obs, err}
+			})
 		}
-		if err := fn(obs); err != nil {
+	})
+	for done := range queue {
+		r := <-done
+		if r.err != nil {
+			return r.err
+		}
+		if err := fn(r.obs); err != nil {
 			return err
 		}
 	}
-	return nil
+	return ctx.Err()
 }
 
 // fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of

@@ -2,9 +2,13 @@ package redisclient
 
 import (
 	"context"
+	"math"
+	"math/bits"
+	"sync"
 
 	"github.com/countertop/countertop/model"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 )
 
 // defaultScanCount is SCAN's COUNT hint when none is given: a million keys
@@ -23,28 +27,138 @@ func (c *Client) Scan(ctx context.Context, patterns []string, count int64, fn fu
 
 // Snapshot is one full pass: every key matching patterns, with its value and
 // TTL. Keys deleted between SCAN and the read are left out.
+//
+// It keeps Redis busy rather than waiting on round trips, since someone is
+// waiting for the answer: a single Redis is walked in snapshotStripes
+// stripes at once (see walk), and the keys found are read on other
+// connections as soon as there is a pipeline's worth, while the walk goes
+// on. Each command stays as short as in any other pass.
 func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int64) ([]model.Observation, error) {
-	var keys []string
-	err := c.Scan(ctx, patterns, scanCount, func(page []string) error {
-		keys = append(keys, page...)
-		return nil
+	g, ctx := errgroup.WithContext(ctx)
+	pages := make(chan []string, snapshotStripes)
+	g.Go(func() error {
+		defer close(pages)
+		return c.walk(ctx, patterns, scanCount, func(keys []string) error {
+			select {
+			case pages <- keys:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
 	})
-	if err != nil {
-		return nil, err
+	chunks := make(chan []string)
+	var mu sync.Mutex
+	var obs []model.Observation
+	for range fetchAhead {
+		g.Go(func() error {
+			for keys := range chunks {
+				read, err := c.fetchChunk(ctx, keys)
+				if err != nil {
+					return err
+				}
+				mu.Lock()
+				for _, o := range read {
+					if o.PTTL != model.PTTLMissing {
+						obs = append(obs, o)
+					}
+				}
+				mu.Unlock()
+			}
+			return nil
+		})
 	}
-	obs := make([]model.Observation, 0, len(keys))
-	err = c.fetch(ctx, keys, defaultBatchSize, func(batch []model.Observation) error {
-		for _, o := range batch {
-			if o.PTTL != model.PTTLMissing {
-				obs = append(obs, o)
+
+	// Pass each key on once (stripes overlap a little, and SCAN may repeat
+	// a key), a pipeline's worth at a time. After a failure, ctx is done:
+	// the pages left are drained without being read, and g.Wait says why.
+	send := func(keys []string) bool {
+		select {
+		case chunks <- keys:
+			return true
+		case <-ctx.Done():
+			return false
+		}
+	}
+	found := make(map[string]struct{})
+	var chunk []string
+	for page := range pages {
+		for _, k := range page {
+			if _, dup := found[k]; !dup {
+				found[k] = struct{}{}
+				chunk = append(chunk, k)
 			}
 		}
-		return nil
-	})
-	if err != nil {
+		for len(chunk) >= defaultBatchSize && send(chunk[:defaultBatchSize:defaultBatchSize]) {
+			chunk = chunk[defaultBatchSize:]
+		}
+	}
+	if len(chunk) > 0 {
+		send(chunk)
+	}
+	close(chunks)
+	if err := g.Wait(); err != nil {
 		return nil, err
 	}
 	return obs, nil
+}
+
+// snapshotStripes is how many parts of the keyspace Snapshot walks at once:
+// while Redis runs one part's SCAN, the other's reply travels and is
+// parsed, so Redis does not wait for a round trip between calls.
+const snapshotStripes = 2
+
+// walk runs SCAN MATCH over each pattern and calls fn, from several
+// goroutines at once, with each reply's keys, repeats included. A single
+// Redis is walked in snapshotStripes stripes at once (see scanStripe); a
+// cluster master by master.
+func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn func(keys []string) error) error {
+	if _, ok := c.rdb.(*redis.ClusterClient); ok {
+		return c.scan(ctx, c.rdb, patterns, count, newScanPass(), fn)
+	}
+	if count <= 0 {
+		count = defaultScanCount
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	for i := range snapshotStripes {
+		g.Go(func() error {
+			for _, p := range patterns {
+				if err := c.scanStripe(ctx, p, count, i, snapshotStripes, fn); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// scanStripe is the i-th of n stripes of a SCAN walk. SCAN visits the hash
+// table's buckets in reverse-binary order: the cursor's bits reversed are
+// its position along the walk, from 0 up to a wrap back to 0, whatever the
+// table's size and through resizes. Stripe i starts at the cursor of
+// position i/n of the way and ends once the next cursor reaches position
+// (i+1)/n: together, the stripes walk the whole keyspace once, with
+// SCAN's guarantee that a key there from start to end is returned.
+func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i, n int, fn func(keys []string) error) error {
+	width := math.MaxUint64/uint64(n) + 1 // wraps to 0 for n = 1: one stripe ends only where the walk does
+	end := uint64(i+1) * width
+	cursor := bits.Reverse64(uint64(i) * width)
+	for {
+		keys, next, err := c.rdb.Scan(ctx, cursor, pattern, count).Result()
+		if err != nil {
+			return c.explain(err)
+		}
+		if len(keys) > 0 {
+			if err := fn(keys); err != nil {
+				return err
+			}
+		}
+		if next == 0 || i < n-1 && bits.Reverse64(next) >= end {
+			return nil
+		}
+		cursor = next
+	}
 }
 
 // scanPass is the state of one discovery pass, shared by every pattern (and,

@@ -34,7 +34,7 @@ func (m Model) detailView() []string {
 	if c.Type == "string" {
 		raw = quote(c.Raw)
 	}
-	ttl, ttlStyle := m.ttlCell(&c, rule, now)
+	ttl, ttlTone := m.ttlCell(&c, rule, now)
 	deadline := "—"
 	if c.HasTTL() {
 		deadline = c.Deadline().Local().Format("15:04:05")
@@ -67,7 +67,7 @@ func (m Model) detailView() []string {
 		field("type", model.Printable(c.Type)),
 		field("raw", raw),
 		field("value", formatValue(&c)),
-		field("TTL", ttlStyle.Render(ttl)),
+		field("TTL", m.theme.style(ttlTone).Render(ttl)),
 		field("deadline", deadline),
 		field("rule", ruleText),
 		field("limit", limit),

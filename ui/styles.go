@@ -2,10 +2,12 @@ package ui
 
 import (
 	"image/color"
+	"strings"
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/countertop/countertop/model"
 )
@@ -34,6 +36,9 @@ type theme struct {
 	// Row is the look of a whole row by status: red for counters that have
 	// no expiry, dim for keys that are not counters, plain otherwise.
 	Row [model.NumStatuses]lipgloss.Style
+	// rows are the table's rows by status, off and under the cursor, as
+	// inks: what Row, Selected and the cell styles render, made cheap.
+	rows [model.NumStatuses][2]rowLook
 
 	Help help.Styles
 }
@@ -96,5 +101,88 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 		model.StatusOK:         plain,
 		model.StatusNotCounter: dim,
 	}
+	for st, row := range s.Row {
+		s.rows[st] = [2]rowLook{newRowLook(&s, row), newRowLook(&s, row.Inherit(s.Selected))}
+	}
 	return s
+}
+
+// tone is the style of a cell that depends on its value, such as the TTL.
+type tone uint8
+
+const (
+	tonePlain    tone = iota
+	toneDim           // nothing to see: "—", a rate of 0, a TTL that does not matter
+	toneNoExpiry      // red: a counter that should expire and never will
+)
+
+// style is the lipgloss style of tone.
+func (t *theme) style(tn tone) lipgloss.Style {
+	switch tn {
+	case toneDim:
+		return t.Dim
+	case toneNoExpiry:
+		return t.Status[model.StatusNoExpiry]
+	}
+	return lipgloss.NewStyle()
+}
+
+// rowLook is how one table row is drawn: the row's own style, and each
+// cell style on top of it (as Style.Inherit puts it), as inks.
+type rowLook struct {
+	base   ink
+	tones  [3]ink // by tone
+	status [model.NumStatuses]ink
+	gauge  [model.NumStatuses]ink
+}
+
+func newRowLook(t *theme, row lipgloss.Style) rowLook {
+	on := func(s lipgloss.Style) ink { return newInk(s.Inherit(row)) }
+	l := rowLook{base: newInk(row)}
+	for tn := range l.tones {
+		l.tones[tn] = on(t.style(tone(tn)))
+	}
+	for st := range model.NumStatuses {
+		l.status[st] = on(t.Status[st])
+		l.gauge[st] = on(t.Gauge[st])
+	}
+	return l
+}
+
+// ink draws text in a style with the bytes that style's Render would
+// produce, at a fraction of the cost: the table draws a dozen cells per
+// row at every frame, and Render works the whole style out each time. A
+// style that only sets colours and attributes reduces to the escape
+// sequence that opens it; any other (padding, borders, underlined spaces)
+// is left to Render.
+type ink struct {
+	style *lipgloss.Style
+	fast  bool   // style reduces to open
+	open  string // the sequence before the text; "" for a style that changes nothing
+}
+
+// inkProbe is what newInk renders to learn a style; it holds a space
+// because some styles treat spaces apart.
+const inkProbe = "a b"
+
+func newInk(s lipgloss.Style) ink {
+	k := ink{style: &s}
+	out := s.Render(inkProbe)
+	if out == inkProbe {
+		k.fast = true
+	} else if open, ok := strings.CutSuffix(out, inkProbe+ansi.ResetStyle); ok && ansi.Strip(open) == "" {
+		k.fast, k.open = true, open
+	}
+	return k
+}
+
+// render is Render(text) of the style the ink was made from.
+func (k ink) render(text string) string {
+	switch {
+	case !k.fast || strings.ContainsAny(text, "\t\r\n"): // Render converts tabs and styles each line
+		return k.style.Render(text)
+	case k.open == "":
+		return text
+	}
+	return k.open + text + ansi.ResetStyle
 }

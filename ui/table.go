@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"charm.land/lipgloss/v2"
-
 	"github.com/countertop/countertop/model"
 )
 
@@ -28,6 +26,18 @@ type columns struct {
 	gauge, rate       bool
 }
 
+// width is how many cells a row of these columns takes.
+func (c columns) width() int { return c.key + c.fixed() }
+
+// fixed is the width of every column but KEY, gaps and gutter included.
+func (c columns) fixed() int {
+	w := gutterWidth + c.value + c.limit + ttlWidth + statusWidth + 4*colGap
+	if c.rate {
+		w += rateWidth + colGap
+	}
+	return w
+}
+
 // layout fits the columns to width: KEY gets the rest, and when that would
 // be narrower than minKeyWidth, RATE goes first, then the LIMIT gauge
 // (leaving the percentage).
@@ -38,11 +48,7 @@ func layout(width, value int) columns {
 		if c.gauge {
 			c.limit += gaugeCells + 1
 		}
-		fixed := gutterWidth + c.value + c.limit + ttlWidth + statusWidth + 4*colGap
-		if c.rate {
-			fixed += rateWidth + colGap
-		}
-		c.key = width - fixed
+		c.key = width - c.fixed()
 		switch {
 		case c.key >= minKeyWidth || !c.gauge:
 			c.key = max(c.key, 1)
@@ -58,24 +64,30 @@ func layout(width, value int) columns {
 // tableRows is how many counters fit under the column titles.
 func (m Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 
-// tableView is the column titles and the visible rows, height lines at most.
-// Only the rows on screen are read from the Store, so a frame costs the same
-// at ten keys or a million.
+// tableView is the column titles and the visible rows, height lines at most,
+// each cut to the width. Only the rows on screen are read from the Store,
+// so a frame costs the same at ten keys or a million.
 func (m Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
 	valueWidth := len("VALUE")
 	for i := range rows {
-		valueWidth = max(valueWidth, min(maxValue, lipgloss.Width(formatValue(&rows[i]))))
+		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
 	}
 	cols := layout(m.width, valueWidth)
 	lines := make([]string, 0, height)
-	lines = append(lines, m.titles(cols))
+	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {
-		return append(lines, m.theme.Dim.Render(m.emptyMessage()))
+		return append(lines, truncate(m.theme.Dim.Render(m.emptyMessage()), m.width))
 	}
 	now := m.clock()
 	for i := range rows {
-		lines = append(lines, m.row(&rows[i], cols, now, m.offset+i == m.cursor))
+		line := m.row(&rows[i], cols, now, m.offset+i == m.cursor)
+		if cols.width() > m.width {
+			// Rows are as wide as their columns, which fill the width
+			// exactly unless it is too narrow for them.
+			line = truncate(line, m.width)
+		}
+		lines = append(lines, line)
 	}
 	return lines
 }
@@ -118,65 +130,62 @@ var gap = strings.Repeat(" ", colGap)
 // row renders one counter. A counter with no expiry is red across the row;
 // the STATUS cell and the gauge carry the status colour.
 func (m Model) row(c *model.Counter, cols columns, now time.Time, selected bool) string {
-	base, marker := m.theme.Row[c.Status], "  "
+	look, marker := &m.theme.rows[c.Status][0], "  "
 	if selected {
-		base, marker = base.Inherit(m.theme.Selected), "▸ "
+		look, marker = &m.theme.rows[c.Status][1], "▸ "
 	}
 	rule, _ := m.store.RuleOf(*c)
-	ttl, ttlStyle := m.ttlCell(c, rule, now)
-	rateStyle := lipgloss.NewStyle()
+	ttl, ttlTone := m.ttlCell(c, rule, now)
+	rateTone := tonePlain
 	if c.Rate == 0 {
-		rateStyle = m.theme.Dim
+		rateTone = toneDim
 	}
 
 	var b strings.Builder
-	b.WriteString(base.Render(marker + padRight(truncate(model.Printable(c.Key), cols.key), cols.key)))
-	b.WriteString(base.Render(gap + padLeft(truncate(formatValue(c), cols.value), cols.value) + gap))
-	b.WriteString(m.limitCell(c, rule, cols, base))
-	b.WriteString(base.Render(gap))
-	b.WriteString(cell(base, ttlStyle, padLeft(ttl, ttlWidth)))
+	b.WriteString(look.base.render(marker + padRight(truncate(model.Printable(c.Key), cols.key), cols.key)))
+	b.WriteString(look.base.render(gap + padLeft(truncate(formatValue(c), cols.value), cols.value) + gap))
+	b.WriteString(m.limitCell(c, rule, cols, look))
+	b.WriteString(look.base.render(gap))
+	b.WriteString(look.tones[ttlTone].render(padLeft(ttl, ttlWidth)))
 	if cols.rate {
-		b.WriteString(base.Render(gap))
-		b.WriteString(cell(base, rateStyle, padLeft(formatRate(c.Rate), rateWidth)))
+		b.WriteString(look.base.render(gap))
+		b.WriteString(look.tones[rateTone].render(padLeft(formatRate(c.Rate), rateWidth)))
 	}
-	b.WriteString(base.Render(gap))
-	b.WriteString(cell(base, m.theme.Status[c.Status], padRight(c.Status.String(), statusWidth)))
+	b.WriteString(look.base.render(gap))
+	b.WriteString(look.status[c.Status].render(padRight(c.Status.String(), statusWidth)))
 	return b.String()
 }
 
-// cell renders text in style s on top of its row's style.
-func cell(row, s lipgloss.Style, text string) string { return s.Inherit(row).Render(text) }
-
 // limitCell is the LIMIT cell: a gauge and the percentage of the limit, or
 // "—" when the key has no limit or no number.
-func (m Model) limitCell(c *model.Counter, rule model.Rule, cols columns, row lipgloss.Style) string {
+func (m Model) limitCell(c *model.Counter, rule model.Rule, cols columns, look *rowLook) string {
 	frac, ok := c.Percent(rule.Limit)
 	if !ok {
-		return cell(row, m.theme.Dim, padRight("—", cols.limit))
+		return look.tones[toneDim].render(padRight("—", cols.limit))
 	}
 	pct := padLeft(formatPercent(frac), percentWidth)
 	if !cols.gauge {
-		return cell(row, m.theme.Gauge[c.Status], pct)
+		return look.gauge[c.Status].render(pct)
 	}
-	return cell(row, m.theme.Gauge[c.Status], gauge(frac, gaugeCells)) + row.Render(" "+pct)
+	return look.gauge[c.Status].render(gauge(frac, gaugeCells)) + look.base.render(" "+pct)
 }
 
-// ttlCell is the live countdown and the style it is drawn in: never
+// ttlCell is the live countdown and the tone it is drawn in: never
 // negative; "expired" once the deadline passed but no reading has said the
 // key is gone; "no expiry" in red where the rule expects a TTL.
-func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string, lipgloss.Style) {
+func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string, tone) {
 	switch {
 	case c.Expired(now):
-		return "expired", m.theme.Dim
+		return "expired", toneDim
 	case c.HasTTL():
 		left, _ := c.TTLAt(now)
-		return formatDuration(left), lipgloss.NewStyle()
+		return formatDuration(left), tonePlain
 	case c.Status == model.StatusNotCounter:
-		return "no expiry", m.theme.Dim
+		return "no expiry", toneDim
 	case !rule.ExpectTTL:
-		return "∞ persistent", m.theme.Dim
+		return "∞ persistent", toneDim
 	}
-	return "no expiry", m.theme.Status[model.StatusNoExpiry]
+	return "no expiry", toneNoExpiry
 }
 
 // follow puts the cursor back on the selected key after the rows changed

@@ -65,7 +65,7 @@ type Model struct {
 	title    string
 
 	keys  keyMap
-	theme theme
+	theme *theme // shared, never changed: Model is copied at every call
 	help  help.Model
 	dark  bool                 // the terminal's background is dark
 	color colorprofile.Profile // what colours the terminal shows
@@ -142,6 +142,7 @@ func (m Model) Init() tea.Cmd {
 
 // restyle builds the theme for what is known of the terminal.
 func (m *Model) restyle() {
-	m.theme = newTheme(m.dark, m.color)
+	t := newTheme(m.dark, m.color)
+	m.theme = &t
 	m.help.Styles = m.theme.Help
 }

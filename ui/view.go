@@ -42,18 +42,22 @@ func (m Model) render() string {
 	lines = append(lines, m.headerView()...)
 	body := m.bodyHeight()
 	var content []string
+	fitted := false // the content's lines are known to fit the width
 	switch {
 	case m.showHelp:
 		content = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
 	case m.screen == screenDetail:
 		content = m.detailView()
 	default:
-		content = m.tableView(body)
+		content, fitted = m.tableView(body), true
 	}
 	for i := range body {
 		line := ""
 		if i < len(content) {
-			line = truncate(content[i], m.width)
+			line = content[i]
+			if !fitted {
+				line = truncate(line, m.width)
+			}
 		}
 		lines = append(lines, line)
 	}
@@ -78,16 +82,32 @@ func overlay(frame, box string, width, height int) string {
 
 // truncate cuts s (which may hold styles) to width cells, ending in … when
 // anything was cut.
-func truncate(s string, width int) string { return ansi.Truncate(s, width, "…") }
+func truncate(s string, width int) string {
+	if len(s) <= width {
+		return s // nothing takes more cells than it has bytes
+	}
+	return ansi.Truncate(s, width, "…")
+}
 
 // padRight fills s with spaces up to width cells.
 func padRight(s string, width int) string {
-	return s + strings.Repeat(" ", max(0, width-lipgloss.Width(s)))
+	return s + strings.Repeat(" ", max(0, width-cells(s)))
 }
 
 // padLeft right-aligns s in width cells.
 func padLeft(s string, width int) string {
-	return strings.Repeat(" ", max(0, width-lipgloss.Width(s))) + s
+	return strings.Repeat(" ", max(0, width-cells(s))) + s
+}
+
+// cells is how many cells s takes on screen, as lipgloss.Width counts
+// them; printable ASCII, most of what the table holds, takes one a byte.
+func cells(s string) int {
+	for i := 0; i < len(s); i++ {
+		if s[i] < ' ' || s[i] > '~' {
+			return lipgloss.Width(s)
+		}
+	}
+	return len(s)
 }
 
 // quote is text a user typed or a key held, escaped and in quotes.

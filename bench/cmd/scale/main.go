@@ -1,0 +1,382 @@
+// Command scale measures countertop against a large keyspace in a Redis
+// of its own (bench/scale.sh starts one and seeds it with bench/cmd/seed),
+// and prints each figure next to its target (issue 6, BENCHMARKS.md):
+//
+//  1. a cold `countertop snapshot`: wall time against what the same reads
+//     cost Redis (INFO commandstats), commands per key, and the same work
+//     done with redis-cli in a shell;
+//  2. the slowest command Redis logged (SLOWLOG, over 10 ms) and another
+//     client's PING latency while the snapshot runs;
+//  3. the dashboard's first pass: first rows and progress while scanning;
+//  4. refreshing the matched keys, against the 1 s poll interval;
+//  6. Go heap per tracked key with every key of the keyspace tracked.
+//
+// Frame cost (5) is a Go benchmark: see bench/scale.sh.
+package main
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"os/exec"
+	"runtime"
+	"slices"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/bench/seed"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// Targets, from issue 6.
+const (
+	targetRatio    = 1.2                   // snapshot wall time / Redis time
+	targetSlowest  = 10 * time.Millisecond // no command slower (SLOWLOG)
+	targetInterval = time.Second           // a refresh of every known key fits well within one
+	targetHeap     = 256                   // bytes of Go heap per tracked key
+	refreshRuns    = 3
+)
+
+func main() {
+	var cfg config
+	flag.StringVar(&cfg.url, "url", "", "the benchmark Redis, seeded by bench/cmd/seed (required; never a shared one)")
+	flag.StringVar(&cfg.bin, "countertop", "", "the countertop binary to time (required)")
+	flag.StringVar(&cfg.pattern, "pattern", seed.Pattern, "the pattern the seeded counters match")
+	flag.IntVar(&cfg.runs, "runs", 5, "snapshot runs; the median is reported")
+	flag.IntVar(&cfg.sample, "sample", 1000, "keys the redis-cli-per-key baseline reads (it is slow)")
+	flag.BoolVar(&cfg.heap, "heap", true, "also track every key of the keyspace, to measure heap per key")
+	flag.Parse()
+	if cfg.url == "" || cfg.bin == "" {
+		fmt.Fprintln(os.Stderr, "scale: -url and -countertop are required: run bench/scale.sh, which sets them")
+		os.Exit(2)
+	}
+	if err := run(context.Background(), cfg, os.Stdout); err != nil {
+		fmt.Fprintf(os.Stderr, "scale: %v\n", err)
+		os.Exit(1)
+	}
+}
+
+type config struct {
+	url, bin, pattern string
+	runs, sample      int
+	heap              bool
+}
+
+// figures is everything measured, for the report.
+type figures struct {
+	keyspace       int64
+	snapshots      []snapshotRun // sorted by wall time
+	walks          []snapshotRun // snapshots of a pattern nothing matches: the walk alone
+	idle, during   latencies     // another client's PING
+	slow           int           // SLOWLOG entries
+	slowest        string        // what they were
+	scans          latencies     // each SCAN's cost to Redis in a discovery walk
+	pass           passReport
+	refreshed      int
+	refresh        []time.Duration // sorted
+	oneCLI, perKey time.Duration   // the shell baselines; perKey for sample keys
+	sample         int
+	heap           float64 // bytes per key, 0 when not measured
+	heapKeys       int
+}
+
+func run(ctx context.Context, cfg config, w io.Writer) error {
+	opt, err := redis.ParseURL(cfg.url)
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	var f figures
+	if f.keyspace, err = rdb.DBSize(ctx).Result(); err != nil {
+		return fmt.Errorf("cannot reach the benchmark Redis: %w", err)
+	}
+	info, err := rdb.InfoMap(ctx, "server").Result()
+	if err != nil {
+		return err
+	}
+	fmt.Fprintf(w, "machine: %d CPUs, %s; redis %s; %s\n", runtime.NumCPU(), cpuModel(), info["Server"]["redis_version"], runtime.Version())
+	fmt.Fprintf(w, "keyspace: %d keys; pattern %s\n\n", f.keyspace, cfg.pattern)
+
+	// Every command countertop sends from here on must stay out of the
+	// SLOWLOG.
+	if err := rdb.ConfigSet(ctx, "slowlog-log-slower-than", fmt.Sprint(targetSlowest.Microseconds())).Err(); err != nil {
+		return err
+	}
+	if err := rdb.SlowLogReset(ctx).Err(); err != nil {
+		return err
+	}
+
+	// (1) Cold snapshots, of the pattern and of one nothing matches (the
+	// walk alone); then (2) one more with another client's PING.
+	for range cfg.runs {
+		r, err := snapshot(ctx, rdb, cfg)
+		if err != nil {
+			return err
+		}
+		f.snapshots = append(f.snapshots, r)
+	}
+	slices.SortFunc(f.snapshots, byWall)
+	walkOnly := cfg
+	walkOnly.pattern = "countertop-scale-nothing:*"
+	for range cfg.runs {
+		r, err := snapshot(ctx, rdb, walkOnly)
+		if err != nil {
+			return err
+		}
+		f.walks = append(f.walks, r)
+	}
+	slices.SortFunc(f.walks, byWall)
+	if f.idle, err = idleLatency(ctx, opt); err != nil {
+		return err
+	}
+	p, err := startProbe(ctx, opt)
+	if err != nil {
+		return err
+	}
+	if _, err := snapshot(ctx, rdb, cfg); err != nil {
+		return err
+	}
+	f.during = p.end()
+
+	// (3) The dashboard's first pass; (4) refreshes of what it found.
+	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: opt.Password})
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	pass, store, stop, err := firstPass(ctx, client, []string{cfg.pattern})
+	if err != nil {
+		return err
+	}
+	stop()
+	f.pass = pass
+	keys := make([]string, 0, store.Len())
+	for _, c := range store.Rows(0, store.Len()) {
+		keys = append(keys, c.Key)
+	}
+	f.refreshed = len(keys)
+	for range refreshRuns {
+		start := time.Now()
+		if _, err := client.Fetch(ctx, keys); err != nil {
+			return err
+		}
+		f.refresh = append(f.refresh, time.Since(start))
+	}
+	slices.Sort(f.refresh)
+	if f.slow, f.slowest, err = slowlog(ctx, rdb); err != nil {
+		return err
+	}
+	if f.scans, err = scanCosts(ctx, rdb, client, cfg.pattern); err != nil {
+		return err
+	}
+
+	// The shell baselines of (1), then (6).
+	sh, err := newCLI(opt)
+	if err != nil {
+		return err
+	}
+	if f.oneCLI, err = sh.run(ctx, sh.oneClient(cfg.pattern)); err != nil {
+		return err
+	}
+	f.sample = cfg.sample
+	if f.perKey, err = sh.run(ctx, sh.perKey(cfg.pattern, cfg.sample)); err != nil {
+		return err
+	}
+	if cfg.heap {
+		if f.heap, f.heapKeys, err = heapPerKey(ctx, client); err != nil {
+			return err
+		}
+	}
+	f.report(w)
+	return nil
+}
+
+// report prints every figure next to its target.
+func (f *figures) report(w io.Writer) {
+	med := f.snapshots[len(f.snapshots)/2]
+	redisTime := med.server.time(readCommands...)
+	ratio := float64(med.wall) / float64(redisTime)
+	fmt.Fprintf(w, "(1) cold `countertop snapshot` of %d matching keys among %d (median of %s)\n", med.rows, f.keyspace, walls(f.snapshots))
+	fmt.Fprintf(w, "    wall time                  %s\n", secs(med.wall))
+	fmt.Fprintf(w, "    Redis time (commandstats)  %s  (%s)\n", secs(redisTime), med.server.breakdown())
+	fmt.Fprintf(w, "    Redis CPU (INFO cpu)       %s\n", secs(med.server.cpu))
+	fmt.Fprintf(w, "    wall / Redis time          %.2fx    target <= %.1fx   %s\n", ratio, targetRatio, verdict(ratio <= targetRatio))
+	fmt.Fprintf(w, "    countertop's own CPU       %s (user + system)\n", secs(med.cpu))
+	walk := f.walks[len(f.walks)/2]
+	fmt.Fprintf(w, "    the walk alone (a pattern nothing matches): wall %s, Redis time %s: %.2fx\n",
+		secs(walk.wall), secs(walk.server.time(readCommands...)), float64(walk.wall)/float64(walk.server.time(readCommands...)))
+	fmt.Fprintf(w, "    commands per key           %.3f (GETRANGE + PTTL, TYPE for keys that are not strings) + %.4f SCAN\n",
+		float64(med.server.count("getrange", "pttl", "type"))/float64(med.rows), float64(med.server.count("scan"))/float64(med.rows))
+	perKey := time.Duration(float64(f.perKey) * float64(med.rows) / float64(f.sample))
+	fmt.Fprintf(w, "    without countertop: redis-cli --scan, then TTL and GET per key\n")
+	fmt.Fprintf(w, "      on one redis-cli reading commands    %s   %.1fx countertop's wall time\n", secs(f.oneCLI), float64(f.oneCLI)/float64(med.wall))
+	fmt.Fprintf(w, "      a redis-cli per command              %s for %d keys, about %s for %d: %.0fx\n",
+		secs(f.perKey), f.sample, secs(perKey), med.rows, float64(perKey)/float64(med.wall))
+
+	fmt.Fprintf(w, "\n(2) commands over %v in SLOWLOG (snapshots, a dashboard pass, %d refreshes): %d   target 0   %s\n",
+		targetSlowest, len(f.refresh), f.slow, verdict(f.slow == 0))
+	if f.slow > 0 {
+		fmt.Fprintf(w, "    they were: %s\n", f.slowest)
+	}
+	fmt.Fprintf(w, "    each SCAN of a discovery walk, as Redis timed it: %v\n", f.scans)
+	fmt.Fprintf(w, "    another client's PING, idle:            %v\n", f.idle)
+	fmt.Fprintf(w, "    another client's PING, during snapshot: %v\n", f.during)
+
+	fmt.Fprintf(w, "\n(3) dashboard start-up over %d keys: first rows after %s; progress sent %d times; pass over after %s with %d keys\n",
+		f.keyspace, ms(f.pass.firstRows), len(f.pass.progress), secs(f.pass.done), f.pass.keys)
+	for _, q := range sample(f.pass.progress, 6) {
+		fmt.Fprintf(w, "    at %9s: scanning… %d keys seen, %d matched\n", ms(q.at), q.seen, q.matched)
+	}
+
+	refresh := f.refresh[len(f.refresh)/2]
+	fmt.Fprintf(w, "\n(4) refreshing %d known keys (Fetch, median of %d): %s, %.0f keys/s   target well under %v   %s\n",
+		f.refreshed, len(f.refresh), secs(refresh), float64(f.refreshed)/refresh.Seconds(), targetInterval, verdict(refresh <= targetInterval/2))
+	fmt.Fprintf(w, "    a discovery pass (SCAN of %d keys, reading the matches) took %s\n", f.keyspace, secs(f.pass.done))
+
+	if f.heapKeys > 0 {
+		fmt.Fprintf(w, "\n(6) Go heap with all %d keys tracked (Store + poller): %.0f B/key   target <= %d   %s\n",
+			f.heapKeys, f.heap, targetHeap, verdict(f.heap <= targetHeap))
+	}
+}
+
+// snapshotRun is one timed `countertop snapshot`.
+type snapshotRun struct {
+	wall   time.Duration
+	cpu    time.Duration // countertop's, user and system
+	rows   int
+	server serverStats
+}
+
+func byWall(a, b snapshotRun) int { return cmp.Compare(a.wall, b.wall) }
+
+func snapshot(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
+	before, err := readStats(ctx, rdb)
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	r, err := countertop(ctx, cfg.bin, "snapshot", "--url", cfg.url, "--pattern", cfg.pattern)
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	after, err := readStats(ctx, rdb)
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	r.server = after.since(before)
+	return r, nil
+}
+
+// countertop runs the binary with args, away from any config file, and
+// times it; rows is how many it printed (the table's lines but its header).
+func countertop(ctx context.Context, bin string, args ...string) (snapshotRun, error) {
+	dir, err := os.MkdirTemp("", "countertop-scale")
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	defer os.RemoveAll(dir)
+	cmd := exec.CommandContext(ctx, bin, args...)
+	cmd.Dir = dir
+	cmd.Env = append(os.Environ(), "XDG_CONFIG_HOME="+dir)
+	var lines lineCounter
+	var stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &lines, &stderr
+	start := time.Now()
+	if err := cmd.Run(); err != nil {
+		return snapshotRun{}, fmt.Errorf("%s %s: %v: %s", bin, strings.Join(args, " "), err, stderr.String())
+	}
+	return snapshotRun{
+		wall: time.Since(start),
+		cpu:  cmd.ProcessState.UserTime() + cmd.ProcessState.SystemTime(),
+		rows: max(0, int(lines)-1),
+	}, nil
+}
+
+// lineCounter counts the lines written to it.
+type lineCounter int
+
+func (c *lineCounter) Write(p []byte) (int, error) {
+	*c += lineCounter(bytes.Count(p, []byte{'\n'}))
+	return len(p), nil
+}
+
+// idleLatency is another client's PING latency with nothing else running.
+func idleLatency(ctx context.Context, opt *redis.Options) (latencies, error) {
+	p, err := startProbe(ctx, opt)
+	if err != nil {
+		return nil, err
+	}
+	time.Sleep(time.Second)
+	return p.end(), nil
+}
+
+// heapPerKey tracks every key of the keyspace as the dashboard would and
+// returns the Go heap it takes per key.
+func heapPerKey(ctx context.Context, client *redisclient.Client) (float64, int, error) {
+	var before, after runtime.MemStats
+	runtime.GC()
+	runtime.ReadMemStats(&before)
+	pass, store, stop, err := firstPass(ctx, client, []string{"*"})
+	if err != nil {
+		return 0, 0, err
+	}
+	defer stop()
+	store.Rows(0, 40) // a frame: the order is built
+	runtime.GC()
+	runtime.ReadMemStats(&after)
+	runtime.KeepAlive(store)
+	return float64(after.HeapAlloc-before.HeapAlloc) / float64(pass.keys), pass.keys, nil
+}
+
+// sample picks up to n evenly spread items of s, the last included.
+func sample[T any](s []T, n int) []T {
+	if len(s) <= n {
+		return s
+	}
+	out := make([]T, 0, n)
+	for i := range n {
+		out = append(out, s[(i+1)*len(s)/n-1])
+	}
+	return out
+}
+
+func walls(runs []snapshotRun) string {
+	var s []string
+	for _, r := range runs {
+		s = append(s, secs(r.wall))
+	}
+	return strings.Join(s, ", ")
+}
+
+// cpuModel is the processor's name as /proc/cpuinfo gives it.
+func cpuModel() string {
+	f, err := os.Open("/proc/cpuinfo")
+	if err != nil {
+		return "unknown CPU"
+	}
+	defer f.Close()
+	sc := bufio.NewScanner(f)
+	for sc.Scan() {
+		if name, value, ok := strings.Cut(sc.Text(), ":"); ok && strings.TrimSpace(name) == "model name" {
+			return strings.TrimSpace(value)
+		}
+	}
+	return "unknown CPU"
+}
+
+func verdict(ok bool) string {
+	if ok {
+		return "MET"
+	}
+	return "MISSED"
+}
+
+func secs(d time.Duration) string { return fmt.Sprintf("%.3f s", d.Seconds()) }
+func ms(d time.Duration) string   { return fmt.Sprintf("%.2f ms", float64(d)/float64(time.Millisecond)) }

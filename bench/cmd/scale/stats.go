@@ -1,0 +1,159 @@
+package main
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/redisclient"
+)
+
+// readCommands are the commands countertop reads with; their server time is
+// what a pass costs Redis.
+var readCommands = []string{"scan", "getrange", "pttl", "type"}
+
+// serverStats is what Redis says it has done so far: per command, calls and
+// microseconds spent executing (INFO commandstats), and its CPU time.
+type serverStats struct {
+	calls map[string]int64
+	usec  map[string]int64
+	cpu   time.Duration // used_cpu_user + used_cpu_sys
+}
+
+func readStats(ctx context.Context, rdb *redis.Client) (serverStats, error) {
+	s := serverStats{calls: map[string]int64{}, usec: map[string]int64{}}
+	info, err := rdb.Info(ctx, "commandstats", "cpu").Result()
+	if err != nil {
+		return s, err
+	}
+	for line := range strings.Lines(info) {
+		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok {
+			continue
+		}
+		if cmd, ok := strings.CutPrefix(name, "cmdstat_"); ok {
+			for field := range strings.SplitSeq(fields, ",") {
+				k, v, _ := strings.Cut(field, "=")
+				n, _ := strconv.ParseInt(v, 10, 64)
+				switch k {
+				case "calls":
+					s.calls[cmd] = n
+				case "usec":
+					s.usec[cmd] = n
+				}
+			}
+		}
+		if name == "used_cpu_user" || name == "used_cpu_sys" {
+			secs, _ := strconv.ParseFloat(fields, 64)
+			s.cpu += time.Duration(secs * float64(time.Second))
+		}
+	}
+	return s, nil
+}
+
+// since is what Redis did between before and s.
+func (s serverStats) since(before serverStats) serverStats {
+	d := serverStats{calls: map[string]int64{}, usec: map[string]int64{}, cpu: s.cpu - before.cpu}
+	for k, v := range s.calls {
+		d.calls[k] = v - before.calls[k]
+	}
+	for k, v := range s.usec {
+		d.usec[k] = v - before.usec[k]
+	}
+	return d
+}
+
+// time is the execution time of cmds.
+func (s serverStats) time(cmds ...string) time.Duration {
+	var us int64
+	for _, c := range cmds {
+		us += s.usec[c]
+	}
+	return time.Duration(us) * time.Microsecond
+}
+
+// count is how many times cmds ran.
+func (s serverStats) count(cmds ...string) int64 {
+	var n int64
+	for _, c := range cmds {
+		n += s.calls[c]
+	}
+	return n
+}
+
+// breakdown is each read command's time, for the report.
+func (s serverStats) breakdown() string {
+	var parts []string
+	for _, c := range readCommands {
+		if s.calls[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %s", c, secs(s.time(c))))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// slowlog sums up the SLOWLOG: how many commands Redis logged, by command
+// with the slowest of each. An O(1) command (GETRANGE, PTTL) there was not
+// slow by itself: the machine did not run Redis meanwhile.
+func slowlog(ctx context.Context, rdb *redis.Client) (int, string, error) {
+	logs, err := rdb.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		return 0, "", err
+	}
+	count := map[string]int{}
+	worst := map[string]time.Duration{}
+	for _, l := range logs {
+		name := strings.ToLower(l.Args[0])
+		count[name]++
+		worst[name] = max(worst[name], l.Duration)
+	}
+	var parts []string
+	for _, name := range slices.Sorted(maps.Keys(count)) {
+		parts = append(parts, fmt.Sprintf("%s x%d (slowest %v)", name, count[name], ms(worst[name])))
+	}
+	return len(logs), strings.Join(parts, ", "), nil
+}
+
+// scanCosts is how long each SCAN of one walk over pattern took Redis, as
+// the SLOWLOG times every command when told to (slowlog-log-slower-than
+// 0), sorted. The walk is a discovery pass's, SCAN only.
+func scanCosts(ctx context.Context, rdb *redis.Client, client *redisclient.Client, pattern string) (latencies, error) {
+	old, err := rdb.ConfigGet(ctx, "slowlog-*").Result()
+	if err != nil {
+		return nil, err
+	}
+	defer func() {
+		for k, v := range old {
+			rdb.ConfigSet(ctx, k, v)
+		}
+	}()
+	for k, v := range map[string]string{"slowlog-log-slower-than": "0", "slowlog-max-len": "100000"} {
+		if err := rdb.ConfigSet(ctx, k, v).Err(); err != nil {
+			return nil, err
+		}
+	}
+	if err := rdb.SlowLogReset(ctx).Err(); err != nil {
+		return nil, err
+	}
+	if err := client.Scan(ctx, []string{pattern}, 0, func([]string) error { return nil }); err != nil {
+		return nil, err
+	}
+	logs, err := rdb.SlowLogGet(ctx, -1).Result()
+	if err != nil {
+		return nil, err
+	}
+	var costs latencies
+	for _, l := range logs {
+		if strings.EqualFold(l.Args[0], "scan") {
+			costs = append(costs, l.Duration)
+		}
+	}
+	slices.Sort(costs)
+	return costs, nil
+}

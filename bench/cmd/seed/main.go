@@ -1,0 +1,50 @@
+// Command seed fills a Redis with a benchmark keyspace (see package
+// bench/seed): N keys, M of them counters matching "ratelimit:*".
+//
+//	go run ./bench/cmd/seed -url redis://127.0.0.1:PORT/0 -keys 1000000 -matching 100000
+//
+// Point it at a Redis of your own: it writes over what is there.
+package main
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"os"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/bench/seed"
+)
+
+func main() {
+	url := flag.String("url", "", "the Redis to fill, as redis://HOST:PORT/DB (required)")
+	spec := seed.Spec{}
+	flag.IntVar(&spec.Keys, "keys", 1_000_000, "keys in all")
+	flag.IntVar(&spec.Matching, "matching", 100_000, "keys that match "+seed.Pattern)
+	flag.IntVar(&spec.NoTTLEvery, "no-ttl-every", 50, "every Nth counter has no expiry (0: none)")
+	flag.IntVar(&spec.HashEvery, "hash-every", 1000, "every Nth matching key is a hash (0: none)")
+	flag.DurationVar(&spec.TTL, "ttl", 2*time.Hour, "expiry of the keys that have one, plus up to an hour")
+	flag.Parse()
+	if *url == "" {
+		fmt.Fprintln(os.Stderr, "seed: -url is required: name the Redis to fill (never a shared one)")
+		os.Exit(2)
+	}
+	start := time.Now()
+	if err := run(*url, spec); err != nil {
+		fmt.Fprintf(os.Stderr, "seed: %v\n", err)
+		os.Exit(1)
+	}
+	fmt.Printf("seeded %d keys (%d matching %s) in %v\n", spec.Keys, spec.Matching, seed.Pattern, time.Since(start).Round(time.Millisecond))
+}
+
+func run(url string, spec seed.Spec) error {
+	opt, err := redis.ParseURL(url)
+	if err != nil {
+		return err
+	}
+	rdb := redis.NewClient(opt)
+	defer rdb.Close()
+	return seed.Seed(context.Background(), rdb, spec)
+}

@@ -1,0 +1,77 @@
+#!/usr/bin/env bash
+# countertop at a million keys: every figure of issue 6 next to its target.
+# BENCHMARKS.md holds the results and explains each measurement.
+#
+#   bench/scale.sh [KEYS [MATCHING]]    (default: 1000000 keys, 100000 matching)
+#
+# It starts a redis-server of its own on a free port in a temp dir (never a
+# shared one), fills it with bench/cmd/seed, runs bench/cmd/scale against
+# it, then the Go benchmarks of the frame and the Store. Needs redis-server
+# and redis-cli on PATH; takes a few minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+keys=${1:-1000000}
+matching=${2:-100000}
+work=$(mktemp -d)
+redis_pid=""
+cleanup() {
+	if [ -n "$redis_pid" ]; then
+		kill "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+	fi
+	rm -rf "$work"
+}
+trap cleanup EXIT
+
+echo "building..."
+go build -o "$work/countertop" .
+go build -o "$work/seed" ./bench/cmd/seed
+go build -o "$work/scale" ./bench/cmd/scale
+
+# A port nothing listens on; then make sure the server answering there is
+# the one started here, before writing a million keys to it. Sets port and
+# redis_pid.
+start_redis() {
+	for _ in 1 2 3 4 5 6 7 8 9 10; do
+		port=$((20000 + RANDOM % 40000))
+		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
+			continue # taken
+		fi
+		redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save '' --appendonly no \
+			--daemonize no >"$work/redis.log" 2>&1 &
+		redis_pid=$!
+		for _ in $(seq 100); do
+			if [ "$(redis-cli -p "$port" info server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p')" = "$redis_pid" ]; then
+				return
+			fi
+			kill -0 "$redis_pid" 2>/dev/null || break # it could not bind: try another port
+			sleep 0.1
+		done
+		kill "$redis_pid" 2>/dev/null || true
+		wait "$redis_pid" 2>/dev/null || true
+		redis_pid=""
+	done
+	echo "could not start redis-server; its log ends:" >&2
+	tail -n 20 "$work/redis.log" >&2
+	exit 1
+}
+start_redis
+url="redis://127.0.0.1:$port/0"
+echo "redis-server on port $port (pid $redis_pid)"
+
+"$work/seed" -url "$url" -keys "$keys" -matching "$matching"
+echo
+"$work/scale" -url "$url" -countertop "$work/countertop"
+
+echo
+echo "(5) one frame at 1,000,000 keys, target < 1 ms (ns/op): View draws it; BatchFrame applies a"
+echo "    poll batch of 500 readings, follows the selection and draws it; Rows is the Store's part"
+go test -run '^$' -bench 'BenchmarkView|BenchmarkBatchFrame' -benchmem ./ui/ | grep '^Benchmark'
+go test -run '^$' -bench 'BenchmarkRows' -benchmem ./model/ | grep '^Benchmark'
+echo
+echo "(6) the Store alone at 1,000,000 keys, target <= 256 B/key"
+go test -run '^$' -bench 'BenchmarkStoreMemory' -benchmem ./model/ | grep '^Benchmark'
+echo
+echo "(1) countertop's own work in a snapshot of 100,000 keys once read: the Store, then each format"
+go test -run '^$' -bench 'BenchmarkSnapshot' -benchmem ./model/ | grep '^Benchmark'

@@ -1,0 +1,361 @@
+package model
+
+import (
+	"slices"
+	"sort"
+)
+
+// The order's blocks hold about blockSize keys: a block is split in two
+// when it grows past twice that, and neighbours are merged when together
+// they fit in one. Placing a key costs about log2(n) compares plus moving
+// part of one block, so a few changed keys among a million cost
+// microseconds, not a sort.
+const blockSize = 512
+
+// rebuildShare decides between placing moved keys one by one and sorting
+// everything again: when more than 1/rebuildShare of the keys moved, one
+// sort of the (mostly ordered) whole is cheaper.
+const rebuildShare = 32
+
+// keepDirty is the most capacity the list of moved entries keeps between
+// refreshes: enough for the batches of a steady feed.
+const keepDirty = 8 * blockSize
+
+// noBlock is order.home's value for an entry that is in no block yet.
+const noBlock = -1
+
+// order is the Store's entries in the current sort, cut into blocks, and
+// which of them pass the filter. It is brought up to date by Store.refresh
+// before anything reads it.
+//
+// Entries whose sort position may have changed (their entry.moved is set)
+// stay where they were until the refresh: it takes them all out of their
+// blocks, then places each again by binary search, so every search sees
+// only keys that are in order.
+type order struct {
+	blocks []*block // in sort order; after a refresh none is empty
+	byID   []*block // block id -> block; nil for a free id
+	free   []int32  // free block ids
+	home   []int32  // entry -> id of the block holding it, or noBlock
+	pass   []uint64 // a bit per entry: it passes the filter; nil without a filter
+	dirty  []int32  // entries to place again: may repeat or be stale, entry.moved is the truth
+	shown  int      // how many entries pass the filter, as of the last refresh
+	// What else changed since the last refresh.
+	resort   bool // the sort: sort everything again
+	refilter bool // the filter: check every entry again
+	recount  bool // how many keys some blocks show: recompute the starts
+
+	// blockSize and rebuildShare; tests make them small and large, to
+	// exercise splits, merges and placement with a few keys.
+	size, share int
+}
+
+// block is a run of consecutive keys of the order.
+type block struct {
+	id    int32
+	keys  []int32 // entry indexes, in sort order
+	shown int     // how many of keys pass the filter
+	start int     // position in the filtered order of its first shown key
+}
+
+func newOrder() order { return order{size: blockSize, share: rebuildShare} }
+
+// newBlock makes a block of keys and records it as their home.
+func (o *order) newBlock(keys []int32) *block {
+	b := &block{keys: keys, shown: o.countShown(keys)}
+	if n := len(o.free); n > 0 {
+		b.id, o.free = o.free[n-1], o.free[:n-1]
+		o.byID[b.id] = b
+	} else {
+		b.id = int32(len(o.byID))
+		o.byID = append(o.byID, b)
+	}
+	for _, e := range keys {
+		o.home[e] = b.id
+	}
+	return b
+}
+
+func (o *order) freeBlock(b *block) {
+	o.byID[b.id] = nil
+	o.free = append(o.free, b.id)
+}
+
+// passes reports whether entry e passes the filter.
+func (o *order) passes(e int32) bool {
+	return o.pass == nil || o.pass[e/64]&(1<<(e%64)) != 0
+}
+
+func (o *order) setPass(e int32, ok bool) {
+	if o.pass == nil {
+		return
+	}
+	for int(e/64) >= len(o.pass) {
+		o.pass = append(o.pass, 0)
+	}
+	if ok {
+		o.pass[e/64] |= 1 << (e % 64)
+	} else {
+		o.pass[e/64] &^= 1 << (e % 64)
+	}
+}
+
+func (o *order) countShown(keys []int32) int {
+	if o.pass == nil {
+		return len(keys)
+	}
+	n := 0
+	for _, e := range keys {
+		if o.passes(e) {
+			n++
+		}
+	}
+	return n
+}
+
+// take removes entry e from its block.
+func (o *order) take(e int32) {
+	b := o.byID[o.home[e]]
+	i := slices.Index(b.keys, e)
+	b.keys = slices.Delete(b.keys, i, i+1)
+	if o.passes(e) {
+		b.shown--
+	}
+	o.home[e] = noBlock
+	o.recount = true
+}
+
+// rename records that the entry at index from now lives at index to (the
+// Store moved it there to fill a hole).
+func (o *order) rename(from, to int32) {
+	if h := o.home[from]; h != noBlock {
+		b := o.byID[h]
+		b.keys[slices.Index(b.keys, from)] = to
+	}
+	o.home[to] = o.home[from]
+	o.setPass(to, o.passes(from))
+}
+
+// add makes room for a new entry e, in no block yet.
+func (o *order) add(e int32, passes bool) {
+	o.home = append(o.home, noBlock)
+	o.setPass(e, passes)
+}
+
+// settle drops empty blocks, merges neighbours that fit in one block, and
+// recomputes where each block starts in the filtered order.
+func (o *order) settle() {
+	kept := o.blocks[:0]
+	for _, b := range o.blocks {
+		n := len(kept)
+		switch {
+		case len(b.keys) == 0:
+			o.freeBlock(b)
+		case n > 0 && len(kept[n-1].keys)+len(b.keys) <= o.size:
+			o.merge(kept[n-1], b)
+		default:
+			kept = append(kept, b)
+		}
+	}
+	clear(o.blocks[len(kept):])
+	o.blocks = kept
+	start := 0
+	for _, b := range o.blocks {
+		b.start = start
+		start += b.shown
+	}
+	o.shown = start
+	o.recount = false
+}
+
+// merge moves the keys of b, the block after into, to the end of into, and
+// frees b.
+func (o *order) merge(into, b *block) {
+	into.keys = append(into.keys, b.keys...)
+	into.shown += b.shown
+	for _, e := range b.keys {
+		o.home[e] = into.id
+	}
+	o.freeBlock(b)
+}
+
+// locate returns the index of the block, and the index in its keys, of
+// the key at position pos of the filtered order; pos must be below o.shown.
+func (o *order) locate(pos int) (blk, i int) {
+	blk = sort.Search(len(o.blocks), func(j int) bool { b := o.blocks[j]; return b.start+b.shown > pos })
+	b := o.blocks[blk]
+	skip := pos - b.start
+	if o.pass == nil {
+		return blk, skip
+	}
+	for i, e := range b.keys {
+		if o.passes(e) {
+			if skip == 0 {
+				return blk, i
+			}
+			skip--
+		}
+	}
+	panic("model: block counts disagree with the filter") // unreachable while counts are kept
+}
+
+// position is entry e's position in the filtered order, or -1 when the
+// filter hides it.
+func (o *order) position(e int32) int {
+	if !o.passes(e) {
+		return -1
+	}
+	b := o.byID[o.home[e]]
+	pos := b.start
+	for _, k := range b.keys {
+		if k == e {
+			return pos
+		}
+		if o.passes(k) {
+			pos++
+		}
+	}
+	panic("model: an entry is missing from its block") // unreachable while homes are kept
+}
+
+// refresh brings the order up to date with the entries: the sort, the
+// filter and every key that moved.
+func (s *Store) refresh() {
+	o := &s.order
+	if !o.resort && !o.refilter && len(o.dirty) == 0 && !o.recount {
+		return
+	}
+	if o.refilter {
+		s.markPasses()
+	}
+	moved := s.takeMoved()
+	if o.resort || len(moved)*o.share > len(s.entries) {
+		s.rebuild()
+	} else {
+		for _, e := range moved {
+			if o.home[e] != noBlock {
+				o.take(e)
+			}
+		}
+		o.settle() // no empty block left to search
+		for _, e := range moved {
+			s.place(e)
+		}
+	}
+	if o.refilter {
+		for _, b := range o.blocks {
+			b.shown = o.countShown(b.keys)
+		}
+	}
+	o.settle()
+	o.resort, o.refilter = false, false
+	o.dirty = moved[:0]
+	if cap(o.dirty) > keepDirty {
+		o.dirty = nil // a first pass's worth: not worth keeping
+	}
+}
+
+// markMoved notes that entry i may belong elsewhere in the order.
+func (s *Store) markMoved(i int32) {
+	if !s.entries[i].moved {
+		s.entries[i].moved = true
+		s.order.dirty = append(s.order.dirty, i)
+	}
+}
+
+// takeMoved returns the entries marked moved, each once, and clears their
+// marks. It reuses the dirty list's memory.
+func (s *Store) takeMoved() []int32 {
+	moved := s.order.dirty[:0]
+	for _, e := range s.order.dirty {
+		if int(e) < len(s.entries) && s.entries[e].moved {
+			s.entries[e].moved = false
+			moved = append(moved, e)
+		}
+	}
+	return moved
+}
+
+// rebuild sorts every entry again, starting from the current order (a few
+// moved keys among many cost little more than a pass over them), and cuts
+// the result into blocks.
+func (s *Store) rebuild() {
+	o := &s.order
+	keys := make([]int32, 0, len(s.entries))
+	for _, b := range o.blocks {
+		keys = append(keys, b.keys...)
+	}
+	for e, h := range o.home {
+		if h == noBlock {
+			keys = append(keys, int32(e))
+		}
+	}
+	slices.SortFunc(keys, s.compare)
+	clear(o.blocks)
+	clear(o.byID)
+	o.blocks, o.byID, o.free = o.blocks[:0], o.byID[:0], o.free[:0]
+	for chunk := range slices.Chunk(keys, o.size) {
+		o.blocks = append(o.blocks, o.newBlock(chunk))
+	}
+}
+
+// place puts entry e, which is in no block, where the sort says.
+func (s *Store) place(e int32) {
+	o := &s.order
+	if len(o.blocks) == 0 {
+		o.blocks = append(o.blocks, o.newBlock([]int32{e}))
+		return
+	}
+	// The last block whose first key sorts before e, then the place in it.
+	j := max(0, sort.Search(len(o.blocks), func(j int) bool { return s.compare(e, o.blocks[j].keys[0]) < 0 })-1)
+	b := o.blocks[j]
+	i := sort.Search(len(b.keys), func(i int) bool { return s.compare(e, b.keys[i]) < 0 })
+	b.keys = slices.Insert(b.keys, i, e)
+	o.home[e] = b.id
+	if o.passes(e) {
+		b.shown++
+	}
+	o.recount = true
+	if len(b.keys) > 2*o.size {
+		half := len(b.keys) / 2
+		next := o.newBlock(slices.Clone(b.keys[half:]))
+		b.keys = b.keys[:half]
+		b.shown -= next.shown
+		o.blocks = slices.Insert(o.blocks, j+1, next)
+	}
+}
+
+// markPasses checks every entry against the (new) filter.
+func (s *Store) markPasses() {
+	o := &s.order
+	if s.filter.isEmpty() {
+		o.pass = nil
+		return
+	}
+	o.pass = make([]uint64, (len(s.entries)+63)/64)
+	for i := range s.entries {
+		o.setPass(int32(i), s.filter.keeps(&s.entries[i]))
+	}
+}
+
+// statusChanged updates whether entry i passes the filter after its status
+// changed.
+func (s *Store) statusChanged(i int32) {
+	o := &s.order
+	if o.pass == nil || o.refilter {
+		return // every entry passes, or all will be checked again
+	}
+	now := s.filter.keeps(&s.entries[i])
+	if now == o.passes(i) {
+		return
+	}
+	o.setPass(i, now)
+	if h := o.home[i]; h != noBlock {
+		if now {
+			o.byID[h].shown++
+		} else {
+			o.byID[h].shown--
+		}
+		o.recount = true
+	}
+}
