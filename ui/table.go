@@ -4,6 +4,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/countertop/countertop/model"
 )
 
@@ -77,7 +79,7 @@ func (m Model) tableView(height int) []string {
 	lines := make([]string, 0, height)
 	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {
-		return append(lines, truncate(m.theme.Dim.Render(m.emptyMessage()), m.width))
+		return append(lines, m.emptyMessage(height-1)...)
 	}
 	now := m.clock()
 	for i := range rows {
@@ -92,15 +94,28 @@ func (m Model) tableView(height int) []string {
 	return lines
 }
 
-// emptyMessage explains an empty table.
-func (m Model) emptyMessage() string {
+// emptyMessage explains an empty table in at most height lines. When the
+// feed stopped for good (say --mode events on a server without
+// notifications), its reason is the whole message, wrapped, not a line the
+// header has to cut.
+func (m Model) emptyMessage(height int) []string {
+	var msg string
 	switch {
+	case m.feedClosed && m.feedState.LastError != "":
+		text := "Stopped: " + strings.TrimSuffix(model.Printable(m.feedState.LastError), ".") + ". Press q to quit."
+		lines := strings.Split(ansi.Wrap(text, max(10, m.width-2), " "), "\n")
+		for i, l := range lines {
+			lines[i] = "  " + m.theme.Error.Render(l)
+		}
+		return lines[:min(len(lines), max(0, height))]
 	case m.store.Len() > 0:
-		return "  No key matches the filter " + quote(m.store.Filter()) + " (esc clears it)."
+		msg = "No key matches the filter " + quote(m.store.Filter()) + " (esc clears it)."
 	case m.feedState.Scanning || !m.feedState.Connected:
-		return "  Looking for keys…"
+		msg = "Looking for keys…"
+	default:
+		msg = "No keys match the patterns."
 	}
-	return "  No keys match the patterns."
+	return []string{truncate(m.theme.Dim.Render("  "+msg), m.width)}
 }
 
 // titles is the column-title line; the sorted column is marked with ▾.
