@@ -197,7 +197,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if dryRun || !yes {
 		for _, c := range todo {
-			fmt.Fprintf(stdout, "would repair %s: TTL %v\n", model.Printable(c.Key), windowOf(store.Rules(), c.Key))
+			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", model.Printable(c.Key), model.FormatDuration(windowOf(store.Rules(), c.Key)))
 		}
 	}
 	if dryRun {
@@ -232,7 +232,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, ttlText(obs.PTTL))
 		default:
 			repaired++
-			fmt.Fprintf(stdout, "repaired %s: TTL %v\n", name, window)
+			fmt.Fprintf(stdout, "repaired %s: TTL %s\n", name, model.FormatDuration(window))
 		}
 	}
 	fmt.Fprintf(stdout, "repaired %d of %d; %d skipped, %d failed\n", repaired, len(todo)+skipped, skipped, failed)
@@ -275,14 +275,10 @@ func counterLine(o model.Observation) string {
 
 // ttlText is a PTTL for people: "TTL 43s", "no TTL".
 func ttlText(pttl int64) string {
-	d := time.Duration(pttl) * time.Millisecond
-	switch {
-	case pttl < 0:
+	if pttl < 0 {
 		return "no TTL"
-	case d < time.Second:
-		return "TTL " + d.String()
 	}
-	return "TTL " + d.Round(time.Second).String()
+	return "TTL " + model.FormatDuration(time.Duration(pttl)*time.Millisecond)
 }
 
 // signed is a change with its sign: "+10000", "-2.5"; "?" when unknown.

@@ -58,7 +58,7 @@ func TestRepairAsks(t *testing.T) {
 			t.Fatal(err)
 		}
 		code, out, errOut := cli(t, s, "repair")
-		if code != tc.code || errOut != tc.want || !strings.Contains(out, "would repair ratelimit:api:7: TTL 1m0s\n") {
+		if code != tc.code || errOut != tc.want || !strings.Contains(out, "would repair ratelimit:api:7: TTL 1m00s\n") {
 			t.Errorf("answer %q: exit %d, stdout:\n%s\nstderr: %q\nwant exit %d, stderr %q", tc.answer, code, out, errOut, tc.code, tc.want)
 		}
 		if got := ttlSeconds(t, s, "ratelimit:api:7"); got > tc.ttl || got < tc.ttl-10 {

@@ -73,7 +73,7 @@ func TestIncrCommand(t *testing.T) {
 	s := redistest.Start(t)
 
 	code, out, errOut := cli(t, s, "incr", "ratelimit:api:42")
-	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:42 = 1 (TTL 1m0s)\n", "")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:42 = 1 (TTL 1m00s)\n", "")
 	code, out, errOut = cli(t, s, "incr", "ratelimit:api:42", "--by", "16")
 	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:42 = 17 (TTL ", "")
 	if ttl := ttlSeconds(t, s, "ratelimit:api:42"); ttl < 50 || ttl > 60 {
@@ -186,7 +186,7 @@ func TestRepair(t *testing.T) {
 	s.Do(t, "SET", "views:home", "5000") // meant to live forever
 
 	code, out, errOut := cli(t, s, "repair", "--dry-run")
-	wantRun(t, code, out, errOut, exitOK, "would repair ratelimit:api:7: TTL 1m0s\nwould repair ratelimit:api:legacy: TTL 1m0s\n"+
+	wantRun(t, code, out, errOut, exitOK, "would repair ratelimit:api:7: TTL 1m00s\nwould repair ratelimit:api:legacy: TTL 1m00s\n"+
 		"dry run: 2 to repair, 0 skipped; nothing was changed\n", "")
 	for _, k := range []string{"ratelimit:api:legacy", "ratelimit:api:7"} {
 		if ttlSeconds(t, s, k) != -1 {
@@ -195,7 +195,7 @@ func TestRepair(t *testing.T) {
 	}
 
 	code, out, errOut = cli(t, s, "repair", "--yes")
-	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:7: TTL 1m0s\nrepaired ratelimit:api:legacy: TTL 1m0s\n"+
+	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:7: TTL 1m00s\nrepaired ratelimit:api:legacy: TTL 1m00s\n"+
 		"repaired 2 of 2; 0 skipped, 0 failed\n", "")
 	for key, want := range map[string]int64{"ratelimit:api:legacy": 60, "ratelimit:api:7": 60, "ratelimit:api:ok": 100, "views:home": -1} {
 		if got := ttlSeconds(t, s, key); got > want || got < want-10 {
@@ -234,7 +234,7 @@ func TestRepairRefuses(t *testing.T) {
 
 	setStdin(t, strings.NewReader("y\n")) // a yes, but not from a person at a terminal
 	code, out, errOut := cli(t, s, "repair")
-	wantRun(t, code, out, errOut, exitFailed, "would repair ratelimit:api:7: TTL 1m0s\n",
+	wantRun(t, code, out, errOut, exitFailed, "would repair ratelimit:api:7: TTL 1m00s\n",
 		"countertop: refusing to write without --yes: stdin is not a terminal; use --dry-run to preview\n")
 	code, out, errOut = cli(t, s, "repair", "--yes", "--read-only")
 	wantRun(t, code, out, errOut, exitFailed, "", "countertop: countertop is read-only (--read-only): repair sends EXPIRE; preview it with --dry-run\n")

@@ -133,7 +133,6 @@ func writeFile(t *testing.T, name, content string) string {
 	return p
 }
 
-
 func TestDashboardEndToEnd(t *testing.T) {
 	srv := redistest.Start(t)
 	srv.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100")

@@ -276,22 +276,11 @@ func truncate(s string, n int) string {
 	return s[:end] + "…"
 }
 
-// formatTTL writes milliseconds left the way people read them: "no expiry",
-// "850ms", "42s", "5m07s", "3h05m", "2d04h".
+// formatTTL writes milliseconds left the way the dashboard shows them: "no
+// expiry", else FormatDuration.
 func formatTTL(ms int64) string {
 	if ms < 0 {
 		return "no expiry"
 	}
-	d := ttlDuration(ms)
-	switch {
-	case d < time.Second:
-		return fmt.Sprintf("%dms", ms)
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", d/time.Second)
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", d/time.Minute, d%time.Minute/time.Second)
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", d/time.Hour, d%time.Hour/time.Minute)
-	}
-	return fmt.Sprintf("%dd%02dh", d/(24*time.Hour), d%(24*time.Hour)/time.Hour)
+	return FormatDuration(ttlDuration(ms))
 }

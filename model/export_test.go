@@ -169,8 +169,8 @@ func TestWriteSnapshotTable(t *testing.T) {
 	for _, want := range []string{
 		`rl:\e[31m 9223372036854775807 100 50s over`,
 		`line\nbreak 2.5 10 no expiry no-expiry`,
-		`bad\xffbyte text\xfe 10 0ms not-counter`,
-		`back\\slash -3 10 0ms ok`,
+		`bad\xffbyte text\xfe 10 0.0s not-counter`,
+		`back\\slash -3 10 0.0s ok`,
 		"rl:hash (hash) 100 no expiry not-counter",
 		"views:home 1e400 - no expiry ok",
 		"long " + strings.Repeat("x", 39) + "… 100 1d01h ok",
@@ -216,8 +216,8 @@ func TestSnapshotFormats(t *testing.T) {
 func TestFormatTTL(t *testing.T) {
 	for ms, want := range map[int64]string{
 		-1:          "no expiry",
-		0:           "0ms",
-		850:         "850ms",
+		0:           "0.0s",
+		850:         "0.8s",
 		42_900:      "42s",
 		307_000:     "5m07s",
 		11_100_000:  "3h05m",

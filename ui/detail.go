@@ -98,7 +98,7 @@ func (m Model) explain(c *model.Counter, rule model.Rule, now time.Time) string 
 		return s + ". " + m.repairHint(rule)
 	case model.StatusOver:
 		if c.HasTTL() {
-			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, formatDuration(left))
+			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, model.FormatDuration(left))
 		}
 		return fmt.Sprintf("At or over its limit of %s; its rule expects no expiry, so it stays there until someone resets it.", limit)
 	case model.StatusWarn:
@@ -112,7 +112,7 @@ func (m Model) explain(c *model.Counter, rule model.Rule, now time.Time) string 
 		if !c.HasTTL() {
 			return "A number with no expiry, as its rule wants (expect_ttl = false)."
 		}
-		return fmt.Sprintf("A counter under its limit; it resets when it expires in %s.", formatDuration(left))
+		return fmt.Sprintf("A counter under its limit; it resets when it expires in %s.", model.FormatDuration(left))
 	}
 	if c.Type != "string" {
 		return fmt.Sprintf("A %s, not a number: nothing here counts with INCR.", model.Printable(c.Type))

@@ -10,24 +10,6 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// formatDuration is a duration as the TTL column and the header show it:
-// "4.7s" under ten seconds (so the last seconds visibly tick), then "43s",
-// "2m05s", "1h02m", "3d04h". Negative durations read as zero.
-func formatDuration(d time.Duration) string {
-	d = max(d, 0)
-	switch {
-	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Truncate(100*time.Millisecond).Seconds())
-	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d/time.Second))
-	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
-	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
-	}
-	return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
-}
-
 // formatWindow is a write window as a user types it: "60s", "1m30s", "1500ms".
 func formatWindow(d time.Duration) string {
 	if d%time.Second != 0 {

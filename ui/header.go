@@ -80,7 +80,7 @@ func (m Model) age() string {
 	if last.IsZero() {
 		return m.theme.Dim.Render("no data yet")
 	}
-	return "updated " + formatDuration(m.clock().Sub(last)) + " ago"
+	return "updated " + model.FormatDuration(m.clock().Sub(last)) + " ago"
 }
 
 // badges flag the states that change what keys do: PAUSED and READ-ONLY.

@@ -194,7 +194,7 @@ func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string
 		return "expired", toneDim
 	case c.HasTTL():
 		left, _ := c.TTLAt(now)
-		return formatDuration(left), tonePlain
+		return model.FormatDuration(left), tonePlain
 	case c.Status == model.StatusNotCounter:
 		return "no expiry", toneDim
 	case !rule.ExpectTTL:

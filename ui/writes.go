@@ -184,7 +184,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 	case msg.obs.PTTL == model.PTTLMissing:
 		m.status = info("%s -> the key no longer exists", cmd)
 	default:
-		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, formatDuration(time.Duration(msg.obs.PTTL)*time.Millisecond))
+		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, model.FormatDuration(time.Duration(msg.obs.PTTL)*time.Millisecond))
 	}
 	return m, nil
 }
@@ -218,5 +218,5 @@ func ttlPhrase(pttl int64) string {
 	if pttl < 0 {
 		return "no expiry"
 	}
-	return "TTL " + formatDuration(time.Duration(pttl)*time.Millisecond)
+	return "TTL " + model.FormatDuration(time.Duration(pttl)*time.Millisecond)
 }
