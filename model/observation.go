@@ -36,7 +36,7 @@ type FeedState struct {
 	LastError string    // one sentence for people; "" when healthy
 	Note      string    // e.g. why polling was chosen over events
 	Scanning  bool      // a discovery pass is running
-	Seen      int64     // keys SCAN returned in the current/last pass
+	Seen      int64     // keys the current/last pass looked at, estimated: share of its SCAN walk done × DBSIZE
 	Matched   int64     // keys that matched a pattern in that pass
 	UpdatedAt time.Time // when data last arrived
 }

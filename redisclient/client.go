@@ -81,6 +81,7 @@ type Client struct {
 
 	sentinel  *sentinelTarget         // the master and its Sentinels; nil unless kind is sentinel
 	sentinels []*redis.SentinelClient // a client of each Sentinel, for Topology
+	servers   *serverClients          // behind Sentinel, a client of each server that was master
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
@@ -301,6 +302,9 @@ func (c *Client) explain(err error) error {
 func (c *Client) Close() error {
 	for _, s := range c.sentinels {
 		s.Close()
+	}
+	if c.servers != nil {
+		c.servers.close()
 	}
 	return c.rdb.Close()
 }

@@ -29,22 +29,28 @@ func errClusterDB(db int, cause error) error {
 	return explained(fmt.Sprintf("a Redis Cluster has database 0 only — end --url with /0, not /%d", db), cause)
 }
 
-// masters returns a client for each node that holds keys: in a cluster,
-// each master as the cluster says now, asked again on every call so that a
-// promoted replica or an added master is found without a restart;
-// otherwise the one server (behind Sentinel, the current master).
-// Discovery SCANs each, and keyspace notifications, which each node sends
-// only for its own keys, must be subscribed on each.
+// masters returns a client of each server that holds keys, as the
+// deployment says now, asked again on every call so that a promoted replica
+// or an added master is found without a restart: each master of a cluster,
+// the master Sentinel names, or the one server. Keyspace notifications,
+// which each server sends only for its own keys, must be subscribed to on
+// each, and discovery in a cluster SCANs each.
 func (c *Client) masters(ctx context.Context) ([]*redis.Client, error) {
-	cc, ok := c.rdb.(*redis.ClusterClient)
-	if !ok {
+	switch c.kind {
+	case sentinel:
+		m, err := c.sentinelMaster(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []*redis.Client{m}, nil
+	case standalone:
 		return []*redis.Client{c.rdb.(*redis.Client)}, nil
 	}
 	var (
 		mu    sync.Mutex
 		nodes []*redis.Client
 	)
-	err := cc.ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
+	err := c.rdb.(*redis.ClusterClient).ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
 		mu.Lock()
 		defer mu.Unlock()
 		nodes = append(nodes, n)

@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"maps"
 	"strconv"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -65,11 +66,101 @@ func topology(t *testing.T, c *redisclient.Client) redisclient.Topology {
 	return top
 }
 
+// keyPerMaster returns a key of prefix for each master of rc: keys that
+// hash to each master's slots.
+func keyPerMaster(t *testing.T, rc *redistest.Cluster, prefix string) []string {
+	t.Helper()
+	masters := len(rc.Masters(t))
+	owners := map[string]bool{}
+	var keys []string
+	for i := 0; len(keys) < masters; i++ {
+		key := prefix + strconv.Itoa(i)
+		m, err := rc.Client(t).MasterForKey(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if addr := m.Options().Addr; !owners[addr] {
+			owners[addr] = true
+			keys = append(keys, key)
+		}
+	}
+	return keys
+}
+
+// missing reports whether flags lacks one of want.
+func missing(flags, want string) bool {
+	return strings.ContainsFunc(want, func(f rune) bool { return !strings.ContainsRune(flags, f) })
+}
+
+// clients returns a client of each of servers.
+func clients(t *testing.T, servers []*redistest.Server) []*redis.Client {
+	nodes := make([]*redis.Client, len(servers))
+	for i, s := range servers {
+		nodes[i] = s.Client(t)
+	}
+	return nodes
+}
+
+// psubscribers is how many clients of s are subscribed to a pattern.
+func psubscribers(t *testing.T, s *redistest.Server) int {
+	t.Helper()
+	n := 0
+	for line := range strings.Lines(s.Do(t, "CLIENT", "LIST", "TYPE", "pubsub").(string)) {
+		if strings.Contains(line, " psub=") && !strings.Contains(line, " psub=0 ") {
+			n++
+		}
+	}
+	return n
+}
+
+// waitSubscriptionMoved waits until the watcher is subscribed to to, and
+// no longer to from (unless nil).
+func (w *watching) waitSubscriptionMoved(from, to *redistest.Server) {
+	w.t.Helper()
+	w.until("the subscription to move to "+to.Addr, func() string {
+		if n := psubscribers(w.t, to); n != 1 {
+			return fmt.Sprintf("%s has %d pattern subscribers", to.Addr, n)
+		}
+		if from == nil {
+			return ""
+		}
+		if n := psubscribers(w.t, from); n != 0 {
+			return fmt.Sprintf("%s still has %d pattern subscribers", from.Addr, n)
+		}
+		return ""
+	})
+}
+
+// watchEvents watches pattern in events mode, following the masters every
+// 50ms and with no periodic re-scan within the test's time, and waits for
+// the first full pass to end.
+func watchEvents(t *testing.T, c *redisclient.Client, pattern string) *watching {
+	t.Helper()
+	o := redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{pattern}},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	}
+	o.SetFollowEvery(50 * time.Millisecond)
+	w := startWatch(t, c, o)
+	w.waitSynced()
+	return w
+}
+
+// noExtraPass checks that w made no full pass since it had made passes:
+// what arrived since came from events.
+func (w *watching) noExtraPass(passes int) {
+	w.t.Helper()
+	if w.passes != passes {
+		w.t.Errorf("%d full passes, want %d: the changes should have arrived as events", w.passes, passes)
+	}
+}
+
 // TestCluster reads a three-master cluster: every test here needs every
-// master, and none changes the topology, so they share one.
+// master, and only the last changes the topology, so they share one.
 func TestCluster(t *testing.T) {
 	t.Parallel()
-	rc := redistest.StartCluster(t, 3, 0)
+	rc := redistest.StartCluster(t, 3, 0, "--notify-keyspace-events", "K$gxe")
 	want := fillCluster(t, rc)
 	ctx := context.Background()
 	// Auto-detected: the URL names one node and no --cluster.
@@ -189,18 +280,85 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("a read-only user", func(t *testing.T) {
+	t.Run("a burst lands on the master of its key", func(t *testing.T) {
+		for _, key := range keyPerMaster(t, rc, "burst:") {
+			r, err := c.Burst(ctx, key, by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 200, Clients: 4})
+			if err != nil {
+				t.Fatalf("Burst %s: %v", key, err)
+			}
+			checkBurst(t, r, 200, "200")
+		}
+	})
+
+	t.Run("auto mode needs notifications on every master", func(t *testing.T) {
+		masters := rc.Masters(t)
+		m := masters[1]
+		m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+		o := watchOptions("auto")
+		st := firstState(t, c, o)
+		want := fmt.Sprintf(`polling: keyspace notifications are off on master %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe on master %s to get live updates`, m.Addr, m.Addr)
+		if st.Mode != "polling" || st.Note != want {
+			t.Errorf("one master without notifications: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
+		}
+
+		for _, m := range masters {
+			m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+		}
+		o.EnableEvents = true
+		st = firstState(t, c, o)
+		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxe"); re-scan every 30s`
+		if st.Mode != "events" || st.Note != want {
+			t.Errorf("--enable-events: mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
+		}
+		for _, m := range masters {
+			if flags := notifyFlags(t, m); missing(flags, "K$gxe") {
+				t.Errorf("master %s: notify-keyspace-events = %q, want K$gxe", m.Addr, flags)
+			}
+		}
+	})
+
+	t.Run("events from every master reach the store", func(t *testing.T) {
+		admin := rc.Client(t)
+		keys := keyPerMaster(t, rc, "ev:")
+		for _, k := range keys {
+			if err := admin.Set(ctx, k, 1, time.Minute).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		w := watchEvents(t, c, "ev:*")
+		masters := clients(t, rc.Masters(t))
+		w.waitMatches("ev:*", masters...)
+		for i, k := range keys {
+			if err := admin.IncrBy(ctx, k, int64(i+1)).Err(); err != nil {
+				t.Fatal(err)
+			}
+			if err := admin.Set(ctx, k+":new", 1, 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := admin.Del(ctx, keys[0]).Err(); err != nil {
+			t.Fatal(err)
+		}
+		if err := admin.PExpire(ctx, keys[1]+":new", 50*time.Millisecond).Err(); err != nil {
+			t.Fatal(err)
+		}
+		w.waitGone(keys[0])
+		w.waitGone(keys[1] + ":new")
+		w.waitMatches("ev:*", masters...)
+		w.noExtraPass(1)
+	})
+
+	t.Run("the README's ACL users", func(t *testing.T) {
+		rules := readmeACL(t)
 		for _, n := range rc.Nodes { // every node has its own users
-			n.Do(t, "ACL", "SETUSER", "viewer", "on", ">pw", "~*", "+@read", "+ping", "+cluster|slots")
+			for _, setuser := range rules.users {
+				n.Do(t, setuser...)
+			}
+			for _, setuser := range rules.cluster {
+				n.Do(t, setuser...)
+			}
 		}
-		c := connectURL(t, redisclient.Options{URL: "redis://viewer:pw@" + rc.Nodes[0].Addr})
-		obs, err := c.Snapshot(ctx, []string{"rl:*"}, 0)
-		if err != nil || len(obs) != clusterKeys {
-			t.Fatalf("Snapshot as viewer: %d counters, %v; want %d", len(obs), err, clusterKeys)
-		}
-		if top := topology(t, c); top.String() != "cluster: 3 masters (3 up), 0 replicas" {
-			t.Errorf("Topology as viewer = %q", top)
-		}
+		checkACLUsers(t, rules, rc.URL(), rc.Client(t), keyPerMaster(t, rc, "ratelimit:"))
 	})
 
 	t.Run("database other than 0", func(t *testing.T) {
@@ -209,7 +367,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	// Last: it changes the topology.
-	t.Run("a master added during a poll is scanned", func(t *testing.T) {
+	t.Run("a master added during a watch is followed", func(t *testing.T) {
 		f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
 		noneRemoved := func(b model.Batch) {
 			if len(b.Removed) > 0 {
@@ -217,6 +375,9 @@ func TestCluster(t *testing.T) {
 			}
 		}
 		f.waitAll("the first pass", want, noneRemoved)
+		w := watchEvents(t, c, "rl:*")
+		passes := w.passes
+
 		added := rc.AddMaster(t, "rl:7")
 		// A key in the slot that moved lives on the new master only.
 		added.Do(t, "SET", "rl:new{rl:7}", "1", "EX", "600")
@@ -226,15 +387,32 @@ func TestCluster(t *testing.T) {
 		if got := topology(t, c).String(); got != "cluster: 4 masters (4 up), 0 replicas" {
 			t.Errorf("Topology = %q, want 4 masters", got)
 		}
+
+		w.waitSubscriptionMoved(nil, added)
+		w.waitPassAfter(passes)
+		if got := w.state.Topology; got != "cluster: 4 masters (4 up), 0 replicas" {
+			t.Errorf("the feed's Topology = %q, want 4 masters", got)
+		}
+		w.waitValue("rl:new{rl:7}", "1")
+		passes = w.passes
+		added.Do(t, "INCR", "rl:new{rl:7}")
+		w.waitValue("rl:new{rl:7}", "2")
+		w.noExtraPass(passes)
+		w.waitMatches("rl:*", clients(t, rc.Masters(t))...)
 	})
 }
 
-func TestClusterFailoverDuringPoll(t *testing.T) {
+// TestClusterFailoverDuringWatch promotes a replica with CLUSTER FAILOVER
+// while countertop polls and while it follows events: neither view loses a
+// key, and events come from the promoted master.
+func TestClusterFailoverDuringWatch(t *testing.T) {
 	t.Parallel()
-	rc := redistest.StartCluster(t, 3, 1)
+	// Every node has notifications on: a replica may become a master.
+	rc := redistest.StartCluster(t, 3, 1, "--notify-keyspace-events", "K$gxe")
 	want := fillCluster(t, rc)
 	c := connectURL(t, redisclient.Options{URL: rc.URL()})
-	if got := topology(t, c).String(); got != "cluster: 3 masters (3 up), 3 replicas" {
+	const shape = "cluster: 3 masters (3 up), 3 replicas"
+	if got := topology(t, c).String(); got != shape {
 		t.Errorf("Topology = %q", got)
 	}
 	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
@@ -248,9 +426,18 @@ func TestClusterFailoverDuringPoll(t *testing.T) {
 		}
 	}
 	f.waitAll("the first pass", want, complete)
+	w := watchEvents(t, c, "rl:*")
+	if w.state.Topology != shape {
+		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, shape)
+	}
 
+	passes := w.passes
 	old := rc.Masters(t)[0]
 	promoted := rc.Failover(t, old)
+	// The old master lives on as a replica: only asking which nodes are
+	// masters can tell that the subscription must move.
+	w.waitSubscriptionMoved(old, promoted)
+	w.waitPassAfter(passes)
 	admin := rc.Client(t)
 	ctx := context.Background()
 	for i := range 10 {
@@ -268,12 +455,22 @@ func TestClusterFailoverDuringPoll(t *testing.T) {
 	}
 	f.waitAll("the view after the failover", want, complete)
 
+	passes = w.passes
+	key := promoted.Do(t, "RANDOMKEY").(string) // one the promoted master serves
+	promoted.Do(t, "SET", key, "77", "EX", "600")
+	w.waitValue(key, "77")
+	w.waitMatches("rl:*", clients(t, rc.Masters(t))...)
+	w.noExtraPass(passes)
+	if w.state.Topology != shape || w.state.Mode != "events" || w.state.LastError != "" {
+		t.Errorf("the feed's state after the failover: %+v", w.state)
+	}
+
 	top := topology(t, c)
 	masters := map[string]bool{}
 	for _, m := range top.Masters {
 		masters[m.Addr] = true
 	}
-	if !masters[promoted.Addr] || masters[old.Addr] || top.String() != "cluster: 3 masters (3 up), 3 replicas" {
+	if !masters[promoted.Addr] || masters[old.Addr] || top.String() != shape {
 		t.Errorf("after %s took over from %s: Topology = %+v", promoted.Addr, old.Addr, top)
 	}
 }

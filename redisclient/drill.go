@@ -63,7 +63,7 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 	if o.Count < 1 || o.Rate < 0 {
 		return BurstResult{}, explained(fmt.Sprintf("a burst of %d increments at %v per second cannot be fired: give a count of at least 1 and a rate of 0 or more", o.Count, o.Rate), nil)
 	}
-	conns, err := c.connections(ctx, min(max(o.Clients, 1), o.Count))
+	conns, err := c.connections(ctx, key, min(max(o.Clients, 1), o.Count))
 	if err != nil {
 		return BurstResult{}, err
 	}
@@ -164,16 +164,22 @@ func number(o model.Observation) (n *big.Rat, ok bool) {
 	return new(big.Rat).SetString(o.Raw)
 }
 
-// connections opens n clients of exactly one connection each to c's server
-// and checks each with PING, so that a race starts with every connection
-// ready and a server at its maxclients limit says so before anything is
-// sent.
-func (c *Client) connections(ctx context.Context, n int) ([]*redis.Client, error) {
-	single, ok := c.rdb.(*redis.Client)
-	if !ok {
-		return nil, explained("a burst needs a single Redis node", nil)
+// connections opens n clients of exactly one connection each to the master
+// of key (the one server, or in a cluster the master of key's slot) and
+// checks each with PING, so that a race starts with every connection ready
+// and a server at its maxclients limit says so before anything is sent.
+func (c *Client) connections(ctx context.Context, key string, n int) ([]*redis.Client, error) {
+	var master *redis.Client
+	switch rdb := c.rdb.(type) {
+	case *redis.ClusterClient:
+		var err error
+		if master, err = rdb.MasterForKey(ctx, key); err != nil {
+			return nil, c.explain(err)
+		}
+	case *redis.Client: // a single server, or the failover client that dials the master behind Sentinel
+		master = rdb
 	}
-	opt := *single.Options()
+	opt := *master.Options()
 	opt.PoolSize, opt.MaxActiveConns, opt.MaxIdleConns, opt.MinIdleConns = 1, 1, 1, 0
 	conns := make([]*redis.Client, 0, n)
 	for range n {

@@ -27,37 +27,63 @@ const (
 	defaultHealthEvery = 5 * time.Second
 	// subscribeTimeout bounds the wait for PSUBSCRIBE's confirmations.
 	subscribeTimeout = 10 * time.Second
-	// statusBuffer is how much news from a subscriber can wait for a
+	// statusBuffer is how much news from subscribers can wait for a
 	// reader that is busy with a full pass.
 	statusBuffer = 16
+	// defaultFollowEvery is how often, in a cluster or behind Sentinel,
+	// the reader asks which servers are masters: a failover that broke no
+	// connection (the old master runs on as a replica) moves the
+	// subscription within seconds.
+	defaultFollowEvery = 5 * time.Second
 )
 
 // eventWatcher follows changes through keyspace notifications.
 //
-// A subscriber per node (a single Redis has one; a cluster will have one
-// per master) puts the keys that events name into a changeSet and never
-// waits for the reader. One reader (the read loop) re-reads those keys in
-// coalesced pipelines, whatever the event was: a read is the truth about a
-// key (a del, an expiry or an eviction reads as gone; a del and a new SET in
-// one window read as the new key), and costs little. Notifications are fire
-// and forget, so the reader also makes a full pass (SCAN, then read) after
-// every subscription, including the first, and every ResyncEvery.
+// A subscriber per master (a single Redis has one, a cluster one per
+// master: each server sends notifications only for its own keys) puts the
+// keys that events name into a changeSet and never waits for the reader.
+// One reader (the read loop) re-reads those keys in coalesced pipelines,
+// whatever the event was: a read is the truth about a key (a del, an expiry
+// or an eviction reads as gone; a del and a new SET in one window read as
+// the new key), and costs little. Notifications are fire and forget, so the
+// reader also makes a full pass (SCAN, then read) once the first
+// subscriptions are made, after every subscription made later, and every
+// ResyncEvery.
+//
+// The reader also keeps the subscribers in step with the masters: it asks
+// which servers are masters before each full pass, whenever a subscription
+// is lost, and (in a cluster or behind Sentinel) every followEvery, since a
+// failover can leave the old master running as a replica without breaking
+// any connection. It subscribes to new masters and drops the servers that
+// are masters no longer.
 type eventWatcher struct {
 	*reader
 	resyncEvery time.Duration
 	healthEvery time.Duration
+	followEvery time.Duration
+	enable      bool     // turn missing notifications on (--enable-events), on masters found later too
 	prefix      string   // "__keyspace@<db>__:", which precedes the key in a channel's name
 	channels    []string // the patterns' channels, each once
 	changed     *changeSet
 	status      chan subStatus
-	down        map[string]string // node -> why its subscription is down
+	subs        map[string]*subscriber // the masters followed, by address
+	down        map[string]string      // master -> why its subscription is down
+	wg          sync.WaitGroup         // the subscribers
 }
 
-// subStatus is news from a subscriber: its subscription to node was made
+// subscriber keeps a subscription to one master.
+type subscriber struct {
+	node   string // its address
+	client *redis.Client
+	stop   context.CancelFunc
+	missed bool // the last read of the masters left it out
+}
+
+// subStatus is news from a subscriber: its subscription was made
 // (err == nil) or lost.
 type subStatus struct {
-	node string
-	err  error
+	sub *subscriber
+	err error
 }
 
 func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
@@ -71,10 +97,13 @@ func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
 		reader:      r,
 		resyncEvery: o.ResyncEvery,
 		healthEvery: cmp.Or(o.healthEvery, defaultHealthEvery),
+		followEvery: cmp.Or(o.followEvery, defaultFollowEvery),
+		enable:      o.EnableEvents,
 		prefix:      prefix,
 		channels:    slices.Compact(channels),
 		changed:     newChangeSet(),
 		status:      make(chan subStatus, statusBuffer),
+		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
 	}
 }
@@ -88,52 +117,98 @@ func (c *Client) db() int {
 	return 0 // a cluster has database 0 only
 }
 
-// run watches until ctx is done. first, when not nil, is a subscription
-// already open; note, when not "", goes first in the feed's Note.
-func (w *eventWatcher) run(ctx context.Context, first *redis.PubSub, note string) {
+// noChannels is why events cannot be used when subscribing was refused
+// with err.
+func (w *eventWatcher) noChannels(err error) *noEvents {
+	grant := make([]string, len(w.channels))
+	for i, ch := range w.channels {
+		grant[i] = "&" + model.Printable(ch)
+	}
+	fix := "grant the user their channels with ACL SETUSER <user> " + strings.Join(grant, " ")
+	if w.c.kind == cluster {
+		fix += " on every node"
+	}
+	return &noEvents{why: fmt.Sprintf("the Redis user may not subscribe to keyspace notifications (%s)", reason(err)), fix: fix}
+}
+
+// openAll subscribes on each of nodes, and returns the subscriptions made
+// by address. Its error is the first error reply, a refusal (NOPERM on the
+// channels) that subscribing again would meet too; it then closes what it
+// opened. A node that could not be reached is left to its subscriber,
+// which retries.
+func (w *eventWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[string]*redis.PubSub, error) {
+	opened := make(map[string]*redis.PubSub, len(nodes))
+	for _, n := range nodes {
+		ps, err := w.open(ctx, n)
+		if isReply(err) || ctx.Err() != nil {
+			for _, ps := range opened {
+				ps.Close()
+			}
+			return nil, cmp.Or(ctx.Err(), err)
+		}
+		if err == nil {
+			opened[n.Options().Addr] = ps
+		}
+	}
+	return opened, nil
+}
+
+// run watches until ctx is done. nodes are the masters and opened the
+// subscriptions already made to them, by address; note, when not "", goes
+// first in the feed's Note.
+func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub, note string) {
 	w.state.Note = "re-scan every " + w.resyncEvery.String()
 	if note != "" {
 		w.state.Note = note + "; " + w.state.Note
 	}
-	var wg sync.WaitGroup
-	wg.Go(func() { w.subscribe(ctx, w.c.hostPort, w.c.rdb, first) })
+	w.follow(ctx, nodes, opened)
 	w.read(ctx)
-	wg.Wait()
+	w.wg.Wait()
 }
 
-// read is the reader's loop. It re-reads the keys events named, and makes
-// a full pass when one is due, until ctx is done. After a failure it waits
-// with backoff, then makes a full pass: what it failed to read may have
-// changed since.
+// read is the reader's loop. It makes the first full pass, then re-reads
+// the keys events named, makes a full pass when one is due, and follows the
+// masters, until ctx is done. After a failure it waits with backoff, then
+// makes a full pass: what it failed to read may have changed since.
 func (w *eventWatcher) read(ctx context.Context) {
 	resync := time.NewTimer(w.resyncEvery)
 	defer resync.Stop()
+	var check <-chan time.Time // a single server's master never changes
+	if w.c.kind != standalone {
+		t := time.NewTicker(w.followEvery)
+		defer t.Stop()
+		check = t.C
+	}
 	var (
-		due     bool             // a full pass is due
+		due     = true           // a full pass is due
 		retry   <-chan time.Time // set while waiting after a failure
 		backoff time.Duration
 	)
 	for {
 		var err error
-		select {
-		case <-ctx.Done():
-			return
-		case s := <-w.status:
-			var subscribed bool
-			subscribed, err = w.subscription(ctx, s)
-			due = due || subscribed
-		case <-w.changed.ready:
-			err = w.readChanged(ctx)
-		case <-resync.C:
-			due = true
-		case <-retry:
-			retry = nil
-		}
-		if err == nil && due && retry == nil {
-			if err = w.discover(ctx); err == nil {
+		if due && retry == nil {
+			if err = w.pass(ctx); err == nil {
 				due, backoff = false, 0
 				resync.Reset(w.resyncEvery)
 			}
+		}
+		if err == nil {
+			var again bool // a full pass is now due
+			select {
+			case <-ctx.Done():
+				return
+			case s := <-w.status:
+				again, err = w.subscription(ctx, s)
+			case <-check:
+				err = w.followMasters(ctx)
+			case <-w.changed.ready:
+				err = w.readChanged(ctx)
+			case <-resync.C:
+				again = true
+			case <-retry:
+				retry = nil
+			}
+			due = due || again
 		}
 		if err != nil {
 			if ctx.Err() != nil {
@@ -150,22 +225,97 @@ func (w *eventWatcher) read(ctx context.Context) {
 	}
 }
 
-// subscription records a subscriber's news in the feed's state and reports
-// whether a full pass is now due (a subscription was made).
-func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (subscribed bool, err error) {
-	if s.err == nil {
-		delete(w.down, s.node)
-	} else {
-		w.down[s.node] = s.err.Error()
+// pass follows the masters as they are now, then makes a full pass.
+func (w *eventWatcher) pass(ctx context.Context) error {
+	if err := w.followMasters(ctx); err != nil {
+		return err
 	}
+	return w.discover(ctx)
+}
+
+// followMasters asks which servers are masters now and follows them (see
+// follow).
+func (w *eventWatcher) followMasters(ctx context.Context) error {
+	nodes, err := w.c.masters(ctx)
+	if err != nil {
+		return err
+	}
+	w.follow(ctx, nodes, nil)
+	return nil
+}
+
+// follow subscribes to each of nodes that is not followed yet (a promoted
+// replica, an added master, a server whose client go-redis replaced), using
+// the subscription in opened when there is one, and unsubscribes from the
+// servers that the last two reads of the masters left out. While a failover
+// spreads through a cluster, a node may still answer with the old masters:
+// keeping the old master's subscription a little longer (as a replica, it
+// only repeats its master's events) keeps a stale answer from undoing the
+// move. Each new subscription, once made, brings a full pass; keys that
+// moved off a server dropped are on one that is followed.
+func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub) {
+	current := make(map[string]bool, len(nodes))
+	for _, n := range nodes {
+		addr := n.Options().Addr
+		current[addr] = true
+		if s := w.subs[addr]; s != nil && s.client == n {
+			s.missed = false
+			continue
+		}
+		w.unfollow(addr)
+		sctx, stop := context.WithCancel(ctx)
+		s := &subscriber{node: addr, client: n, stop: stop}
+		w.subs[addr] = s
+		ps := opened[addr]
+		w.wg.Go(func() { w.subscribe(sctx, s, ps) })
+	}
+	for addr, s := range w.subs {
+		switch {
+		case current[addr]:
+		case s.missed:
+			w.unfollow(addr)
+		default:
+			s.missed = true
+		}
+	}
+	w.updateMode()
+}
+
+// unfollow stops the subscriber of addr, if any, and forgets it.
+func (w *eventWatcher) unfollow(addr string) {
+	if s := w.subs[addr]; s != nil {
+		s.stop()
+		delete(w.subs, addr)
+		delete(w.down, addr)
+	}
+}
+
+// updateMode sets the feed's mode while reads succeed: events while every
+// subscription is up; reconnecting, with why one is down, otherwise.
+func (w *eventWatcher) updateMode() {
 	w.mode, w.outage = "events", ""
-	for _, why := range w.down {
-		w.mode, w.outage = "reconnecting", why
-		break
+	if len(w.down) > 0 {
+		first := slices.Min(slices.Collect(maps.Keys(w.down)))
+		w.mode, w.outage = "reconnecting", w.down[first]
+	}
+}
+
+// subscription records a subscriber's news in the feed's state and reports
+// whether a full pass is now due: a subscription was made.
+func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool, err error) {
+	if w.subs[s.sub.node] != s.sub {
+		return false, nil // from a server no longer followed
 	}
 	if s.err == nil {
+		delete(w.down, s.sub.node)
+		w.updateMode()
 		w.state.Mode, w.state.Connected = w.mode, true
 		return true, nil // the full pass sends the new state
+	}
+	w.down[s.sub.node] = s.err.Error()
+	// The server may have failed over, or left the cluster.
+	if err := w.followMasters(ctx); err != nil || w.subs[s.sub.node] != s.sub {
+		return false, err
 	}
 	w.failed(s.err)
 	w.state.Mode = w.mode
@@ -187,25 +337,28 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 	return w.fetch(ctx, w.changed.take())
 }
 
-// subscribe keeps a subscription to node until ctx is done, telling the
-// reader each time it is made and each time it is lost. ps, when not nil,
-// is one already open. A subscription that was lost is made again at once;
-// one that cannot be made is tried again with backoff.
-func (w *eventWatcher) subscribe(ctx context.Context, name string, node redis.UniversalClient, ps *redis.PubSub) {
+// subscribe keeps s's subscription until ctx is done, telling the reader
+// each time it is made and each time it is lost. ps, when not nil, is one
+// opened before the reader started. A subscription that was lost is made
+// again at once; one that cannot be made is tried again with backoff.
+func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, ps *redis.PubSub) {
+	// One already open was made before the first full pass: the reader
+	// needs no news of it.
+	announce := ps == nil
 	var backoff time.Duration
 	for {
 		var err error
 		if ps == nil {
-			ps, err = w.open(ctx, node)
+			ps, err = w.resubscribe(ctx, s.client)
 		}
 		if err == nil {
 			backoff = 0
-			err = w.receive(ctx, name, ps)
-			ps = nil
+			err = w.receive(ctx, s, ps, announce)
+			ps, announce = nil, true
 		} else {
 			backoff = nextBackoff(backoff)
 		}
-		if ctx.Err() != nil || !w.report(ctx, subStatus{node: name, err: w.c.explain(err)}) {
+		if ctx.Err() != nil || !w.report(ctx, subStatus{sub: s, err: Explain(err, s.node)}) {
 			return
 		}
 		select {
@@ -216,9 +369,23 @@ func (w *eventWatcher) subscribe(ctx context.Context, name string, node redis.Un
 	}
 }
 
+// resubscribe checks that node sends the notifications needed, turning
+// them on when allowed (a promoted replica or a restarted server may not
+// have them), then subscribes.
+func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*redis.PubSub, error) {
+	no, _, err := w.c.nodeNotifications(ctx, node, w.enable)
+	switch {
+	case err != nil:
+		return nil, err
+	case no != nil:
+		return nil, no.error()
+	}
+	return w.open(ctx, node)
+}
+
 // open subscribes to the patterns' channels on node and waits until Redis
 // has confirmed them all: from then on, every event is delivered.
-func (w *eventWatcher) open(ctx context.Context, node redis.UniversalClient) (*redis.PubSub, error) {
+func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*redis.PubSub, error) {
 	ps := node.PSubscribe(ctx) // no channels: nothing is sent yet
 	ctx, cancel := context.WithTimeout(ctx, subscribeTimeout)
 	defer cancel()
@@ -235,10 +402,10 @@ func (w *eventWatcher) open(ctx context.Context, node redis.UniversalClient) (*r
 	return nil, err
 }
 
-// receive tells the reader that ps is subscribed, then passes it the keys
-// that ps's events name until the connection fails or ctx is done. It
-// closes ps.
-func (w *eventWatcher) receive(ctx context.Context, name string, ps *redis.PubSub) error {
+// receive tells the reader that ps is subscribed (when announce is set),
+// then passes it the keys that ps's events name until the connection fails
+// or ctx is done. It closes ps.
+func (w *eventWatcher) receive(ctx context.Context, s *subscriber, ps *redis.PubSub, announce bool) error {
 	defer ps.Close()
 	stop := context.AfterFunc(ctx, func() { ps.Close() }) // Receive does not heed ctx
 	defer stop()
@@ -248,7 +415,7 @@ func (w *eventWatcher) receive(ctx context.Context, name string, ps *redis.PubSu
 	defer close(done)
 	go w.watchdog(ps, &heard, &silent, done)
 
-	if !w.report(ctx, subStatus{node: name}) {
+	if announce && !w.report(ctx, subStatus{sub: s}) {
 		return ctx.Err()
 	}
 	for {
@@ -258,12 +425,12 @@ func (w *eventWatcher) receive(ctx context.Context, name string, ps *redis.PubSu
 			if silent.Load() {
 				why = fmt.Sprintf("no answer to a ping within %v", w.healthEvery)
 			}
-			return explained(fmt.Sprintf("the keyspace notifications subscription to %s was lost (%s) — subscribing again", name, why), err)
+			return explained(fmt.Sprintf("the keyspace notifications subscription to %s was lost (%s) — subscribing again", s.node, why), err)
 		}
 		heard.Add(1)
 		// Confirmations that come again mean go-redis lost the connection
 		// and subscribed again by itself: what happened between is unknown.
-		if w.handle(msg) && !w.report(ctx, subStatus{node: name}) {
+		if w.handle(msg) && !w.report(ctx, subStatus{sub: s}) {
 			return ctx.Err()
 		}
 	}

@@ -64,10 +64,13 @@ func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *watch
 }
 
 // until applies batches until check returns "", and fails the test with
-// what check last said when that takes too long.
+// what check last said when that takes too long. check runs after each
+// batch, and every few milliseconds for what batches do not tell.
 func (w *watching) until(what string, check func() string) {
 	w.t.Helper()
 	deadline := time.After(waitTimeout)
+	tick := time.NewTicker(20 * time.Millisecond)
+	defer tick.Stop()
 	for {
 		problem := check()
 		if problem == "" {
@@ -76,6 +79,7 @@ func (w *watching) until(what string, check func() string) {
 		select {
 		case b := <-w.ch:
 			w.apply(b)
+		case <-tick.C:
 		case <-deadline:
 			w.t.Fatalf("gave up waiting for %s: %s (state %+v)", what, problem, w.state)
 		}
@@ -111,8 +115,15 @@ func (w *watching) waitFor(what string, cond func() bool) {
 // events mode.
 func (w *watching) waitSynced() {
 	w.t.Helper()
+	w.waitPassAfter(0)
+}
+
+// waitPassAfter waits until a full pass after the first passes has ended
+// with the feed healthy in events mode.
+func (w *watching) waitPassAfter(passes int) {
+	w.t.Helper()
 	w.waitFor("a full pass in events mode", func() bool {
-		return w.passes > 0 && !w.state.Scanning && w.state.Mode == "events" && w.state.LastError == ""
+		return w.passes > passes && !w.state.Scanning && w.state.Mode == "events" && w.state.LastError == ""
 	})
 }
 
@@ -133,56 +144,55 @@ func (w *watching) waitGone(key string) {
 	w.waitFor(fmt.Sprintf("%q removed", key), func() bool { _, ok := w.store.Get(key); return !ok })
 }
 
-// waitMatches waits until the store holds exactly what Redis holds under
-// patterns (see storeDiff).
-func (w *watching) waitMatches(rdb *redis.Client, patterns ...string) {
+// waitMatches waits until the store holds exactly what nodes (one server,
+// or every master of a cluster) hold under pattern (see storeDiff).
+func (w *watching) waitMatches(pattern string, nodes ...*redis.Client) {
 	w.t.Helper()
-	w.until("the store to match Redis", func() string { return storeDiff(w.t, w.store, rdb, patterns) })
+	w.until("the store to match Redis", func() string { return storeDiff(w.t, w.store, pattern, nodes) })
 }
 
 // assertStoreMatchesRedis fails the test unless the store holds exactly
-// what Redis holds under patterns.
-func assertStoreMatchesRedis(t *testing.T, store *model.Store, rdb *redis.Client, patterns ...string) {
+// what nodes hold under pattern.
+func assertStoreMatchesRedis(t *testing.T, store *model.Store, pattern string, nodes ...*redis.Client) {
 	t.Helper()
-	if diff := storeDiff(t, store, rdb, patterns); diff != "" {
+	if diff := storeDiff(t, store, pattern, nodes); diff != "" {
 		t.Fatalf("the store does not match Redis: %s", diff)
 	}
 }
 
-// storeDiff compares the store with the keys matching patterns in Redis:
+// storeDiff compares the store with the keys matching pattern on nodes:
 // the same keys, each with the same type and stored string, and with a TTL
 // in both or in neither. It returns "" when they agree, else what differs.
-func storeDiff(t *testing.T, store *model.Store, rdb *redis.Client, patterns []string) string {
+func storeDiff(t *testing.T, store *model.Store, pattern string, nodes []*redis.Client) string {
 	t.Helper()
 	ctx := context.Background()
 	var diffs []string
 	inRedis := map[string]bool{}
-	for _, p := range patterns {
-		iter := rdb.Scan(ctx, 0, p, 1000).Iterator()
+	for _, rdb := range nodes {
+		iter := rdb.Scan(ctx, 0, pattern, 1000).Iterator()
 		for iter.Next(ctx) {
-			inRedis[iter.Val()] = true
+			key := iter.Val()
+			inRedis[key] = true
+			typ := rdb.Type(ctx, key).Val()
+			raw := ""
+			if typ == "string" {
+				raw = rdb.Get(ctx, key).Val()
+			}
+			pttl := rdb.PTTL(ctx, key).Val()
+			c, ok := store.Get(key)
+			switch {
+			case typ == "none":
+				// gone since SCAN
+			case !ok:
+				diffs = append(diffs, fmt.Sprintf("%q is missing", key))
+			case c.Type != typ || c.Raw != raw:
+				diffs = append(diffs, fmt.Sprintf("%q holds %s %q, Redis %s %q", key, c.Type, c.Raw, typ, raw))
+			case c.HasTTL() != (pttl >= 0):
+				diffs = append(diffs, fmt.Sprintf("%q has PTTL %d, Redis %v", key, c.PTTL, pttl))
+			}
 		}
 		if err := iter.Err(); err != nil {
 			t.Fatal(err)
-		}
-	}
-	for key := range inRedis {
-		typ := rdb.Type(ctx, key).Val()
-		raw := ""
-		if typ == "string" {
-			raw = rdb.Get(ctx, key).Val()
-		}
-		pttl := rdb.PTTL(ctx, key).Val()
-		c, ok := store.Get(key)
-		switch {
-		case typ == "none":
-			// gone since SCAN
-		case !ok:
-			diffs = append(diffs, fmt.Sprintf("%q is missing", key))
-		case c.Type != typ || c.Raw != raw:
-			diffs = append(diffs, fmt.Sprintf("%q holds %s %q, Redis %s %q", key, c.Type, c.Raw, typ, raw))
-		case c.HasTTL() != (pttl >= 0):
-			diffs = append(diffs, fmt.Sprintf("%q has PTTL %d, Redis %v", key, c.PTTL, pttl))
 		}
 	}
 	for _, c := range store.Rows(0, store.Len()) {
@@ -289,7 +299,7 @@ func TestEventsFollowEachKindOfChange(t *testing.T) {
 	if _, ok := w.store.Get("other"); ok {
 		t.Error("a key no pattern matches was sent")
 	}
-	assertStoreMatchesRedis(t, w.store, rdb, "rl:*")
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
 	if w.passes != 1 {
 		t.Errorf("%d full passes; want only the first: events alone must keep the store right", w.passes)
 	}
@@ -315,7 +325,7 @@ func TestEventsRemoveEvictedKeys(t *testing.T) {
 	if infoField(t, rdb, "stats", "evicted_keys") == 0 {
 		t.Fatal("no key was evicted: the test needs a smaller maxmemory")
 	}
-	w.waitMatches(rdb, "rl:*")
+	w.waitMatches("rl:*", rdb)
 	if w.passes != 1 {
 		t.Errorf("%d full passes; want evictions to be followed by events alone", w.passes)
 	}
@@ -386,7 +396,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 	s.Do(t, "SET", "rl:new", "1", "EX", "100")
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
 
-	w.waitMatches(rdb, "rl:*")
+	w.waitMatches("rl:*", rdb)
 	w.waitValue("rl:a", "2")
 }
 
@@ -412,7 +422,7 @@ func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
 	}
 	s.Do(t, "INCR", "rl:a") // events flow again
 	w.waitValue("rl:a", "2")
-	assertStoreMatchesRedis(t, w.store, rdb, "rl:*")
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
 }
 
 func TestEventsSurviveRestart(t *testing.T) {
@@ -440,7 +450,7 @@ func TestEventsSurviveRestart(t *testing.T) {
 	})
 	s.Do(t, "INCR", "rl:after")
 	w.waitValue("rl:after", "3")
-	assertStoreMatchesRedis(t, w.store, rdb, "rl:*")
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
 }
 
 func TestEventsReplaceASilentSubscription(t *testing.T) {

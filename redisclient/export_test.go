@@ -6,3 +6,7 @@ import "time"
 // Watch pings it, and how long the ping may go unanswered, so that a test
 // can cut a connection off and see it replaced in good time.
 func (o *WatchOptions) SetHealthEvery(d time.Duration) { o.healthEvery = d }
+
+// SetFollowEvery shortens how often Watch asks a cluster or Sentinel which
+// servers are masters, so that a test sees a failover followed in good time.
+func (o *WatchOptions) SetFollowEvery(d time.Duration) { o.followEvery = d }

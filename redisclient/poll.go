@@ -26,12 +26,15 @@ func nextBackoff(last time.Duration) time.Duration {
 type PollOptions struct {
 	Patterns []string      // globs to SCAN for
 	Interval time.Duration // how often every known key is read again (default 1s)
-	// DiscoverEvery is how often a SCAN pass looks for new and deleted keys
-	// (0: every Interval). At millions of keys, discovery can run far slower
-	// than the refresh of the keys already known.
+	// DiscoverEvery is how often a discovery pass (SCAN) begins, to find new
+	// and deleted keys (0: every Interval). A pass gets a quarter of each
+	// Interval: at millions of keys it takes many intervals, and the next
+	// begins when it ends or DiscoverEvery after it began, whichever is later.
 	DiscoverEvery time.Duration
 	ScanCount     int64 // SCAN's COUNT hint (default 1000)
 	BatchSize     int   // keys per pipeline (default 500)
+
+	scanBudget time.Duration // overrides Interval/4, for tests
 }
 
 func (o PollOptions) withDefaults() PollOptions {
@@ -47,17 +50,24 @@ func (o PollOptions) withDefaults() PollOptions {
 	if o.BatchSize <= 0 {
 		o.BatchSize = defaultBatchSize
 	}
+	if o.scanBudget <= 0 {
+		o.scanBudget = o.Interval / 4
+	}
 	return o
 }
 
 // Poll watches the keys matching o.Patterns and sends what it reads to out
-// until ctx is done, then returns nil. Each Interval it reads every known
-// key again; when discovery is due it SCANs instead, sending each page's
-// keys as soon as they are read, then reads the known keys the pass did not
-// find, so that deleted keys are sent as Removed. The feed's state goes
-// along with a batch whenever it changed. When Redis cannot be reached, Poll
-// says so in the state and retries with backoff, resuming with a full
-// discovery pass.
+// until ctx is done, then returns nil. Every Interval it reads each known
+// key again, then takes discovery on, SCAN after SCAN, for up to a quarter
+// of the interval, reading and sending each new key SCAN finds. So the
+// refresh keeps its pace however long a pass takes, and Redis spends at
+// most about a quarter of its time on countertop's SCANs. Once a pass ends,
+// Poll reads the known keys it did not find, so that deleted keys are sent
+// as Removed. Until a key is known (at start-up), a pass goes on to its
+// end, sending each page's keys as soon as they are read. The feed's state
+// goes along with a batch whenever it changed. When Redis cannot be
+// reached, Poll says so in the state and retries with backoff, beginning a
+// new pass.
 func (c *Client) Poll(ctx context.Context, o PollOptions, out chan<- model.Batch) error {
 	if len(o.Patterns) == 0 {
 		return errNoPatterns
@@ -70,15 +80,13 @@ func (c *Client) Poll(ctx context.Context, o PollOptions, out chan<- model.Batch
 func (r *reader) poll(ctx context.Context) {
 	r.mode = "polling"
 	r.state.Mode, r.state.Interval, r.state.Connected = r.mode, r.o.Interval, true
-	var nextDiscovery time.Time // zero: due now
+	var p pacer
 	var backoff time.Duration
 	for {
 		start := time.Now()
-		var err error
-		if start.Before(nextDiscovery) {
-			err = r.fetch(ctx, slices.Collect(maps.Keys(r.known)))
-		} else if err = r.discover(ctx); err == nil {
-			nextDiscovery = start.Add(r.o.DiscoverEvery)
+		err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)))
+		if err == nil {
+			err = r.discoverSome(ctx, &p, start)
 		}
 		if ctx.Err() != nil {
 			return
@@ -90,7 +98,7 @@ func (r *reader) poll(ctx context.Context) {
 		} else {
 			backoff = nextBackoff(backoff)
 			wait = backoff
-			nextDiscovery = time.Time{} // keys may have changed while we could not look
+			p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			r.failed(err)
 			if r.emit(ctx, model.Batch{}) != nil {
 				return
@@ -102,4 +110,36 @@ func (r *reader) poll(ctx context.Context) {
 		case <-time.After(wait):
 		}
 	}
+}
+
+// pacer is where polling's discovery stands: the pass under way, and when
+// the next may begin.
+type pacer struct {
+	pass *discovery // under way; nil between passes
+	next time.Time  // when the next pass may begin; zero: at once
+}
+
+// discoverSome is a poll cycle's share of discovery, in the cycle that
+// began at now: it begins a pass when one is due, and takes the pass under
+// way on for the budget, or to its end while no key is known.
+func (r *reader) discoverSome(ctx context.Context, p *pacer, now time.Time) error {
+	if p.pass == nil {
+		if now.Before(p.next) {
+			return nil
+		}
+		d, err := r.startDiscovery(ctx, false)
+		if err != nil {
+			return err
+		}
+		p.pass, p.next = d, now.Add(r.o.DiscoverEvery)
+	}
+	budget := r.o.scanBudget
+	if len(r.known) == 0 {
+		budget = 0
+	}
+	ended, err := r.advance(ctx, p.pass, budget)
+	if ended {
+		p.pass = nil
+	}
+	return err
 }

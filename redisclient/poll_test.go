@@ -2,6 +2,8 @@ package redisclient_test
 
 import (
 	"context"
+	"fmt"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -20,13 +22,15 @@ type feed struct {
 	t      *testing.T
 	ch     chan model.Batch
 	values map[string]string // key -> Raw, for the keys that exist
+	reads  map[string]int    // key -> how many times it was read in this pass
 	state  model.FeedState   // the last one received
 	passes int               // states received that said a scan had begun
+	seen   []int64           // the Seen of each state received while scanning, in this pass
 }
 
 func startPoll(t *testing.T, c *redisclient.Client, o redisclient.PollOptions) *feed {
 	t.Helper()
-	f := &feed{t: t, ch: make(chan model.Batch), values: map[string]string{}}
+	f := &feed{t: t, ch: make(chan model.Batch), values: map[string]string{}, reads: map[string]int{}}
 	ctx, cancel := context.WithCancel(context.Background())
 	done := make(chan error, 1)
 	go func() { done <- c.Poll(ctx, o, f.ch) }()
@@ -51,17 +55,23 @@ func (f *feed) waitFor(what string, cond func() bool) {
 	for !cond() {
 		select {
 		case b := <-f.ch:
+			if b.State != nil && b.State.Scanning && !f.state.Scanning {
+				f.passes++
+				clear(f.reads)
+				f.seen = f.seen[:0]
+			}
 			for _, o := range b.Observed {
 				f.values[o.Key] = o.Raw
+				f.reads[o.Key]++
 			}
 			for _, k := range b.Removed {
 				delete(f.values, k)
 			}
 			if b.State != nil {
-				if b.State.Scanning && !f.state.Scanning {
-					f.passes++
-				}
 				f.state = *b.State
+				if f.state.Scanning {
+					f.seen = append(f.seen, f.state.Seen)
+				}
 			}
 		case <-deadline:
 			f.t.Fatalf("gave up waiting for %s; values %q, state %+v", what, f.values, f.state)
@@ -121,6 +131,59 @@ func TestPollRefreshesFasterThanItDiscovers(t *testing.T) {
 	// pass then would have found it.
 	if _, ok := f.values["rl:new"]; ok {
 		t.Error("a new key was discovered by a refresh; want discovery to wait for DiscoverEvery")
+	}
+}
+
+// TestPollSpreadsAPassOverCycles makes discovery take one SCAN of a few
+// keys per cycle, as a million keys would with the real budget, and checks
+// that the known keys keep their refresh while a pass goes on, and that
+// discovery still finds new keys and the header's progress is right.
+func TestPollSpreadsAPassOverCycles(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	const matching, others = 160, 40 // about 50 SCANs of COUNT 4 a pass
+	mset := []any{"MSET"}
+	for i := range matching {
+		mset = append(mset, fmt.Sprintf("rl:%03d", i), 1)
+	}
+	for i := range others {
+		mset = append(mset, fmt.Sprintf("other:%03d", i), 1)
+	}
+	s.Do(t, mset...)
+	c := connect(t, s)
+	o := redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 10 * time.Millisecond, ScanCount: 4}
+	o.SetScanBudget(time.Nanosecond) // one SCAN a cycle
+	f := startPoll(t, c, o)
+
+	// At start-up nothing is known: the first pass runs to its end at once.
+	f.waitFor("the first pass to end", func() bool { return f.passes == 1 && !f.state.Scanning })
+	if len(f.values) != matching || f.state.Seen != matching+others || f.state.Matched != matching {
+		t.Errorf("after the first pass: %d keys, %d seen, %d matched; want %d, %d (DBSIZE), %d",
+			len(f.values), f.state.Seen, f.state.Matched, matching, matching+others, matching)
+	}
+
+	// The second pass is spread over many cycles.
+	f.waitFor("a second pass", func() bool { return f.passes == 2 })
+	s.Do(t, "INCR", "rl:000")
+	s.Do(t, "DEL", "rl:001")
+	s.Do(t, "SET", "rl:new", "7")
+	f.waitValue("rl:000", "2")
+	f.waitGone("rl:001")
+	f.waitFor("rl:000 read three times in one pass", func() bool { return f.reads["rl:000"] >= 3 })
+	if f.passes != 2 || !f.state.Scanning {
+		t.Errorf("the known keys were read again only after the pass: passes %d, state %+v", f.passes, f.state)
+	}
+	if mid := f.seen[len(f.seen)-1]; mid <= 0 || mid >= matching+others {
+		t.Errorf("midway through a pass the header says %d keys seen; want between 0 and %d", mid, matching+others)
+	}
+	if !slices.IsSorted(f.seen) {
+		t.Errorf("the keys seen went down during a pass: %v", f.seen)
+	}
+
+	// A key made during a pass is found by the end of the next at the latest.
+	f.waitValue("rl:new", "7")
+	if f.passes > 3 {
+		t.Errorf("a key made during pass 2 was found in pass %d", f.passes)
 	}
 }
 

@@ -83,12 +83,7 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 	found := make(map[string]struct{})
 	var chunk []string
 	for page := range pages {
-		for _, k := range page {
-			if _, dup := found[k]; !dup {
-				found[k] = struct{}{}
-				chunk = append(chunk, k)
-			}
-		}
+		chunk = append(chunk, addNew(found, page)...)
 		for len(chunk) >= defaultBatchSize && send(chunk[:defaultBatchSize:defaultBatchSize]) {
 			chunk = chunk[defaultBatchSize:]
 		}
@@ -161,11 +156,10 @@ func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i,
 	}
 }
 
-// scanPass is the state of one discovery pass, shared by every pattern (and,
+// scanPass is the state of one call to Scan, shared by every pattern (and,
 // in a cluster, by every master).
 type scanPass struct {
-	found    map[string]struct{} // distinct keys passed on so far
-	returned int64               // keys SCAN replied with, repeats included
+	found map[string]struct{} // distinct keys passed on so far
 }
 
 func newScanPass() *scanPass { return &scanPass{found: make(map[string]struct{})} }
@@ -187,15 +181,7 @@ func (c *Client) scan(ctx context.Context, node redis.Cmdable, patterns []string
 			if err != nil {
 				return c.explain(err)
 			}
-			pass.returned += int64(len(keys))
-			fresh := keys[:0] // keys is ours: filter it in place
-			for _, k := range keys {
-				if _, dup := pass.found[k]; !dup {
-					pass.found[k] = struct{}{}
-					fresh = append(fresh, k)
-				}
-			}
-			if len(fresh) > 0 {
+			if fresh := addNew(pass.found, keys); len(fresh) > 0 {
 				if err := fn(fresh); err != nil {
 					return err
 				}
@@ -207,4 +193,17 @@ func (c *Client) scan(ctx context.Context, node redis.Cmdable, patterns []string
 		}
 	}
 	return nil
+}
+
+// addNew adds keys to found and returns those that were not in it yet, once
+// each (SCAN may return a key twice). It filters keys in place.
+func addNew(found map[string]struct{}, keys []string) []string {
+	fresh := keys[:0]
+	for _, k := range keys {
+		if _, dup := found[k]; !dup {
+			found[k] = struct{}{}
+			fresh = append(fresh, k)
+		}
+	}
+	return fresh
 }

@@ -7,6 +7,7 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+	"sync"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -129,8 +130,56 @@ func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget) {
 		}))
 	}
 	c.kind, c.sentinel = sentinel, &s
+	c.servers = &serverClients{opt: opt, byAddr: make(map[string]*redis.Client)}
 	c.hostPort = "master " + s.master
 	c.addr = strings.Join(s.addrs, ",") + "/" + strconv.Itoa(opt.DB)
+}
+
+// sentinelMaster returns a client of the server that the Sentinels name as
+// the master now, asking them in turn until one answers.
+func (c *Client) sentinelMaster(ctx context.Context) (*redis.Client, error) {
+	var err error
+	for _, sc := range c.sentinels {
+		var hostPort []string
+		if hostPort, err = sc.GetMasterAddrByName(ctx, c.sentinel.master).Result(); err == nil {
+			return c.servers.get(net.JoinHostPort(hostPort[0], hostPort[1])), nil
+		}
+	}
+	return nil, c.explain(err)
+}
+
+// serverClients are clients of the servers that have been the master behind
+// Sentinel, by address. Keyspace notifications must be subscribed to on the
+// master itself: the failover client's subscriptions stay on the old master
+// after a failover, where they hear only what is replicated to it, or
+// nothing once it is gone.
+type serverClients struct {
+	opt *redis.Options // the master's options, with any address
+
+	mu     sync.Mutex
+	byAddr map[string]*redis.Client
+}
+
+// get returns the client of the server at addr, made on first use.
+func (s *serverClients) get(addr string) *redis.Client {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	rdb, ok := s.byAddr[addr]
+	if !ok {
+		opt := *s.opt
+		opt.Addr = addr
+		rdb = redis.NewClient(&opt)
+		s.byAddr[addr] = rdb
+	}
+	return rdb
+}
+
+func (s *serverClients) close() {
+	s.mu.Lock()
+	defer s.mu.Unlock()
+	for _, rdb := range s.byAddr {
+		rdb.Close()
+	}
 }
 
 // sentinelTopology asks the Sentinels, in turn until one answers, for the

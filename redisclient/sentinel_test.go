@@ -11,10 +11,14 @@ import (
 	"github.com/countertop/countertop/redisclient"
 )
 
-func TestSentinelFailoverDuringPoll(t *testing.T) {
+// TestSentinelFailoverDuringWatch fails over while countertop polls and
+// while it follows events: both follow the new master, and the events come
+// from it, although the old master lives on as a replica.
+func TestSentinelFailoverDuringWatch(t *testing.T) {
 	t.Parallel()
-	master := redistest.Start(t, "--requirepass", "pw")
-	replica := redistest.Start(t, "--requirepass", "pw")
+	args := []string{"--requirepass", "pw", "--notify-keyspace-events", "K$gxe"}
+	master := redistest.Start(t, args...)
+	replica := redistest.Start(t, args...)
 	s := redistest.StartSentinel(t, master, replica)
 	master.Do(t, "SET", "rl:1", "1", "EX", "600")
 
@@ -30,10 +34,26 @@ func TestSentinelFailoverDuringPoll(t *testing.T) {
 	}
 	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
 	f.waitValue("rl:1", "1")
+	w := watchEvents(t, c, "rl:*")
+	if w.state.Topology != want {
+		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, want)
+	}
+	passes := w.passes
 
 	if got := s.Failover(t); got != replica {
 		t.Fatalf("the Sentinel promoted %s, want %s", got.Addr, replica.Addr)
 	}
+	w.waitSubscriptionMoved(master, replica)
+	w.waitPassAfter(passes)
+	want = fmt.Sprintf("sentinel mymaster: master %s, 1 replica", replica.Addr)
+	if w.state.Topology != want {
+		t.Errorf("after the failover, the feed's Topology = %q, want %q", w.state.Topology, want)
+	}
+	passes = w.passes
+	replica.Do(t, "SET", "rl:3", "3", "EX", "600")
+	w.waitValue("rl:3", "3")
+	w.noExtraPass(passes)
+
 	// The old master is gone for good: only the new one can answer.
 	master.Stop()
 	replica.Do(t, "SET", "rl:2", "2", "EX", "600")
@@ -43,6 +63,8 @@ func TestSentinelFailoverDuringPoll(t *testing.T) {
 		t.Fatalf("Incr after the failover = %q, %v; want 2", o.Raw, err)
 	}
 	f.waitValue("rl:1", "2")
+	w.waitValue("rl:1", "2")
+	w.waitMatches("rl:*", replica.Client(t))
 	want = fmt.Sprintf("sentinel mymaster: master %s, 1 replica (0 up)", replica.Addr)
 	waitTopology(t, c, want)
 }

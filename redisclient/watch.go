@@ -32,6 +32,7 @@ type WatchOptions struct {
 	ResyncEvery time.Duration
 
 	healthEvery time.Duration // overrides defaultHealthEvery, for tests
+	followEvery time.Duration // overrides defaultFollowEvery, for tests
 }
 
 func (o WatchOptions) withDefaults() WatchOptions {
@@ -54,13 +55,16 @@ var errNoPatterns = explained("there is no key pattern to watch — pass --patte
 // be used, after sending that error as the feed's LastError (Mode
 // "stopped").
 //
-// With notifications, it subscribes to the patterns' keyspace channels and
+// With notifications, it subscribes to the patterns' keyspace channels on
+// every master (in a cluster, each sends only its own keys' events) and
 // re-reads the keys that events name, a few milliseconds' worth at a time
 // in one pipeline. As notifications can be lost, it also makes a full pass
 // (SCAN, then read, sending Removed for keys that are gone) once subscribed,
-// after every time it had to subscribe again, and every ResyncEvery. The
-// feed's Mode is "events" while subscribed and "reconnecting", with the
-// reason in LastError, while not.
+// after every time it had to subscribe again, and every ResyncEvery. It
+// follows failovers and added masters, subscribing to the new masters and
+// dropping the old. The feed's Mode is "events" while every master is
+// subscribed to and "reconnecting", with the reason in LastError, while one
+// is not. Each full pass also reads the topology again, for the header.
 func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Batch) error {
 	if len(o.Patterns) == 0 {
 		return errNoPatterns
@@ -76,23 +80,20 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events or poll", o.Mode), nil)
 	}
 
-	no, note, err := r.checkNotifications(ctx, o.EnableEvents)
+	nodes, no, note, err := r.checkNotifications(ctx, o.EnableEvents)
 	if err != nil {
 		return nil // ctx is done
 	}
 	if no == nil {
 		w := newEventWatcher(r, o)
-		ps, err := w.open(ctx, c.rdb)
+		opened, err := w.openAll(ctx, nodes)
 		switch {
 		case ctx.Err() != nil:
 			return nil
 		case isReply(err):
-			no = &noEvents{
-				why: fmt.Sprintf("the Redis user may not subscribe to keyspace notifications (%s)", reason(err)),
-				fix: fmt.Sprintf("grant the user their channels with ACL SETUSER <user> &__keyspace@%d__:*", c.db()),
-			}
-		default: // subscribed, or Redis could not be reached: the watcher retries
-			w.run(ctx, ps, note)
+			no = w.noChannels(err)
+		default: // subscribed, or a master could not be reached: the watcher retries
+			w.run(ctx, nodes, opened, note)
 			return nil
 		}
 	}
@@ -152,71 +153,132 @@ func (no *noEvents) error() error {
 	return explained(no.why+" — "+fix, nil)
 }
 
-// checkNotifications reads notify-keyspace-events and, when enable allows,
-// turns on the flags that are missing. It returns nil when notifications
-// can be used, with a note for the feed when it changed the setting. While
-// Redis cannot be reached it reports that in the feed's state and retries;
-// its error is ctx's.
-func (r *reader) checkNotifications(ctx context.Context, enable bool) (no *noEvents, note string, err error) {
+// checkNotifications reads notify-keyspace-events on every master and,
+// when enable allows, turns on the flags that are missing. It returns the
+// masters and nil when notifications can be used everywhere, with a note for
+// the feed when it changed the setting. While Redis cannot be reached it
+// reports that in the feed's state and retries; its error is ctx's.
+func (r *reader) checkNotifications(ctx context.Context, enable bool) (nodes []*redis.Client, no *noEvents, note string, err error) {
 	var backoff time.Duration
 	for {
-		no, note, err = r.c.notifications(ctx, enable)
+		nodes, no, note, err = r.c.notifications(ctx, enable)
 		if err == nil {
-			return no, note, nil
+			return nodes, no, note, nil
 		}
 		r.failed(err)
 		if err := r.emit(ctx, model.Batch{}); err != nil {
-			return nil, "", err
+			return nil, nil, "", err
 		}
 		backoff = nextBackoff(backoff)
 		select {
 		case <-ctx.Done():
-			return nil, "", ctx.Err()
+			return nil, nil, "", ctx.Err()
 		case <-time.After(backoff):
 		}
 	}
 }
 
-// notifications is one try of checkNotifications. Its error is one that
-// says nothing about notifications (Redis could not be reached).
-func (c *Client) notifications(ctx context.Context, enable bool) (*noEvents, string, error) {
-	conf, err := c.rdb.ConfigGet(ctx, "notify-keyspace-events").Result()
+// notifications is one try of checkNotifications: the masters, why
+// notifications cannot be used on the first that cannot use them, and what
+// was turned on. Its error is one that says nothing about notifications (a
+// master could not be reached).
+func (c *Client) notifications(ctx context.Context, enable bool) ([]*redis.Client, *noEvents, string, error) {
+	nodes, err := c.masters(ctx)
+	if err != nil {
+		return nil, nil, "", err
+	}
+	var turnedOn []settingChange
+	for _, n := range nodes {
+		no, change, err := c.nodeNotifications(ctx, n, enable)
+		if err != nil || no != nil {
+			return nil, no, "", err
+		}
+		if change != nil {
+			turnedOn = append(turnedOn, *change)
+		}
+	}
+	return nodes, nil, turnedOnNote(turnedOn), nil
+}
+
+// settingChange is notify-keyspace-events turned on at a master.
+type settingChange struct{ where, was, now string }
+
+// turnedOnNote says what notifications were turned on, the masters whose
+// setting was the same together; "" when none were.
+func turnedOnNote(changes []settingChange) string {
+	type setting struct{ was, now string }
+	var order []setting
+	where := map[setting][]string{}
+	for _, ch := range changes {
+		s := setting{ch.was, ch.now}
+		if _, ok := where[s]; !ok {
+			order = append(order, s)
+		}
+		where[s] = append(where[s], ch.where)
+	}
+	notes := make([]string, len(order))
+	for i, s := range order {
+		at := ""
+		switch w := where[s]; {
+		case len(w) > 1:
+			at = fmt.Sprintf(" at %d masters", len(w))
+		case w[0] != "":
+			at = " at " + w[0]
+		}
+		notes[i] = fmt.Sprintf("turned keyspace notifications on%s (notify-keyspace-events was %q, now %q)", at, s.was, s.now)
+	}
+	return strings.Join(notes, "; ")
+}
+
+// nodeNotifications reads notify-keyspace-events on node and, when enable
+// allows, turns on the flags that are missing. It returns nil when
+// notifications can be used there, with what it changed, if anything. Its
+// error is one that says nothing about notifications (node could not be
+// reached).
+func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enable bool) (*noEvents, *settingChange, error) {
+	// In a cluster, say which master; a single server is "the server".
+	where, server, on := "", "the server", ""
+	if c.kind == cluster {
+		where = "master " + node.Options().Addr
+		server, on = where, " on "+where
+	}
+	conf, err := node.ConfigGet(ctx, "notify-keyspace-events").Result()
 	set, reported := conf["notify-keyspace-events"]
 	switch {
 	case isReply(err):
-		no := &noEvents{why: fmt.Sprintf("the server does not allow CONFIG GET (%s), so countertop cannot tell whether keyspace notifications are on", reason(err))}
+		no := &noEvents{why: fmt.Sprintf("%s does not allow CONFIG GET (%s), so countertop cannot tell whether keyspace notifications are on", server, reason(err))}
 		if redis.HasErrorPrefix(err, "NOPERM") {
 			no.fix = "grant the user CONFIG GET with ACL SETUSER <user> +config|get"
 		}
-		return no, "", nil
+		return no, nil, nil
 	case err != nil:
-		return nil, "", c.explain(err)
+		return nil, nil, Explain(err, node.Options().Addr)
 	case !reported:
-		return &noEvents{why: "the server has no notify-keyspace-events setting, so countertop cannot tell whether keyspace notifications are on"}, "", nil
+		return &noEvents{why: server + " has no notify-keyspace-events setting, so countertop cannot tell whether keyspace notifications are on"}, nil, nil
 	}
 	missing := missingFlags(set)
 	if missing == "" {
-		return nil, "", nil
+		return nil, nil, nil
 	}
 	want := set + missing // adds, removes nothing
 	if !enable {
-		why := fmt.Sprintf("keyspace notifications are off on the server (notify-keyspace-events=%q)", set)
+		why := fmt.Sprintf("keyspace notifications are off on %s (notify-keyspace-events=%q)", server, set)
 		if !strings.Contains(missing, keyspaceFlag) && missing != neededClasses {
-			why = fmt.Sprintf("the server's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", set, missing)
+			why = fmt.Sprintf("%s's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", server, set, missing)
 		}
-		return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(want)}, "", nil
+		return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(want) + on}, nil, nil
 	}
-	fix := fmt.Sprintf("set notify-keyspace-events to %s in the server's config", model.Printable(want))
-	if err := c.writable("CONFIG SET notify-keyspace-events " + model.Printable(want)); err != nil {
-		return &noEvents{why: err.Error(), fix: fix}, "", nil
+	fix := fmt.Sprintf("set notify-keyspace-events to %s in %s's config", model.Printable(want), server)
+	if err := c.writable("CONFIG SET notify-keyspace-events " + model.Printable(want) + on); err != nil {
+		return &noEvents{why: err.Error(), fix: fix}, nil, nil
 	}
-	switch err := c.rdb.ConfigSet(ctx, "notify-keyspace-events", want).Err(); {
+	switch err := node.ConfigSet(ctx, "notify-keyspace-events", want).Err(); {
 	case isReply(err):
-		return &noEvents{why: fmt.Sprintf("countertop could not turn keyspace notifications on (%s)", reason(err)), fix: fix}, "", nil
+		return &noEvents{why: fmt.Sprintf("countertop could not turn keyspace notifications on%s (%s)", on, reason(err)), fix: fix}, nil, nil
 	case err != nil:
-		return nil, "", c.explain(err)
+		return nil, nil, Explain(err, node.Options().Addr)
 	}
-	return nil, fmt.Sprintf("turned keyspace notifications on (notify-keyspace-events was %q, now %q)", set, want), nil
+	return nil, &settingChange{where: where, was: set, now: want}, nil
 }
 
 // isReply reports whether err is an error reply from Redis: the server is
@@ -254,38 +316,24 @@ func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 	}
 }
 
-// discover runs one SCAN pass, reading and sending the keys of each page,
-// then reads the known keys the pass did not find, so that deleted keys are
-// sent as Removed.
-func (r *reader) discover(ctx context.Context) error {
-	r.state.Scanning, r.state.Seen, r.state.Matched = true, 0, 0
-	if err := r.emit(ctx, model.Batch{}); err != nil {
-		return err
+// readTopology reads the topology in the background and sends it, for
+// people, on the channel it returns: "" when it could not be read (a user
+// not allowed to ask). A single server's never changes.
+func (r *reader) readTopology(ctx context.Context) <-chan string {
+	done := make(chan string, 1)
+	if r.c.kind == standalone {
+		done <- ""
+		return done
 	}
-	pass := newScanPass()
-	err := r.c.scan(ctx, r.c.rdb, r.o.Patterns, r.o.ScanCount, pass, func(keys []string) error {
-		r.state.Seen, r.state.Matched = pass.returned, int64(len(pass.found))
-		return r.fetch(ctx, keys)
-	})
-	if err != nil {
-		return err
-	}
-	r.state.Seen, r.state.Matched = pass.returned, int64(len(pass.found))
-	r.state.Scanning = false
-	r.healthy()
-
-	// SCAN returns every key that existed for the whole pass, so a known key
-	// it missed was deleted, or replaced during the pass: reading it tells.
-	var missed []string
-	for k := range r.known {
-		if _, ok := pass.found[k]; !ok {
-			missed = append(missed, k)
+	go func() {
+		t, err := r.c.Topology(ctx)
+		if err != nil {
+			done <- ""
+			return
 		}
-	}
-	if err := r.fetch(ctx, missed); err != nil {
-		return err
-	}
-	return r.emit(ctx, model.Batch{})
+		done <- t.String()
+	}()
+	return done
 }
 
 // fetch reads keys in pipelined chunks and sends each chunk as a Batch:

@@ -200,7 +200,7 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 		{
 			name: "no channels", flags: "KEA", rules: []any{"resetchannels", "+@all"},
 			why:  "the Redis user may not subscribe to keyspace notifications (NOPERM",
-			more: "ACL SETUSER <user> &__keyspace@0__:*",
+			more: "ACL SETUSER <user> &__keyspace@0__:rl:*",
 		},
 	} {
 		t.Run(tc.name, func(t *testing.T) {

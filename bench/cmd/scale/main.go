@@ -8,7 +8,8 @@
 //  2. the slowest command Redis logged (SLOWLOG, over 10 ms) and another
 //     client's PING latency while the snapshot runs;
 //  3. the dashboard's first pass: first rows and progress while scanning;
-//  4. refreshing the matched keys, against the 1 s poll interval;
+//  4. refreshing the matched keys, against the 1 s poll interval, alone
+//     and in the poller while discovery passes go on;
 //  6. Go heap per tracked key with every key of the keyspace tracked.
 //
 // Frame cost (5) is a Go benchmark: see bench/scale.sh.
@@ -52,6 +53,7 @@ func main() {
 	flag.IntVar(&cfg.runs, "runs", 5, "snapshot runs; the median is reported")
 	flag.IntVar(&cfg.sample, "sample", 1000, "keys the redis-cli-per-key baseline reads (it is slow)")
 	flag.BoolVar(&cfg.heap, "heap", true, "also track every key of the keyspace, to measure heap per key")
+	flag.DurationVar(&cfg.steady, "steady", 20*time.Second, "how long to watch the poller once its first pass is over")
 	flag.Parse()
 	if cfg.url == "" || cfg.bin == "" {
 		fmt.Fprintln(os.Stderr, "scale: -url and -countertop are required: run bench/scale.sh, which sets them")
@@ -67,6 +69,7 @@ type config struct {
 	url, bin, pattern string
 	runs, sample      int
 	heap              bool
+	steady            time.Duration
 }
 
 // figures is everything measured, for the report.
@@ -81,7 +84,8 @@ type figures struct {
 	pass           passReport
 	refreshed      int
 	refresh        []time.Duration // sorted
-	oneCLI, perKey time.Duration   // the shell baselines; perKey for sample keys
+	steady         steadyReport
+	oneCLI, perKey time.Duration // the shell baselines; perKey for sample keys
 	sample         int
 	heap           float64 // bytes per key, 0 when not measured
 	heapKeys       int
@@ -171,6 +175,9 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 		f.refresh = append(f.refresh, time.Since(start))
 	}
 	slices.Sort(f.refresh)
+	if f.steady, err = steadyPoll(ctx, rdb, opt, client, cfg.pattern, cfg.steady); err != nil {
+		return err
+	}
 	if f.slow, f.slowest, err = slowlog(ctx, rdb); err != nil {
 		return err
 	}
@@ -221,8 +228,8 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "      a redis-cli per command              %s for %d keys, about %s for %d: %.0fx\n",
 		secs(f.perKey), f.sample, secs(perKey), med.rows, float64(perKey)/float64(med.wall))
 
-	fmt.Fprintf(w, "\n(2) commands over %v in SLOWLOG (snapshots, a dashboard pass, %d refreshes): %d   target 0   %s\n",
-		targetSlowest, len(f.refresh), f.slow, verdict(f.slow == 0))
+	fmt.Fprintf(w, "\n(2) commands over %v in SLOWLOG (snapshots, a dashboard pass, %d refreshes, %s of polling): %d   target 0   %s\n",
+		targetSlowest, len(f.refresh), secs(f.steady.window), f.slow, verdict(f.slow == 0))
 	if f.slow > 0 {
 		fmt.Fprintf(w, "    they were: %s\n", f.slowest)
 	}
@@ -240,6 +247,15 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "\n(4) refreshing %d known keys (Fetch, median of %d): %s, %.0f keys/s   target well under %v   %s\n",
 		f.refreshed, len(f.refresh), secs(refresh), float64(f.refreshed)/refresh.Seconds(), targetInterval, verdict(refresh <= targetInterval/2))
 	fmt.Fprintf(w, "    a discovery pass (SCAN of %d keys, reading the matches) took %s\n", f.keyspace, secs(f.pass.done))
+	st := f.steady
+	cycles := st.window.Seconds() / targetInterval.Seconds()
+	fmt.Fprintf(w, "    the poller at a %v interval, for %s after its first pass: a pass under way %.0f%% of the time, %d passes ended\n",
+		targetInterval, secs(st.window), 100*st.scanning.Seconds()/st.window.Seconds(), st.passes)
+	fmt.Fprintf(w, "      a known key read again every   %v   target %v   %s\n", st.periods, targetInterval, verdict(st.periods.at(0.99) < targetInterval*3/2))
+	fmt.Fprintf(w, "      Redis time per cycle           SCAN %s (%.0f calls), GETRANGE + PTTL + TYPE %s\n",
+		ms(time.Duration(float64(st.server.time("scan"))/cycles)), float64(st.server.count("scan"))/cycles,
+		ms(time.Duration(float64(st.server.time("getrange", "pttl", "type"))/cycles)))
+	fmt.Fprintf(w, "      another client's PING meanwhile %v\n", st.ping)
 
 	if f.heapKeys > 0 {
 		fmt.Fprintf(w, "\n(6) Go heap with all %d keys tracked (Store + poller): %.0f B/key   target <= %d   %s\n",
