@@ -21,13 +21,23 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
+// The load of issue 4's target (1,000 changes/s over 10,000 keys) and of
+// issue 6's (5,000 changes/s over 100,000 keys).
+var (
+	baseLoad  = load{keys: 10_000, perSec: 1_000}
+	scaleLoad = load{keys: 100_000, perSec: 5_000}
+)
+
+// load is how many counters are watched and how many INCRs a second hit
+// them, spread at random.
+type load struct{ keys, perSec int }
+
 const (
-	watchedKeys = 10_000
-	incrsPerSec = 1_000
 	// settleTimeout bounds the waits for the store to catch up.
 	settleTimeout = 10 * time.Second
 	// loadEnv, when set, makes the test binary the load generator: it
-	// holds "ADDR N", the Redis to hit and how many INCRs to fire.
+	// holds "ADDR N KEYS PERSEC", the Redis to hit, how many INCRs to fire,
+	// over how many keys, how many a second.
 	loadEnv = "COUNTERTOP_BENCH_LOAD"
 )
 
@@ -45,25 +55,31 @@ func TestMain(m *testing.M) {
 // BenchmarkEventLatency is the delay from an INCR returning to the
 // dashboard's store holding the new value, with keyspace notifications.
 func BenchmarkEventLatency(b *testing.B) {
-	benchmarkLatency(b, redisclient.WatchOptions{Mode: "events"})
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: "events"}, baseLoad)
+}
+
+// BenchmarkEventLatencyAtScale is the same at 5,000 changes/s over
+// 100,000 watched keys (target: the store within 100 ms of Redis).
+func BenchmarkEventLatencyAtScale(b *testing.B) {
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: "events"}, scaleLoad)
 }
 
 // BenchmarkPollLatency is the same delay when polling every second.
 func BenchmarkPollLatency(b *testing.B) {
-	benchmarkLatency(b, redisclient.WatchOptions{Mode: "poll", PollOptions: redisclient.PollOptions{Interval: time.Second}})
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: "poll", PollOptions: redisclient.PollOptions{Interval: time.Second}}, baseLoad)
 }
 
-// benchmarkLatency watches watchedKeys counters with o while b.N INCRs hit
-// them, spread at random, at incrsPerSec. It reports the delay's p50, p99
+// benchmarkLatency watches l.keys counters with o while b.N INCRs hit
+// them, spread at random, at l.perSec. It reports the delay's p50, p99
 // and maximum, and the CPU this process (countertop's watcher and store)
 // used meanwhile, as a percentage of one core. The INCRs come from another
 // process, so that their cost is not counted as countertop's.
-func benchmarkLatency(b *testing.B, o redisclient.WatchOptions) {
+func benchmarkLatency(b *testing.B, o redisclient.WatchOptions, l load) {
 	s := redistest.Start(b, "--notify-keyspace-events", "K$gxe")
 	ctx := context.Background()
 	rdb := s.Client(b)
 	pipe := rdb.Pipeline()
-	for i := range watchedKeys {
+	for i := range l.keys {
 		pipe.Set(ctx, key(i), 0, time.Hour)
 	}
 	if _, err := pipe.Exec(ctx); err != nil {
@@ -91,14 +107,14 @@ func benchmarkLatency(b *testing.B, o redisclient.WatchOptions) {
 		close(feed)
 		<-applied
 	}()
-	if !d.waitFor(func() bool { return d.store.Len() == watchedKeys }) {
-		b.Fatalf("the store never held the %d keys", watchedKeys)
+	if !d.waitFor(func() bool { return d.store.Len() == l.keys }) {
+		b.Fatalf("the store never held the %d keys", l.keys)
 	}
 
 	b.ResetTimer()
 	var incrs []incr
 	cpu, wall := usage(func() {
-		incrs = runGenerator(b, s.Addr, b.N)
+		incrs = runGenerator(b, s.Addr, b.N, l)
 		if !d.waitFor(func() bool { return d.holdsAll(incrs) }) {
 			b.Fatal("the store never caught up with the increments")
 		}
@@ -128,9 +144,9 @@ type incr struct {
 
 // runGenerator runs this test binary as the load generator, firing n
 // INCRs at addr, and returns what it fired.
-func runGenerator(b *testing.B, addr string, n int) []incr {
+func runGenerator(b *testing.B, addr string, n int, l load) []incr {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
-	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d", loadEnv, addr, n))
+	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d", loadEnv, addr, n, l.keys, l.perSec))
 	cmd.Stderr = os.Stderr
 	out, err := cmd.Output()
 	if err != nil {
@@ -148,12 +164,13 @@ func runGenerator(b *testing.B, addr string, n int) []incr {
 }
 
 // generate is the load generator's main: it fires INCRs at random keys at
-// incrsPerSec, keeping the average rate when it falls behind, and then
+// the spec's rate, keeping the average rate when it falls behind, and then
 // prints each as "key value unixnano".
 func generate(spec string) error {
 	var addr string
 	var n int
-	if _, err := fmt.Sscan(spec, &addr, &n); err != nil {
+	var l load
+	if _, err := fmt.Sscan(spec, &addr, &n, &l.keys, &l.perSec); err != nil {
 		return fmt.Errorf("%s=%q: %v", loadEnv, spec, err)
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
@@ -161,8 +178,8 @@ func generate(spec string) error {
 	incrs := make([]incr, n)
 	start := time.Now()
 	for i := range incrs {
-		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / incrsPerSec)))
-		k := key(rand.IntN(watchedKeys))
+		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(l.perSec))))
+		k := key(rand.IntN(l.keys))
 		v, err := rdb.Incr(context.Background(), k).Result()
 		if err != nil {
 			return err
