@@ -43,20 +43,23 @@ func writeFile(t *testing.T, dir, name, content string) string {
 	return path
 }
 
+// defaultRedis is the [redis] section of a Config that nothing sets.
+var defaultRedis = config.Redis{
+	URL:           config.DefaultURL,
+	Mode:          config.ModeAuto,
+	Interval:      time.Second,
+	DiscoverEvery: time.Second,
+	ResyncEvery:   30 * time.Second,
+	ScanCount:     1000,
+}
+
 func TestDefaults(t *testing.T) {
 	c, err := load(t, nil)
 	if err != nil {
 		t.Fatal(err)
 	}
 	want := config.Config{
-		Redis: config.Redis{
-			URL:           config.DefaultURL,
-			Mode:          config.ModeAuto,
-			Interval:      time.Second,
-			DiscoverEvery: time.Second,
-			ResyncEvery:   30 * time.Second,
-			ScanCount:     1000,
-		},
+		Redis:    defaultRedis,
 		Patterns: []string{"*"},
 		Rules:    model.Rules{Fallback: model.Rule{ExpectTTL: true}},
 	}
@@ -582,14 +585,7 @@ func TestExampleFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	want := config.Config{
-		Redis: config.Redis{
-			URL:           config.DefaultURL,
-			Mode:          config.ModeAuto,
-			Interval:      time.Second,
-			DiscoverEvery: time.Second,
-			ResyncEvery:   30 * time.Second,
-			ScanCount:     1000,
-		},
+		Redis:    defaultRedis,
 		Patterns: []string{"ratelimit:*", "views:*"},
 		Rules: model.Rules{
 			List: []model.Rule{

@@ -117,7 +117,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 	}
 	// watchAuto watches in auto mode, as the dashboard does by default, with
 	// no periodic re-scan within the test's time.
-	watchAuto := func(t *testing.T, c *redisclient.Client) *watching {
+	watchAuto := func(t *testing.T, c *redisclient.Client) *feed {
 		t.Helper()
 		w := startWatch(t, c, redisclient.WatchOptions{PollOptions: redisclient.PollOptions{Patterns: []string{"ratelimit:*"}}, ResyncEvery: time.Hour})
 		w.until("the first pass", func() string {
@@ -138,7 +138,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 	}
 	// followsEvents checks that w is live: a change on each counter arrives
 	// with no other full pass.
-	followsEvents := func(t *testing.T, w *watching) {
+	followsEvents := func(t *testing.T, w *feed) {
 		t.Helper()
 		if w.state.Mode != "events" {
 			t.Fatalf("mode %q, note %q; want events", w.state.Mode, w.state.Note)

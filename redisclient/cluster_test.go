@@ -115,16 +115,16 @@ func psubscribers(t *testing.T, s *redistest.Server) int {
 
 // waitSubscriptionMoved waits until the watcher is subscribed to to, and
 // no longer to from (unless nil).
-func (w *watching) waitSubscriptionMoved(from, to *redistest.Server) {
-	w.t.Helper()
-	w.until("the subscription to move to "+to.Addr, func() string {
-		if n := psubscribers(w.t, to); n != 1 {
+func (f *feed) waitSubscriptionMoved(from, to *redistest.Server) {
+	f.t.Helper()
+	f.until("the subscription to move to "+to.Addr, func() string {
+		if n := psubscribers(f.t, to); n != 1 {
 			return fmt.Sprintf("%s has %d pattern subscribers", to.Addr, n)
 		}
 		if from == nil {
 			return ""
 		}
-		if n := psubscribers(w.t, from); n != 0 {
+		if n := psubscribers(f.t, from); n != 0 {
 			return fmt.Sprintf("%s still has %d pattern subscribers", from.Addr, n)
 		}
 		return ""
@@ -134,7 +134,7 @@ func (w *watching) waitSubscriptionMoved(from, to *redistest.Server) {
 // watchEvents watches pattern in events mode, following the masters every
 // 50ms and with no periodic re-scan within the test's time, and waits for
 // the first full pass to end.
-func watchEvents(t *testing.T, c *redisclient.Client, pattern string) *watching {
+func watchEvents(t *testing.T, c *redisclient.Client, pattern string) *feed {
 	t.Helper()
 	o := redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{pattern}},
@@ -147,12 +147,12 @@ func watchEvents(t *testing.T, c *redisclient.Client, pattern string) *watching 
 	return w
 }
 
-// noExtraPass checks that w made no full pass since it had made passes:
+// noExtraPass checks that f made no full pass since it had made passes:
 // what arrived since came from events.
-func (w *watching) noExtraPass(passes int) {
-	w.t.Helper()
-	if w.passes != passes {
-		w.t.Errorf("%d full passes, want %d: the changes should have arrived as events", w.passes, passes)
+func (f *feed) noExtraPass(passes int) {
+	f.t.Helper()
+	if f.passes != passes {
+		f.t.Errorf("%d full passes, want %d: the changes should have arrived as events", f.passes, passes)
 	}
 }
 
@@ -369,12 +369,12 @@ func TestCluster(t *testing.T) {
 	// Last: it changes the topology.
 	t.Run("a master added during a watch is followed", func(t *testing.T) {
 		f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
-		noneRemoved := func(b model.Batch) {
+		f.onBatch = func(b model.Batch) {
 			if len(b.Removed) > 0 {
 				t.Errorf("%q reported removed, but they exist", b.Removed)
 			}
 		}
-		f.waitAll("the first pass", want, noneRemoved)
+		f.waitAll("the first pass", want)
 		w := watchEvents(t, c, "rl:*")
 		passes := w.passes
 
@@ -383,7 +383,7 @@ func TestCluster(t *testing.T) {
 		added.Do(t, "SET", "rl:new{rl:7}", "1", "EX", "600")
 		want := maps.Clone(want)
 		want["rl:new{rl:7}"] = "1"
-		f.waitAll("the key on the new master", want, noneRemoved)
+		f.waitAll("the key on the new master", want)
 		if got := topology(t, c).String(); got != "cluster: 4 masters (4 up), 0 replicas" {
 			t.Errorf("Topology = %q, want 4 masters", got)
 		}
@@ -418,14 +418,14 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
 	deleted := map[string]bool{}
 	// No key that exists may ever be reported gone, failover or not.
-	complete := func(b model.Batch) {
+	f.onBatch = func(b model.Batch) {
 		for _, k := range b.Removed {
 			if !deleted[k] {
 				t.Errorf("%s was reported removed, but it exists", k)
 			}
 		}
 	}
-	f.waitAll("the first pass", want, complete)
+	f.waitAll("the first pass", want)
 	w := watchEvents(t, c, "rl:*")
 	if w.state.Topology != shape {
 		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, shape)
@@ -453,7 +453,7 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 			t.Fatal(err)
 		}
 	}
-	f.waitAll("the view after the failover", want, complete)
+	f.waitAll("the view after the failover", want)
 
 	passes = w.passes
 	key := promoted.Do(t, "RANDOMKEY").(string) // one the promoted master serves
@@ -475,24 +475,21 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	}
 }
 
-// waitAll applies batches, passing each to check, until the view is want.
-func (f *feed) waitAll(what string, want map[string]string, check func(model.Batch)) {
+// waitAll waits until the store holds exactly the keys of want, each with
+// its stored string.
+func (f *feed) waitAll(what string, want map[string]string) {
 	f.t.Helper()
-	deadline := time.After(waitTimeout)
-	for !maps.Equal(f.values, want) {
-		select {
-		case b := <-f.ch:
-			check(b)
-			for _, o := range b.Observed {
-				f.values[o.Key] = o.Raw
-			}
-			for _, k := range b.Removed {
-				delete(f.values, k)
-			}
-		case <-deadline:
-			f.t.Fatalf("gave up waiting for %s: %d keys seen, want %d", what, len(f.values), len(want))
+	f.until(what, func() string {
+		if f.store.Len() != len(want) {
+			return fmt.Sprintf("%d keys held, want %d", f.store.Len(), len(want))
 		}
-	}
+		for k, v := range want {
+			if c, ok := f.store.Get(k); !ok || c.Raw != v {
+				return fmt.Sprintf("%q holds %q, want %q", k, c.Raw, v)
+			}
+		}
+		return ""
+	})
 }
 
 func TestConnectDetectsTheKindOfServer(t *testing.T) {

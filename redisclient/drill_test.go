@@ -9,7 +9,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
@@ -29,8 +28,7 @@ func checkBurst(t *testing.T, r redisclient.BurstResult, sent int, want string) 
 // 10000 increments in all at one key, and not one is lost.
 func TestBurstRace(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	s.Do(t, "SET", "hits", "5")
 	conns := func() int64 {
 		info := s.Do(t, "INFO", "stats").(string)
@@ -56,8 +54,7 @@ func TestBurstRace(t *testing.T) {
 
 func TestBurstFloat(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	_, c := startConnected(t)
 	r, err := c.Burst(context.Background(), "f", by(t, "0.1"), 0, redisclient.BurstOptions{Count: 300, Clients: 3})
 	if err != nil {
 		t.Fatal(err)
@@ -72,8 +69,7 @@ func TestBurstFloat(t *testing.T) {
 // connection stops, and the result says what was done.
 func TestBurstStopsAtFirstError(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	s.Do(t, "SET", "k", "9223372036854775800")
 	r, err := c.Burst(context.Background(), "k", by(t, "1"), 0, redisclient.BurstOptions{Count: 50, Clients: 4})
 	checkSentence(t, err, "INCRBY k 1 failed: ERR increment or decrement would overflow", "")
@@ -87,8 +83,7 @@ func TestBurstStopsAtFirstError(t *testing.T) {
 // it counts is in the counter.
 func TestBurstCancel(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	// A burst that is never interrupted ends the test with DeadlineExceeded.
 	ctx, cancel := context.WithTimeout(context.Background(), time.Minute)
 	defer cancel()
@@ -114,8 +109,7 @@ func TestBurstCancel(t *testing.T) {
 // and the result says why.
 func TestBurstSeesExpiry(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	_, c := startConnected(t)
 	// 20 increments at 100/s take at least 190ms; the window is 50ms.
 	r, err := c.Burst(context.Background(), "k", by(t, "1"), 50*time.Millisecond, redisclient.BurstOptions{Count: 20, Rate: 100})
 	if err != nil {
@@ -128,8 +122,7 @@ func TestBurstSeesExpiry(t *testing.T) {
 
 func TestBurstOptions(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	_, c := startConnected(t)
 	for _, o := range []redisclient.BurstOptions{{Count: 0}, {Count: 5, Rate: -1}} {
 		_, err := c.Burst(context.Background(), "k", by(t, "1"), 0, o)
 		checkSentence(t, err, "give a count of at least 1 and a rate of 0 or more", "")

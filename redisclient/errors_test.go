@@ -239,8 +239,7 @@ func TestConnectTLSWithoutClientCert(t *testing.T) {
 
 func TestExplainOtherReplies(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	err := c.Universal().Do(context.Background(), "NOSUCHCOMMAND").Err()
 	checkSentence(t, redisclient.Explain(err, s.Addr), s.Addr+" replied with an error: ERR unknown command 'NOSUCHCOMMAND'", "")
 }

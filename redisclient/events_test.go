@@ -16,43 +16,10 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// watching runs Watch and applies what it sends to a model.Store, as the
-// dashboard does.
-type watching struct {
-	t      *testing.T
-	ch     chan model.Batch
-	store  *model.Store
-	state  model.FeedState // the last one received
-	modes  []string        // every Mode received, in order, repeats left out
-	passes int             // states received that said a full pass had begun
-}
-
-// startWatch runs Watch until the test ends, and checks that it then
-// returns nil.
-func startWatch(t *testing.T, c *redisclient.Client, o redisclient.WatchOptions) *watching {
-	t.Helper()
-	w := &watching{t: t, ch: make(chan model.Batch), store: model.NewStore(&model.Rules{})}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Watch(ctx, o, w.ch) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Watch returned %v after cancel, want nil", err)
-			}
-		case <-time.After(waitTimeout):
-			t.Error("Watch did not return after its context was cancelled")
-		}
-	})
-	return w
-}
-
 // startEvents watches patterns in events mode with no periodic re-scan
 // within the test's time, so that only events and (re)subscriptions can
 // change the store, and waits for the first full pass to end.
-func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *watching {
+func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *feed {
 	t.Helper()
 	w := startWatch(t, c, redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: patterns},
@@ -63,92 +30,27 @@ func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *watch
 	return w
 }
 
-// until applies batches until check returns "", and fails the test with
-// what check last said when that takes too long. check runs after each
-// batch, and every few milliseconds for what batches do not tell.
-func (w *watching) until(what string, check func() string) {
-	w.t.Helper()
-	deadline := time.After(waitTimeout)
-	tick := time.NewTicker(20 * time.Millisecond)
-	defer tick.Stop()
-	for {
-		problem := check()
-		if problem == "" {
-			return
-		}
-		select {
-		case b := <-w.ch:
-			w.apply(b)
-		case <-tick.C:
-		case <-deadline:
-			w.t.Fatalf("gave up waiting for %s: %s (state %+v)", what, problem, w.state)
-		}
-	}
-}
-
-func (w *watching) apply(b model.Batch) {
-	w.store.Apply(b)
-	if b.State == nil {
-		return
-	}
-	if b.State.Scanning && !w.state.Scanning {
-		w.passes++
-	}
-	if len(w.modes) == 0 || w.modes[len(w.modes)-1] != b.State.Mode {
-		w.modes = append(w.modes, b.State.Mode)
-	}
-	w.state = *b.State
-}
-
-// waitFor applies batches until cond holds.
-func (w *watching) waitFor(what string, cond func() bool) {
-	w.t.Helper()
-	w.until(what, func() string {
-		if cond() {
-			return ""
-		}
-		return "not yet"
-	})
-}
-
 // waitSynced waits until a full pass has ended with the feed healthy in
 // events mode.
-func (w *watching) waitSynced() {
-	w.t.Helper()
-	w.waitPassAfter(0)
+func (f *feed) waitSynced() {
+	f.t.Helper()
+	f.waitPassAfter(0)
 }
 
 // waitPassAfter waits until a full pass after the first passes has ended
 // with the feed healthy in events mode.
-func (w *watching) waitPassAfter(passes int) {
-	w.t.Helper()
-	w.waitFor("a full pass in events mode", func() bool {
-		return w.passes > passes && !w.state.Scanning && w.state.Mode == "events" && w.state.LastError == ""
+func (f *feed) waitPassAfter(passes int) {
+	f.t.Helper()
+	f.waitFor("a full pass in events mode", func() bool {
+		return f.passes > passes && !f.state.Scanning && f.state.Mode == "events" && f.state.LastError == ""
 	})
-}
-
-// waitValue waits until the store holds key with the stored string want.
-func (w *watching) waitValue(key, want string) model.Counter {
-	w.t.Helper()
-	w.waitFor(fmt.Sprintf("%q = %q", key, want), func() bool {
-		c, ok := w.store.Get(key)
-		return ok && c.Raw == want
-	})
-	c, _ := w.store.Get(key)
-	return c
-}
-
-// waitGone waits until the store no longer holds key.
-func (w *watching) waitGone(key string) {
-	w.t.Helper()
-	w.waitFor(fmt.Sprintf("%q removed", key), func() bool { _, ok := w.store.Get(key); return !ok })
 }
 
 // waitMatches waits until the store holds exactly what nodes (one server,
 // or every master of a cluster) hold under pattern (see storeDiff).
-func (w *watching) waitMatches(pattern string, nodes ...*redis.Client) {
-	w.t.Helper()
-	w.until("the store to match Redis", func() string { return storeDiff(w.t, w.store, pattern, nodes) })
+func (f *feed) waitMatches(pattern string, nodes ...*redis.Client) {
+	f.t.Helper()
+	f.until("the store to match Redis", func() string { return storeDiff(f.t, f.store, pattern, nodes) })
 }
 
 // assertStoreMatchesRedis fails the test unless the store holds exactly
@@ -511,21 +413,10 @@ func TestEventsStopWhileNobodyReads(t *testing.T) {
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	s.Do(t, "SET", "rl:1", "1")
 	c := connect(t, s)
-	ctx, cancel := context.WithCancel(context.Background())
+	o := redisclient.WatchOptions{PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}}, Mode: "events"}
 	out := make(chan model.Batch)
-	done := make(chan error, 1)
-	go func() {
-		done <- c.Watch(ctx, redisclient.WatchOptions{PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}}, Mode: "events"}, out)
-	}()
+	stop := run(t, "Watch", watchWith(c, o), out)
 	<-out // from now on, Watch has batches to send and nobody reads them
 	s.Do(t, "INCR", "rl:1")
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Watch returned %v, want nil", err)
-		}
-	case <-time.After(waitTimeout):
-		t.Fatal("Watch blocked on a channel nobody reads after its context was cancelled")
-	}
+	stop()
 }

@@ -20,6 +20,14 @@ func connect(t *testing.T, s *redistest.Server) *redisclient.Client {
 	return c
 }
 
+// startConnected starts a Redis server with args for the test and
+// connects to it.
+func startConnected(t *testing.T, args ...string) (*redistest.Server, *redisclient.Client) {
+	t.Helper()
+	s := redistest.Start(t, args...)
+	return s, connect(t, s)
+}
+
 // silentListener accepts connections and never answers, like a firewall
 // that swallows traffic or a service that is not Redis.
 func silentListener(t *testing.T) string {

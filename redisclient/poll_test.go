@@ -13,82 +13,6 @@ import (
 	"github.com/countertop/countertop/redisclient"
 )
 
-// waitTimeout bounds every wait for the poller: generous, since a wait ends
-// as soon as its condition holds.
-const waitTimeout = 10 * time.Second
-
-// feed runs Poll and applies what it sends, as the dashboard would.
-type feed struct {
-	t      *testing.T
-	ch     chan model.Batch
-	values map[string]string // key -> Raw, for the keys that exist
-	reads  map[string]int    // key -> how many times it was read in this pass
-	state  model.FeedState   // the last one received
-	passes int               // states received that said a scan had begun
-	seen   []int64           // the Seen of each state received while scanning, in this pass
-}
-
-func startPoll(t *testing.T, c *redisclient.Client, o redisclient.PollOptions) *feed {
-	t.Helper()
-	f := &feed{t: t, ch: make(chan model.Batch), values: map[string]string{}, reads: map[string]int{}}
-	ctx, cancel := context.WithCancel(context.Background())
-	done := make(chan error, 1)
-	go func() { done <- c.Poll(ctx, o, f.ch) }()
-	t.Cleanup(func() {
-		cancel()
-		select {
-		case err := <-done:
-			if err != nil {
-				t.Errorf("Poll returned %v after cancel, want nil", err)
-			}
-		case <-time.After(waitTimeout):
-			t.Error("Poll did not return after its context was cancelled")
-		}
-	})
-	return f
-}
-
-// waitFor applies batches until cond holds.
-func (f *feed) waitFor(what string, cond func() bool) {
-	f.t.Helper()
-	deadline := time.After(waitTimeout)
-	for !cond() {
-		select {
-		case b := <-f.ch:
-			if b.State != nil && b.State.Scanning && !f.state.Scanning {
-				f.passes++
-				clear(f.reads)
-				f.seen = f.seen[:0]
-			}
-			for _, o := range b.Observed {
-				f.values[o.Key] = o.Raw
-				f.reads[o.Key]++
-			}
-			for _, k := range b.Removed {
-				delete(f.values, k)
-			}
-			if b.State != nil {
-				f.state = *b.State
-				if f.state.Scanning {
-					f.seen = append(f.seen, f.state.Seen)
-				}
-			}
-		case <-deadline:
-			f.t.Fatalf("gave up waiting for %s; values %q, state %+v", what, f.values, f.state)
-		}
-	}
-}
-
-func (f *feed) waitValue(key, want string) {
-	f.t.Helper()
-	f.waitFor(key+" = "+want, func() bool { v, ok := f.values[key]; return ok && v == want })
-}
-
-func (f *feed) waitGone(key string) {
-	f.t.Helper()
-	f.waitFor(key+" removed", func() bool { _, ok := f.values[key]; return !ok })
-}
-
 func TestPollFollowsChanges(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
@@ -111,7 +35,7 @@ func TestPollFollowsChanges(t *testing.T) {
 	f.waitValue("rl:1", "2")
 	s.Do(t, "DEL", "rl:1")
 	f.waitGone("rl:1")
-	if _, ok := f.values["other"]; ok {
+	if _, ok := f.store.Get("other"); ok {
 		t.Error("a key that matches no pattern was sent")
 	}
 }
@@ -129,7 +53,7 @@ func TestPollRefreshesFasterThanItDiscovers(t *testing.T) {
 	f.waitValue("rl:1", "2")
 	// The read that saw rl:1 = 2 came after rl:new existed: a discovery
 	// pass then would have found it.
-	if _, ok := f.values["rl:new"]; ok {
+	if _, ok := f.store.Get("rl:new"); ok {
 		t.Error("a new key was discovered by a refresh; want discovery to wait for DiscoverEvery")
 	}
 }
@@ -157,9 +81,9 @@ func TestPollSpreadsAPassOverCycles(t *testing.T) {
 
 	// At start-up nothing is known: the first pass runs to its end at once.
 	f.waitFor("the first pass to end", func() bool { return f.passes == 1 && !f.state.Scanning })
-	if len(f.values) != matching || f.state.Seen != matching+others || f.state.Matched != matching {
+	if f.store.Len() != matching || f.state.Seen != matching+others || f.state.Matched != matching {
 		t.Errorf("after the first pass: %d keys, %d seen, %d matched; want %d, %d (DBSIZE), %d",
-			len(f.values), f.state.Seen, f.state.Matched, matching, matching+others, matching)
+			f.store.Len(), f.state.Seen, f.state.Matched, matching, matching+others, matching)
 	}
 
 	// The second pass is spread over many cycles.
@@ -213,22 +137,11 @@ func TestPollStopsWhileNobodyReads(t *testing.T) {
 	s := redistest.Start(t)
 	s.Do(t, "SET", "rl:1", "1")
 	c := connect(t, s)
-	ctx, cancel := context.WithCancel(context.Background())
+	o := redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: time.Millisecond}
 	out := make(chan model.Batch)
-	done := make(chan error, 1)
-	go func() {
-		done <- c.Poll(ctx, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: time.Millisecond}, out)
-	}()
+	stop := run(t, "Poll", pollWith(c, o), out)
 	<-out // from now on, Poll has batches to send and nobody reads them
-	cancel()
-	select {
-	case err := <-done:
-		if err != nil {
-			t.Errorf("Poll returned %v, want nil", err)
-		}
-	case <-time.After(waitTimeout):
-		t.Fatal("Poll blocked on a channel nobody reads after its context was cancelled")
-	}
+	stop()
 }
 
 func TestPollNeedsAPattern(t *testing.T) {

@@ -191,8 +191,7 @@ func TestSnapshot(t *testing.T) {
 
 func TestReadErrorsAreExplained(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	s.Stop()
 	ctx := context.Background()
 	want := "could not connect to " + s.Addr + ": connection refused"

@@ -73,8 +73,7 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 
 func TestWatchEventsModeNeedsNotifications(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	out := make(chan model.Batch, 8)
 	err := c.Watch(context.Background(), watchOptions("events"), out)
 	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events K$gxe, or use --mode poll`
@@ -205,8 +204,7 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
-			s := redistest.Start(t, append([]string{"--notify-keyspace-events", tc.flags}, tc.args...)...)
-			c := connect(t, s)
+			s, c := startConnected(t, append([]string{"--notify-keyspace-events", tc.flags}, tc.args...)...)
 			if tc.rules != nil {
 				c = connectAs(t, s, tc.rules...)
 			}

@@ -41,8 +41,7 @@ func checkTTL(t *testing.T, what string, got int64, want time.Duration) {
 
 func TestIncr(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	ctx := context.Background()
 	s.Do(t, "SET", "with-ttl", "5", "EX", "100")
 	s.Do(t, "SET", "no-ttl", "5")
@@ -92,8 +91,7 @@ func TestIncr(t *testing.T) {
 // as it was: value, and no TTL added.
 func TestIncrRefused(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	ctx := context.Background()
 	s.Do(t, "SET", "max", "9223372036854775807")
 	s.Do(t, "SET", "min", "-9223372036854775808")
@@ -189,8 +187,7 @@ func TestIncrNoPerm(t *testing.T) {
 // lost its script cache: EVALSHA says NOSCRIPT, and EVAL runs it.
 func TestIncrAfterScriptFlush(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	ctx := context.Background()
 	if _, err := c.Incr(ctx, "k", by(t, "1"), time.Minute); err != nil {
 		t.Fatal(err)
@@ -211,8 +208,7 @@ func TestIncrAfterScriptFlush(t *testing.T) {
 
 func TestIncrBadWindow(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	for _, w := range []time.Duration{-time.Second, time.Microsecond} {
 		_, err := c.Incr(context.Background(), "k", by(t, "1"), w)
 		checkSentence(t, err, "is not a TTL: give at least 1ms, or 0 for no expiry", "")
@@ -224,8 +220,7 @@ func TestIncrBadWindow(t *testing.T) {
 
 func TestExpire(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	ctx := context.Background()
 	s.Do(t, "SET", "stuck", "150")
 	s.Do(t, "SET", "long", "1", "EX", "100")
@@ -267,8 +262,7 @@ func TestExpire(t *testing.T) {
 
 func TestDelete(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	s.Do(t, "SET", "k", "1")
 	for range 2 { // the second time it is already gone, as the user wanted
 		if err := c.Delete(context.Background(), "k"); err != nil {
@@ -325,8 +319,7 @@ func checkReadOnly(t *testing.T, err error, cmd string) {
 
 func TestWriteUnreachable(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	c := connect(t, s)
+	s, c := startConnected(t)
 	s.Stop()
 	_, err := c.Incr(context.Background(), "k", by(t, "1"), time.Minute)
 	checkSentence(t, err, "INCRBY k 1 failed: ", "")
