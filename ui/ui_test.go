@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -574,5 +575,37 @@ func TestNarrowScreensDropRateThenGauge(t *testing.T) {
 			t.Errorf("at %d columns: rate %v, gauge %v; want %v, %v", tc.width,
 				strings.Contains(screen, "RATE"), strings.Contains(screen, "█"), tc.rate, tc.gauge)
 		}
+	}
+}
+
+func TestPlusOnAFloatCounterSendsINCRBYFLOAT(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "quota:batch") // holds 2.5: INCRBY would refuse it
+	m, _ = press(m, "+")                // quota:* has no window: it asks
+	m, cmd := press(m, "30s<enter>")
+	m = run(t, m, cmd)
+	if s := statusText(m); !strings.HasPrefix(s, "INCRBYFLOAT quota:batch 1 -> 3.5") {
+		t.Fatalf("status line %q", s)
+	}
+	m, _ = press(m, "-")
+	m, cmd = press(m, "30s<enter>")
+	m = run(t, m, cmd)
+	if s := statusText(m); !strings.HasPrefix(s, "INCRBYFLOAT quota:batch -1 -> 2.5") {
+		t.Fatalf("status line %q", s)
+	}
+}
+
+// The real Writer's errors already name the command; the status line must
+// not say it twice and push the advice off the screen.
+func TestWriteErrorNamingItsCommandIsShownOnce(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	w.err = errors.New("INCRBY ratelimit:api:42 1 failed: ERR value is not an integer or out of range (the key keeps its value)")
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != w.err.Error() {
+		t.Fatalf("status line %q, want the Writer's sentence as is", s)
 	}
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"strings"
 	"time"
 
 	"charm.land/bubbles/v2/key"
@@ -64,9 +65,9 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 		m.status = failed("No key is selected: nothing was sent.")
 		return m, nil
 	case keyMatches(msg, k.Incr):
-		return m.incr(key, model.Amount{Int: 1})
+		return m.incr(key, m.unit(key))
 	case keyMatches(msg, k.Decr):
-		return m.incr(key, model.Amount{Int: -1})
+		return m.incr(key, m.unit(key).Neg())
 	case keyMatches(msg, k.IncrBy):
 		return m.askAmount(key, false)
 	case keyMatches(msg, k.Expire):
@@ -79,6 +80,15 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 }
 
 var keyMatches = key.Matches[tea.KeyPressMsg]
+
+// unit is what + adds to key: 1, sent as INCRBYFLOAT when the counter holds
+// a float (INCRBY refuses "2.5"), else as INCRBY.
+func (m Model) unit(key string) model.Amount {
+	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat {
+		return model.Amount{Float: 1, IsFloat: true}
+	}
+	return model.Amount{Int: 1}
+}
 
 // ruleFor is the rule that applies to key, whether or not the Store holds it
 // yet (`n` can create a key).
@@ -155,11 +165,23 @@ func (m Model) deleteCmd(key string) tea.Cmd {
 	}
 }
 
+// writeFailed is the status line for a write Redis (or --read-only)
+// refused. The Writer's errors are whole sentences; most already name the
+// command ("INCRBY k 1 failed: ..."), and saying it twice would push the
+// part that tells the user what to do off the screen.
+func writeFailed(cmd string, err error) statusLine {
+	text := model.Printable(err.Error())
+	if strings.Contains(text, " failed: ") || strings.Contains(text, "was not sent") {
+		return failed("%s", text)
+	}
+	return failed("%s failed: %s", cmd, text)
+}
+
 // onIncrDone shows the new state at once, without waiting for the feed.
 func (m Model) onIncrDone(msg incrDoneMsg) Model {
 	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
 	if msg.err != nil {
-		m.status = failed("%s failed: %s", cmd, model.Printable(msg.err.Error()))
+		m.status = writeFailed(cmd, msg.err)
 		return m
 	}
 	m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
@@ -178,7 +200,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 	cmd := expireCommand(msg.key, msg.window)
 	switch {
 	case msg.err != nil:
-		m.status = failed("%s failed: %s", cmd, model.Printable(msg.err.Error()))
+		m.status = writeFailed(cmd, msg.err)
 	case msg.set:
 		m.status = done("%s -> set, %s", cmd, ttlPhrase(msg.obs.PTTL))
 	case msg.obs.PTTL == model.PTTLMissing:
@@ -191,7 +213,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 
 func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 	if msg.err != nil {
-		m.status = failed("DEL %s failed: %s", model.Printable(msg.key), model.Printable(msg.err.Error()))
+		m.status = writeFailed("DEL "+model.Printable(msg.key), msg.err)
 		return m
 	}
 	m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
