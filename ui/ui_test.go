@@ -582,7 +582,7 @@ func TestPlusOnAFloatCounterSendsINCRBYFLOAT(t *testing.T) {
 	w := newFakeWriter().seed(fixture()...)
 	m := newModel(t, w, 120, 40, fixture()...)
 	m = selectKey(t, m, "quota:batch") // holds 2.5: INCRBY would refuse it
-	m, _ = press(m, "+")                // quota:* has no window: it asks
+	m, _ = press(m, "+")               // quota:* has no window: it asks
 	m, cmd := press(m, "30s<enter>")
 	m = run(t, m, cmd)
 	if s := statusText(m); !strings.HasPrefix(s, "INCRBYFLOAT quota:batch 1 -> 3.5") {
