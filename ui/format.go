@@ -7,6 +7,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/countertop/countertop/model"
 )
 
@@ -127,4 +129,28 @@ func gauge(frac float64, width int) string {
 	}
 	b.WriteString(strings.Repeat("░", width-cells))
 	return b.String()
+}
+
+// wrapWords wraps plain text at spaces into lines of at most width cells.
+// Unlike ansi.Wrap it never breaks at a hyphen, so a flag such as
+// --enable-events stays whole; a word wider than width gets a line of its
+// own (and is cut where it is drawn).
+func wrapWords(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, word := range strings.Fields(s) {
+		switch {
+		case line == "":
+			line = word
+		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= width:
+			line += " " + word
+		default:
+			lines = append(lines, line)
+			line = word
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
 }

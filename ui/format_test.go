@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -28,5 +29,13 @@ func TestCountdownNeverGoesNegative(t *testing.T) {
 		if line := selectedLine(t, m); !strings.Contains(line, " "+step.want+" ") {
 			t.Errorf("%v later the TTL should read %q: %q", step.after, step.want, line)
 		}
+	}
+}
+
+func TestWrapWordsKeepsFlagsWhole(t *testing.T) {
+	got := wrapWords("run with --enable-events or CONFIG SET notify-keyspace-events K$gxe", 20)
+	want := []string{"run with", "--enable-events or", "CONFIG SET", "notify-keyspace-events", "K$gxe"}
+	if !slices.Equal(got, want) {
+		t.Errorf("wrapWords = %q, want %q", got, want)
 	}
 }

@@ -9,22 +9,49 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// headerLines is how many lines the header always takes.
-const headerLines = 2
+// maxFeedLines bounds how much of the header the feed's message may take.
+const maxFeedLines = 2
 
-// headerView is two lines: where the data comes from and how fresh it is,
-// then what it says (counts, scanning, the feed's error) and how it is
-// shown (sort, filter).
+// headerLines is how many lines the header takes: two, and one or two
+// more while the feed has an error or a note to tell.
+func (m Model) headerLines() int { return 2 + len(m.feedLines()) }
+
+// headerView is where the data comes from and how fresh it is, then what
+// it says (counts, scanning) and how it is shown (sort, filter), then the
+// feed's last error or its note (why it polls, and how to get events) on a
+// line of its own, so that the advice is not cut off.
 func (m Model) headerView() []string {
 	badges := m.badges()
 	room := m.width
 	if badges != "" {
 		room -= lipgloss.Width(badges) + 1
 	}
-	return []string{
+	lines := []string{
 		spread(m.sourceLine(room), badges, m.width),
 		truncate(m.countsLine(), m.width),
 	}
+	return append(lines, m.feedLines()...)
+}
+
+// feedLines is the feed's last error, else its note, wrapped to the width
+// in at most maxFeedLines lines; none when there is neither.
+func (m Model) feedLines() []string {
+	text, style := m.feedState.Note, m.theme.Dim
+	if m.feedState.LastError != "" {
+		text, style = m.feedState.LastError, m.theme.Error
+	}
+	if text == "" || m.width <= 0 {
+		return nil
+	}
+	lines := wrapWords(model.Printable(text), m.width)
+	if len(lines) > maxFeedLines {
+		lines = lines[:maxFeedLines]
+		lines[maxFeedLines-1] = truncate(lines[maxFeedLines-1]+" …", m.width)
+	}
+	for i, l := range lines {
+		lines[i] = style.Render(l)
+	}
+	return lines
 }
 
 // sourceLine is the title, the address, the mode and the age of the data,
@@ -100,8 +127,7 @@ func (m Model) badges() string {
 }
 
 // countsLine is how many keys there are and how many are in trouble, the
-// scanning progress, the feed's last error, the sort and filter, and the
-// feed's note.
+// scanning progress, and the sort and filter.
 func (m Model) countsLine() string {
 	s := m.feedState
 	c := m.store.Counts()
@@ -117,15 +143,9 @@ func (m Model) countsLine() string {
 	if s.Scanning {
 		parts = append(parts, fmt.Sprintf("scanning… %s keys seen, %s matched", formatCount(s.Seen), formatCount(s.Matched)))
 	}
-	if s.LastError != "" {
-		parts = append(parts, m.theme.Error.Render(model.Printable(s.LastError)))
-	}
 	parts = append(parts, "sort: "+m.store.Sort().String())
 	if f := m.store.Filter(); f != "" {
 		parts = append(parts, "filter: "+quote(f))
-	}
-	if s.Note != "" {
-		parts = append(parts, m.theme.Dim.Render(model.Printable(s.Note)))
 	}
 	return strings.Join(parts, m.theme.Dim.Render(" · "))
 }

@@ -4,8 +4,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/countertop/countertop/model"
 )
 
@@ -103,7 +101,7 @@ func (m Model) emptyMessage(height int) []string {
 	switch {
 	case m.feedClosed && m.feedState.LastError != "":
 		text := "Stopped: " + strings.TrimSuffix(model.Printable(m.feedState.LastError), ".") + ". Press q to quit."
-		lines := strings.Split(ansi.Wrap(text, max(10, m.width-2), " "), "\n")
+		lines := wrapWords(text, max(10, m.width-2))
 		for i, l := range lines {
 			lines[i] = "  " + m.theme.Error.Render(l)
 		}

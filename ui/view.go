@@ -70,7 +70,7 @@ func (m Model) render() string {
 }
 
 // bodyHeight is the number of lines between the header and the footer.
-func (m Model) bodyHeight() int { return max(0, m.height-headerLines-footerLines) }
+func (m Model) bodyHeight() int { return max(0, m.height-m.headerLines()-footerLines) }
 
 // overlay draws box centred on frame.
 func overlay(frame, box string, width, height int) string {
