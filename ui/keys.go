@@ -36,6 +36,10 @@ type keyMap struct {
 	Confirm, Cancel key.Binding
 	// Submit accepts what was typed in a prompt.
 	Submit key.Binding
+
+	// readOnly leaves the write keys out of the help: they still answer,
+	// to say that nothing was sent, but they are not on offer.
+	readOnly bool
 }
 
 // defaultKeyMap returns the bindings DESIGN.md lists.
@@ -74,16 +78,22 @@ func defaultKeyMap() keyMap {
 
 // ShortHelp is the one-line help at the bottom of the screen.
 func (k keyMap) ShortHelp() []key.Binding {
+	if k.readOnly {
+		return []key.Binding{k.Up, k.Down, k.Filter, k.Sort, k.Pause, k.Detail, k.Help, k.Quit}
+	}
 	return []key.Binding{k.Up, k.Down, k.Filter, k.Sort, k.Incr, k.Expire, k.Delete, k.Pause, k.Detail, k.Help, k.Quit}
 }
 
 // FullHelp is the `?` screen, one column per kind of key.
 func (k keyMap) FullHelp() [][]key.Binding {
-	return [][]key.Binding{
+	columns := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
 		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Help, k.Quit},
-		{k.Incr, k.Decr, k.IncrBy, k.IncrName, k.Expire, k.RepairAll, k.Delete},
 	}
+	if k.readOnly {
+		return columns
+	}
+	return append(columns, []key.Binding{k.Incr, k.Decr, k.IncrBy, k.IncrName, k.Expire, k.RepairAll, k.Delete})
 }
 
 // bindings is a help.KeyMap of a few keys, for the help line of a prompt
@@ -105,6 +115,8 @@ func (m Model) helpFor() help.KeyMap {
 		closeHelp := k.Help
 		closeHelp.SetHelp("?/esc", "close")
 		return bindings{closeHelp, k.Quit}
+	case m.screen == screenDetail && k.readOnly:
+		return bindings{k.Back, k.Pause, k.Help, k.Quit}
 	case m.screen == screenDetail:
 		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Pause, k.Help, k.Quit}
 	}

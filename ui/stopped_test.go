@@ -5,6 +5,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/countertop/countertop/model"
 )
 
@@ -50,5 +52,18 @@ func TestPollingNoteIsShownWhole(t *testing.T) {
 		if n := strings.Count(screen, "\n") + 1; n > size[1] {
 			t.Errorf("at %dx%d the frame has %d lines", size[0], size[1], n)
 		}
+	}
+}
+
+// A read-only dashboard does not offer the write keys in its help.
+func TestReadOnlyHelpOffersNoWrites(t *testing.T) {
+	m := New(Options{Store: model.NewStore(testRules()), ReadOnly: true, Now: testNow})
+	m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	if s := plain(m); strings.Contains(s, "incr") || strings.Contains(s, "delete") {
+		t.Errorf("the help line offers writes on a read-only dashboard:\n%s", s)
+	}
+	m, _ = press(m, "?")
+	if s := plain(m); strings.Contains(s, "repair") || strings.Contains(s, "delete") || !strings.Contains(s, "filter") {
+		t.Errorf("the full help offers writes on a read-only dashboard:\n%s", s)
 	}
 }

@@ -126,6 +126,7 @@ func New(o Options) Model {
 		dark:     true,
 		color:    colorprofile.ANSI256,
 	}
+	m.keys.readOnly = o.ReadOnly
 	m.restyle()
 	return m
 }
