@@ -98,6 +98,15 @@ func run(args []string, stdout, stderr io.Writer) int {
 func parse(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (config.Config, []string, error) {
 	fs := flag.NewFlagSet(strings.TrimSpace("countertop "+name), flag.ContinueOnError)
 	fs.SetOutput(stderr)
+	fs.Usage = func() {
+		if name == "" {
+			fmt.Fprint(stderr, usage)
+		} else {
+			fmt.Fprintf(stderr, "Usage: countertop %s [flags]\n", name)
+		}
+		fmt.Fprintln(stderr, "\nFlags:")
+		fs.PrintDefaults()
+	}
 	flags := config.Register(fs)
 	if extra != nil {
 		extra(fs)
@@ -186,6 +195,9 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		err = nil // interrupted from outside: a normal way to stop
+	}
+	if err != nil && strings.Contains(err.Error(), "TTY") {
+		return errors.New("the dashboard needs a terminal and this is not one: run it in a terminal, or use 'countertop snapshot' or 'countertop check' in scripts")
 	}
 	if err != nil {
 		return err

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"io"
 	"strconv"
+	"time"
 )
 
 // WriteProblems writes one line per problem counter (see Status.Problem), in
@@ -25,8 +26,11 @@ func WriteProblems(w io.Writer, rows []Counter, rules *Rules) error {
 func problemReason(c *Counter, rule Rule) string {
 	value := Printable(c.Raw)
 	fix := "it will never reset"
-	if rule.Window > 0 {
-		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(rule.Window.Seconds()), 10) + " NX)"
+	switch {
+	case rule.Window > 0 && rule.Window%time.Second == 0:
+		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(rule.Window/time.Second), 10) + " NX)"
+	case rule.Window > 0:
+		fix += "; fix: countertop repair (PEXPIRE " + strconv.FormatInt(rule.Window.Milliseconds(), 10) + " NX)"
 	}
 	if c.Status == StatusStuck {
 		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, %s", value, strconv.FormatFloat(rule.Limit, 'f', -1, 64), fix)

@@ -37,3 +37,16 @@ func TestWriteProblemsOneLinePerProblem(t *testing.T) {
 		}
 	}
 }
+
+func TestWriteProblemsSubSecondWindow(t *testing.T) {
+	rules := &Rules{List: []Rule{{Pattern: "*", Window: 500 * time.Millisecond, ExpectTTL: true}}}
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: time.Now()}}})
+	var out strings.Builder
+	if err := WriteProblems(&out, s.Rows(0, 1), rules); err != nil {
+		t.Fatal(err)
+	}
+	if !strings.Contains(out.String(), "PEXPIRE 500 NX") {
+		t.Errorf("a 500ms window must be repaired with PEXPIRE 500, not EXPIRE 0: %s", out.String())
+	}
+}
