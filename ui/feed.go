@@ -114,7 +114,7 @@ func (h *held) add(b model.Batch) {
 // hasData reports whether b says anything about keys.
 func hasData(b model.Batch) bool { return len(b.Observed) > 0 || len(b.Removed) > 0 }
 
-// len is how many keys changed while paused.
+// len is how many keys were read (changed or not) or removed while paused.
 func (h *held) len() int { return len(h.observed) + len(h.removed) }
 
 // batch is everything held, as one batch to apply on resume.

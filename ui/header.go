@@ -116,7 +116,7 @@ func (m Model) badges() string {
 	if m.paused {
 		text := "PAUSED"
 		if n := m.held.len(); n > 0 {
-			text += fmt.Sprintf(" · %d keys changed", n)
+			text += fmt.Sprintf(" · %d keys read", n)
 		}
 		b = append(b, m.theme.Badge.Render(text))
 	}

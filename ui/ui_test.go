@@ -193,7 +193,7 @@ func TestPauseHoldsBatchesAndFreezesTheClock(t *testing.T) {
 	if !strings.Contains(line, " 17 ") || !strings.Contains(line, "41s") {
 		t.Fatalf("paused view changed: %q", line)
 	}
-	if !strings.Contains(plain(m), "PAUSED · 2 keys changed") {
+	if !strings.Contains(plain(m), "PAUSED · 2 keys read") {
 		t.Fatalf("no PAUSED badge:\n%s", plain(m))
 	}
 	if _, cmd := send(m, tickMsg{m.tickGen}); cmd != nil {
