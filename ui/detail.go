@@ -55,7 +55,7 @@ func (m Model) detailView() []string {
 	}
 	window := "none"
 	if w, ok := m.windowFor(rule); ok {
-		window = formatWindow(w)
+		window = model.FormatDuration(w)
 		if rule.Window == 0 {
 			window += " (from the fallback)"
 		}

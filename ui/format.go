@@ -12,14 +12,6 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// formatWindow is a write window as a user types it: "60s", "1m30s", "1500ms".
-func formatWindow(d time.Duration) string {
-	if d%time.Second != 0 {
-		return strconv.FormatInt(d.Milliseconds(), 10) + "ms"
-	}
-	return d.String()
-}
-
 // expireCommand is the command a repair sends for key, as redis-cli would
 // show it.
 func expireCommand(key string, window time.Duration) string {

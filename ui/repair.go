@@ -94,7 +94,7 @@ func (m Model) confirmRepair(targets []repairTarget) Model {
 	slices.Sort(windows)
 	var details []string
 	for _, w := range windows {
-		details = append(details, fmt.Sprintf("%s on %s (window %s)", expireCommand("KEY", w), plural(perWindow[w], "key"), formatWindow(w)))
+		details = append(details, fmt.Sprintf("%s on %s (window %s)", expireCommand("KEY", w), plural(perWindow[w], "key"), model.FormatDuration(w)))
 	}
 	details = append(details, "NX: a key that got a TTL in the meantime keeps it.")
 	m.confirm = &confirm{

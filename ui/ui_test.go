@@ -363,7 +363,7 @@ func TestRepairAllAsksFirstAndCounts(t *testing.T) {
 		t.Fatal("E must ask before sending anything")
 	}
 	screen := plain(m)
-	for _, want := range []string{"Set an expiry on 2 counters that have none?", "EXPIRE KEY 60 NX on 2 keys (window 1m0s)"} {
+	for _, want := range []string{"Set an expiry on 2 counters that have none?", "EXPIRE KEY 60 NX on 2 keys (window 1m00s)"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("dialog does not say %q:\n%s", want, screen)
 		}
@@ -407,7 +407,7 @@ func TestRepairAllAsksForMissingWindows(t *testing.T) {
 	}
 	m, _ = press(m, "10s<enter>")
 	screen := plain(m)
-	for _, want := range []string{"EXPIRE KEY 10 NX on 1 key (window 10s)", "EXPIRE KEY 60 NX on 1 key (window 1m0s)"} {
+	for _, want := range []string{"EXPIRE KEY 10 NX on 1 key (window 10s)", "EXPIRE KEY 60 NX on 1 key (window 1m00s)"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("dialog does not say %q:\n%s", want, screen)
 		}
@@ -485,7 +485,7 @@ func TestDetailExplainsAndActsOnItsKey(t *testing.T) {
 	for _, want := range []string{
 		"status stuck",
 		"No TTL and at or over its limit of 100: every request it counts is refused, and it will never reset. Press e to set EXPIRE 60 NX.",
-		`rule "ratelimit:*"`, "window 1m0s", "TTL no expiry",
+		`rule "ratelimit:*"`, "window 1m00s", "TTL no expiry",
 	} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("detail does not say %q:\n%s", want, plain(m))
