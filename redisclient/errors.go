@@ -94,7 +94,7 @@ var explanations = []struct {
 		return fmt.Sprintf("%s has reached its maxclients limit — close idle clients or raise maxclients", addr)
 	}},
 	{is(syscall.ECONNREFUSED), func(addr string, _ error) string {
-		return fmt.Sprintf("could not connect to %s: connection refused — is Redis running there? check --url", addr)
+		return fmt.Sprintf("could not connect to %s: connection refused — is Redis running there? check --url (or REDIS_URL)", addr)
 	}},
 	{isA[*net.DNSError], func(addr string, _ error) string {
 		return fmt.Sprintf("could not find the host of %s — check the host name in --url", addr)

@@ -66,7 +66,7 @@ func TestConnectRefused(t *testing.T) {
 	s := redistest.Start(t)
 	s.Stop()
 	err := connectErr(t, redisclient.Options{URL: s.URL()})
-	checkSentence(t, err, "could not connect to "+s.Addr+": connection refused — is Redis running there? check --url", "")
+	checkSentence(t, err, "could not connect to "+s.Addr+": connection refused — is Redis running there? check --url (or REDIS_URL)", "")
 	if !errors.Is(err, syscall.ECONNREFUSED) {
 		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
 	}
