@@ -229,7 +229,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			failed++
 			fmt.Fprintf(stderr, "countertop: could not repair %s: %v\n", name, err)
 		case !set:
-			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, ttlText(obs.PTTL))
+			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
 		default:
 			repaired++
 			fmt.Fprintf(stdout, "repaired %s: TTL %s\n", name, model.FormatDuration(window))
@@ -270,15 +270,7 @@ func counterLine(o model.Observation) string {
 	if o.PTTL == model.PTTLMissing {
 		return model.Printable(o.Key) + " no longer exists"
 	}
-	return fmt.Sprintf("%s = %s (%s)", model.Printable(o.Key), model.Printable(o.Raw), ttlText(o.PTTL))
-}
-
-// ttlText is a PTTL for people: "TTL 43s", "no TTL".
-func ttlText(pttl int64) string {
-	if pttl < 0 {
-		return "no TTL"
-	}
-	return "TTL " + model.FormatDuration(time.Duration(pttl)*time.Millisecond)
+	return fmt.Sprintf("%s = %s (%s)", model.Printable(o.Key), model.Printable(o.Raw), model.TTLPhrase(o.PTTL))
 }
 
 // signed is a change with its sign: "+10000", "-2.5"; "?" when unknown.

@@ -23,3 +23,14 @@ func FormatDuration(d time.Duration) string {
 	}
 	return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
 }
+
+// TTLPhrase is a PTTL read just now, as a write's result is reported in the
+// status line and by the CLI: "TTL 1m00s" or "no TTL". It is rounded, not
+// cut like a countdown: a 60s window read back a millisecond later as
+// 59999 ms is "TTL 1m00s", as the user set it.
+func TTLPhrase(pttl int64) string {
+	if pttl < 0 {
+		return "no TTL"
+	}
+	return "TTL " + FormatDuration((time.Duration(pttl) * time.Millisecond).Round(100*time.Millisecond))
+}

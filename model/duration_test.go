@@ -20,3 +20,11 @@ func TestFormatDuration(t *testing.T) {
 		}
 	}
 }
+
+func TestTTLPhraseRoundsToWhatTheUserSet(t *testing.T) {
+	for pttl, want := range map[int64]string{-1: "no TTL", 59_999: "TTL 1m00s", 9_999: "TTL 10s", 9_940: "TTL 9.9s", 450: "TTL 0.5s"} {
+		if got := TTLPhrase(pttl); got != want {
+			t.Errorf("TTLPhrase(%d) = %q, want %q", pttl, got, want)
+		}
+	}
+}

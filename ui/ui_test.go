@@ -282,7 +282,7 @@ func TestIncrementOfAPersistentCounterSendsNoWindow(t *testing.T) {
 	if got := w.Calls(); !slices.Equal(got, []string{"INCR views:home 1 0s"}) {
 		t.Fatalf("calls %v", got)
 	}
-	if s := statusText(m); s != "INCRBY views:home 1 -> 1043, no expiry" {
+	if s := statusText(m); s != "INCRBY views:home 1 -> 1043, no TTL" {
 		t.Fatalf("status line %q", s)
 	}
 }

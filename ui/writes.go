@@ -185,7 +185,7 @@ func (m Model) onIncrDone(msg incrDoneMsg) Model {
 		return m
 	}
 	m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
-	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), ttlPhrase(msg.obs.PTTL))
+	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
 	return m
 }
 
@@ -202,7 +202,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 	case msg.err != nil:
 		m.status = writeFailed(cmd, msg.err)
 	case msg.set:
-		m.status = done("%s -> set, %s", cmd, ttlPhrase(msg.obs.PTTL))
+		m.status = done("%s -> set, %s", cmd, model.TTLPhrase(msg.obs.PTTL))
 	case msg.obs.PTTL == model.PTTLMissing:
 		m.status = info("%s -> the key no longer exists", cmd)
 	default:
@@ -233,12 +233,4 @@ func (m Model) applyWrite(b model.Batch) Model {
 		m.held.add(b)
 	}
 	return m.follow()
-}
-
-// ttlPhrase is a PTTL as the status line says it.
-func ttlPhrase(pttl int64) string {
-	if pttl < 0 {
-		return "no expiry"
-	}
-	return "TTL " + model.FormatDuration(time.Duration(pttl)*time.Millisecond)
 }
