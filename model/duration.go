@@ -1,7 +1,7 @@
 package model
 
 import (
-	"fmt"
+	"strconv"
 	"time"
 )
 
@@ -10,18 +10,33 @@ import (
 // second under 10s, then "43s", "2m05s", "1h02m", "2d02h". Negative
 // durations read as zero.
 func FormatDuration(d time.Duration) string {
+	var buf [24]byte
+	return string(AppendDuration(buf[:0], d))
+}
+
+// AppendDuration appends FormatDuration(d) to dst, for callers that write
+// a hundred thousand of them.
+func AppendDuration(dst []byte, d time.Duration) []byte {
 	d = max(d, 0)
+	var big, small int64 // the larger unit, then the smaller in two digits
+	var units string
 	switch {
 	case d < 10*time.Second:
-		return fmt.Sprintf("%.1fs", d.Truncate(100*time.Millisecond).Seconds())
+		tenths := int64(d / (100 * time.Millisecond))
+		dst = strconv.AppendInt(dst, tenths/10, 10)
+		return append(dst, '.', byte('0'+tenths%10), 's')
 	case d < time.Minute:
-		return fmt.Sprintf("%ds", int(d/time.Second))
+		dst = strconv.AppendInt(dst, int64(d/time.Second), 10)
+		return append(dst, 's')
 	case d < time.Hour:
-		return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+		big, small, units = int64(d/time.Minute), int64(d%time.Minute/time.Second), "ms"
 	case d < 24*time.Hour:
-		return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+		big, small, units = int64(d/time.Hour), int64(d%time.Hour/time.Minute), "hm"
+	default:
+		big, small, units = int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour), "dh"
 	}
-	return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+	dst = strconv.AppendInt(dst, big, 10)
+	return append(dst, units[0], byte('0'+small/10), byte('0'+small%10), units[1])
 }
 
 // TTLPhrase is a PTTL read just now, as a write's result is reported in the

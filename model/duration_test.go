@@ -1,6 +1,8 @@
 package model
 
 import (
+	"fmt"
+	"math"
 	"testing"
 	"time"
 )
@@ -19,6 +21,36 @@ func TestFormatDuration(t *testing.T) {
 			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
 		}
 	}
+}
+
+// AppendDuration writes what fmt would, from sub-second to centuries.
+func TestAppendDurationIsTheFmtForm(t *testing.T) {
+	viaFmt := func(d time.Duration) string {
+		d = max(d, 0)
+		switch {
+		case d < 10*time.Second:
+			return fmt.Sprintf("%.1fs", d.Truncate(100*time.Millisecond).Seconds())
+		case d < time.Minute:
+			return fmt.Sprintf("%ds", int(d/time.Second))
+		case d < time.Hour:
+			return fmt.Sprintf("%dm%02ds", int(d/time.Minute), int(d%time.Minute/time.Second))
+		case d < 24*time.Hour:
+			return fmt.Sprintf("%dh%02dm", int(d/time.Hour), int(d%time.Hour/time.Minute))
+		}
+		return fmt.Sprintf("%dd%02dh", int(d/(24*time.Hour)), int(d%(24*time.Hour)/time.Hour))
+	}
+	check := func(d time.Duration) {
+		if got, want := string(AppendDuration([]byte("TTL "), d)), "TTL "+viaFmt(d); got != want {
+			t.Errorf("AppendDuration(%v) = %q, want %q", d, got, want)
+		}
+	}
+	for d := -time.Second; d < 100*time.Second; d += 7 * time.Millisecond {
+		check(d)
+	}
+	for d := time.Duration(0); d < 400*24*time.Hour; d = d*5/4 + time.Second + 13*time.Millisecond {
+		check(d)
+	}
+	check(math.MaxInt64)
 }
 
 func TestTTLPhraseRoundsToWhatTheUserSet(t *testing.T) {
