@@ -176,15 +176,15 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if cfg.Redis.ReadOnly && !dryRun {
 		return exitFailed, errors.New("countertop is read-only (--read-only): repair sends EXPIRE; preview it with --dry-run")
 	}
-	store, err := readAll(ctx, cfg)
+	counters, err := readAll(ctx, cfg)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}
-	store.SetFilter("is:problem")
-	var todo []model.Counter
+	checked := len(counters)
+	var todo []*model.Counter
 	skipped := 0
-	for _, c := range store.Rows(0, store.Visible()) {
-		if windowOf(store.Rules(), c.Key) == 0 {
+	for _, c := range problems(counters) {
+		if windowOf(&cfg.Rules, c.Key) == 0 {
 			skipped++
 			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", model.Printable(c.Key))
 			continue
@@ -192,12 +192,12 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		todo = append(todo, c)
 	}
 	if len(todo)+skipped == 0 {
-		fmt.Fprintf(stdout, "nothing to repair: %d counters checked, none stuck or without expiry\n", store.Len())
+		fmt.Fprintf(stdout, "nothing to repair: %d counters checked, none stuck or without expiry\n", checked)
 		return exitOK, nil
 	}
 	if dryRun || !yes {
 		for _, c := range todo {
-			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", model.Printable(c.Key), model.FormatDuration(windowOf(store.Rules(), c.Key)))
+			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", model.Printable(c.Key), model.FormatDuration(windowOf(&cfg.Rules, c.Key)))
 		}
 	}
 	if dryRun {
@@ -218,7 +218,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	repaired, failed := 0, 0
 	for _, c := range todo {
 		name := model.Printable(c.Key)
-		window := windowOf(store.Rules(), c.Key)
+		window := windowOf(&cfg.Rules, c.Key)
 		set, obs, err := client.Expire(ctx, c.Key, window)
 		switch {
 		case errors.Is(err, context.Canceled):

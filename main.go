@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"slices"
 	"strings"
 	"time"
 
@@ -232,21 +233,33 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	return dashboard(ctx, client, cfg, "demo")
 }
 
-// readAll does one full pass over the matched keys and returns them in key order.
-func readAll(ctx context.Context, cfg config.Config) (*model.Store, error) {
+// readAll does one full pass over the matched keys and returns them in key
+// order, classified by cfg.Rules. Each pipeline's worth is classified as it
+// arrives, while Redis walks on.
+func readAll(ctx context.Context, cfg config.Config) ([]*model.Counter, error) {
 	client, err := connect(ctx, cfg)
 	if err != nil {
 		return nil, err
 	}
 	defer client.Close()
-	obs, err := client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount)
+	var sorter model.KeySorter
+	err = client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
+		counters := make([]model.Counter, len(obs))
+		for i := range obs {
+			counters[i] = model.NewCounter(&obs[i], &cfg.Rules)
+		}
+		sorter.Add(counters)
+		return nil
+	})
 	if err != nil {
 		return nil, err
 	}
-	rules := cfg.Rules
-	store := model.NewStore(&rules)
-	store.Apply(model.Batch{Observed: obs})
-	return store, nil
+	return sorter.Sorted(), nil
+}
+
+// problems are the counters that are stuck or have lost their expiry.
+func problems(counters []*model.Counter) []*model.Counter {
+	return slices.DeleteFunc(counters, func(c *model.Counter) bool { return !c.Status.Problem() })
 }
 
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
@@ -263,11 +276,11 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !model.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
-	store, err := readAll(ctx, cfg)
+	counters, err := readAll(ctx, cfg)
 	if err != nil {
 		return err
 	}
-	return model.WriteSnapshot(stdout, format, time.Now(), store.Rows(0, store.Len()), store.Rules())
+	return model.WriteSnapshot(stdout, format, time.Now(), counters, &cfg.Rules)
 }
 
 // runCheck prints one line per problem counter (stuck, no-expiry) and
@@ -280,18 +293,17 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := noArgs(rest); err != nil {
 		return exitFailed, err
 	}
-	store, err := readAll(ctx, cfg)
+	counters, err := readAll(ctx, cfg)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not check: %w", err)
 	}
-	store.SetFilter("is:problem")
-	problems := store.Rows(0, store.Visible())
-	if len(problems) > 0 {
-		if err := model.WriteProblems(stdout, problems, store.Rules()); err != nil {
+	checked := len(counters)
+	if bad := problems(counters); len(bad) > 0 {
+		if err := model.WriteProblems(stdout, bad, &cfg.Rules); err != nil {
 			return exitFailed, err
 		}
 		return exitProblems, nil
 	}
-	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", store.Len())
+	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", checked)
 	return exitOK, nil
 }

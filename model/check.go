@@ -10,9 +10,8 @@ import (
 // WriteProblems writes one line per problem counter (see Status.Problem), in
 // the order given, for `countertop check`: status, printable key, and why,
 // in words an on-call engineer can act on.
-func WriteProblems(w io.Writer, rows []Counter, rules *Rules) error {
-	for i := range rows {
-		c := &rows[i]
+func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
+	for _, c := range rows {
 		if !c.Status.Problem() {
 			continue
 		}

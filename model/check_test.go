@@ -16,7 +16,7 @@ func TestWriteProblemsOneLinePerProblem(t *testing.T) {
 		{Key: "ratelimit:ok", Type: "string", Raw: "3", PTTL: 5000, At: now},
 	}})
 	var out strings.Builder
-	if err := WriteProblems(&out, s.Rows(0, s.Len()), rules); err != nil {
+	if err := WriteProblems(&out, refs(s.Rows(0, s.Len())), rules); err != nil {
 		t.Fatal(err)
 	}
 	lines := strings.Split(strings.TrimSpace(out.String()), "\n")
@@ -43,7 +43,7 @@ func TestWriteProblemsSubSecondWindow(t *testing.T) {
 	s := NewStore(rules)
 	s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: time.Now()}}})
 	var out strings.Builder
-	if err := WriteProblems(&out, s.Rows(0, 1), rules); err != nil {
+	if err := WriteProblems(&out, refs(s.Rows(0, 1)), rules); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(out.String(), "PEXPIRE 500 NX") {

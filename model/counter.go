@@ -18,6 +18,19 @@ type Counter struct {
 	Rate       float64 // change per second, smoothed; 0 until two readings
 }
 
+// NewCounter is o as the Store would hold it after this one reading: its
+// value parsed, the first rule that matches its key, its status (Rate
+// stays 0: a rate takes two readings). A snapshot, which reads each key
+// once, needs nothing more.
+func NewCounter(o *Observation, rules *Rules) Counter {
+	c := Counter{Key: o.Key, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
+	if o.Type == "string" {
+		c.Raw, c.Value = o.Raw, ParseValue(o.Raw)
+	}
+	c.Status = Evaluate(c.Type, c.Value, c.PTTL, rules.At(int(c.Rule)))
+	return c
+}
+
 // HasTTL reports whether the key had an expiry when last read.
 func (c *Counter) HasTTL() bool { return c.PTTL >= 0 }
 

@@ -12,7 +12,7 @@ import (
 
 // snapshotRows is a Store's view of some awkward keys, ten seconds after
 // they were read.
-func snapshotRows(t *testing.T) ([]Counter, *Rules, time.Time) {
+func snapshotRows(t *testing.T) ([]*Counter, *Rules, time.Time) {
 	t.Helper()
 	rules := testRules()
 	s := NewStore(rules)
@@ -24,7 +24,7 @@ func snapshotRows(t *testing.T) ([]Counter, *Rules, time.Time) {
 		{Key: "rl:hash", Type: "hash", PTTL: PTTLNoExpiry, At: t0},
 		read("views:home", "1e400", PTTLNoExpiry, 0),
 	}})
-	return s.Rows(0, s.Len()), rules, t0.Add(10 * time.Second)
+	return refs(s.Rows(0, s.Len())), rules, t0.Add(10 * time.Second)
 }
 
 func TestWriteSnapshotJSON(t *testing.T) {
@@ -105,6 +105,91 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	}
 }
 
+// encodingJSON is the snapshot document as encoding/json writes it: the
+// reference the hand-written writeJSON must match byte for byte.
+func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules) string {
+	t.Helper()
+	type counter struct {
+		Key     string  `json:"key"`
+		Type    string  `json:"type"`
+		Value   any     `json:"value"`
+		Raw     *string `json:"raw"`
+		TTLMS   int64   `json:"ttl_ms"`
+		Limit   any     `json:"limit"`
+		WindowS any     `json:"window_s"`
+		Rule    *string `json:"rule"`
+		Status  string  `json:"status"`
+	}
+	number := func(text string) any {
+		if text == "" {
+			return nil
+		}
+		return json.Number(text)
+	}
+	doc := struct {
+		TakenAt  string    `json:"taken_at"`
+		Counters []counter `json:"counters"`
+	}{TakenAt: takenAt.Format(time.RFC3339), Counters: []counter{}}
+	texts := newRuleTexts(rules)
+	for _, c := range rows {
+		rt := texts.of(c)
+		jc := counter{
+			Key: JSONKey(c.Key), Type: JSONKey(c.Type), Value: number(string(appendNumber(nil, c.Value))),
+			TTLMS: ttlMS(c, takenAt), Limit: number(rt.limit), WindowS: number(rt.window), Status: c.Status.String(),
+		}
+		if c.Type == "string" {
+			raw := JSONKey(c.Raw)
+			jc.Raw = &raw
+		}
+		if rt.ruled {
+			jc.Rule = &rt.pattern
+		}
+		doc.Counters = append(doc.Counters, jc)
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
+	rows, rules, at := snapshotRows(t)
+	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
+	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
+		var buf bytes.Buffer
+		if err := WriteSnapshot(&buf, FormatJSON, at, rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingJSON(t, at, rows, rules); buf.String() != want {
+			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", buf.String(), want)
+		}
+	}
+}
+
+// Any key, type or value is written as encoding/json would write it.
+func FuzzWriteSnapshotJSON(f *testing.F) {
+	f.Add("rl:1", "string", "5", int64(60_000))
+	f.Add("bad\xffbyte\x1b", "hash", "", int64(-1))
+	f.Add("\u2028\"\\", "string", "-1.5e-7", int64(0))
+	rules := testRules()
+	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
+		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
+		c := NewCounter(&o, rules)
+		rows := []*Counter{&c}
+		var buf bytes.Buffer
+		if err := WriteSnapshot(&buf, FormatJSON, t0.Add(time.Second), rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingJSON(t, t0.Add(time.Second), rows, rules); buf.String() != want {
+			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", buf.String(), want)
+		}
+	})
+}
+
 func TestWriteSnapshotJSONEmpty(t *testing.T) {
 	var buf bytes.Buffer
 	if err := WriteSnapshot(&buf, FormatJSON, t0, nil, testRules()); err != nil {
@@ -148,7 +233,7 @@ func TestWriteSnapshotCSV(t *testing.T) {
 
 func TestWriteSnapshotTable(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
-	rows = append(rows, Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: StatusOK})
+	rows = append(rows, &Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: StatusOK})
 	var buf bytes.Buffer
 	if err := WriteSnapshot(&buf, FormatTable, at, rows, rules); err != nil {
 		t.Fatal(err)
@@ -213,7 +298,7 @@ func TestSnapshotFormats(t *testing.T) {
 	}
 }
 
-func TestFormatTTL(t *testing.T) {
+func TestAppendTTL(t *testing.T) {
 	for ms, want := range map[int64]string{
 		-1:          "no expiry",
 		0:           "0.0s",
@@ -223,8 +308,17 @@ func TestFormatTTL(t *testing.T) {
 		11_100_000:  "3h05m",
 		187_200_000: "2d04h",
 	} {
-		if got := formatTTL(ms); got != want {
-			t.Errorf("formatTTL(%d) = %q, want %q", ms, got, want)
+		if got := string(appendTTL(nil, ms)); got != want {
+			t.Errorf("appendTTL(%d) = %q, want %q", ms, got, want)
 		}
 	}
+}
+
+// refs points at each of rows, as the writers take them.
+func refs(rows []Counter) []*Counter {
+	out := make([]*Counter, len(rows))
+	for i := range rows {
+		out[i] = &rows[i]
+	}
+	return out
 }

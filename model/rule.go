@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // DefaultWarnAt is the fraction of the limit from which a counter is "warn".
 const DefaultWarnAt = 0.8
@@ -31,6 +34,16 @@ func (r *Rules) Match(key string) int {
 		}
 	}
 	return -1
+}
+
+// matchIndex is Match as a Counter's Rule holds it: -1 also past
+// math.MaxInt16, which no config reaches.
+func (r *Rules) matchIndex(key string) int16 {
+	i := r.Match(key)
+	if i > math.MaxInt16 {
+		return -1
+	}
+	return int16(i)
 }
 
 // At returns the rule for an index Match returned (the Fallback for -1).

@@ -203,13 +203,9 @@ func (s *Store) observe(o *Observation) bool {
 }
 
 func (s *Store) add(o *Observation, v Value, at int64) {
-	rule := s.rules.Match(o.Key)
-	if rule > math.MaxInt16 {
-		rule = -1 // Counter.Rule cannot point this far; no config has that many rules
-	}
-	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: int16(rule)}
+	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key)}
 	s.setValue(&e, o.Type, v, o.Raw)
-	e.status = Evaluate(o.Type, v, e.pttl, s.rules.At(rule))
+	e.status = Evaluate(o.Type, v, e.pttl, s.rules.At(int(e.rule)))
 	s.byStatus[e.status]++
 	i := int32(len(s.entries))
 	s.index[o.Key] = i

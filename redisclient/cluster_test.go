@@ -187,7 +187,7 @@ func TestCluster(t *testing.T) {
 	})
 
 	t.Run("snapshot finds every key on every master", func(t *testing.T) {
-		obs, err := c.Snapshot(ctx, []string{"rl:*"}, 10) // small pages: many SCAN calls per master
+		obs, err := snapshot(ctx, c, []string{"rl:*"}, 10) // small pages: many SCAN calls per master
 		if err != nil {
 			t.Fatal(err)
 		}
@@ -509,7 +509,7 @@ func TestConnectDetectsTheKindOfServer(t *testing.T) {
 	if got := topology(t, c).String(); got != "standalone" {
 		t.Errorf("miniredis: Topology = %q, want standalone", got)
 	}
-	if obs, err := c.Snapshot(context.Background(), []string{"rl:*"}, 0); err != nil || len(obs) != 1 {
+	if obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0); err != nil || len(obs) != 1 {
 		t.Errorf("miniredis: Snapshot = %v, %v; want rl:1", obs, err)
 	}
 }

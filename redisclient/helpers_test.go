@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -53,4 +54,14 @@ func silentListener(t *testing.T) string {
 		}
 	}()
 	return l.Addr().String()
+}
+
+// snapshot runs c.Snapshot and returns every key it read.
+func snapshot(ctx context.Context, c *redisclient.Client, patterns []string, count int64) ([]model.Observation, error) {
+	var all []model.Observation
+	err := c.Snapshot(ctx, patterns, count, func(obs []model.Observation) error {
+		all = append(all, obs...)
+		return nil
+	})
+	return all, err
 }

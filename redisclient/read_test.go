@@ -176,7 +176,7 @@ func TestSnapshot(t *testing.T) {
 	s.Do(t, "SET", "rl:2", "7")
 	s.Do(t, "SET", "other", "1")
 	c := connect(t, s)
-	obs, err := c.Snapshot(context.Background(), []string{"rl:*"}, 0)
+	obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -199,8 +199,29 @@ func TestReadErrorsAreExplained(t *testing.T) {
 	checkSentence(t, err, want, "")
 	err = c.Scan(ctx, []string{"*"}, 0, func([]string) error { return nil })
 	checkSentence(t, err, want, "")
-	_, err = c.Snapshot(ctx, []string{"*"}, 0)
+	_, err = snapshot(ctx, c, []string{"*"}, 0)
 	checkSentence(t, err, want, "")
+}
+
+// The caller's error ends the pass at once, and is what Snapshot returns.
+func TestSnapshotStopsAtTheCallersError(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	args := []any{"MSET"}
+	for i := range 5000 {
+		args = append(args, fmt.Sprintf("rl:%d", i), i)
+	}
+	s.Do(t, args...)
+	c := connect(t, s)
+	stop := errors.New("enough")
+	calls := 0
+	err := c.Snapshot(context.Background(), []string{"rl:*"}, 100, func([]model.Observation) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("Snapshot = %v after %d calls, want the caller's error after 1", err, calls)
+	}
 }
 
 func TestSnapshotFindsEveryKeyOnce(t *testing.T) {
@@ -214,7 +235,7 @@ func TestSnapshotFindsEveryKeyOnce(t *testing.T) {
 	s.Do(t, args...)
 	c := connect(t, s)
 	// COUNT 10: hundreds of SCAN calls, the walk in parts that meet midway.
-	obs, err := c.Snapshot(context.Background(), []string{"rl:*", "rl:1*"}, 10)
+	obs, err := snapshot(context.Background(), c, []string{"rl:*", "rl:1*"}, 10)
 	if err != nil {
 		t.Fatal(err)
 	}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"math"
 	"math/bits"
+	"slices"
 	"sync"
 
 	"github.com/countertop/countertop/model"
@@ -25,15 +26,18 @@ func (c *Client) Scan(ctx context.Context, patterns []string, count int64, fn fu
 	return c.scan(ctx, c.rdb, patterns, count, newScanPass(), fn)
 }
 
-// Snapshot is one full pass: every key matching patterns, with its value and
-// TTL. Keys deleted between SCAN and the read are left out.
+// Snapshot is one full pass: every key matching patterns, with its value
+// and TTL. It calls fn with each pipeline's worth of keys as they are read,
+// one call at a time, so a caller can work on them while the walk goes on;
+// keys deleted between SCAN and the read are left out. An error from fn
+// stops the pass and is returned as it is.
 //
 // It keeps Redis busy rather than waiting on round trips, since someone is
 // waiting for the answer: a single Redis is walked in snapshotStripes
 // stripes at once (see walk), and the keys found are read on other
 // connections as soon as there is a pipeline's worth, while the walk goes
 // on. Each command stays as short as in any other pass.
-func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int64) ([]model.Observation, error) {
+func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int64, fn func(obs []model.Observation) error) error {
 	g, ctx := errgroup.WithContext(ctx)
 	pages := make(chan []string, snapshotStripes)
 	g.Go(func() error {
@@ -48,8 +52,18 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 		})
 	})
 	chunks := make(chan []string)
-	var mu sync.Mutex
-	var obs []model.Observation
+	var mu sync.Mutex // one call to fn at a time, and none after it failed
+	var failed bool
+	deliver := func(obs []model.Observation) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failed {
+			return nil // the pass is ending with fn's error
+		}
+		err := fn(obs)
+		failed = err != nil
+		return err
+	}
 	for range fetchAhead {
 		g.Go(func() error {
 			for keys := range chunks {
@@ -57,45 +71,53 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 				if err != nil {
 					return err
 				}
-				mu.Lock()
-				for _, o := range read {
-					if o.PTTL != model.PTTLMissing {
-						obs = append(obs, o)
-					}
+				read = slices.DeleteFunc(read, func(o model.Observation) bool { return o.PTTL == model.PTTLMissing })
+				if err := deliver(read); err != nil {
+					return err
 				}
-				mu.Unlock()
 			}
 			return nil
 		})
 	}
 
 	// Pass each key on once (stripes overlap a little, and SCAN may repeat
-	// a key), a pipeline's worth at a time. After a failure, ctx is done:
-	// the pages left are drained without being read, and g.Wait says why.
-	send := func(keys []string) bool {
-		select {
-		case chunks <- keys:
-			return true
-		case <-ctx.Done():
-			return false
-		}
-	}
+	// a key), a pipeline's worth at a time. The walk never waits for the
+	// reads: full chunks queue here, so SCAN goes on at Redis's pace (the
+	// keys are in memory either way). After a failure, ctx is done: what
+	// is queued is dropped, and g.Wait says why.
 	found := make(map[string]struct{})
 	var chunk []string
-	for page := range pages {
-		chunk = append(chunk, addNew(found, page)...)
-		for len(chunk) >= defaultBatchSize && send(chunk[:defaultBatchSize:defaultBatchSize]) {
-			chunk = chunk[defaultBatchSize:]
+	var queue [][]string
+	walking := (<-chan []string)(pages) // nil once the walk is over
+	for walking != nil || len(queue) > 0 {
+		var out chan<- []string
+		var next []string
+		if len(queue) > 0 {
+			out, next = chunks, queue[0]
+		}
+		select {
+		case page, ok := <-walking:
+			if !ok {
+				walking = nil
+				if len(chunk) > 0 {
+					queue = append(queue, chunk)
+				}
+				continue
+			}
+			chunk = append(chunk, addNew(found, page)...)
+			for len(chunk) >= defaultBatchSize {
+				queue = append(queue, chunk[:defaultBatchSize:defaultBatchSize])
+				chunk = chunk[defaultBatchSize:]
+			}
+		case out <- next:
+			queue[0] = nil
+			queue = queue[1:]
+		case <-ctx.Done():
+			walking, queue = nil, nil
 		}
 	}
-	if len(chunk) > 0 {
-		send(chunk)
-	}
 	close(chunks)
-	if err := g.Wait(); err != nil {
-		return nil, err
-	}
-	return obs, nil
+	return g.Wait()
 }
 
 // snapshotStripes is how many parts of the keyspace Snapshot walks at once:

@@ -1,0 +1,101 @@
+package model
+
+import (
+	"fmt"
+	"math/rand/v2"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+)
+
+// A snapshot classifies each key once with NewCounter; the dashboard holds
+// it in a Store. Both must say the same of the same reading.
+func TestNewCounterIsTheStoresFirstReading(t *testing.T) {
+	rules := &Rules{
+		List: []Rule{
+			{Pattern: "rl:*", Limit: 10, Window: time.Minute, ExpectTTL: true},
+			{Pattern: "views:*"},
+		},
+		Fallback: Rule{ExpectTTL: true},
+	}
+	tests := []struct {
+		o    Observation
+		want Status
+	}{
+		{Observation{Key: "rl:a", Type: "string", Raw: "5", PTTL: 30_000}, StatusOK},
+		{Observation{Key: "rl:full", Type: "string", Raw: "10", PTTL: 30_000}, StatusOver},
+		{Observation{Key: "rl:stuck", Type: "string", Raw: "10", PTTL: PTTLNoExpiry}, StatusStuck},
+		{Observation{Key: "rl:lost", Type: "string", Raw: "3", PTTL: PTTLNoExpiry}, StatusNoExpiry},
+		{Observation{Key: "rl:float", Type: "string", Raw: "8.5", PTTL: 1000}, StatusWarn},
+		{Observation{Key: "rl:text", Type: "string", Raw: "hello", PTTL: 1000}, StatusNotCounter},
+		{Observation{Key: "rl:padded", Type: "string", Raw: "007", PTTL: 1000}, StatusOK}, // a float to Redis: INCRBYFLOAT reads 7
+		{Observation{Key: "views:home", Type: "string", Raw: "12345", PTTL: PTTLNoExpiry}, StatusOK},
+		{Observation{Key: "other", Type: "hash", PTTL: PTTLNoExpiry}, StatusNotCounter},
+	}
+	var obs []Observation
+	for _, tt := range tests {
+		tt.o.At = t0
+		obs = append(obs, tt.o)
+	}
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: obs})
+	for i, tt := range tests {
+		got := NewCounter(&obs[i], rules)
+		want, ok := s.Get(tt.o.Key)
+		if !ok {
+			t.Fatalf("the Store lost %s", tt.o.Key)
+		}
+		if got.Status != tt.want {
+			t.Errorf("%s: status %v, want %v", tt.o.Key, got.Status, tt.want)
+		}
+		if !got.ObservedAt.Equal(want.ObservedAt) {
+			t.Errorf("%s: observed at %v, the Store says %v", tt.o.Key, got.ObservedAt, want.ObservedAt)
+		}
+		got.ObservedAt, want.ObservedAt = time.Time{}, time.Time{}
+		if got != want {
+			t.Errorf("%s:\nNewCounter %+v\nthe Store  %+v", tt.o.Key, got, want)
+		}
+	}
+}
+
+// A snapshot orders its counters with a KeySorter, batch by batch, as
+// they arrive; the dashboard's first order is the Store's. They agree.
+func TestKeySorterIsTheStoresOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(1, 2))
+	for _, n := range []int{0, 1, 2, 7, 500, 1000, 4097} {
+		var obs []Observation
+		for i := range n {
+			key := fmt.Sprintf("rl:%d", rng.IntN(1_000_000_000))
+			switch i % 5 {
+			case 1:
+				key = strings.ToUpper(key) // before every "rl:"
+			case 2:
+				key += "\xff"
+			case 3:
+				key = key[:3+i%4]
+			}
+			obs = append(obs, Observation{Key: fmt.Sprintf("%s#%d", key, i), Type: "string", Raw: "1", PTTL: 1000, At: t0})
+		}
+		var sorter KeySorter
+		for batch := range slices.Chunk(obs, 1+rng.IntN(600)) {
+			counters := make([]Counter, len(batch))
+			for i := range batch {
+				counters[i] = NewCounter(&batch[i], &Rules{})
+			}
+			sorter.Add(counters)
+		}
+		s := NewStore(&Rules{})
+		s.Apply(Batch{Observed: obs})
+		var got, want []string
+		for _, c := range sorter.Sorted() {
+			got = append(got, c.Key)
+		}
+		for _, c := range s.Rows(0, s.Len()) {
+			want = append(want, c.Key)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("%d keys: the KeySorter's order differs from the Store's:\n%q\n%q", n, got, want)
+		}
+	}
+}
