@@ -122,6 +122,8 @@ func runBurst(ctx context.Context, client *redisclient.Client, key string, by mo
 			model.Printable(key))
 	case !r.Agree():
 		return r.After, exitProblems, fmt.Errorf("observed is not expected: increments were lost, or another client changed %s during the burst", model.Printable(key))
+	case interrupted:
+		return r.After, exitFailed, fmt.Errorf("interrupted after %d of %d increments", r.Sent, o.Count)
 	}
 	return r.After, exitOK, nil
 }
