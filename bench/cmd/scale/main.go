@@ -214,8 +214,10 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "(1) cold `countertop snapshot` of %d matching keys among %d (median of %s)\n", med.rows, f.keyspace, walls(f.snapshots))
 	fmt.Fprintf(w, "    wall time                  %s\n", secs(med.wall))
 	fmt.Fprintf(w, "    Redis time (commandstats)  %s  (%s)\n", secs(redisTime), med.server.breakdown())
-	fmt.Fprintf(w, "    Redis CPU (INFO cpu)       %s\n", secs(med.server.cpu))
+	fmt.Fprintf(w, "    Redis CPU (INFO cpu)       %s  (%.2fx its command time: parsing, replies, sockets)\n", secs(med.server.cpu), float64(med.server.cpu)/float64(redisTime))
 	fmt.Fprintf(w, "    wall / Redis time          %.2fx    target <= %.1fx   %s\n", ratio, targetRatio, verdict(ratio <= targetRatio))
+	fmt.Fprintf(w, "    wall / Redis CPU           %.2fx    (1.0: Redis busy from start to exit; it was busy %.0f%% of the time)\n",
+		float64(med.wall)/float64(med.server.cpu), 100*float64(med.server.cpu)/float64(med.wall))
 	fmt.Fprintf(w, "    countertop's own CPU       %s (user + system)\n", secs(med.cpu))
 	walk := f.walks[len(f.walks)/2]
 	fmt.Fprintf(w, "    the walk alone (a pattern nothing matches): wall %s, Redis time %s: %.2fx\n",
