@@ -2,7 +2,6 @@ package model
 
 import (
 	"bufio"
-	"encoding/csv"
 	"fmt"
 	"io"
 	"math"
@@ -10,6 +9,7 @@ import (
 	"strconv"
 	"strings"
 	"time"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -118,16 +118,16 @@ func appendNumber(dst []byte, v Value) []byte {
 }
 
 // writeJSON writes the document exactly as json.Encoder with a two-space
-// indent would (export_test.go holds the two side by side), one counter at
-// a time and without reflection: a hundred thousand counters are never
-// held as one buffer, and take milliseconds. Errors writing to w come out
-// of its Flush.
+// indent would (export_test.go holds the two side by side), a counter at a
+// time and without reflection: a hundred thousand counters are never held
+// as one document, and take milliseconds. Errors writing to w come out of
+// its Flush.
 func writeJSON(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules) error {
 	texts := newRuleTexts(rules)
-	buf := append([]byte("{\n  \"taken_at\": "), '"')
-	buf = takenAt.AppendFormat(buf, time.RFC3339)
-	buf = append(buf, "\",\n  \"counters\": ["...)
-	for i, c := range rows {
+	w.WriteString("{\n  \"taken_at\": \"")
+	w.Write(takenAt.AppendFormat(nil, time.RFC3339))
+	w.WriteString("\",\n  \"counters\": [")
+	writeRows(w, rows, func(buf []byte, i int, c *Counter) []byte {
 		t := texts.of(c)
 		if i > 0 {
 			buf = append(buf, ',')
@@ -158,16 +158,50 @@ func writeJSON(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules
 		}
 		buf = append(buf, ",\n      \"status\": \""...)
 		buf = append(buf, c.Status.String()...)
-		buf = append(buf, "\"\n    }"...)
-		w.Write(buf)
-		buf = buf[:0]
-	}
+		return append(buf, "\"\n    }"...)
+	})
 	if len(rows) > 0 {
-		buf = append(buf, "\n  "...)
+		w.WriteString("\n  ")
 	}
-	buf = append(buf, "]\n}\n"...)
-	w.Write(buf)
+	w.WriteString("]\n}\n")
 	return nil
+}
+
+// parallelRows is how many rows a snapshot needs before writeRows and
+// tableWidths split them in two halves, one per core.
+const parallelRows = 4096
+
+// writeRows writes rows in order, each as appendRow makes it (given its
+// index). A snapshot's rows are written once Redis is done with it, when
+// both cores are free: from parallelRows on, the second half is formatted
+// into buffers while the first is written.
+func writeRows(w *bufio.Writer, rows []*Counter, appendRow func(dst []byte, i int, c *Counter) []byte) {
+	const chunk = 64 << 10
+	half := len(rows)
+	rest := make(chan [][]byte, 1)
+	if len(rows) >= parallelRows {
+		half = len(rows) / 2
+		go func() {
+			var done [][]byte // filled chunks, never copied to grow
+			buf := make([]byte, 0, chunk)
+			for i := half; i < len(rows); i++ {
+				if buf = appendRow(buf, i, rows[i]); len(buf) >= chunk*15/16 {
+					done, buf = append(done, buf), make([]byte, 0, chunk)
+				}
+			}
+			rest <- append(done, buf)
+		}()
+	}
+	var row []byte
+	for i, c := range rows[:half] {
+		row = appendRow(row[:0], i, c)
+		w.Write(row)
+	}
+	if half < len(rows) {
+		for _, buf := range <-rest {
+			w.Write(buf)
+		}
+	}
 }
 
 // appendOrNull returns appended, which is before with something appended,
@@ -234,31 +268,57 @@ func appendJSONString(dst []byte, s string) []byte {
 	return append(dst, '"')
 }
 
-var csvHeader = []string{"key", "type", "value", "raw", "ttl_ms", "limit", "window_s", "rule", "status"}
-
-func writeCSV(w io.Writer, takenAt time.Time, rows []*Counter, rules *Rules) error {
-	cw := csv.NewWriter(w)
-	if err := cw.Write(csvHeader); err != nil {
-		return err
-	}
+// writeCSV writes what encoding/csv would write of the same records
+// (export_test.go holds the two side by side), without a []string per row.
+func writeCSV(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules) error {
 	texts := newRuleTexts(rules)
-	record := make([]string, len(csvHeader))
-	var num []byte
-	for _, c := range rows {
+	w.WriteString("key,type,value,raw,ttl_ms,limit,window_s,rule,status\n")
+	writeRows(w, rows, func(buf []byte, _ int, c *Counter) []byte {
 		t := texts.of(c)
-		rule := ""
+		buf = appendCSVField(buf, Printable(c.Key))
+		buf = append(buf, ',')
+		buf = appendCSVField(buf, Printable(c.Type))
+		buf = append(buf, ',')
+		buf = appendNumber(buf, c.Value)
+		buf = append(buf, ',')
+		buf = appendCSVField(buf, Printable(c.Raw))
+		buf = append(buf, ',')
+		buf = strconv.AppendInt(buf, ttlMS(c, takenAt), 10)
+		buf = append(buf, ',')
+		buf = append(buf, t.limit...)
+		buf = append(buf, ',')
+		buf = append(buf, t.window...)
+		buf = append(buf, ',')
 		if t.ruled {
-			rule = Printable(t.pattern)
+			buf = appendCSVField(buf, Printable(t.pattern))
 		}
-		num = appendNumber(num[:0], c.Value)
-		record = append(record[:0], Printable(c.Key), Printable(c.Type), string(num), Printable(c.Raw),
-			strconv.FormatInt(ttlMS(c, takenAt), 10), t.limit, t.window, rule, c.Status.String())
-		if err := cw.Write(record); err != nil {
-			return err
-		}
+		buf = append(buf, ',')
+		buf = append(buf, c.Status.String()...)
+		return append(buf, '\n')
+	})
+	return nil
+}
+
+// appendCSVField appends field as encoding/csv writes it: quoted, with
+// quotes doubled, when it holds a comma, a quote or a line break, starts
+// with a space, or is \. (an end of data to some readers).
+func appendCSVField(dst []byte, field string) []byte {
+	r, _ := utf8.DecodeRuneInString(field)
+	if field != `\.` && !strings.ContainsAny(field, ",\"\r\n") && (field == "" || !unicode.IsSpace(r)) {
+		return append(dst, field...)
 	}
-	cw.Flush()
-	return cw.Error()
+	dst = append(dst, '"')
+	for {
+		i := strings.IndexByte(field, '"')
+		if i < 0 {
+			break
+		}
+		dst = append(dst, field[:i+1]...)
+		dst = append(dst, '"')
+		field = field[i+1:]
+	}
+	dst = append(dst, field...)
+	return append(dst, '"')
 }
 
 // maxTableValue is how many characters of a value the table shows.
@@ -274,37 +334,64 @@ const tableGap = 2
 // Errors writing to w come out of its Flush.
 func writeTable(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules) error {
 	texts := newRuleTexts(rules)
-	var ttl [32]byte
-	widths := [...]int{len("KEY"), len("VALUE"), len("LIMIT"), len("TTL")}
-	for _, c := range rows {
-		key, value, limit := tableCells(c, texts)
-		widths[0] = max(widths[0], utf8.RuneCountInString(key))
-		widths[1] = max(widths[1], utf8.RuneCountInString(value))
-		widths[2] = max(widths[2], len(limit))
-		widths[3] = max(widths[3], len(appendTTL(ttl[:0], ttlMS(c, takenAt))))
-	}
+	widths := tableWidths(rows, texts, takenAt)
 	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
-	cell := func(text string, runes, width int) {
-		w.WriteString(text)
-		w.WriteString(spaces[:width-runes+tableGap])
+	appendCell := func(dst []byte, text string, runes, col int) []byte {
+		dst = append(dst, text...)
+		return append(dst, spaces[:widths[col]-runes+tableGap]...)
 	}
-	cell("KEY", 3, widths[0])
-	cell("VALUE", 5, widths[1])
-	cell("LIMIT", 5, widths[2])
-	cell("TTL", 3, widths[3])
+	var header []byte
+	for col, title := range tableHeader {
+		header = appendCell(header, title, len(title), col)
+	}
+	w.Write(header)
 	w.WriteString("STATUS\n")
-	for _, c := range rows {
+	writeRows(w, rows, func(buf []byte, _ int, c *Counter) []byte {
 		key, value, limit := tableCells(c, texts)
-		cell(key, utf8.RuneCountInString(key), widths[0])
-		cell(value, utf8.RuneCountInString(value), widths[1])
-		cell(limit, len(limit), widths[2])
-		t := appendTTL(ttl[:0], ttlMS(c, takenAt))
-		w.Write(t)
-		w.WriteString(spaces[:widths[3]-len(t)+tableGap])
-		w.WriteString(c.Status.String())
-		w.WriteByte('\n')
-	}
+		buf = appendCell(buf, key, utf8.RuneCountInString(key), 0)
+		buf = appendCell(buf, value, utf8.RuneCountInString(value), 1)
+		buf = appendCell(buf, limit, len(limit), 2)
+		start := len(buf)
+		buf = appendTTL(buf, ttlMS(c, takenAt))
+		buf = append(buf, spaces[:widths[3]-(len(buf)-start)+tableGap]...)
+		buf = append(buf, c.Status.String()...)
+		return append(buf, '\n')
+	})
 	return nil
+}
+
+// tableHeader names the table's padded columns; STATUS ends each line.
+var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
+
+// tableWidths is the width in runes of each padded column: its widest cell,
+// header included. Like writeRows, it takes large tables in two halves at
+// once.
+func tableWidths(rows []*Counter, texts ruleTexts, takenAt time.Time) [len(tableHeader)]int {
+	type widths = [len(tableHeader)]int
+	measure := func(rows []*Counter) (w widths) {
+		var ttl [32]byte
+		for _, c := range rows {
+			key, value, limit := tableCells(c, texts)
+			w[0] = max(w[0], utf8.RuneCountInString(key))
+			w[1] = max(w[1], utf8.RuneCountInString(value))
+			w[2] = max(w[2], len(limit))
+			w[3] = max(w[3], len(appendTTL(ttl[:0], ttlMS(c, takenAt))))
+		}
+		return w
+	}
+	var a, b widths
+	if len(rows) >= parallelRows {
+		half := len(rows) / 2
+		rest := make(chan widths, 1)
+		go func() { rest <- measure(rows[half:]) }()
+		a, b = measure(rows[:half]), <-rest
+	} else {
+		a = measure(rows)
+	}
+	for col, title := range tableHeader {
+		a[col] = max(a[col], b[col], len(title))
+	}
+	return a
 }
 
 // tableCells are c's key, value and limit as the table shows them.

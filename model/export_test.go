@@ -4,7 +4,9 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -228,6 +230,107 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	}
 	if len(records) != len(rows)+1 {
 		t.Errorf("%d records for %d rows", len(records), len(rows))
+	}
+}
+
+// encodingCSV is the snapshot as encoding/csv writes the same records: the
+// reference the hand-written writeCSV must match byte for byte.
+func encodingCSV(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules) string {
+	t.Helper()
+	var buf bytes.Buffer
+	cw := csv.NewWriter(&buf)
+	cw.Write([]string{"key", "type", "value", "raw", "ttl_ms", "limit", "window_s", "rule", "status"})
+	texts := newRuleTexts(rules)
+	for _, c := range rows {
+		rt := texts.of(c)
+		rule := ""
+		if rt.ruled {
+			rule = Printable(rt.pattern)
+		}
+		cw.Write([]string{
+			Printable(c.Key), Printable(c.Type), string(appendNumber(nil, c.Value)), Printable(c.Raw),
+			strconv.FormatInt(ttlMS(c, takenAt), 10), rt.limit, rt.window, rule, c.Status.String(),
+		})
+	}
+	cw.Flush()
+	if err := cw.Error(); err != nil {
+		t.Fatal(err)
+	}
+	return buf.String()
+}
+
+func TestWriteSnapshotCSVIsEncodingCSV(t *testing.T) {
+	rows, rules, at := snapshotRows(t)
+	for _, key := range []string{`\.`, " lead", "\tlead", `say "hi"`, "a,b", "", "\u00a0nbsp", "é"} {
+		rows = append(rows, &Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
+	}
+	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
+		var buf bytes.Buffer
+		if err := WriteSnapshot(&buf, FormatCSV, at, rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingCSV(t, at, rows, rules); buf.String() != want {
+			t.Errorf("writeCSV:\n%s\nencoding/csv:\n%s", buf.String(), want)
+		}
+	}
+}
+
+// Any key, type or value is written as encoding/csv would write it.
+func FuzzWriteSnapshotCSV(f *testing.F) {
+	f.Add("rl:1", "string", "5", int64(60_000))
+	f.Add(" a,\"b\"", "hash", "", int64(-1))
+	f.Add(`\.`, "string", "\r\n", int64(0))
+	rules := testRules()
+	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
+		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
+		c := NewCounter(&o, rules)
+		var buf bytes.Buffer
+		if err := WriteSnapshot(&buf, FormatCSV, t0.Add(time.Second), []*Counter{&c}, rules); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingCSV(t, t0.Add(time.Second), []*Counter{&c}, rules); buf.String() != want {
+			t.Errorf("writeCSV:\n%q\nencoding/csv:\n%q", buf.String(), want)
+		}
+	})
+}
+
+// Past parallelRows, rows are written in two halves at once: the output is
+// still what encoding/json and encoding/csv write, row after row, and the
+// table is aligned on every row.
+func TestWriteSnapshotInHalves(t *testing.T) {
+	rules := testRules()
+	var rows []*Counter
+	for i := range parallelRows + 3 {
+		o := Observation{Key: fmt.Sprintf("rl:%06d", i), Type: "string", Raw: strconv.Itoa(i % 150), PTTL: int64(i * 997 % 90_000_000), At: t0}
+		if i == parallelRows-5 {
+			o = Observation{Key: "rl:" + strings.Repeat("w", 70), Type: "hash", PTTL: PTTLNoExpiry, At: t0} // the widest, in the second half
+		}
+		c := NewCounter(&o, rules)
+		rows = append(rows, &c)
+	}
+	at := t0.Add(time.Second)
+	write := func(format string) string {
+		var buf bytes.Buffer
+		if err := WriteSnapshot(&buf, format, at, rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		return buf.String()
+	}
+	if write(FormatJSON) != encodingJSON(t, at, rows, rules) {
+		t.Error("JSON in halves is not what encoding/json writes")
+	}
+	if write(FormatCSV) != encodingCSV(t, at, rows, rules) {
+		t.Error("CSV in halves is not what encoding/csv writes")
+	}
+	lines := strings.Split(strings.TrimSuffix(write(FormatTable), "\n"), "\n")
+	col := strings.Index(lines[0], "VALUE")
+	if col != 3+70+tableGap {
+		t.Errorf("the widest key (73 runes) is in the second half, but VALUE starts at %d", col)
+	}
+	for i, l := range lines[1:] {
+		if !strings.HasPrefix(l, Printable(rows[i].Key)+" ") || l[col-tableGap:col] != "  " || l[col] == ' ' {
+			t.Fatalf("line %d is %q, want the row of %s with VALUE at %d", i+1, l, rows[i].Key, col)
+		}
 	}
 }
 
