@@ -185,8 +185,8 @@ func BenchmarkStoreMemory(b *testing.B) {
 }
 
 // BenchmarkSnapshot is the client-side work of `countertop snapshot`:
-// classify is what it does with 100,000 keys as their reads arrive (most of
-// it while Redis is still busy), then each format writes every row.
+// classify is what it does with 100,000 keys, as their reads arrive and
+// then to sort them, and each format writes every row.
 func BenchmarkSnapshot(b *testing.B) {
 	const n = 100_000
 	obs := updates(n, n, 0, t0).Observed

@@ -59,8 +59,9 @@ func TestNewCounterIsTheStoresFirstReading(t *testing.T) {
 	}
 }
 
-// A snapshot orders its counters with a KeySorter, batch by batch, as
-// they arrive; the dashboard's first order is the Store's. They agree.
+// A snapshot collects its counters in a KeySorter, batch by batch, as they
+// arrive, and orders them at the end; the dashboard's first order is the
+// Store's. They agree.
 func TestKeySorterIsTheStoresOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 7, 500, 1000, 4097} {
