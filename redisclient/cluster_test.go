@@ -405,6 +405,51 @@ func TestCluster(t *testing.T) {
 // TestClusterFailoverDuringWatch promotes a replica with CLUSTER FAILOVER
 // while countertop polls and while it follows events: neither view loses a
 // key, and events come from the promoted master.
+// TestTLSCluster reads, watches and writes a cluster that speaks only TLS,
+// between its nodes too, and asks for client certificates, as managed
+// clusters with encryption in transit do: countertop dials every node it
+// learns of with TLS, checking each one's own address.
+func TestTLSCluster(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartTLSCluster(t, 3, 1, "--notify-keyspace-events", "K$gxe")
+	want := fillCluster(t, rc)
+	ctx := context.Background()
+	certs := rc.Nodes[0].TLS
+	c := connectURL(t, redisclient.Options{URL: rc.URL(), TLS: redisclient.TLSOptions{CAFile: certs.CA, CertFile: certs.ClientCert, KeyFile: certs.ClientKey}})
+	if got, want := topology(t, c).String(), "cluster: 3 masters (3 up), 3 replicas"; got != want {
+		t.Errorf("Topology = %q, want %q", got, want)
+	}
+	if plain, err := redisclient.Connect(ctx, redisclient.Options{URL: "redis://" + rc.Nodes[0].Addr, DialTimeout: time.Second}); err == nil {
+		plain.Close()
+		t.Fatal("a connection without TLS was accepted: the cluster is not TLS-only")
+	}
+
+	obs, err := snapshot(ctx, c, []string{"rl:*"}, 100)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]string, len(obs))
+	for _, o := range obs {
+		got[o.Key] = o.Raw
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("Snapshot found %d of the %d counters (or wrong values)", len(got), len(want))
+	}
+
+	keys := keyPerMaster(t, rc, "ev:")
+	w := watchEvents(t, c, "ev:*")
+	if w.state.Mode != "events" {
+		t.Fatalf("mode %q, want events: %s", w.state.Mode, w.state.Note)
+	}
+	for _, k := range keys { // a write on each master, through countertop
+		if o, err := c.Incr(ctx, k, by(t, "1"), time.Minute); err != nil || o.Raw != "1" {
+			t.Fatalf("Incr %s: %v, %v", k, o, err)
+		}
+	}
+	w.waitMatches("ev:*", clients(t, rc.Masters(t))...)
+	w.noExtraPass(1)
+}
+
 func TestClusterFailoverDuringWatch(t *testing.T) {
 	t.Parallel()
 	// Every node has notifications on: a replica may become a master.

@@ -22,6 +22,7 @@ type Cluster struct {
 
 	masters int      // how many nodes serve slots
 	args    []string // every node's
+	tls     *Certs   // every node's, for a cluster that speaks only TLS
 }
 
 // StartCluster starts masters*(1+replicasPerMaster) redis-server processes
@@ -37,6 +38,23 @@ type Cluster struct {
 // so that the tests finish fast.
 func StartCluster(t testing.TB, masters, replicasPerMaster int, args ...string) *Cluster {
 	t.Helper()
+	return startCluster(t, masters, replicasPerMaster, nil, args)
+}
+
+// StartTLSCluster is StartCluster for a cluster that speaks only TLS, as
+// managed clusters with encryption in transit do: to clients, between its
+// nodes (the cluster bus) and from replicas to masters, with the
+// certificates of one NewCerts (in each node's TLS field). Nodes ask
+// clients for a certificate their CA signed.
+func StartTLSCluster(t testing.TB, masters, replicasPerMaster int, args ...string) *Cluster {
+	t.Helper()
+	certs := NewCerts(t)
+	args = append(certs.serverArgs(true), append([]string{"--tls-cluster", "yes", "--tls-replication", "yes"}, args...)...)
+	return startCluster(t, masters, replicasPerMaster, certs, args)
+}
+
+func startCluster(t testing.TB, masters, replicasPerMaster int, certs *Certs, args []string) *Cluster {
+	t.Helper()
 	if masters < 1 || replicasPerMaster < 0 {
 		t.Fatalf("redistest: a cluster of %d masters with %d replicas each cannot be built", masters, replicasPerMaster)
 	}
@@ -46,9 +64,9 @@ func StartCluster(t testing.TB, masters, replicasPerMaster int, args ...string) 
 	}
 	nodeArgs = append(nodeArgs, args...)
 
-	c := &Cluster{masters: masters, args: nodeArgs}
+	c := &Cluster{masters: masters, args: nodeArgs, tls: certs}
 	for i := range masters * (1 + replicasPerMaster) {
-		n := Start(t, nodeArgs...)
+		n := c.startNode(t)
 		c.Nodes = append(c.Nodes, n)
 		// Distinct epochs spare the nodes from settling collisions.
 		n.Do(t, "CLUSTER", "SET-CONFIG-EPOCH", i+1)
@@ -92,9 +110,20 @@ func StartCluster(t testing.TB, masters, replicasPerMaster int, args ...string) 
 	return c
 }
 
+// startNode starts one more node of the cluster, not yet part of it.
+func (c *Cluster) startNode(t testing.TB) *Server {
+	t.Helper()
+	return launch(t, &Server{args: c.args, Password: argValue(c.args, "--requirepass"), TLS: c.tls})
+}
+
 // URL is the first node's address as countertop's --url takes it: a seed
-// from which the client learns the rest.
-func (c *Cluster) URL() string { return "redis://" + c.Nodes[0].Addr }
+// from which the client learns the rest (rediss:// for StartTLSCluster).
+func (c *Cluster) URL() string {
+	if c.tls != nil {
+		return "rediss://" + c.Nodes[0].Addr
+	}
+	return "redis://" + c.Nodes[0].Addr
+}
 
 // Addrs are the addresses of every node.
 func (c *Cluster) Addrs() []string {
@@ -108,7 +137,7 @@ func (c *Cluster) Addrs() []string {
 // Client returns a go-redis cluster client for test setup, closed when the
 // test ends.
 func (c *Cluster) Client(t testing.TB) *redis.ClusterClient {
-	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), Password: c.Nodes[0].Password})
+	cc := redis.NewClusterClient(&redis.ClusterOptions{Addrs: c.Addrs(), Password: c.Nodes[0].Password, TLSConfig: c.Nodes[0].tlsConfig()})
 	t.Cleanup(func() { cc.Close() })
 	return cc
 }
@@ -159,7 +188,7 @@ func (c *Cluster) Failover(t testing.TB, master *Server) *Server {
 // returns the new master.
 func (c *Cluster) AddMaster(t testing.TB, key string) *Server {
 	t.Helper()
-	n := Start(t, c.args...)
+	n := c.startNode(t)
 	for _, m := range c.Nodes {
 		n.Do(t, "CLUSTER", "MEET", "127.0.0.1", m.Port)
 	}

@@ -50,7 +50,7 @@ func NewCerts(t testing.TB) *Certs {
 	}
 	c := &Certs{CA: writePEM(t, dir, "ca.crt", "CERTIFICATE", caDER), pool: x509.NewCertPool()}
 	c.pool.AddCert(ca)
-	issue := func(name string, serial int64, usage x509.ExtKeyUsage) (certPath, keyPath string) {
+	issue := func(name string, serial int64, usage ...x509.ExtKeyUsage) (certPath, keyPath string) {
 		key := newKey(t)
 		tmpl := &x509.Certificate{
 			SerialNumber: big.NewInt(serial),
@@ -58,7 +58,7 @@ func NewCerts(t testing.TB) *Certs {
 			NotBefore:    time.Now().Add(-time.Hour),
 			NotAfter:     time.Now().Add(time.Hour),
 			KeyUsage:     x509.KeyUsageDigitalSignature,
-			ExtKeyUsage:  []x509.ExtKeyUsage{usage},
+			ExtKeyUsage:  usage,
 			IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
 		}
 		der, err := x509.CreateCertificate(rand.Reader, tmpl, ca, &key.PublicKey, caKey)
@@ -71,7 +71,9 @@ func NewCerts(t testing.TB) *Certs {
 		}
 		return writePEM(t, dir, name+".crt", "CERTIFICATE", der), writePEM(t, dir, name+".key", "PRIVATE KEY", keyDER)
 	}
-	c.ServerCert, c.ServerKey = issue("server", 2, x509.ExtKeyUsageServerAuth)
+	// Nodes of a TLS cluster present the server certificate to each other
+	// as clients too.
+	c.ServerCert, c.ServerKey = issue("server", 2, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
 	c.ClientCert, c.ClientKey = issue("client", 3, x509.ExtKeyUsageClientAuth)
 	if c.client, err = tls.LoadX509KeyPair(c.ClientCert, c.ClientKey); err != nil {
 		t.Fatal(err)
@@ -87,17 +89,22 @@ func NewCerts(t testing.TB) *Certs {
 func StartTLS(t testing.TB, requireClientCert bool, args ...string) *Server {
 	t.Helper()
 	c := NewCerts(t)
+	args = append(c.serverArgs(requireClientCert), args...)
+	return launch(t, &Server{args: args, Password: argValue(args, "--requirepass"), TLS: c})
+}
+
+// serverArgs are redis-server's TLS flags for c's server certificate.
+func (c *Certs) serverArgs(requireClientCert bool) []string {
 	auth := "no"
 	if requireClientCert {
 		auth = "yes"
 	}
-	args = append([]string{
+	return []string{
 		"--tls-cert-file", c.ServerCert,
 		"--tls-key-file", c.ServerKey,
 		"--tls-ca-cert-file", c.CA,
 		"--tls-auth-clients", auth,
-	}, args...)
-	return launch(t, &Server{args: args, Password: argValue(args, "--requirepass"), TLS: c})
+	}
 }
 
 // clientConfig trusts the CA and presents the client certificate.
