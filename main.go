@@ -135,6 +135,7 @@ func connect(ctx context.Context, cfg config.Config) (*redisclient.Client, error
 		Cluster:        cfg.Redis.Cluster,
 		SentinelMaster: cfg.Redis.SentinelMaster,
 		SentinelAddrs:  cfg.Redis.Sentinels,
+		SentinelAuth:   redisclient.Auth{Username: cfg.Redis.SentinelUsername, Password: cfg.Redis.SentinelPassword},
 		ReadOnly:       cfg.Redis.ReadOnly,
 		TLS: redisclient.TLSOptions{
 			CAFile:     cfg.Redis.TLS.CAFile,

@@ -2,7 +2,8 @@
 // environment into one validated Config.
 //
 // Each setting comes from, in order of precedence: a flag the user set, the
-// environment (REDIS_URL, REDIS_USERNAME, REDIS_PASSWORD), the config file,
+// environment (REDIS_URL, REDIS_USERNAME, REDIS_PASSWORD, and
+// REDIS_SENTINEL_USERNAME and REDIS_SENTINEL_PASSWORD), the config file,
 // the built-in default. The config file is --config if given, else
 // ./countertop.toml, else $XDG_CONFIG_HOME/countertop/config.toml (see
 // config.example.toml for every key). Nothing starts on a bad config: every
@@ -55,12 +56,14 @@ type Redis struct {
 	ResyncEvery   time.Duration // in events mode, how often to re-read everything in case an event was lost
 	ScanCount     int64         // COUNT hint of each SCAN call
 
-	Cluster        bool     // treat URL as a Redis Cluster seed (also auto-detected)
-	SentinelMaster string   // the master's name, to find it through Sentinels
-	Sentinels      []string // Sentinel addresses, host:port
-	ReadOnly       bool     // refuse every write before it is sent
-	EnableEvents   bool     // allowed to turn on keyspace notifications (CONFIG SET)
-	TLS            TLS
+	Cluster          bool     // treat URL as a Redis Cluster seed (also auto-detected)
+	SentinelMaster   string   // the master's name, to find it through Sentinels
+	Sentinels        []string // Sentinel addresses, host:port
+	SentinelUsername string   // the Sentinels' own ACL user, when they ask for one (REDIS_SENTINEL_USERNAME or the file)
+	SentinelPassword string   // the Sentinels' own password (REDIS_SENTINEL_PASSWORD or the file)
+	ReadOnly         bool     // refuse every write before it is sent
+	EnableEvents     bool     // allowed to turn on keyspace notifications (CONFIG SET)
+	TLS              TLS
 }
 
 // TLS holds the certificate files for rediss:// connections.

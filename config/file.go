@@ -172,6 +172,10 @@ func (c *Config) setRedis(key string, v any, dir string) error {
 		r.SentinelMaster, err = tomlString(v)
 	case "sentinels":
 		r.Sentinels, err = tomlStrings(v, `an array of addresses in quotes, like ["10.0.0.5:26379"]`, checkAddr)
+	case "sentinel_username":
+		r.SentinelUsername, err = tomlString(v)
+	case "sentinel_password":
+		r.SentinelPassword, err = tomlString(v)
 	default:
 		return errUnknownKey
 	}

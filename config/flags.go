@@ -43,7 +43,7 @@ func Register(fs *flag.FlagSet) *Flags {
 	fs.BoolVar(&f.readOnly, "read-only", false, "refuse every write")
 	fs.BoolVar(&f.cluster, "cluster", false, "treat the URL as a Redis Cluster seed (also auto-detected)")
 	fs.StringVar(&f.sentinelMaster, "sentinel-master", "", "find the master named `NAME` through Sentinel (with --sentinel)")
-	fs.Var(&f.sentinels, "sentinel", "a Sentinel's `HOST:PORT`; repeat for more (with --sentinel-master)")
+	fs.Var(&f.sentinels, "sentinel", "a Sentinel's `HOST:PORT`; repeat for more (with --sentinel-master; env REDIS_SENTINEL_PASSWORD if Sentinels ask for one)")
 	fs.BoolVar(&f.enableEvents, "enable-events", false, "turn on keyspace notifications on the server (CONFIG SET) if they are off")
 	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate `FILE` that signed the server's certificate")
 	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate `FILE` (with --tls-key)")
@@ -110,8 +110,8 @@ func configPath(explicit string, getenv func(string) string) (string, error) {
 	return "", nil
 }
 
-// applyEnv applies REDIS_URL (unless --url was given), REDIS_USERNAME and
-// REDIS_PASSWORD.
+// applyEnv applies REDIS_URL (unless --url was given), REDIS_USERNAME,
+// REDIS_PASSWORD, REDIS_SENTINEL_USERNAME and REDIS_SENTINEL_PASSWORD.
 func (c *Config) applyEnv(getenv func(string) string, set map[string]bool) error {
 	if u := getenv("REDIS_URL"); u != "" && !set["url"] {
 		if err := checkURL(u); err != nil {
@@ -124,6 +124,12 @@ func (c *Config) applyEnv(getenv func(string) string, set map[string]bool) error
 	}
 	if p := getenv("REDIS_PASSWORD"); p != "" {
 		c.Redis.Password = p
+	}
+	if u := getenv("REDIS_SENTINEL_USERNAME"); u != "" {
+		c.Redis.SentinelUsername = u
+	}
+	if p := getenv("REDIS_SENTINEL_PASSWORD"); p != "" {
+		c.Redis.SentinelPassword = p
 	}
 	return nil
 }

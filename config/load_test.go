@@ -607,6 +607,8 @@ func TestSentinel(t *testing.T) {
 [redis]
 sentinel_master = "from-file"
 sentinels = ["10.0.0.5:26379", "10.0.0.6:26379"]
+sentinel_username = "file-user"
+sentinel_password = "file-pass"
 `)
 	c, err := load(t, nil, "--config", file)
 	if err != nil {
@@ -614,6 +616,16 @@ sentinels = ["10.0.0.5:26379", "10.0.0.6:26379"]
 	}
 	if c.Redis.SentinelMaster != "from-file" || !slices.Equal(c.Redis.Sentinels, []string{"10.0.0.5:26379", "10.0.0.6:26379"}) {
 		t.Errorf("from the file: master %q, sentinels %q", c.Redis.SentinelMaster, c.Redis.Sentinels)
+	}
+	if c.Redis.SentinelUsername != "file-user" || c.Redis.SentinelPassword != "file-pass" || c.Redis.Password != "" {
+		t.Errorf("the Sentinels' own credentials from the file: %q, %q (the master's password %q)", c.Redis.SentinelUsername, c.Redis.SentinelPassword, c.Redis.Password)
+	}
+	c, err = load(t, map[string]string{"REDIS_SENTINEL_USERNAME": "env-user", "REDIS_SENTINEL_PASSWORD": "env-pass"}, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	if c.Redis.SentinelUsername != "env-user" || c.Redis.SentinelPassword != "env-pass" {
+		t.Errorf("the environment must beat the file: %q, %q", c.Redis.SentinelUsername, c.Redis.SentinelPassword)
 	}
 
 	c, err = load(t, nil, "--config", file, "--sentinel-master", "mymaster", "--sentinel", "s1:26379", "--sentinel", "s2:26380")

@@ -41,12 +41,20 @@ type Options struct {
 	// (rediss:// for TLS) apply to the master, and its host is not used.
 	SentinelMaster string
 	SentinelAddrs  []string
-	TLS            TLSOptions
+	// SentinelAuth is the Sentinels' own user and password, for Sentinels
+	// that ask for one; Username and Password are the master's.
+	SentinelAuth Auth
+	TLS          TLSOptions
 	// DialTimeout bounds each attempt to open a connection, TLS handshake
 	// included (default 5s). Connect waits at most twice that for Redis to
 	// answer.
 	DialTimeout time.Duration
 	ReadOnly    bool // refuse every write before it is sent (--read-only)
+}
+
+// Auth is an ACL user and password; an empty Username is the default user.
+type Auth struct {
+	Username, Password string
 }
 
 // TLSOptions are the TLS files and switches. Any of them turns TLS on, as
@@ -100,7 +108,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	case target != nil && o.Cluster:
 		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)
 	case target != nil:
-		c.useSentinel(opt, *target)
+		c.useSentinel(opt, *target, o.SentinelAuth)
 	case o.Cluster:
 		if err := c.useCluster(opt); err != nil {
 			return nil, err
@@ -121,8 +129,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		err = c.detect(pingCtx, opt)
 	}
 	if err != nil {
+		err = c.connectError(pingCtx, err)
 		c.Close()
-		return nil, c.connectError(err)
+		return nil, err
 	}
 	// The topology is for people: a deployment whose shape cannot be read
 	// (a user not allowed to ask) is still one to watch.
@@ -265,8 +274,13 @@ func helloField(reply any, field string) any {
 }
 
 // connectError explains why Connect failed.
-func (c *Client) connectError(err error) error {
+func (c *Client) connectError(ctx context.Context, err error) error {
 	switch {
+	case c.kind == sentinel && (isWrongPass(err) || isNoAuth(err)):
+		// go-redis does not say whether a Sentinel or the master refused.
+		if refusal := c.sentinelRefusal(ctx); refusal != nil {
+			return refusal
+		}
 	case c.kind == cluster && redis.HasErrorPrefix(err, "This instance has cluster support disabled"):
 		return explained(fmt.Sprintf("%s is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", c.hostPort), err)
 	case redis.HasErrorPrefix(err, "SELECT is not allowed in cluster mode"):

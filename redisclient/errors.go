@@ -66,10 +66,10 @@ var explanations = []struct {
 	{isA[*handshakeError], func(addr string, _ error) string {
 		return fmt.Sprintf("the TLS handshake with %s did not complete — if that port speaks plain Redis, use redis:// instead of rediss:// and drop the --tls flags", addr)
 	}},
-	{reply("WRONGPASS", "invalid password", "invalid username-password pair"), func(addr string, _ error) string {
+	{isWrongPass, func(addr string, _ error) string {
 		return fmt.Sprintf("%s rejected the username or password — check the ones in --url or in REDIS_USERNAME and REDIS_PASSWORD", addr)
 	}},
-	{reply("NOAUTH"), func(addr string, _ error) string {
+	{isNoAuth, func(addr string, _ error) string {
 		return fmt.Sprintf("%s requires a password — give it in --url (redis://:PASSWORD@host:port) or in REDIS_PASSWORD", addr)
 	}},
 	{reply("NOPERM"), func(addr string, err error) string {
@@ -145,6 +145,13 @@ func is(targets ...error) func(error) bool {
 
 // reply matches error replies from Redis that start with one of prefixes
 // (after an optional "ERR ").
+// Refusals of credentials: a wrong user or password (older servers say
+// "invalid password"), or none given where one is required.
+var (
+	isWrongPass = reply("WRONGPASS", "invalid password", "invalid username-password pair")
+	isNoAuth    = reply("NOAUTH")
+)
+
 func reply(prefixes ...string) func(error) bool {
 	return func(err error) bool {
 		for _, p := range prefixes {

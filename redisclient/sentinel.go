@@ -115,14 +115,18 @@ func (s *sentinelTarget) override(master string, addrs []string) (*sentinelTarge
 // s.master. go-redis's failover client asks them where the master is,
 // listens for their +switch-master news, and reconnects to the new master
 // after a failover. The Sentinels are reached with opt's TLS and timeouts
-// but not its credentials, which are the master's.
-func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget) {
+// but not its credentials, which are the master's: with auth, for
+// Sentinels that ask for their own.
+func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget, auth Auth) {
 	uo := universalOptions(opt, s.addrs)
 	uo.MasterName = s.master
+	uo.SentinelUsername, uo.SentinelPassword = auth.Username, auth.Password
 	c.rdb = redis.NewFailoverClient(uo.Failover())
 	for _, addr := range s.addrs {
 		c.sentinels = append(c.sentinels, redis.NewSentinelClient(&redis.Options{
 			Addr:                  addr,
+			Username:              auth.Username,
+			Password:              auth.Password,
 			Dialer:                opt.Dialer,
 			DialTimeout:           opt.DialTimeout,
 			DialerRetries:         opt.DialerRetries,
@@ -133,6 +137,21 @@ func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget) {
 	c.servers = &serverClients{opt: opt, byAddr: make(map[string]*redis.Client)}
 	c.hostPort = "master " + s.master
 	c.addr = strings.Join(s.addrs, ",") + "/" + strconv.Itoa(opt.DB)
+}
+
+// sentinelRefusal asks each Sentinel for a PING and explains the first
+// that refuses countertop's credentials for it (nil when none does).
+func (c *Client) sentinelRefusal(ctx context.Context) error {
+	for i, sc := range c.sentinels {
+		err := sc.Ping(ctx).Err()
+		switch addr := c.sentinel.addrs[i]; {
+		case isNoAuth(err):
+			return explained(fmt.Sprintf("the Sentinel at %s requires a password — give it in REDIS_SENTINEL_PASSWORD (or sentinel_password in the config file)", addr), err)
+		case isWrongPass(err):
+			return explained(fmt.Sprintf("the Sentinel at %s rejected the username or password — check REDIS_SENTINEL_USERNAME and REDIS_SENTINEL_PASSWORD", addr), err)
+		}
+	}
+	return nil
 }
 
 // sentinelMaster returns a client of the server that the Sentinels name as

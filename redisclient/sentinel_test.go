@@ -132,3 +132,31 @@ func TestSentinelOptions(t *testing.T) {
 		})
 	}
 }
+
+// TestSentinelWithPassword follows a master through Sentinels that ask for
+// a password of their own, as secured setups run them: the master's
+// password does not open them, and each mistake is one sentence that says
+// which setting to fix.
+func TestSentinelWithPassword(t *testing.T) {
+	t.Parallel()
+	master := redistest.Start(t, "--requirepass", "master-pw", "--notify-keyspace-events", "K$gxe")
+	s := redistest.StartSentinelWithPassword(t, "sentinel-pw", master)
+	master.Do(t, "SET", "rl:1", "1", "EX", "600")
+
+	checkSentence(t, connectErr(t, redisclient.Options{URL: s.URL(), Password: "master-pw"}),
+		"the Sentinel at "+s.Addr+" requires a password — give it in REDIS_SENTINEL_PASSWORD (or sentinel_password in the config file)", "master-pw")
+	checkSentence(t, connectErr(t, redisclient.Options{URL: s.URL(), Password: "master-pw", SentinelAuth: redisclient.Auth{Password: "wrong-pw"}}),
+		"the Sentinel at "+s.Addr+" rejected the username or password — check REDIS_SENTINEL_USERNAME and REDIS_SENTINEL_PASSWORD", "wrong-pw")
+
+	c := connectURL(t, redisclient.Options{URL: s.URL(), Password: "master-pw", SentinelAuth: redisclient.Auth{Password: "sentinel-pw"}})
+	if got, want := topology(t, c).String(), fmt.Sprintf("sentinel mymaster: master %s, 0 replicas", master.Addr); got != want {
+		t.Errorf("Topology = %q, want %q", got, want)
+	}
+	obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
+	if err != nil || len(obs) != 1 || obs[0].Raw != "1" {
+		t.Errorf("Snapshot = %v, %v; want rl:1 = 1", obs, err)
+	}
+	w := watchEvents(t, c, "rl:*") // subscribes on the master the Sentinel names
+	master.Do(t, "SET", "rl:2", "2", "EX", "600")
+	w.waitValue("rl:2", "2")
+}

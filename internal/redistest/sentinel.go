@@ -33,6 +33,19 @@ type Sentinel struct {
 // Password gets it as masterauth on every node, and in Sentinel's auth-pass.
 func StartSentinel(t testing.TB, master *Server, replicas ...*Server) *Sentinel {
 	t.Helper()
+	return startSentinel(t, "", master, replicas)
+}
+
+// StartSentinelWithPassword is StartSentinel for a Sentinel that asks its
+// clients for password (requirepass in its config), as secured setups do;
+// Do and Client give it.
+func StartSentinelWithPassword(t testing.TB, password string, master *Server, replicas ...*Server) *Sentinel {
+	t.Helper()
+	return startSentinel(t, password, master, replicas)
+}
+
+func startSentinel(t testing.TB, password string, master *Server, replicas []*Server) *Sentinel {
+	t.Helper()
 	nodes := append([]*Server{master}, replicas...)
 	for _, n := range nodes {
 		// A master sends a new replica its first copy at once, not after
@@ -59,11 +72,14 @@ func StartSentinel(t testing.TB, master *Server, replicas ...*Server) *Sentinel 
 	if master.Password != "" {
 		conf += fmt.Sprintf("sentinel auth-pass %s %s\n", name, master.Password)
 	}
+	if password != "" {
+		conf += fmt.Sprintf("requirepass %s\n", password)
+	}
 	dir := t.TempDir()
 	if err := os.WriteFile(filepath.Join(dir, sentinelConf), []byte(conf), 0o600); err != nil {
 		t.Fatal(err)
 	}
-	s := &Sentinel{Server: launch(t, &Server{dir: dir, sentinel: true}), MasterName: name, nodes: nodes}
+	s := &Sentinel{Server: launch(t, &Server{dir: dir, sentinel: true, Password: password}), MasterName: name, nodes: nodes}
 	s.settle(t, master)
 	return s
 }
@@ -126,7 +142,7 @@ func (s *Sentinel) settle(t testing.TB, master *Server) {
 	t.Helper()
 	replicas := slices.DeleteFunc(slices.Clone(s.nodes), func(n *Server) bool { return n == master })
 	waitReplicating(t, master, replicas)
-	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr})
+	sc := redis.NewSentinelClient(&redis.Options{Addr: s.Addr, Password: s.Password})
 	defer sc.Close()
 	waitFor(t, "the Sentinel to know the topology", func() (bool, string) {
 		if addr, err := s.masterAddr(); err != nil || addr != master.Addr {
