@@ -100,3 +100,23 @@ func TestKeySorterIsTheStoresOrder(t *testing.T) {
 		}
 	}
 }
+
+// A snapshot may read a key twice (SCAN repeats keys); its output has each
+// key once, as the later reading found it.
+func TestKeySorterKeepsTheLaterReading(t *testing.T) {
+	read := func(key, raw string, after time.Duration) Counter {
+		o := Observation{Key: key, Type: "string", Raw: raw, PTTL: 1000, At: t0.Add(after)}
+		return NewCounter(&o, &Rules{})
+	}
+	var s KeySorter
+	s.Add([]Counter{read("a", "1", 0), read("b", "1", time.Second), read("c", "1", 0)})
+	s.Add([]Counter{read("b", "2", 2*time.Second), read("a", "0", -time.Second)})
+	s.Add([]Counter{read("c", "2", time.Second), read("c", "3", 3*time.Second)})
+	var got []string
+	for _, c := range s.Sorted() {
+		got = append(got, c.Key+"="+c.Raw)
+	}
+	if want := []string{"a=1", "b=2", "c=3"}; !slices.Equal(got, want) {
+		t.Errorf("Sorted = %q, want %q", got, want)
+	}
+}

@@ -11,7 +11,8 @@ import (
 // arrive (merging them as a binary counter carries) measured no faster,
 // as its work then competes with the reads for the CPU.
 type KeySorter struct {
-	refs []keyRef
+	batches [][]Counter
+	n       int
 }
 
 // keyRef is a counter and its key beside it, so that comparing two keys
@@ -25,15 +26,19 @@ func compareRefs(a, b keyRef) int { return strings.Compare(a.key, b.key) }
 
 // Add keeps batch (not a copy of it) until Sorted.
 func (s *KeySorter) Add(batch []Counter) {
-	for i := range batch {
-		s.refs = append(s.refs, keyRef{batch[i].Key, &batch[i]})
-	}
+	s.batches = append(s.batches, batch)
+	s.n += len(batch)
 }
 
-// Sorted returns every counter added, in key order. The KeySorter is empty
-// afterwards.
+// Sorted returns every counter added, in key order, each key once: of a
+// key added twice, the later reading. The KeySorter is empty afterwards.
 func (s *KeySorter) Sorted() []*Counter {
-	refs := s.refs
+	refs := make([]keyRef, 0, s.n) // sized once: growing it would touch every page several times
+	for _, batch := range s.batches {
+		for i := range batch {
+			refs = append(refs, keyRef{batch[i].Key, &batch[i]})
+		}
+	}
 	*s = KeySorter{}
 	a, b := refs[:len(refs)/2], refs[len(refs)/2:]
 	sorted := make(chan struct{})
@@ -43,13 +48,21 @@ func (s *KeySorter) Sorted() []*Counter {
 	}()
 	slices.SortFunc(a, compareRefs)
 	<-sorted
-	out := make([]*Counter, len(refs))
-	for i := range out {
+	out := make([]*Counter, 0, len(refs))
+	for len(a) > 0 || len(b) > 0 {
+		var next keyRef
 		if len(b) == 0 || len(a) > 0 && compareRefs(a[0], b[0]) <= 0 {
-			out[i], a = a[0].c, a[1:]
+			next, a = a[0], a[1:]
 		} else {
-			out[i], b = b[0].c, b[1:]
+			next, b = b[0], b[1:]
 		}
+		if n := len(out); n > 0 && out[n-1].Key == next.key {
+			if next.c.ObservedAt.After(out[n-1].ObservedAt) {
+				out[n-1] = next.c
+			}
+			continue
+		}
+		out = append(out, next.c)
 	}
 	return out
 }

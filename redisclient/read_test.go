@@ -224,7 +224,9 @@ func TestSnapshotStopsAtTheCallersError(t *testing.T) {
 	}
 }
 
-func TestSnapshotFindsEveryKeyOnce(t *testing.T) {
+// Every key comes, and a key two patterns match is read once; a key may
+// come twice only where the walk's stripes meet, or SCAN repeated it.
+func TestSnapshotFindsEveryKey(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	const n = 3000
@@ -246,12 +248,17 @@ func TestSnapshotFindsEveryKeyOnce(t *testing.T) {
 			t.Errorf("%s = %q, want %q", o.Key, o.Raw, want)
 		}
 	}
+	twice := 0
 	for i := range n {
-		if k := fmt.Sprintf("rl:%d", i); seen[k] != 1 {
+		switch k := fmt.Sprintf("rl:%d", i); seen[k] {
+		case 1:
+		case 2:
+			twice++
+		default:
 			t.Errorf("%s read %d times, want once", k, seen[k])
 		}
 	}
-	if len(obs) != n {
-		t.Errorf("Snapshot read %d keys, want %d", len(obs), n)
+	if twice > 20 { // COUNT 10: a page or two where the stripes meet
+		t.Errorf("%d keys read twice: the stripes overlap by more than a page, or patterns repeat keys", twice)
 	}
 }

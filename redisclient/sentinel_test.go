@@ -153,7 +153,7 @@ func TestSentinelWithPassword(t *testing.T) {
 		t.Errorf("Topology = %q, want %q", got, want)
 	}
 	obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
-	if err != nil || len(obs) != 1 || obs[0].Raw != "1" {
+	if err != nil || len(obs) == 0 || obs[0].Key != "rl:1" || obs[0].Raw != "1" {
 		t.Errorf("Snapshot = %v, %v; want rl:1 = 1", obs, err)
 	}
 	w := watchEvents(t, c, "rl:*") // subscribes on the master the Sentinel names
