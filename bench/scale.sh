@@ -73,6 +73,6 @@ echo
 echo "(6) the Store alone at 1,000,000 keys, target <= 256 B/key"
 go test -run '^$' -bench 'BenchmarkStoreMemory' -benchmem ./model/ | grep '^Benchmark'
 echo
-echo "(1) countertop's own work in a snapshot of 100,000 keys: classifying and ordering them as they"
-echo "    arrive (while Redis is busy), then writing every row in each format (after Redis is done)"
+echo "(1) countertop's own work in a snapshot of 100,000 keys: classifying them as they arrive and"
+echo "    sorting them (classify), then writing every row in each format"
 go test -run '^$' -bench 'BenchmarkSnapshot' -benchmem ./model/ | grep '^Benchmark'
