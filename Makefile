@@ -40,6 +40,8 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseValue$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzGlobMatch$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzPrintable$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotJSON$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotCSV$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzKeyLines$$' -fuzztime=$(FUZZTIME) ./config/
 
 bench:
