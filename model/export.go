@@ -85,16 +85,23 @@ func newRuleTexts(rules *Rules) ruleTexts {
 		t := &texts[i]
 		t.pattern, t.ruled = rule.Pattern, i > 0
 		if rule.Limit > 0 {
-			t.limit = strconv.FormatFloat(rule.Limit, 'g', -1, 64)
+			t.limit = string(appendFloat(nil, rule.Limit))
 		}
 		if rule.Window > 0 {
-			t.window = strconv.FormatFloat(rule.Window.Seconds(), 'g', -1, 64)
+			t.window = string(appendFloat(nil, rule.Window.Seconds()))
 		}
 	}
 	return texts
 }
 
-func (t ruleTexts) of(c *Counter) *ruleText { return &t[int(c.Rule)+1] }
+// of is the ruleText of c's rule; the fallback's for a rule it does not
+// know, as Rules.At does.
+func (t ruleTexts) of(c *Counter) *ruleText {
+	if i := int(c.Rule) + 1; i > 0 && i < len(t) {
+		return &t[i]
+	}
+	return &t[0]
+}
 
 // ttlMS is c's time left at takenAt in milliseconds, -1 for no expiry.
 func ttlMS(c *Counter, takenAt time.Time) int64 {
@@ -105,14 +112,31 @@ func ttlMS(c *Counter, takenAt time.Time) int64 {
 }
 
 // appendNumber appends the value as JSON and CSV write it: integers
-// exactly, floats in the shortest form that reads back the same; nothing
-// when the key holds no number (or a float beyond float64).
+// exactly, floats with appendFloat; nothing when the key holds no number
+// (or a float beyond float64).
 func appendNumber(dst []byte, v Value) []byte {
 	switch {
 	case v.Kind == KindInt:
 		return strconv.AppendInt(dst, v.Int, 10)
 	case v.Kind == KindFloat && !math.IsInf(v.Float, 0):
-		return strconv.AppendFloat(dst, v.Float, 'g', -1, 64)
+		return appendFloat(dst, v.Float)
+	}
+	return dst
+}
+
+// appendFloat appends f as encoding/json writes a float64: the shortest
+// digits that read back the same, plain from 1e-6 to 1e21 (a limit of a
+// million is "1000000", not "1e+06"), with an exponent beyond ("1e+21",
+// "5e-7").
+func appendFloat(dst []byte, f float64) []byte {
+	format := byte('f')
+	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
+		format = 'e'
+	}
+	dst = strconv.AppendFloat(dst, f, format, -1, 64)
+	if n := len(dst); format == 'e' && n >= 4 && dst[n-4] == 'e' && dst[n-3] == '-' && dst[n-2] == '0' {
+		dst[n-2] = dst[n-1] // e-07 is e-7
+		dst = dst[:n-1]
 	}
 	return dst
 }
@@ -167,40 +191,67 @@ func writeJSON(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules
 	return nil
 }
 
-// parallelRows is how many rows a snapshot needs before writeRows and
-// tableWidths split them in two halves, one per core.
+// parallelRows is how many rows a snapshot needs before its work is
+// shared by two goroutines, one per core: a snapshot's rows are sorted and
+// written once Redis is done with it, when both cores are free.
 const parallelRows = 4096
 
+// inHalves calls f(0, items[:n/2]) and f(1, items[n/2:]) at once, from
+// parallelRows items on; below that, f(0, items) alone.
+func inHalves[T any](items []T, f func(half int, part []T)) {
+	if len(items) < parallelRows {
+		f(0, items)
+		return
+	}
+	mid := len(items) / 2
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(1, items[mid:])
+	}()
+	f(0, items[:mid])
+	<-done
+}
+
 // writeRows writes rows in order, each as appendRow makes it (given its
-// index). A snapshot's rows are written once Redis is done with it, when
-// both cores are free: from parallelRows on, the second half is formatted
-// into buffers while the first is written.
+// index). From parallelRows on, two goroutines format blocks of rowBlock
+// rows in turns (one the even blocks, the other the odd), each up to
+// blocksAhead blocks ahead, while this one writes the blocks in order: a
+// few buffers are held, whatever the number of rows.
 func writeRows(w *bufio.Writer, rows []*Counter, appendRow func(dst []byte, i int, c *Counter) []byte) {
-	const chunk = 64 << 10
-	half := len(rows)
-	rest := make(chan [][]byte, 1)
-	if len(rows) >= parallelRows {
-		half = len(rows) / 2
+	const rowBlock, blocksAhead = 1024, 2
+	if len(rows) < parallelRows {
+		var row []byte
+		for i, c := range rows {
+			row = appendRow(row[:0], i, c)
+			w.Write(row)
+		}
+		return
+	}
+	// Each formatter holds at most blocksAhead+1 buffers: when it waits for
+	// one, its others are ready to be written, so the two never starve.
+	spares := make(chan []byte, 2*(blocksAhead+1))
+	for range cap(spares) {
+		spares <- nil
+	}
+	var formatted [2]chan []byte
+	for f := range formatted {
+		formatted[f] = make(chan []byte, blocksAhead)
 		go func() {
-			var done [][]byte // filled chunks, never copied to grow
-			buf := make([]byte, 0, chunk)
-			for i := half; i < len(rows); i++ {
-				if buf = appendRow(buf, i, rows[i]); len(buf) >= chunk*15/16 {
-					done, buf = append(done, buf), make([]byte, 0, chunk)
+			defer close(formatted[f])
+			for from := f * rowBlock; from < len(rows); from += 2 * rowBlock {
+				buf := (<-spares)[:0]
+				for i := from; i < min(from+rowBlock, len(rows)); i++ {
+					buf = appendRow(buf, i, rows[i])
 				}
+				formatted[f] <- buf
 			}
-			rest <- append(done, buf)
 		}()
 	}
-	var row []byte
-	for i, c := range rows[:half] {
-		row = appendRow(row[:0], i, c)
-		w.Write(row)
-	}
-	if half < len(rows) {
-		for _, buf := range <-rest {
-			w.Write(buf)
-		}
+	for block := 0; block*rowBlock < len(rows); block++ {
+		buf := <-formatted[block%2]
+		w.Write(buf)
+		spares <- buf
 	}
 }
 
@@ -329,9 +380,10 @@ const tableGap = 2
 
 // writeTable writes the rows as aligned columns: each column as wide as its
 // widest cell in runes, then tableGap spaces. That is what text/tabwriter
-// would write, at a fraction of its cost on a hundred thousand rows: one
-// pass measures, the next writes, and neither allocates for a counter.
-// Errors writing to w come out of its Flush.
+// would write (a test compares them), at a fraction of its cost on a
+// hundred thousand rows: one pass measures, the next writes, and a row
+// allocates only for a value that is not a plain string. Errors writing to
+// w come out of its Flush.
 func writeTable(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules) error {
 	texts := newRuleTexts(rules)
 	widths := tableWidths(rows, texts, takenAt)
@@ -364,11 +416,11 @@ func writeTable(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rule
 var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
 
 // tableWidths is the width in runes of each padded column: its widest cell,
-// header included. Like writeRows, it takes large tables in two halves at
-// once.
+// header included.
 func tableWidths(rows []*Counter, texts ruleTexts, takenAt time.Time) [len(tableHeader)]int {
-	type widths = [len(tableHeader)]int
-	measure := func(rows []*Counter) (w widths) {
+	var halves [2][len(tableHeader)]int
+	inHalves(rows, func(half int, rows []*Counter) {
+		w := &halves[half]
 		var ttl [32]byte
 		for _, c := range rows {
 			key, value, limit := tableCells(c, texts)
@@ -377,21 +429,12 @@ func tableWidths(rows []*Counter, texts ruleTexts, takenAt time.Time) [len(table
 			w[2] = max(w[2], len(limit))
 			w[3] = max(w[3], len(appendTTL(ttl[:0], ttlMS(c, takenAt))))
 		}
-		return w
-	}
-	var a, b widths
-	if len(rows) >= parallelRows {
-		half := len(rows) / 2
-		rest := make(chan widths, 1)
-		go func() { rest <- measure(rows[half:]) }()
-		a, b = measure(rows[:half]), <-rest
-	} else {
-		a = measure(rows)
-	}
+	})
+	widths := halves[0]
 	for col, title := range tableHeader {
-		a[col] = max(a[col], b[col], len(title))
+		widths[col] = max(widths[col], halves[1][col], len(title))
 	}
-	return a
+	return widths
 }
 
 // tableCells are c's key, value and limit as the table shows them.

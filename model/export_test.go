@@ -5,10 +5,12 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
+	"text/tabwriter"
 	"time"
 )
 
@@ -122,29 +124,19 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules
 		Rule    *string `json:"rule"`
 		Status  string  `json:"status"`
 	}
-	number := func(text string) any {
-		if text == "" {
-			return nil
-		}
-		return json.Number(text)
-	}
 	doc := struct {
 		TakenAt  string    `json:"taken_at"`
 		Counters []counter `json:"counters"`
 	}{TakenAt: takenAt.Format(time.RFC3339), Counters: []counter{}}
-	texts := newRuleTexts(rules)
 	for _, c := range rows {
-		rt := texts.of(c)
-		jc := counter{
-			Key: JSONKey(c.Key), Type: JSONKey(c.Type), Value: number(string(appendNumber(nil, c.Value))),
-			TTLMS: ttlMS(c, takenAt), Limit: number(rt.limit), WindowS: number(rt.window), Status: c.Status.String(),
-		}
+		f := referenceFields(c, takenAt, rules)
+		jc := counter{Key: JSONKey(c.Key), Type: JSONKey(c.Type), Value: f.value, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
 		if c.Type == "string" {
 			raw := JSONKey(c.Raw)
 			jc.Raw = &raw
 		}
-		if rt.ruled {
-			jc.Rule = &rt.pattern
+		if f.ruled {
+			jc.Rule = &f.pattern
 		}
 		doc.Counters = append(doc.Counters, jc)
 	}
@@ -158,9 +150,70 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules
 	return buf.String()
 }
 
+// referenceFields are the numbers of c's JSON object as the reference
+// writers take them from the Counter and its Rule, without the writers'
+// helpers: integers exactly (json.Number), floats as float64 for
+// encoding/json to format; nil for null.
+type reference struct {
+	value, limit, window any
+	ttlMS                int64
+	pattern              string
+	ruled                bool
+}
+
+func referenceFields(c *Counter, takenAt time.Time, rules *Rules) reference {
+	r := reference{ttlMS: -1}
+	switch {
+	case c.Value.Kind == KindInt:
+		r.value = json.Number(strconv.FormatInt(c.Value.Int, 10))
+	case c.Value.Kind == KindFloat && !math.IsInf(c.Value.Float, 0):
+		r.value = c.Value.Float
+	}
+	if c.HasTTL() {
+		r.ttlMS = max(c.Deadline().Sub(takenAt), 0).Milliseconds()
+	}
+	rule := rules.At(int(c.Rule))
+	if rule.Limit > 0 {
+		r.limit = rule.Limit
+	}
+	if rule.Window > 0 {
+		r.window = rule.Window.Seconds()
+	}
+	r.pattern, r.ruled = rule.Pattern, c.Rule >= 0 && int(c.Rule) < len(rules.List)
+	return r
+}
+
+// text is v as encoding/json writes it, "" for nil: a CSV field.
+func (r reference) text(t testing.TB, v any) string {
+	if v == nil {
+		return ""
+	}
+	b, err := json.Marshal(v)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return string(b)
+}
+
+// bigNumbers are rules and counters whose numbers strconv's 'g' would
+// write with an exponent: a limit of a million, a window of two weeks, a
+// float value of 1500000.5.
+func bigNumbers(rules *Rules, at time.Time) (*Rules, []*Counter) {
+	big := *rules
+	big.List = append(slices.Clone(rules.List), Rule{Pattern: "big:*", Limit: 1_000_000, Window: 14 * 24 * time.Hour, ExpectTTL: true})
+	o := Observation{Key: "big:1", Type: "string", Raw: "1500000.5", PTTL: 1000, At: at}
+	c := NewCounter(&o, &big)
+	tiny := Observation{Key: "big:2", Type: "string", Raw: "0.0000005", PTTL: 1000, At: at}
+	d := NewCounter(&tiny, &big)
+	return &big, []*Counter{&c, &d}
+}
+
 func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
+	rules, big := bigNumbers(rules, at)
+	rows = append(rows, big...)
 	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
+	rows = append(rows, &Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
 	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
 		var buf bytes.Buffer
 		if err := WriteSnapshot(&buf, FormatJSON, at, rows, rules); err != nil {
@@ -240,16 +293,15 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules)
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
 	cw.Write([]string{"key", "type", "value", "raw", "ttl_ms", "limit", "window_s", "rule", "status"})
-	texts := newRuleTexts(rules)
 	for _, c := range rows {
-		rt := texts.of(c)
+		f := referenceFields(c, takenAt, rules)
 		rule := ""
-		if rt.ruled {
-			rule = Printable(rt.pattern)
+		if f.ruled {
+			rule = Printable(f.pattern)
 		}
 		cw.Write([]string{
-			Printable(c.Key), Printable(c.Type), string(appendNumber(nil, c.Value)), Printable(c.Raw),
-			strconv.FormatInt(ttlMS(c, takenAt), 10), rt.limit, rt.window, rule, c.Status.String(),
+			Printable(c.Key), Printable(c.Type), f.text(t, f.value), Printable(c.Raw),
+			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(),
 		})
 	}
 	cw.Flush()
@@ -261,6 +313,8 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules)
 
 func TestWriteSnapshotCSVIsEncodingCSV(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
+	rules, big := bigNumbers(rules, at)
+	rows = append(rows, big...)
 	for _, key := range []string{`\.`, " lead", "\tlead", `say "hi"`, "a,b", "", "\u00a0nbsp", "é"} {
 		rows = append(rows, &Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
 	}
@@ -330,6 +384,47 @@ func TestWriteSnapshotInHalves(t *testing.T) {
 	for i, l := range lines[1:] {
 		if !strings.HasPrefix(l, Printable(rows[i].Key)+" ") || l[col-tableGap:col] != "  " || l[col] == ' ' {
 			t.Fatalf("line %d is %q, want the row of %s with VALUE at %d", i+1, l, rows[i].Key, col)
+		}
+	}
+}
+
+// The table is what text/tabwriter writes of the same cells, at sizes below,
+// at and past parallelRows, with the widest cell of every column in the
+// second half (measured by the other goroutine) and keys in runes, not bytes.
+func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
+	rules, _ := bigNumbers(testRules(), t0)
+	at := t0.Add(time.Second)
+	for _, n := range []int{0, 1, parallelRows - 1, parallelRows, parallelRows + 1, 3*parallelRows + 7} {
+		rows := make([]*Counter, n)
+		for i := range rows {
+			o := Observation{Key: fmt.Sprintf("rl:é%d", i), Type: "string", Raw: strconv.Itoa(i % 97), PTTL: int64(i%50) * 1000, At: t0}
+			if i == n-1 && n > 1 { // the widest of each column, last
+				o = Observation{Key: "big:" + strings.Repeat("ü", 60), Type: "string", Raw: strings.Repeat("9", 45), PTTL: PTTLNoExpiry, At: t0}
+			}
+			c := NewCounter(&o, rules)
+			rows[i] = &c
+		}
+		var got bytes.Buffer
+		if err := WriteSnapshot(&got, FormatTable, at, rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		var want bytes.Buffer
+		tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
+		fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
+		texts := newRuleTexts(rules)
+		for _, c := range rows {
+			key, value, limit := tableCells(c, texts)
+			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlMS(c, at)), c.Status)
+		}
+		tw.Flush()
+		if got.String() != want.String() {
+			gl, wl := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+			for i := range min(len(gl), len(wl)) {
+				if gl[i] != wl[i] {
+					t.Fatalf("%d rows: line %d differs from text/tabwriter's:\n%q\n%q", n, i, gl[i], wl[i])
+				}
+			}
+			t.Fatalf("%d rows: %d lines, text/tabwriter wrote %d", n, len(gl), len(wl))
 		}
 	}
 }

@@ -7,9 +7,9 @@ import (
 
 // KeySorter collects a snapshot's counters as they arrive and puts them in
 // key order once they are all in. It sorts at the end, when Redis is done
-// and both cores are free, in two halves at once: sorting as batches
-// arrive (merging them as a binary counter carries) measured no faster,
-// as its work then competes with the reads for the CPU.
+// and both cores are free, in two halves at once (see inHalves): sorting as
+// batches arrive (merging them as a binary counter carries) measured no
+// faster, as its work then competes with the reads for the CPU.
 type KeySorter struct {
 	batches [][]Counter
 	n       int
@@ -31,7 +31,8 @@ func (s *KeySorter) Add(batch []Counter) {
 }
 
 // Sorted returns every counter added, in key order, each key once: of a
-// key added twice, the later reading. The KeySorter is empty afterwards.
+// key added twice, the later reading (either, when both were read at the
+// same moment, in one pipeline). The KeySorter is empty afterwards.
 func (s *KeySorter) Sorted() []*Counter {
 	refs := make([]keyRef, 0, s.n) // sized once: growing it would touch every page several times
 	for _, batch := range s.batches {
@@ -40,14 +41,12 @@ func (s *KeySorter) Sorted() []*Counter {
 		}
 	}
 	*s = KeySorter{}
-	a, b := refs[:len(refs)/2], refs[len(refs)/2:]
-	sorted := make(chan struct{})
-	go func() {
-		slices.SortFunc(b, compareRefs)
-		close(sorted)
-	}()
-	slices.SortFunc(a, compareRefs)
-	<-sorted
+	var halves [2][]keyRef
+	inHalves(refs, func(half int, part []keyRef) {
+		slices.SortFunc(part, compareRefs)
+		halves[half] = part
+	})
+	a, b := halves[0], halves[1]
 	out := make([]*Counter, 0, len(refs))
 	for len(a) > 0 || len(b) > 0 {
 		var next keyRef

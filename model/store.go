@@ -124,8 +124,9 @@ func (s *Store) Rules() *Rules { return s.rules }
 // changed twice in one batch counts twice.
 func (s *Store) Apply(b Batch) int {
 	if len(s.entries) == 0 && len(b.Observed) > 0 {
-		// The first pass of a snapshot or a dashboard: size for it at once
-		// rather than growing through every power of two.
+		// A first batch of many keys (a poller's first batch after a
+		// restart of the feed, a benchmark's): size for it at once rather
+		// than growing through every power of two.
 		s.index = make(map[string]int32, len(b.Observed))
 		s.entries = slices.Grow(s.entries, len(b.Observed))
 		s.order.home = slices.Grow(s.order.home, len(b.Observed))
