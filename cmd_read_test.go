@@ -2,11 +2,15 @@ package main
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
 
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/redistest"
 )
 
@@ -68,6 +72,31 @@ func TestSnapshotJSON(t *testing.T) {
 	}
 	if !strings.Contains(out, `\u001b[2J\\xff`) {
 		t.Errorf("the escape must be a JSON \\u escape and the invalid byte \\\\xff:\n%s", out)
+	}
+}
+
+// Two patterns that both match most keys, the first with a [range] (which
+// the walk cannot filter by): the output holds every key once, in key order.
+func TestSnapshotEachKeyOnceInKeyOrder(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	args := []any{"MSET"}
+	for i := range 300 {
+		args = append(args, fmt.Sprintf("rl:%03d", 299-i), i)
+	}
+	s.Do(t, args...)
+	code, out, errOut := cli(t, s, "snapshot", "--pattern", "rl:[0-1]*", "--pattern", "rl:*", "--format", "csv")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("snapshot exited %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")[1:]
+	if len(lines) != 300 {
+		t.Fatalf("%d rows for 300 keys:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("rl:%03d,", i); !strings.HasPrefix(l, want) {
+			t.Fatalf("row %d is %q, want the row of %s", i, l, strings.TrimSuffix(want, ","))
+		}
 	}
 }
 
@@ -135,5 +164,18 @@ func TestCheckCouldNotCheck(t *testing.T) {
 	code = run([]string{"check", "--url", "http://nope"}, &out, &errOut)
 	if code != exitFailed {
 		t.Errorf("check with a bad URL exited %d, want %d", code, exitFailed)
+	}
+}
+
+// ctrl+c during a snapshot, a check or a repair's read is one sentence,
+// not "context canceled".
+func TestReadInterrupted(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	ctx, cancel := context.WithCancel(context.Background())
+	cancel()
+	cfg := config.Config{Redis: config.Redis{URL: s.URL()}, Patterns: []string{"*"}}
+	if _, err := readAll(ctx, cfg); !errors.Is(err, errInterrupted) {
+		t.Errorf("readAll after ctrl+c: %v, want %q", err, errInterrupted)
 	}
 }

@@ -122,7 +122,7 @@ func runBurst(ctx context.Context, client *redisclient.Client, key string, by mo
 			model.Printable(key))
 	case !r.Agree():
 		return r.After, exitProblems, fmt.Errorf("observed is not expected: increments were lost, or another client changed %s during the burst", model.Printable(key))
-	case interrupted:
+	case interrupted && r.Sent < o.Count:
 		return r.After, exitFailed, fmt.Errorf("interrupted after %d of %d increments", r.Sent, o.Count)
 	}
 	return r.After, exitOK, nil
@@ -182,10 +182,12 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}
-	checked := len(counters)
 	var todo []*model.Counter
 	skipped := 0
-	for _, c := range problems(counters) {
+	for _, c := range counters {
+		if !isProblem(c) {
+			continue
+		}
 		if windowOf(&cfg.Rules, c.Key) == 0 {
 			skipped++
 			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", model.Printable(c.Key))
@@ -194,7 +196,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		todo = append(todo, c)
 	}
 	if len(todo)+skipped == 0 {
-		fmt.Fprintf(stdout, "nothing to repair: %d counters checked, none stuck or without expiry\n", checked)
+		fmt.Fprintf(stdout, "nothing to repair: %d counters checked, none stuck or without expiry\n", len(counters))
 		return exitOK, nil
 	}
 	if dryRun || !yes {

@@ -234,12 +234,19 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	return dashboard(ctx, client, cfg, "demo")
 }
 
+// errInterrupted is why a one-shot read stopped when the user pressed
+// ctrl+c.
+var errInterrupted = errors.New("interrupted (ctrl+c) before every key was read")
+
 // readAll does one full pass over the matched keys and returns them in key
 // order, classified by cfg.Rules. Each pipeline's worth is classified as it
-// arrives, while Redis walks on.
+// arrives, while Redis walks on; the order is made at the end.
 func readAll(ctx context.Context, cfg config.Config) ([]*model.Counter, error) {
 	client, err := connect(ctx, cfg)
 	if err != nil {
+		if ctx.Err() != nil {
+			return nil, errInterrupted
+		}
 		return nil, err
 	}
 	defer client.Close()
@@ -252,16 +259,17 @@ func readAll(ctx context.Context, cfg config.Config) ([]*model.Counter, error) {
 		sorter.Add(counters)
 		return nil
 	})
-	if err != nil {
+	switch {
+	case err != nil && ctx.Err() != nil:
+		return nil, errInterrupted
+	case err != nil:
 		return nil, err
 	}
 	return sorter.Sorted(), nil
 }
 
-// problems are the counters that are stuck or have lost their expiry.
-func problems(counters []*model.Counter) []*model.Counter {
-	return slices.DeleteFunc(counters, func(c *model.Counter) bool { return !c.Status.Problem() })
-}
+// isProblem reports whether c is stuck or has lost its expiry.
+func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var format string
@@ -298,13 +306,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not check: %w", err)
 	}
-	checked := len(counters)
-	if bad := problems(counters); len(bad) > 0 {
-		if err := model.WriteProblems(stdout, bad, &cfg.Rules); err != nil {
+	if slices.ContainsFunc(counters, isProblem) {
+		if err := model.WriteProblems(stdout, counters, &cfg.Rules); err != nil {
 			return exitFailed, err
 		}
 		return exitProblems, nil
 	}
-	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", checked)
+	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", len(counters))
 	return exitOK, nil
 }

@@ -402,13 +402,10 @@ func TestCluster(t *testing.T) {
 	})
 }
 
-// TestClusterFailoverDuringWatch promotes a replica with CLUSTER FAILOVER
-// while countertop polls and while it follows events: neither view loses a
-// key, and events come from the promoted master.
 // TestTLSCluster reads, watches and writes a cluster that speaks only TLS,
 // between its nodes too, and asks for client certificates, as managed
 // clusters with encryption in transit do: countertop dials every node it
-// learns of with TLS, checking each one's own address.
+// learns of with TLS and the client certificate.
 func TestTLSCluster(t *testing.T) {
 	t.Parallel()
 	rc := redistest.StartTLSCluster(t, 3, 1, "--notify-keyspace-events", "K$gxe")
@@ -450,6 +447,9 @@ func TestTLSCluster(t *testing.T) {
 	w.noExtraPass(1)
 }
 
+// TestClusterFailoverDuringWatch promotes a replica with CLUSTER FAILOVER
+// while countertop polls and while it follows events: neither view loses a
+// key, and events come from the promoted master.
 func TestClusterFailoverDuringWatch(t *testing.T) {
 	t.Parallel()
 	// Every node has notifications on: a replica may become a master.

@@ -143,8 +143,6 @@ func is(targets ...error) func(error) bool {
 	}
 }
 
-// reply matches error replies from Redis that start with one of prefixes
-// (after an optional "ERR ").
 // Refusals of credentials: a wrong user or password (older servers say
 // "invalid password"), or none given where one is required.
 var (
@@ -152,6 +150,8 @@ var (
 	isNoAuth    = reply("NOAUTH")
 )
 
+// reply matches error replies from Redis that start with one of prefixes
+// (after an optional "ERR ").
 func reply(prefixes ...string) func(error) bool {
 	return func(err error) bool {
 		for _, p := range prefixes {

@@ -203,7 +203,8 @@ func TestReadErrorsAreExplained(t *testing.T) {
 	checkSentence(t, err, want, "")
 }
 
-// The caller's error ends the pass at once, and is what Snapshot returns.
+// The caller's error ends the pass: fn is not called again, and the error
+// is what Snapshot returns.
 func TestSnapshotStopsAtTheCallersError(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
