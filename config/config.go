@@ -88,16 +88,20 @@ func defaults() Config {
 	}
 }
 
-// String describes r for logs and debugging, with the password masked.
+// String describes r for logs and debugging, with the passwords masked.
 func (r Redis) String() string {
-	password := ""
-	if r.Password != "" {
-		password = "***"
+	mask := func(password string) string {
+		if password == "" {
+			return ""
+		}
+		return "***"
 	}
 	return fmt.Sprintf("url=%s username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d"+
-		" cluster=%t read_only=%t enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
-		RedactURL(r.URL), r.Username, password, r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount,
-		r.Cluster, r.ReadOnly, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
+		" cluster=%t sentinel_master=%q sentinels=%q sentinel_username=%q sentinel_password=%s"+
+		" read_only=%t enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
+		RedactURL(r.URL), r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount,
+		r.Cluster, r.SentinelMaster, r.Sentinels, r.SentinelUsername, mask(r.SentinelPassword),
+		r.ReadOnly, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
 }
 
 // String describes c for logs and debugging, with the password masked.

@@ -563,15 +563,15 @@ func TestRedactURL(t *testing.T) {
 }
 
 func TestStringHidesPassword(t *testing.T) {
-	c, err := load(t, map[string]string{"REDIS_PASSWORD": "hunter2"}, "--url", "redis://user:s3cr3t@host:7000/0")
+	c, err := load(t, map[string]string{"REDIS_PASSWORD": "hunter2", "REDIS_SENTINEL_PASSWORD": "sentinel-pw"}, "--url", "redis://user:s3cr3t@host:7000/0")
 	if err != nil {
 		t.Fatal(err)
 	}
 	for _, s := range []string{c.String(), c.Redis.String()} {
-		if strings.Contains(s, "hunter2") || strings.Contains(s, "s3cr3t") {
+		if strings.Contains(s, "hunter2") || strings.Contains(s, "s3cr3t") || strings.Contains(s, "sentinel-pw") {
 			t.Errorf("String shows a password: %s", s)
 		}
-		if !strings.Contains(s, "redis://user:***@host:7000/0") || !strings.Contains(s, "password=***") {
+		if !strings.Contains(s, "redis://user:***@host:7000/0") || !strings.Contains(s, " password=***") || !strings.Contains(s, "sentinel_password=***") {
 			t.Errorf("String does not show that there are passwords: %s", s)
 		}
 	}
