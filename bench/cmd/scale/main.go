@@ -3,8 +3,10 @@
 // and prints each figure next to its target (issue 6, BENCHMARKS.md):
 //
 //  1. a cold `countertop snapshot`: wall time against what the same reads
-//     cost Redis (INFO commandstats), commands per key, and the same work
-//     done with redis-cli in a shell;
+//     cost Redis (INFO commandstats), commands per key, the walk alone, the
+//     reads alone with every reply thrown away (the floor of the ratio for
+//     any client reading this way), and the same work done with redis-cli
+//     in a shell;
 //  2. the slowest command Redis logged (SLOWLOG, over 10 ms) and another
 //     client's PING latency while the snapshot runs;
 //  3. the dashboard's first pass: first rows and progress while scanning;
@@ -33,6 +35,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/countertop/countertop/bench/seed"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -77,6 +80,7 @@ type figures struct {
 	keyspace       int64
 	snapshots      []snapshotRun // sorted by wall time
 	walks          []snapshotRun // snapshots of a pattern nothing matches: the walk alone
+	discards       []snapshotRun // the same reads in this process, each reply thrown away
 	idle, during   latencies     // another client's PING
 	slow           int           // SLOWLOG entries
 	slowest        string        // what they were
@@ -138,6 +142,14 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 		f.walks = append(f.walks, r)
 	}
 	slices.SortFunc(f.walks, byWall)
+	for range cfg.runs {
+		r, err := discard(ctx, rdb, cfg)
+		if err != nil {
+			return err
+		}
+		f.discards = append(f.discards, r)
+	}
+	slices.SortFunc(f.discards, byWall)
 	if f.idle, err = idleLatency(ctx, opt); err != nil {
 		return err
 	}
@@ -222,6 +234,11 @@ func (f *figures) report(w io.Writer) {
 	walk := f.walks[len(f.walks)/2]
 	fmt.Fprintf(w, "    the walk alone (a pattern nothing matches): wall %s, Redis time %s: %.2fx\n",
 		secs(walk.wall), secs(walk.server.time(readCommands...)), float64(walk.wall)/float64(walk.server.time(readCommands...)))
+	d := f.discards[len(f.discards)/2]
+	fmt.Fprintf(w, "    the same reads with every reply thrown away, in this process (no start-up, no sorting,\n")
+	fmt.Fprintf(w, "    no output): wall %s, Redis time %s: %.2fx, Redis busy %.0f%% of it\n",
+		secs(d.wall), secs(d.server.time(readCommands...)), float64(d.wall)/float64(d.server.time(readCommands...)),
+		100*float64(d.server.cpu)/float64(d.wall))
 	fmt.Fprintf(w, "    commands per key           %.3f (GETRANGE + PTTL, TYPE for keys that are not strings) + %.4f SCAN\n",
 		float64(med.server.count("getrange", "pttl", "type"))/float64(med.rows), float64(med.server.count("scan"))/float64(med.rows))
 	perKey := time.Duration(float64(f.perKey) * float64(med.rows) / float64(f.sample))
@@ -284,6 +301,32 @@ func snapshot(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, 
 	if err != nil {
 		return snapshotRun{}, err
 	}
+	after, err := readStats(ctx, rdb)
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	r.server = after.since(before)
+	return r, nil
+}
+
+// discard times redisclient.Snapshot of the pattern in this process, with
+// a callback that keeps nothing: the reads alone, the least any snapshot
+// this way can take.
+func discard(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
+	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: rdb.Options().Password})
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	defer client.Close()
+	before, err := readStats(ctx, rdb)
+	if err != nil {
+		return snapshotRun{}, err
+	}
+	start := time.Now()
+	if err := client.Snapshot(ctx, []string{cfg.pattern}, 0, func([]model.Observation) error { return nil }); err != nil {
+		return snapshotRun{}, err
+	}
+	r := snapshotRun{wall: time.Since(start)}
 	after, err := readStats(ctx, rdb)
 	if err != nil {
 		return snapshotRun{}, err
