@@ -46,7 +46,9 @@ func ValidFormat(format string) bool {
 // The table is for people: Printable names and values, long values cut to
 // fit. CSV has the JSON fields as columns, empty for null, with names and
 // raw values in Printable form: CSV has no escapes of its own, and a
-// snapshot is often printed straight to a terminal.
+// snapshot is often printed straight to a terminal. Every format writes a
+// limit, a window or a float value as encoding/json writes a float64
+// (1000000, not 1e+06).
 func WriteSnapshot(w io.Writer, format string, takenAt time.Time, rows []*Counter, rules *Rules) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
 	var err error
