@@ -208,6 +208,31 @@ func bigNumbers(rules *Rules, at time.Time) (*Rules, []*Counter) {
 	return &big, []*Counter{&c, &d}
 }
 
+// checkReference fails unless WriteSnapshot writes rows in format exactly
+// as the reference writer does.
+func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, rules *Rules,
+	reference func(testing.TB, time.Time, []*Counter, *Rules) string) {
+	t.Helper()
+	var buf bytes.Buffer
+	if err := WriteSnapshot(&buf, format, at, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	if want := reference(t, at, rows, rules); buf.String() != want {
+		t.Errorf("%s writer:\n%q\nthe reference:\n%q", format, buf.String(), want)
+	}
+}
+
+// fuzzReference checks that any key, type, value and TTL is written in
+// format as the reference writer writes it.
+func fuzzReference(f *testing.F, format string, reference func(testing.TB, time.Time, []*Counter, *Rules) string) {
+	rules := testRules()
+	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
+		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
+		c := NewCounter(&o, rules)
+		checkReference(t, format, t0.Add(time.Second), []*Counter{&c}, rules, reference)
+	})
+}
+
 func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
 	rules, big := bigNumbers(rules, at)
@@ -215,13 +240,7 @@ func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
 	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
-		var buf bytes.Buffer
-		if err := WriteSnapshot(&buf, FormatJSON, at, rows, rules); err != nil {
-			t.Fatal(err)
-		}
-		if want := encodingJSON(t, at, rows, rules); buf.String() != want {
-			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", buf.String(), want)
-		}
+		checkReference(t, FormatJSON, at, rows, rules, encodingJSON)
 	}
 }
 
@@ -230,19 +249,7 @@ func FuzzWriteSnapshotJSON(f *testing.F) {
 	f.Add("rl:1", "string", "5", int64(60_000))
 	f.Add("bad\xffbyte\x1b", "hash", "", int64(-1))
 	f.Add("\u2028\"\\", "string", "-1.5e-7", int64(0))
-	rules := testRules()
-	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
-		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
-		c := NewCounter(&o, rules)
-		rows := []*Counter{&c}
-		var buf bytes.Buffer
-		if err := WriteSnapshot(&buf, FormatJSON, t0.Add(time.Second), rows, rules); err != nil {
-			t.Fatal(err)
-		}
-		if want := encodingJSON(t, t0.Add(time.Second), rows, rules); buf.String() != want {
-			t.Errorf("writeJSON:\n%s\nencoding/json:\n%s", buf.String(), want)
-		}
-	})
+	fuzzReference(f, FormatJSON, encodingJSON)
 }
 
 func TestWriteSnapshotJSONEmpty(t *testing.T) {
@@ -319,13 +326,7 @@ func TestWriteSnapshotCSVIsEncodingCSV(t *testing.T) {
 		rows = append(rows, &Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
 	}
 	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
-		var buf bytes.Buffer
-		if err := WriteSnapshot(&buf, FormatCSV, at, rows, rules); err != nil {
-			t.Fatal(err)
-		}
-		if want := encodingCSV(t, at, rows, rules); buf.String() != want {
-			t.Errorf("writeCSV:\n%s\nencoding/csv:\n%s", buf.String(), want)
-		}
+		checkReference(t, FormatCSV, at, rows, rules, encodingCSV)
 	}
 }
 
@@ -334,18 +335,7 @@ func FuzzWriteSnapshotCSV(f *testing.F) {
 	f.Add("rl:1", "string", "5", int64(60_000))
 	f.Add(" a,\"b\"", "hash", "", int64(-1))
 	f.Add(`\.`, "string", "\r\n", int64(0))
-	rules := testRules()
-	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
-		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
-		c := NewCounter(&o, rules)
-		var buf bytes.Buffer
-		if err := WriteSnapshot(&buf, FormatCSV, t0.Add(time.Second), []*Counter{&c}, rules); err != nil {
-			t.Fatal(err)
-		}
-		if want := encodingCSV(t, t0.Add(time.Second), []*Counter{&c}, rules); buf.String() != want {
-			t.Errorf("writeCSV:\n%q\nencoding/csv:\n%q", buf.String(), want)
-		}
-	})
+	fuzzReference(f, FormatCSV, encodingCSV)
 }
 
 // Past parallelRows, rows are written in two halves at once: the output is

@@ -124,32 +124,17 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 
 	// (1) Cold snapshots, of the pattern and of one nothing matches (the
 	// walk alone); then (2) one more with another client's PING.
-	for range cfg.runs {
-		r, err := snapshot(ctx, rdb, cfg)
-		if err != nil {
-			return err
-		}
-		f.snapshots = append(f.snapshots, r)
-	}
-	slices.SortFunc(f.snapshots, byWall)
 	walkOnly := cfg
 	walkOnly.pattern = "countertop-scale-nothing:*"
-	for range cfg.runs {
-		r, err := snapshot(ctx, rdb, walkOnly)
-		if err != nil {
-			return err
-		}
-		f.walks = append(f.walks, r)
+	if f.snapshots, err = repeat(cfg.runs, func() (snapshotRun, error) { return snapshot(ctx, rdb, cfg) }); err != nil {
+		return err
 	}
-	slices.SortFunc(f.walks, byWall)
-	for range cfg.runs {
-		r, err := discard(ctx, rdb, cfg)
-		if err != nil {
-			return err
-		}
-		f.discards = append(f.discards, r)
+	if f.walks, err = repeat(cfg.runs, func() (snapshotRun, error) { return snapshot(ctx, rdb, walkOnly) }); err != nil {
+		return err
 	}
-	slices.SortFunc(f.discards, byWall)
+	if f.discards, err = repeat(cfg.runs, func() (snapshotRun, error) { return discard(ctx, rdb, cfg) }); err != nil {
+		return err
+	}
 	if f.idle, err = idleLatency(ctx, opt); err != nil {
 		return err
 	}
@@ -291,6 +276,20 @@ type snapshotRun struct {
 }
 
 func byWall(a, b snapshotRun) int { return cmp.Compare(a.wall, b.wall) }
+
+// repeat runs measure n times and returns the runs sorted by wall time.
+func repeat(n int, measure func() (snapshotRun, error)) ([]snapshotRun, error) {
+	runs := make([]snapshotRun, 0, n)
+	for range n {
+		r, err := measure()
+		if err != nil {
+			return nil, err
+		}
+		runs = append(runs, r)
+	}
+	slices.SortFunc(runs, byWall)
+	return runs, nil
+}
 
 func snapshot(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
 	before, err := readStats(ctx, rdb)
