@@ -120,3 +120,35 @@ func TestKeySorterKeepsTheLaterReading(t *testing.T) {
 		t.Errorf("Sorted = %q, want %q", got, want)
 	}
 }
+
+// The KeySorter compares a few bytes of each key noted as it arrives, past
+// the prefix every key shares, and the whole keys only when those are
+// equal. Whatever the keys (zero bytes, keys that are prefixes of others,
+// a key that leaves the shared prefix late, repeats), its order is
+// strings.Compare's, each key once.
+func FuzzKeySorter(f *testing.F) {
+	f.Add([]byte("rl:user:1\nrl:user:10\nrl:user:1\x00\nrl:user:2\nrl:\nother"), uint8(3))
+	f.Add([]byte("a\x00\x00\x00\x00\x00\x00\x00\x00b\na\na\x00\nab\na"), uint8(1))
+	f.Add([]byte("ratelimit:user:00012345:login\nratelimit:user:00012346:login\nratelimit:"), uint8(2))
+	f.Fuzz(func(t *testing.T, data []byte, batchSize uint8) {
+		keys := strings.Split(string(data), "\n")
+		var sorter KeySorter
+		for batch := range slices.Chunk(keys, 1+int(batchSize%16)) {
+			counters := make([]Counter, len(batch))
+			for i, k := range batch {
+				counters[i] = Counter{Key: k}
+			}
+			sorter.Add(counters)
+		}
+		var got []string
+		for _, c := range sorter.Sorted() {
+			got = append(got, c.Key)
+		}
+		want := slices.Clone(keys)
+		slices.Sort(want)
+		want = slices.Compact(want)
+		if !slices.Equal(got, want) {
+			t.Errorf("Sorted = %q\nwant     %q", got, want)
+		}
+	})
+}
