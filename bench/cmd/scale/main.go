@@ -4,9 +4,10 @@
 //
 //  1. a cold `countertop snapshot`: wall time against what the same reads
 //     cost Redis (INFO commandstats), commands per key, the walk alone, the
-//     reads alone with every reply thrown away (the floor of the ratio for
-//     any client reading this way), and the same work done with redis-cli
-//     in a shell;
+//     reads alone through redisclient with every reply thrown away, the
+//     same work by a bare client on raw sockets (bare.go: the floor of the
+//     ratio for any client on this machine), and the same work done with
+//     redis-cli in a shell;
 //  2. the slowest command Redis logged (SLOWLOG, over 10 ms) and another
 //     client's PING latency while the snapshot runs;
 //  3. the dashboard's first pass: first rows and progress while scanning;
@@ -81,6 +82,7 @@ type figures struct {
 	snapshots      []snapshotRun // sorted by wall time
 	walks          []snapshotRun // snapshots of a pattern nothing matches: the walk alone
 	discards       []snapshotRun // the same reads in this process, each reply thrown away
+	bares          []snapshotRun // the same work by a bare client (bare.go)
 	idle, during   latencies     // another client's PING
 	slow           int           // SLOWLOG entries
 	slowest        string        // what they were
@@ -133,6 +135,9 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 		return err
 	}
 	if f.discards, err = repeat(cfg.runs, func() (snapshotRun, error) { return discard(ctx, rdb, cfg) }); err != nil {
+		return err
+	}
+	if f.bares, err = repeat(cfg.runs, func() (snapshotRun, error) { return bare(ctx, rdb, cfg) }); err != nil {
 		return err
 	}
 	if f.idle, err = idleLatency(ctx, opt); err != nil {
@@ -224,6 +229,11 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "    no output): wall %s, Redis time %s: %.2fx, Redis busy %.0f%% of it\n",
 		secs(d.wall), secs(d.server.time(readCommands...)), float64(d.wall)/float64(d.server.time(readCommands...)),
 		100*float64(d.server.cpu)/float64(d.wall))
+	b := f.bares[len(f.bares)/2]
+	fmt.Fprintf(w, "    the same work by a bare client (raw sockets, each reply skipped as it is read, nothing kept;\n")
+	fmt.Fprintf(w, "    the least any client can take here): wall %s for %d keys, Redis time %s: %.2fx, Redis busy %.0f%% of it\n",
+		secs(b.wall), b.rows, secs(b.server.time(readCommands...)), float64(b.wall)/float64(b.server.time(readCommands...)),
+		100*float64(b.server.cpu)/float64(b.wall))
 	fmt.Fprintf(w, "    commands per key           %.3f (GETRANGE + PTTL, TYPE for keys that are not strings) + %.4f SCAN\n",
 		float64(med.server.count("getrange", "pttl", "type"))/float64(med.rows), float64(med.server.count("scan"))/float64(med.rows))
 	perKey := time.Duration(float64(f.perKey) * float64(med.rows) / float64(f.sample))
