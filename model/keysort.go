@@ -15,20 +15,24 @@ import (
 //
 // What it does as they arrive is cheap and saves the end a pass: it notes
 // each key beside its counter with the key's first bytes past the prefix
-// every key shares (see keyRef), so that the sort rarely reads a key.
+// every key shares (see keyRef), so that the sort reads a key only when
+// those bytes are equal.
 type KeySorter struct {
 	refs   []keyRef // into the batches added, which they keep
 	first  string   // the first key added
 	shared int      // bytes every key added shares with first
 }
 
-// keyRef is a counter and the 8 bytes of its key that follow the prefix
-// every key shares, big-endian and padded with zero bytes. Of two keys,
-// the one whose next is less sorts first; only equal nexts need the keys
-// compared. With keys like ratelimit:user:NNNNNNNN:login, whose shared
-// prefix ends at the user number, two keys' nexts differ.
+// keyRef is a counter, its key, and the 8 bytes of the key that follow the
+// prefix every key shares, big-endian and padded with zero bytes. Of two
+// keys, the one whose next is less sorts first; only equal nexts need the
+// keys compared. With keys like ratelimit:user:NNNNNNNN:login, whose shared
+// prefix ends at the user number, two keys' nexts differ; keys of two
+// patterns (ratelimit:* and quota:*) share less, and the keys decide more
+// often.
 type keyRef struct {
 	next uint64
+	key  string // the counter's, here so that comparing keys does not visit the counter
 	c    *Counter
 }
 
@@ -50,7 +54,7 @@ func compareRefs(a, b keyRef) int {
 	if c := cmp.Compare(a.next, b.next); c != 0 {
 		return c
 	}
-	return strings.Compare(a.c.Key, b.c.Key)
+	return strings.Compare(a.key, b.key)
 }
 
 // Add keeps batch (not a copy of it) until Sorted. A key can come in
@@ -68,14 +72,16 @@ func (s *KeySorter) Add(batch []Counter) {
 	}
 	if shared < s.shared {
 		// A key leaves the prefix the others share: the nexts noted so
-		// far start too late. It happens in the first batches, if at all.
+		// far start too late. It happens in the first batches, and when
+		// the walk reaches a pattern with another prefix: at most once
+		// per byte of the first key.
 		s.shared = shared
 		for i := range s.refs {
-			s.refs[i].next = nextBytes(s.refs[i].c.Key, shared)
+			s.refs[i].next = nextBytes(s.refs[i].key, shared)
 		}
 	}
 	for i := range batch {
-		s.refs = append(s.refs, keyRef{nextBytes(batch[i].Key, s.shared), &batch[i]})
+		s.refs = append(s.refs, keyRef{nextBytes(batch[i].Key, s.shared), batch[i].Key, &batch[i]})
 	}
 }
 
