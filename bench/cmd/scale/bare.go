@@ -10,6 +10,7 @@ import (
 	"math/bits"
 	"net"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -17,13 +18,17 @@ import (
 )
 
 // bare times the snapshot's work done by the leanest client this file can
-// be: the same two SCAN stripes and the same pipelines of GETRANGE and
-// PTTL for 500 keys on two more connections, but written as bytes on raw
-// sockets and every reply skipped as it is read, with no client library,
-// no objects per command and nothing kept. Its ratio to Redis time is what
-// any client doing this work, on this machine, can at best hope for.
+// be: the same two SCAN stripes, the same pipelines of GETRANGE and PTTL
+// for 500 keys on two more connections and the same TYPE pipeline for the
+// keys that are not strings, but written as bytes on raw sockets and every
+// reply skipped as it is read, with no client library and nothing kept but
+// the keys SCAN returns. Its ratio to Redis time is what any client doing
+// this work, on this machine, can at best hope for.
 func bare(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
 	opt := rdb.Options()
+	if opt.TLSConfig != nil || opt.Network != "tcp" {
+		return snapshotRun{}, errors.New("the bare client speaks plain TCP only: give scale a redis:// URL")
+	}
 	before, err := readStats(ctx, rdb)
 	if err != nil {
 		return snapshotRun{}, err
@@ -31,10 +36,10 @@ func bare(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, erro
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	found := make(chan []string, 64)
-	var walkers errgroup.Group
+	walkers, wctx := errgroup.WithContext(gctx)
 	const stripes = 2
 	for i := range stripes {
-		walkers.Go(func() error { return bareStripe(gctx, opt, cfg.pattern, i, stripes, found) })
+		walkers.Go(func() error { return bareStripe(wctx, opt, cfg.pattern, i, stripes, found) })
 	}
 	g.Go(func() error {
 		defer close(found)
@@ -86,11 +91,14 @@ func bare(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, erro
 	return r, nil
 }
 
-// bareConn is a raw connection to the benchmark Redis, logged in.
+// bareConn is a raw connection to the benchmark Redis, logged in. It is
+// closed when the context it was dialled with is done, so that a read
+// never outlives the run.
 type bareConn struct {
 	net.Conn
-	r   *bufio.Reader
-	out []byte
+	r    *bufio.Reader
+	out  []byte
+	stop func() bool
 }
 
 func bareDial(ctx context.Context, opt *redis.Options) (*bareConn, error) {
@@ -100,8 +108,13 @@ func bareDial(ctx context.Context, opt *redis.Options) (*bareConn, error) {
 		return nil, err
 	}
 	c := &bareConn{Conn: conn, r: bufio.NewReaderSize(conn, 64<<10)}
+	c.stop = context.AfterFunc(ctx, func() { conn.Close() })
 	sent := 0
-	if opt.Password != "" {
+	switch {
+	case opt.Username != "":
+		c.command("AUTH", opt.Username, opt.Password)
+		sent++
+	case opt.Password != "":
 		c.command("AUTH", opt.Password)
 		sent++
 	}
@@ -118,10 +131,15 @@ func bareDial(ctx context.Context, opt *redis.Options) (*bareConn, error) {
 		}
 	}
 	if err != nil {
-		conn.Close()
+		c.Close()
 		return nil, err
 	}
 	return c, nil
+}
+
+func (c *bareConn) Close() error {
+	c.stop()
+	return c.Conn.Close()
 }
 
 // command appends a command in RESP to what send will write.
@@ -149,8 +167,16 @@ type replyError string
 
 func (e replyError) Error() string { return string(e) }
 
+// wrongType reports whether err is Redis's answer for a key of another
+// type than the command reads.
+func wrongType(err error) bool {
+	var re replyError
+	return errors.As(err, &re) && strings.HasPrefix(string(re), "WRONGTYPE")
+}
+
 // skip reads one reply, appending the bulk strings in it to keep when
-// keep is not nil. An error reply is a replyError.
+// keep is not nil; it allocates only for what it keeps. An error reply is
+// a replyError.
 func (c *bareConn) skip(keep *[]string) error {
 	line, err := c.r.ReadSlice('\n')
 	if err == nil && len(line) < 3 {
@@ -159,16 +185,16 @@ func (c *bareConn) skip(keep *[]string) error {
 	if err != nil {
 		return err
 	}
-	head, body := line[0], string(line[1:len(line)-2])
+	head, body := line[0], line[1:len(line)-2]
 	switch head {
 	case '+', ':':
 		return nil
 	case '-':
 		return replyError(body)
 	case '$', '*':
-		n, err := strconv.Atoi(body)
-		if err != nil {
-			return err
+		n, err := atoi(body)
+		if err != nil || n < 0 {
+			return err // a null
 		}
 		if head == '*' {
 			for range n {
@@ -178,19 +204,33 @@ func (c *bareConn) skip(keep *[]string) error {
 			}
 			return nil
 		}
-		if n < 0 {
-			return nil
+		if keep == nil {
+			_, err := c.r.Discard(n + 2)
+			return err
 		}
 		buf := make([]byte, n+2)
 		if _, err := io.ReadFull(c.r, buf); err != nil {
 			return err
 		}
-		if keep != nil {
-			*keep = append(*keep, string(buf[:n]))
-		}
+		*keep = append(*keep, string(buf[:n]))
 		return nil
 	}
 	return fmt.Errorf("a reply of unknown type %q", head)
+}
+
+// atoi reads a RESP length, -1 included, without making a string of it.
+func atoi(b []byte) (int, error) {
+	if len(b) == 2 && b[0] == '-' && b[1] == '1' {
+		return -1, nil
+	}
+	n := 0
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, fmt.Errorf("a bad length %q in a reply", b)
+		}
+		n = n*10 + int(d-'0')
+	}
+	return n, nil
 }
 
 // bareStripe walks the i-th of n stripes of the keyspace as
@@ -234,8 +274,10 @@ func bareStripe(ctx context.Context, opt *redis.Options, pattern string, i, n in
 	}
 }
 
-// bareReads reads each chunk of keys in one pipeline of GETRANGE and PTTL
-// and skips the replies; it returns how many keys it read.
+// bareReads reads each chunk of keys as redisclient's fetchChunk does: one
+// pipeline of GETRANGE and PTTL, then one of TYPE for the keys GETRANGE
+// found are not strings. It skips the replies and returns how many keys it
+// read.
 func bareReads(ctx context.Context, opt *redis.Options, chunks <-chan []string) (int, error) {
 	c, err := bareDial(ctx, opt)
 	if err != nil {
@@ -243,6 +285,7 @@ func bareReads(ctx context.Context, opt *redis.Options, chunks <-chan []string) 
 	}
 	defer c.Close()
 	read := 0
+	var others []string
 	for keys := range chunks {
 		for _, k := range keys {
 			c.command("GETRANGE", k, "0", "65535")
@@ -251,10 +294,29 @@ func bareReads(ctx context.Context, opt *redis.Options, chunks <-chan []string) 
 		if err := c.send(); err != nil {
 			return read, err
 		}
-		for range 2 * len(keys) {
-			// WRONGTYPE, for a key that is not a string, is an answer.
-			if err := c.skip(nil); err != nil && !errors.As(err, new(replyError)) {
+		others = others[:0]
+		for _, k := range keys {
+			switch err := c.skip(nil); {
+			case wrongType(err):
+				others = append(others, k)
+			case err != nil:
 				return read, err
+			}
+			if err := c.skip(nil); err != nil {
+				return read, err
+			}
+		}
+		if len(others) > 0 {
+			for _, k := range others {
+				c.command("TYPE", k)
+			}
+			if err := c.send(); err != nil {
+				return read, err
+			}
+			for range others {
+				if err := c.skip(nil); err != nil {
+					return read, err
+				}
 			}
 		}
 		read += len(keys)
