@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"fmt"
 	"math"
 	"strconv"
@@ -17,9 +18,15 @@ type Amount struct {
 
 // ParseAmount reads what a user typed for an increment: "1", "-5", "2.5".
 // It accepts exactly what Redis accepts as an INCRBY or INCRBYFLOAT argument
-// (see ParseValue), so nothing is sent that Redis would refuse to parse.
+// (see ParseValue), so nothing is sent that Redis would refuse to parse,
+// but for a whole number beyond 64 bits: INCRBYFLOAT would take it and
+// round it, and a counter cannot hold it anyway.
 func ParseAmount(s string) (Amount, error) {
-	v := ParseValue(strings.TrimSpace(s))
+	t := strings.TrimSpace(s)
+	if _, err := strconv.ParseInt(t, 10, 64); errors.Is(err, strconv.ErrRange) {
+		return Amount{}, fmt.Errorf("%s is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give a smaller amount", t)
+	}
+	v := ParseValue(t)
 	switch {
 	case v.Kind == KindInt:
 		return Amount{Int: v.Int}, nil

@@ -14,6 +14,8 @@ func TestParseAmount(t *testing.T) {
 		{in: "-0.25", want: Amount{Float: -0.25, IsFloat: true}},
 		{in: "9223372036854775807", want: Amount{Int: 9223372036854775807}},
 		{in: "007", want: Amount{Float: 7, IsFloat: true}}, // INCRBY refuses it; INCRBYFLOAT reads 7
+		{in: "9223372036854775808", wantErr: true},         // INCRBYFLOAT would round it
+		{in: "-9223372036854775809", wantErr: true},
 		{in: "abc", wantErr: true},
 		{in: "", wantErr: true},
 		{in: "1_000", wantErr: true},
