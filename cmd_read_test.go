@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"errors"
 	"fmt"
+	"io"
 	"net"
 	"strings"
 	"testing"
@@ -128,6 +129,11 @@ func TestCheckExitCodes(t *testing.T) {
 	code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*", "--pattern", "views:*")
 	wantRun(t, code, out, errOut, exitOK, "ok: 2 counters checked", "")
 
+	// A pattern that matches nothing is healthy, but a monitor with a
+	// typo in it would stay green forever: the output says so.
+	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimt:*")
+	wantRun(t, code, out, errOut, exitOK, "ok: no key matches ratelimt:*; if you expected some, check --pattern and --url\n", "")
+
 	s.Do(t, "SET", "ratelimit:api:stuck", "150")
 	s.Do(t, "SET", "ratelimit:api:fresh", "3")
 	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimit:*", "--pattern", "views:*")
@@ -167,15 +173,36 @@ func TestCheckCouldNotCheck(t *testing.T) {
 	}
 }
 
-// ctrl+c during a snapshot, a check or a repair's read is one sentence,
-// not "context canceled".
+// ctrl+c before Redis answers a snapshot, a check or a repair is one
+// sentence, not "context canceled".
 func TestReadInterrupted(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := config.Config{Redis: config.Redis{URL: s.URL()}, Patterns: []string{"*"}}
-	if _, err := readAll(ctx, cfg); !errors.Is(err, errInterrupted) {
-		t.Errorf("readAll after ctrl+c: %v, want %q", err, errInterrupted)
+	if _, err := readAll(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
+		t.Errorf("readAll after ctrl+c: %v, want %q", err, errConnectInterrupted)
+	}
+}
+
+// countertop version names the build; --help of a subcommand is its usage
+// on stderr and exit 0; a bad flag is one line that points at --help.
+func TestVersionAndUsage(t *testing.T) {
+	t.Parallel()
+	for _, args := range [][]string{{"version"}, {"--version"}} {
+		var out, errOut bytes.Buffer
+		if code := run(args, &out, &errOut); code != exitOK || !strings.HasPrefix(out.String(), "countertop ") || errOut.Len() > 0 {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+		}
+	}
+	var out, errOut bytes.Buffer
+	if code := run([]string{"demo", "--help"}, &out, &errOut); code != exitOK || !strings.Contains(errOut.String(), "Usage: countertop demo\n\nOpens the dashboard") {
+		t.Errorf("demo --help: exit %d, stderr %q", code, errOut.String())
+	}
+	errOut.Reset()
+	if code := run([]string{"snapshot", "--bogus"}, &out, &errOut); code != exitFailed ||
+		errOut.String() != "countertop: flag provided but not defined: -bogus: run 'countertop snapshot --help' for the flags\n" {
+		t.Errorf("snapshot --bogus: exit %d, stderr %q", code, errOut.String())
 	}
 }

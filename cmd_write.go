@@ -52,6 +52,9 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitFailed, errors.New("incr takes one key: countertop incr KEY [--by N] [--window 60s]")
 	}
 	key := rest[0]
+	if key == "" {
+		return exitFailed, errors.New("the key name is empty (an unset variable?): countertop incr KEY")
+	}
 	by, err := model.ParseAmount(byText)
 	if err != nil {
 		return exitFailed, fmt.Errorf("--by: %w", err)
@@ -71,7 +74,7 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitFailed, errors.New("--count and --clients take a whole number of at least 1")
 	}
 
-	client, err := connect(ctx, cfg)
+	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return exitFailed, err
 	}
@@ -159,8 +162,8 @@ func windowOf(rules *model.Rules, key string) time.Duration {
 
 // runRepair gives every stuck and no-expiry counter its window as a TTL,
 // with EXPIRE NX so that a TTL set in the meantime is never replaced.
-// Exit: 0 all repaired, 1 some could not be (no window known, or Redis
-// refused), 2 it could not run.
+// Exit: 0 all repaired, 1 some could not be (no window known, or Redis or
+// --read-only refused), 2 it could not run (or was not confirmed).
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	var dryRun, yes bool
 	cfg, rest, err := parse("repair", args, stderr, func(fs *flag.FlagSet) {
@@ -175,10 +178,10 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if err := noArgs(rest); err != nil {
 		return exitFailed, err
 	}
-	if cfg.Redis.ReadOnly && !dryRun {
-		return exitFailed, errors.New("countertop is read-only (--read-only): repair sends EXPIRE; preview it with --dry-run")
+	if cfg.Redis.ReadOnly && !dryRun { // refused, as incr is: nothing changed
+		return exitProblems, errors.New("--read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only")
 	}
-	counters, err := readAll(ctx, cfg)
+	counters, err := readAll(ctx, cfg, stderr)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}
@@ -214,7 +217,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 
-	client, err := connect(ctx, cfg)
+	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return exitFailed, err
 	}

@@ -115,6 +115,11 @@ func TestIncrCommandErrors(t *testing.T) {
 			"countertop: countertop is read-only (--read-only): INCRBY ratelimit:new 1 was not sent\n"},
 		{"bad amount", []string{"incr", "--by", "lots", "ratelimit:new"}, exitFailed, `countertop: --by: "lots" is not an amount`},
 		{"no key", []string{"incr"}, exitFailed, "countertop: incr takes one key: countertop incr KEY"},
+		{"empty key", []string{"incr", "", "--window", "1s"}, exitFailed, "countertop: the key name is empty (an unset variable?): countertop incr KEY\n"},
+		{"amount beyond 64 bits", []string{"incr", "--by", "9223372036854775808", "ratelimit:new"}, exitFailed,
+			"countertop: --by: 9223372036854775808 is beyond what a counter holds"},
+		{"unknown flag", []string{"incr", "--bogus", "ratelimit:new"}, exitFailed,
+			"countertop: flag provided but not defined: -bogus: run 'countertop incr --help' for the flags\n"},
 		{"contradiction", []string{"incr", "--no-expire", "--window", "5s", "ratelimit:new"}, exitFailed, "give only one of them"},
 		{"burst flags without a burst", []string{"incr", "--clients", "5", "ratelimit:new"}, exitFailed, "give its size with --count N"},
 		{"bad rate", []string{"incr", "--count", "5", "--rate", "fast", "ratelimit:new"}, exitFailed, `--rate "fast" is not a rate`},
@@ -237,7 +242,7 @@ func TestRepairRefuses(t *testing.T) {
 	wantRun(t, code, out, errOut, exitFailed, "would repair ratelimit:api:7: TTL 1m00s\n",
 		"countertop: refusing to write without --yes: stdin is not a terminal; use --dry-run to preview\n")
 	code, out, errOut = cli(t, s, "repair", "--yes", "--read-only")
-	wantRun(t, code, out, errOut, exitFailed, "", "countertop: countertop is read-only (--read-only): repair sends EXPIRE; preview it with --dry-run\n")
+	wantRun(t, code, out, errOut, exitProblems, "", "countertop: --read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only\n")
 	if ttlSeconds(t, s, "ratelimit:api:7") != -1 {
 		t.Error("a refused repair changed the key")
 	}

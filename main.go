@@ -15,6 +15,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"runtime/debug"
 	"slices"
 	"strings"
 	"time"
@@ -44,6 +45,7 @@ Usage:
   countertop check [flags]        exit 0 healthy, 1 problems found, 2 could not check
   countertop incr KEY [flags]     fire one atomic test increment, print value and TTL (--count N for a burst)
   countertop repair [flags]       EXPIRE <window> NX on stuck and no-expiry counters (--dry-run, --yes)
+  countertop version              print the version and the commit it was built from
 
 Run 'countertop <command> --help' for the flags of a command.
 `
@@ -56,6 +58,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	cmd := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
 		cmd, args = args[0], args[1:]
+	}
+	if cmd == "" && len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		cmd = "version"
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
@@ -78,6 +83,9 @@ func run(args []string, stdout, stderr io.Writer) int {
 	case "help":
 		fmt.Fprint(stdout, usage)
 		return exitOK
+	case "version":
+		fmt.Fprintln(stdout, version())
+		return exitOK
 	default:
 		fmt.Fprintf(stderr, "countertop: unknown command %q: run 'countertop help' for the list\n", cmd)
 		return exitFailed
@@ -94,30 +102,69 @@ func run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
+// version is the module version (a tag for 'go install ...@v1.2.3', else
+// "devel"), the commit and whether the tree had changes, and the Go
+// release, as the build recorded them.
+func version() string {
+	info, ok := debug.ReadBuildInfo()
+	if !ok {
+		return "countertop (no build information)"
+	}
+	v := info.Main.Version
+	if v == "" || v == "(devel)" {
+		v = "devel"
+	}
+	var rev, dirty string
+	for _, s := range info.Settings {
+		switch {
+		case s.Key == "vcs.revision" && len(s.Value) >= 12:
+			rev = " " + s.Value[:12]
+		case s.Key == "vcs.modified" && s.Value == "true":
+			dirty = " (modified)"
+		}
+	}
+	return fmt.Sprintf("countertop %s%s%s, %s", v, rev, dirty, info.GoVersion)
+}
+
 // parse reads the common flags (plus whatever extra registers) and resolves
 // the configuration: flags beat env, env beats the file.
 func parse(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (config.Config, []string, error) {
 	fs := flag.NewFlagSet(strings.TrimSpace("countertop "+name), flag.ContinueOnError)
-	fs.SetOutput(stderr)
 	fs.Usage = func() {
 		if name == "" {
-			fmt.Fprint(stderr, usage)
+			fmt.Fprint(fs.Output(), usage)
 		} else {
-			fmt.Fprintf(stderr, "Usage: countertop %s [flags]\n", name)
+			fmt.Fprintf(fs.Output(), "Usage: countertop %s [flags]\n", name)
 		}
-		fmt.Fprintln(stderr, "\nFlags:")
+		fmt.Fprintln(fs.Output(), "\nFlags:")
 		fs.PrintDefaults()
 	}
 	flags := config.Register(fs)
 	if extra != nil {
 		extra(fs)
 	}
-	rest, err := config.ParseInterspersed(fs, args)
+	rest, err := parseArgs(fs, args, stderr)
 	if err != nil {
 		return config.Config{}, nil, err
 	}
 	cfg, err := config.Load(flags, fs, os.Getenv)
 	return cfg, rest, err
+}
+
+// parseArgs parses args with fs, flags and arguments in any order. --help
+// prints fs's usage to stderr; a bad flag is one sentence that points at
+// --help, not the whole usage with the error before and after it.
+func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+	fs.SetOutput(io.Discard)
+	rest, err := config.ParseInterspersed(fs, args)
+	switch {
+	case errors.Is(err, flag.ErrHelp):
+		fs.SetOutput(stderr)
+		fs.Usage()
+	case err != nil:
+		err = fmt.Errorf("%v: run '%s --help' for the flags", err, fs.Name())
+	}
+	return rest, err
 }
 
 func noArgs(rest []string) error {
@@ -127,7 +174,31 @@ func noArgs(rest []string) error {
 	return nil
 }
 
-func connect(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
+// errConnectInterrupted is why a command stopped when the user pressed
+// ctrl+c before Redis answered.
+var errConnectInterrupted = errors.New("interrupted (ctrl+c) before Redis answered: nothing was done")
+
+// connect connects to the Redis cfg names. When that takes a while (a
+// server that accepts and does not answer waits for the timeout), it says
+// where it is connecting on stderr, where the dashboard's screen does not
+// yet cover it.
+func connect(ctx context.Context, cfg config.Config, stderr io.Writer) (*redisclient.Client, error) {
+	said := make(chan struct{})
+	slow := time.AfterFunc(500*time.Millisecond, func() {
+		defer close(said)
+		fmt.Fprintf(stderr, "countertop: connecting to %s... (ctrl+c to stop)\n", config.RedactURL(cfg.Redis.URL))
+	})
+	client, err := dial(ctx, cfg)
+	if !slow.Stop() {
+		<-said // stderr is the caller's again
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, errConnectInterrupted
+	}
+	return client, err
+}
+
+func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 	return redisclient.Connect(ctx, redisclient.Options{
 		URL:            cfg.Redis.URL,
 		Username:       cfg.Redis.Username,
@@ -154,7 +225,7 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	client, err := connect(ctx, cfg)
+	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -212,9 +283,17 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 
 func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("countertop demo", flag.ContinueOnError)
-	fs.SetOutput(stderr)
-	if err := fs.Parse(args); err != nil {
+	fs.Usage = func() {
+		fmt.Fprint(fs.Output(), "Usage: countertop demo\n\n"+
+			"Opens the dashboard on an embedded Redis with simulated rate-limit traffic,\n"+
+			"stuck counters included. Nothing outside this process is touched.\n")
+	}
+	rest, err := parseArgs(fs, args, stderr)
+	if err != nil {
 		return err
+	}
+	if len(rest) > 0 {
+		return fmt.Errorf("unexpected argument %q: demo takes none", rest[0])
 	}
 	d, err := demo.Start(ctx, demo.Options{})
 	if err != nil {
@@ -226,7 +305,7 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg.Redis.Interval = 500 * time.Millisecond
 	cfg.Redis.Mode = config.ModePoll // miniredis sends no keyspace events
 	cfg.Rules = model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
-	client, err := connect(ctx, cfg)
+	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -241,12 +320,9 @@ var errInterrupted = errors.New("interrupted (ctrl+c) before every key was read"
 // readAll does one full pass over the matched keys and returns them in key
 // order, classified by cfg.Rules. Each pipeline's worth is classified as it
 // arrives, while Redis walks on; the order is made at the end.
-func readAll(ctx context.Context, cfg config.Config) ([]*model.Counter, error) {
-	client, err := connect(ctx, cfg)
+func readAll(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {
+	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
-		if ctx.Err() != nil {
-			return nil, errInterrupted
-		}
 		return nil, err
 	}
 	defer client.Close()
@@ -285,7 +361,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !model.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
-	counters, err := readAll(ctx, cfg)
+	counters, err := readAll(ctx, cfg, stderr)
 	if err != nil {
 		return err
 	}
@@ -302,7 +378,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := noArgs(rest); err != nil {
 		return exitFailed, err
 	}
-	counters, err := readAll(ctx, cfg)
+	counters, err := readAll(ctx, cfg, stderr)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not check: %w", err)
 	}
@@ -311,6 +387,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 			return exitFailed, err
 		}
 		return exitProblems, nil
+	}
+	if len(counters) == 0 {
+		// Healthy as far as anyone can tell, but a mistyped pattern would
+		// keep a monitor green forever: say so.
+		fmt.Fprintf(stdout, "ok: no key matches %s; if you expected some, check --pattern and --url\n", strings.Join(cfg.Patterns, " "))
+		return exitOK, nil
 	}
 	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", len(counters))
 	return exitOK, nil
