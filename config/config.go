@@ -16,6 +16,7 @@ import (
 	"fmt"
 	"io/fs"
 	"math"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -156,13 +157,31 @@ func (c *Config) finish() error {
 // value came from.
 
 func checkURL(s string) error {
-	if scheme, _, found := strings.Cut(s, "://"); found {
-		switch strings.ToLower(scheme) {
-		case "redis", "rediss", "unix", "redis+sentinel", "rediss+sentinel":
-			return nil
+	scheme, rest, found := strings.Cut(s, "://")
+	switch strings.ToLower(scheme) {
+	case "redis", "rediss", "unix", "redis+sentinel", "rediss+sentinel":
+	default:
+		found = false
+	}
+	if !found {
+		return fmt.Errorf("%q is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)", RedactURL(s))
+	}
+	// The hosts come after the user info (up to the last '@', as in
+	// RedactURL) and before the path; redis+sentinel:// lists several.
+	rest = rest[strings.LastIndex(rest, "@")+1:]
+	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
+		rest = rest[:end]
+	}
+	for host := range strings.SplitSeq(rest, ",") {
+		_, port, err := net.SplitHostPort(host)
+		if err != nil { // no port: the default one
+			continue
+		}
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return fmt.Errorf("%q has port %s, which does not exist (use a port from 1 to 65535, like 6379)", RedactURL(s), port)
 		}
 	}
-	return fmt.Errorf("%q is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)", RedactURL(s))
+	return nil
 }
 
 func checkMode(s string) error {

@@ -38,7 +38,7 @@ func (c *Config) applyTOML(name, src string) error {
 	var doc map[string]any
 	md, err := toml.Decode(src, &doc)
 	if err != nil {
-		return syntaxError(name, err)
+		return syntaxError(name, src, err)
 	}
 	keys := md.Keys()
 	lines := keyLines(src)
@@ -310,8 +310,11 @@ func wrongType(want string, got any) error {
 // quoted matches the text that TOML syntax errors quote from the file.
 var quoted = regexp.MustCompile(`"[^"]*"|'[^']*'`)
 
-// syntaxError turns the TOML decoder's error into "file:line: ...".
-func syntaxError(name string, err error) error {
+// syntaxError turns the TOML decoder's error into "file:line: ...", where
+// line is the line of src that holds the byte the decoder stopped at. The
+// decoder's own line is one too far when that byte is the newline ending a
+// line ("[redis" with no "]": the line to fix is the header's).
+func syntaxError(name, src string, err error) error {
 	var pe toml.ParseError
 	if !errors.As(err, &pe) {
 		return fmt.Errorf("%s: %w", name, err)
@@ -321,7 +324,9 @@ func syntaxError(name string, err error) error {
 		// The decoder quotes the text it stumbled on: that may be a secret.
 		msg = quoted.ReplaceAllString(msg, `"***"`)
 	}
-	return fmt.Errorf("%s:%d: not valid TOML: %s", name, pe.Position.Line, msg)
+	src = strings.TrimPrefix(src, "\ufeff") // the decoder counts from after a BOM
+	line := 1 + strings.Count(src[:min(max(pe.Position.Start, 0), len(src))], "\n")
+	return fmt.Errorf("%s:%d: not valid TOML: %s", name, line, msg)
 }
 
 // keyLines returns the line of every key in the valid TOML document src, in

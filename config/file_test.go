@@ -1,7 +1,9 @@
 package config
 
 import (
+	"fmt"
 	"slices"
+	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
@@ -68,4 +70,33 @@ func FuzzKeyLines(f *testing.F) {
 			t.Fatalf("keyLines out of order: %v", lines)
 		}
 	})
+}
+
+// TestSyntaxErrorLine checks that a TOML syntax error names the line a
+// person has to fix, even when the decoder stops at the newline ending it.
+func TestSyntaxErrorLine(t *testing.T) {
+	for _, tc := range []struct {
+		name, src string
+		line      int
+	}{
+		{"unclosed table header alone", "[redis\n", 1},
+		{"unclosed table header at the end", "[redis", 1},
+		{"unclosed table header", "[redis\nurl = \"redis://h:7000\"\n", 1},
+		{"unclosed array-of-tables header", "[redis]\nmode = \"poll\"\n[[rule]\npattern = \"a:*\"\n", 3},
+		{"unclosed header, CRLF", "[redis\r\nmode = \"poll\"\r\n", 1},
+		{"unclosed header after a BOM", "\ufeff\n[redis\nmode = \"poll\"\n", 2},
+		{"key without a value", "[redis]\nmode =\ninterval = \"1s\"\n", 2},
+		{"unterminated string", "[redis]\nurl = \"redis://h:7000\nmode = \"poll\"\n", 2},
+		{"unclosed inline table", "[redis]\nx = { a = 1\n", 2},
+		{"value not quoted", "[redis]\ninterval = 1s\n", 2},
+		{"after a multi-line string", "a = \"\"\"\n[b\n\"\"\"\n[c\n", 4},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			err := (&Config{}).applyTOML("c.toml", tc.src)
+			want := fmt.Sprintf("c.toml:%d: not valid TOML: ", tc.line)
+			if err == nil || !strings.HasPrefix(err.Error(), want) {
+				t.Errorf("error = %v\nwant it to start %q", err, want)
+			}
+		})
+	}
 }

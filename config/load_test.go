@@ -190,6 +190,9 @@ func TestFileErrors(t *testing.T) {
 		{"url without scheme",
 			"[redis]\nurl = \"localhost:7000\"\n",
 			`:2: redis.url: "localhost:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"url port out of range",
+			"[redis]\nurl = \"redis://user:hunter2@127.0.0.1:99999/0\"\n",
+			`:2: redis.url: "redis://user:***@127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"password not a string, value not shown",
 			"[redis]\npassword = 12345\n",
 			`:2: redis.password: must be a string in quotes, not an integer`},
@@ -274,6 +277,10 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"url, password hidden", nil, []string{"--url", "ftp://me:hunter2@host"}, `--url: "ftp://me:***@host" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
 		{"tls-ca missing", nil, []string{"--tls-ca", missing}, `--tls-ca: "` + missing + `" does not exist`},
 		{"tls-cert is a directory", nil, []string{"--tls-cert", os.TempDir(), "--tls-key", os.TempDir()}, `--tls-cert: "` + os.TempDir() + `" is a directory, not a file` + "\n" + `--tls-key: "` + os.TempDir() + `" is a directory, not a file`},
+		{"url port out of range", nil, []string{"--url", "redis://127.0.0.1:99999/0"}, `--url: "redis://127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
+		{"url port zero", nil, []string{"--url", "rediss://[::1]:0"}, `--url: "rediss://[::1]:0" has port 0, which does not exist (use a port from 1 to 65535, like 6379)`},
+		{"sentinel url port out of range", nil, []string{"--url", "redis+sentinel://s1:26379,s2:265379/0?master_name=m"}, `--url: "redis+sentinel://s1:26379,s2:265379/0?master_name=m" has port 265379, which does not exist (use a port from 1 to 65535, like 6379)`},
+		{"REDIS_URL port out of range", map[string]string{"REDIS_URL": "redis://:hunter2@h:70000"}, nil, `REDIS_URL: "redis://:***@h:70000" has port 70000, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"REDIS_URL", map[string]string{"REDIS_URL": "127.0.0.1:7000"}, nil, `REDIS_URL: "127.0.0.1:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
 		{"config missing", nil, []string{"--config", missing}, `--config: "` + missing + `" does not exist`},
 		{"several at once", nil, []string{"--mode", "push", "--limit", "0"}, "--limit: 0 is not a limit (use a number more than 0)\n--mode: \"push\" is not a mode (use auto, events or poll)"},
@@ -542,6 +549,27 @@ func TestParseInterspersedUnknownFlag(t *testing.T) {
 	fs.SetOutput(io.Discard)
 	if _, err := config.ParseInterspersed(fs, []string{"KEY", "--bogus"}); err == nil {
 		t.Error("an unknown flag after a positional argument was accepted")
+	}
+}
+
+// TestURLsAccepted keeps the URL check from refusing URLs that connect:
+// the port is checked only where one is written, and a password may hold
+// characters that look like a port.
+func TestURLsAccepted(t *testing.T) {
+	for _, u := range []string{
+		"redis://127.0.0.1:1/0",
+		"rediss://host:65535",
+		"redis://host/0",
+		"redis://[::1]:6379/0",
+		"redis://user:pa:99999/ss@host:7000/0",
+		"unix:///tmp/redis.sock",
+		"unix://user:pw@/tmp/redis.sock?db=1",
+		"redis+sentinel://s1,s2:26380/0?master_name=m",
+	} {
+		c, err := load(t, nil, "--url", u)
+		if err != nil || c.Redis.URL != u {
+			t.Errorf("--url %s: url = %q, err = %v", u, c.Redis.URL, err)
+		}
 	}
 }
 

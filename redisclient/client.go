@@ -93,7 +93,9 @@ type Client struct {
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
-// accepts the credentials. Its errors are one sentence for people.
+// accepts the credentials; a server that says it is a cluster node is
+// connected to as the cluster. Its errors are one sentence for people.
+// Once ctx is cancelled it returns at once, with ctx's error.
 func Connect(ctx context.Context, o Options) (*Client, error) {
 	// go-redis logs failed dials to stderr, which would scribble over the
 	// dashboard; countertop reports errors itself.
@@ -119,6 +121,11 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		c.hostPort, c.addr = opt.Addr, opt.Addr+"/"+strconv.Itoa(opt.DB)
 	}
 
+	// go-redis notices a cancelled context between commands, not while it
+	// waits for a reply (from a port that accepts and never answers, say):
+	// closing the client ends that wait.
+	stop := context.AfterFunc(ctx, func() { c.Close() })
+	defer stop()
 	// The dial (TCP and TLS) takes at most DialTimeout; the first answer gets
 	// as long again. A failed dial thus reports its own error (a TLS
 	// handshake that timed out, say) before this deadline cuts it short.
@@ -126,18 +133,34 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	defer cancel()
 	err = c.rdb.Ping(pingCtx).Err()
 	if err == nil && c.kind == standalone {
-		err = c.detect(pingCtx, opt)
+		switch serverMode(pingCtx, c.rdb.(*redis.Client)) {
+		case cluster:
+			// A dashboard that read one node of a cluster would show a
+			// fraction of the counters as if they were all.
+			stop()
+			c.Close()
+			o.Cluster = true
+			return Connect(ctx, o)
+		case sentinel:
+			err = explained(fmt.Sprintf("%s is a Redis Sentinel, which holds no keys — connect through it with redis+sentinel://%s/0?master_name=NAME, or --sentinel-master NAME --sentinel %s", opt.Addr, opt.Addr, opt.Addr), nil)
+		}
 	}
 	if err != nil {
 		err = c.connectError(pingCtx, err)
+	} else {
+		// The topology is for people: a deployment whose shape cannot be
+		// read (a user not allowed to ask) is still one to watch.
+		c.topology = c.kind
+		if t, err := c.Topology(pingCtx); err == nil {
+			c.topology = t.String()
+		}
+	}
+	if !stop() { // cancelled: c is closed, and any error came of that
+		return nil, c.explain(ctx.Err())
+	}
+	if err != nil {
 		c.Close()
 		return nil, err
-	}
-	// The topology is for people: a deployment whose shape cannot be read
-	// (a user not allowed to ask) is still one to watch.
-	c.topology = c.kind
-	if t, err := c.Topology(pingCtx); err == nil {
-		c.topology = t.String()
 	}
 	return c, nil
 }
@@ -153,6 +176,11 @@ func parseOptions(o Options) (*redis.Options, *sentinelTarget, error) {
 	opt, err := redis.ParseURL(nodeURL)
 	if err != nil {
 		return nil, nil, Explain(newURLError(o.URL, err), "")
+	}
+	if _, port, err := net.SplitHostPort(opt.Addr); err == nil && opt.Network != "unix" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, nil, explained(fmt.Sprintf("--url has port %s, which does not exist — use a port from 1 to 65535, like 6379", port), nil)
+		}
 	}
 	if sentinels, err = sentinels.override(o.SentinelMaster, o.SentinelAddrs); err != nil {
 		return nil, nil, err
@@ -220,25 +248,6 @@ func universalOptions(opt *redis.Options, addrs []string) *redis.UniversalOption
 	}
 }
 
-// detect checks what the single server c is connected to really is, and
-// switches to the cluster client when it is a cluster node: a dashboard
-// that read one node of a cluster would show a fraction of the counters as
-// if they were all.
-func (c *Client) detect(ctx context.Context, opt *redis.Options) error {
-	switch serverMode(ctx, c.rdb.(*redis.Client)) {
-	case cluster:
-		single := c.rdb
-		if err := c.useCluster(opt); err != nil {
-			return err
-		}
-		single.Close()
-		return c.rdb.Ping(ctx).Err()
-	case sentinel:
-		return explained(fmt.Sprintf("%s is a Redis Sentinel, which holds no keys — connect through it with redis+sentinel://%s/0?master_name=NAME, or --sentinel-master NAME --sentinel %s", opt.Addr, opt.Addr, opt.Addr), nil)
-	}
-	return nil
-}
-
 // serverMode is how the server behind rdb runs: standalone, cluster or
 // sentinel. HELLO without arguments (which changes nothing) tells every
 // user, whatever its ACL rules; a server without it (before Redis 6.2) is
@@ -276,8 +285,13 @@ func helloField(reply any, field string) any {
 // connectError explains why Connect failed.
 func (c *Client) connectError(ctx context.Context, err error) error {
 	switch {
-	case c.kind == sentinel && (isWrongPass(err) || isNoAuth(err)):
-		// go-redis does not say whether a Sentinel or the master refused.
+	case c.kind == sentinel && errors.Is(err, redis.Nil):
+		// Sentinels answer GET-MASTER-ADDR-BY-NAME for an unknown name
+		// with nil: PING itself never does.
+		return explained(fmt.Sprintf("no Sentinel at %s knows a master named %q — check --sentinel-master, or master_name in --url", strings.Join(c.sentinel.addrs, ", "), c.sentinel.master), err)
+	case c.kind == sentinel && isA[redis.Error](err):
+		// go-redis does not say whether a Sentinel or the master replied,
+		// nor which Sentinel.
 		if refusal := c.sentinelRefusal(ctx); refusal != nil {
 			return refusal
 		}
@@ -285,10 +299,6 @@ func (c *Client) connectError(ctx context.Context, err error) error {
 		return explained(fmt.Sprintf("%s is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", c.hostPort), err)
 	case redis.HasErrorPrefix(err, "SELECT is not allowed in cluster mode"):
 		return errClusterDB(c.db(), err)
-	case c.kind == sentinel && errors.Is(err, redis.Nil):
-		// Sentinels answer GET-MASTER-ADDR-BY-NAME for an unknown name
-		// with nil: PING itself never does.
-		return explained(fmt.Sprintf("no Sentinel at %s knows a master named %q — check --sentinel-master, or master_name in --url", strings.Join(c.sentinel.addrs, ", "), c.sentinel.master), err)
 	}
 	return c.explain(err)
 }

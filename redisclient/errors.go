@@ -82,7 +82,7 @@ var explanations = []struct {
 		return fmt.Sprintf("%s is a read-only replica — connect to its master to change keys", addr)
 	}},
 	// A write Redis refused: the key is left as it was.
-	{reply("increment or decrement would overflow"), unchanged("a counter stays between -9223372036854775808 and 9223372036854775807: DEL the key or SET it to a smaller value")},
+	{reply("increment or decrement would overflow"), unchanged("a counter stays between -9223372036854775808 and 9223372036854775807: DEL the key, or SET it to a value this change keeps in that range")},
 	{reply("value is not an integer or out of range"), unchanged("INCRBY adds only to a whole number written plainly, like 42 (not 3.5, 007 or text): SET the key to one, or increment a decimal value by a decimal amount (INCRBYFLOAT)")},
 	{reply("value is not a valid float"), unchanged("the key holds text, not a number: SET it to a number or DEL it")},
 	{reply("increment would produce NaN or Infinity"), unchanged("the value is, or would become, infinite: SET the key to a finite number or DEL it")},
@@ -93,6 +93,12 @@ var explanations = []struct {
 	{reply("max number of clients reached"), func(addr string, _ error) string {
 		return fmt.Sprintf("%s has reached its maxclients limit — close idle clients or raise maxclients", addr)
 	}},
+	{socket(syscall.ENOENT), func(addr string, _ error) string {
+		return fmt.Sprintf("no Redis socket at %s — check --url (or REDIS_URL), or start Redis", addr)
+	}},
+	{socket(syscall.EACCES), func(addr string, _ error) string {
+		return fmt.Sprintf("countertop may not open the Redis socket at %s (permission denied) — run it as a user who may (see unixsocketperm in redis.conf), or connect over TCP", addr)
+	}},
 	{is(syscall.ECONNREFUSED), func(addr string, _ error) string {
 		return fmt.Sprintf("could not connect to %s: connection refused — is Redis running there? check --url (or REDIS_URL)", addr)
 	}},
@@ -101,6 +107,9 @@ var explanations = []struct {
 	}},
 	{isTimeout, func(addr string, _ error) string {
 		return fmt.Sprintf("%s did not answer in time — check the host and port in --url, and that nothing in between drops the traffic", addr)
+	}},
+	{isProtocol, func(addr string, _ error) string {
+		return fmt.Sprintf("%s answered, but not as Redis does — is that another service's port? check --url (or REDIS_URL)", addr)
 	}},
 	{is(io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE), func(addr string, _ error) string {
 		return fmt.Sprintf("%s closed the connection — if that port expects TLS, use rediss://; otherwise check that it is a Redis port, not at its maxclients limit", addr)
@@ -141,6 +150,26 @@ func is(targets ...error) func(error) bool {
 		}
 		return false
 	}
+}
+
+// socket matches a failed dial of a Unix socket whose chain holds target.
+func socket(target error) func(error) bool {
+	return func(err error) bool {
+		op := as[*net.OpError](err)
+		return op != nil && op.Net == "unix" && errors.Is(err, target)
+	}
+}
+
+// isProtocol matches a reply go-redis could not read as RESP: the other
+// end speaks another protocol (an HTTP server answers with "HTTP/1.1 400").
+// go-redis gives these errors no type, only their words.
+func isProtocol(err error) bool {
+	for ; err != nil; err = errors.Unwrap(err) {
+		if msg := err.Error(); strings.HasPrefix(msg, "redis: invalid reply") || strings.HasPrefix(msg, "redis: can't parse") {
+			return true
+		}
+	}
+	return false
 }
 
 // Refusals of credentials: a wrong user or password (older servers say

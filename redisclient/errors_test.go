@@ -4,6 +4,10 @@ import (
 	"context"
 	"errors"
 	"net"
+	"net/http"
+	"net/http/httptest"
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"syscall"
@@ -54,6 +58,8 @@ func TestConnectBadURL(t *testing.T) {
 		{"redis://host:notaport", `invalid port ":notaport"`, ""},
 		{"redis://host/zero", `invalid database number: "zero"`, ""},
 		{"redis://host/0?colour=red", "unexpected option: colour", ""},
+		{"redis://127.0.0.1:99999/0", "--url has port 99999, which does not exist — use a port from 1 to 65535, like 6379", ""},
+		{"rediss://:s3cret@[::1]:0", "--url has port 0, which does not exist — use a port from 1 to 65535, like 6379", "s3cret"},
 		// An unencoded '/' in the password makes url.Parse quote part of it.
 		{"redis://user:pa/ss@host:1", "percent-encode", "pa/ss@"},
 	} {
@@ -77,6 +83,97 @@ func TestConnectTimeout(t *testing.T) {
 	addr := silentListener(t)
 	err := connectErr(t, redisclient.Options{URL: "redis://" + addr, DialTimeout: 200 * time.Millisecond})
 	checkSentence(t, err, addr+" did not answer in time — check the host and port", "")
+}
+
+// TestConnectCancelled cancels Connect while the server it dialled says
+// nothing: Connect returns at once, as an interruption, not after its
+// timeout, whatever the kind of deployment it was waiting on.
+func TestConnectCancelled(t *testing.T) {
+	t.Parallel()
+	addr := silentListener(t)
+	for _, tc := range []struct {
+		name string
+		o    redisclient.Options
+	}{
+		{"standalone", redisclient.Options{URL: "redis://" + addr + "/0"}},
+		{"cluster", redisclient.Options{URL: "redis://" + addr, Cluster: true}},
+		{"sentinel", redisclient.Options{URL: "redis://ignored:1/0", SentinelMaster: "mymaster", SentinelAddrs: []string{addr}}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			t.Parallel()
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(100*time.Millisecond, cancel)
+			start := time.Now()
+			c, err := redisclient.Connect(ctx, tc.o)
+			if err == nil {
+				c.Close()
+				t.Fatal("Connect to a server that never answers succeeded")
+			}
+			if !errors.Is(err, context.Canceled) {
+				t.Errorf("error = %v, want one that says the caller cancelled", err)
+			}
+			// The default timeout is 5s for the dial and 5s more for PING.
+			if took := time.Since(start); took > time.Second {
+				t.Errorf("Connect returned %v after it started, though cancelled after 100ms", took)
+			}
+		})
+	}
+}
+
+// TestConnectUnixSocket connects to a socket that is not there, or that
+// countertop may not open: each is a sentence about the socket.
+func TestConnectUnixSocket(t *testing.T) {
+	t.Parallel()
+	dir := t.TempDir()
+	sock := filepath.Join(dir, "redis.sock")
+	redistest.Start(t, "--unixsocket", sock)
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: "unix://" + sock})
+	if err != nil {
+		t.Fatalf("Connect to a Redis socket: %v", err)
+	}
+	c.Close()
+
+	missing := filepath.Join(dir, "nosuch.sock")
+	err = connectErr(t, redisclient.Options{URL: "unix://" + missing})
+	checkSentence(t, err, "no Redis socket at "+missing+" — check --url (or REDIS_URL), or start Redis", "")
+	if !errors.Is(err, syscall.ENOENT) {
+		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
+	}
+
+	// Tests may run as root, whom no file mode stops: the refusal is made here.
+	denied := &net.OpError{Op: "dial", Net: "unix", Addr: &net.UnixAddr{Name: sock, Net: "unix"},
+		Err: os.NewSyscallError("connect", syscall.EACCES)}
+	checkSentence(t, redisclient.Explain(denied, sock),
+		"countertop may not open the Redis socket at "+sock+" (permission denied) — run it as a user who may (see unixsocketperm in redis.conf), or connect over TCP", "")
+}
+
+// TestConnectNotRedis points --url at a port that speaks HTTP.
+func TestConnectNotRedis(t *testing.T) {
+	t.Parallel()
+	web := httptest.NewServer(http.NotFoundHandler())
+	t.Cleanup(web.Close)
+	addr := strings.TrimPrefix(web.URL, "http://")
+	checkSentence(t, connectErr(t, redisclient.Options{URL: "redis://" + addr + "/0"}),
+		addr+" answered, but not as Redis does — is that another service's port? check --url (or REDIS_URL)", "")
+
+	// A server that greets first, and closes after one line.
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	go func() {
+		for {
+			c, err := l.Accept()
+			if err != nil {
+				return
+			}
+			c.Write([]byte("<!DOCTYPE HTML>\n"))
+			c.Close()
+		}
+	}()
+	checkSentence(t, connectErr(t, redisclient.Options{URL: "redis://" + l.Addr().String()}),
+		l.Addr().String()+" answered, but not as Redis does — is that another service's port? check --url (or REDIS_URL)", "")
 }
 
 func TestConnectAuth(t *testing.T) {

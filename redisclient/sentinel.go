@@ -139,12 +139,15 @@ func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget, auth Auth) {
 	c.addr = strings.Join(s.addrs, ",") + "/" + strconv.Itoa(opt.DB)
 }
 
-// sentinelRefusal asks each Sentinel for a PING and explains the first
-// that refuses countertop's credentials for it (nil when none does).
+// sentinelRefusal asks each Sentinel where the master is, and explains the
+// first that refuses countertop's credentials for it, or that is not a
+// Sentinel at all (nil when none does).
 func (c *Client) sentinelRefusal(ctx context.Context) error {
 	for i, sc := range c.sentinels {
-		err := sc.Ping(ctx).Err()
+		err := sc.GetMasterAddrByName(ctx, c.sentinel.master).Err()
 		switch addr := c.sentinel.addrs[i]; {
+		case reply("unknown command")(err):
+			return explained(fmt.Sprintf("%s is not a Sentinel (it does not know the SENTINEL command) — give the Sentinels' addresses (--sentinel, or the hosts of a redis+sentinel:// URL), not a Redis server's", addr), err)
 		case isNoAuth(err):
 			return explained(fmt.Sprintf("the Sentinel at %s requires a password — give it in REDIS_SENTINEL_PASSWORD (or sentinel_password in the config file)", addr), err)
 		case isWrongPass(err):

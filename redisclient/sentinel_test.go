@@ -124,6 +124,10 @@ func TestSentinelOptions(t *testing.T) {
 			"could not connect to " + refused.Addr + ": connection refused"},
 		{"Sentinel and --cluster", redisclient.Options{URL: s.URL(), Cluster: true},
 			"--cluster and Sentinel do not go together"},
+		{"a server's port as a Sentinel", redisclient.Options{URL: "redis://ignored:1/0", SentinelMaster: "mymaster", SentinelAddrs: []string{master.Addr}},
+			master.Addr + " is not a Sentinel (it does not know the SENTINEL command) — give the Sentinels' addresses (--sentinel, or the hosts of a redis+sentinel:// URL), not a Redis server's"},
+		{"a server's port among the Sentinels", redisclient.Options{URL: "redis+sentinel://" + refused.Addr + "," + master.Addr + "/0?master_name=mymaster"},
+			master.Addr + " is not a Sentinel (it does not know the SENTINEL command)"},
 		{"a Sentinel's port as a server", redisclient.Options{URL: "redis://" + s.Addr},
 			s.Addr + " is a Redis Sentinel, which holds no keys — connect through it with redis+sentinel://" + s.Addr + "/0?master_name=NAME"},
 	} {
