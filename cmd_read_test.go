@@ -10,6 +10,7 @@ import (
 	"net"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/redistest"
@@ -204,5 +205,37 @@ func TestVersionAndUsage(t *testing.T) {
 	if code := run([]string{"snapshot", "--bogus"}, &out, &errOut); code != exitFailed ||
 		errOut.String() != "countertop: flag provided but not defined: -bogus: run 'countertop snapshot --help' for the flags\n" {
 		t.Errorf("snapshot --bogus: exit %d, stderr %q", code, errOut.String())
+	}
+}
+
+// A server that accepts and never answers holds a connect until its
+// timeout: after half a second countertop says where it is connecting, and
+// ctrl+c stops it with one sentence.
+func TestConnectSlowThenInterrupted(t *testing.T) {
+	t.Parallel()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer l.Close()
+	go func() {
+		for {
+			conn, err := l.Accept()
+			if err != nil {
+				return
+			}
+			defer conn.Close() // held open, never answered
+		}
+	}()
+	url := "redis://" + l.Addr().String() + "/0"
+	ctx, cancel := context.WithCancel(context.Background())
+	time.AfterFunc(700*time.Millisecond, cancel)
+	var errOut bytes.Buffer
+	cfg := config.Config{Redis: config.Redis{URL: url}, Patterns: []string{"*"}}
+	if _, err := readAll(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
+		t.Errorf("readAll, ctrl+c while connecting: %v, want %q", err, errConnectInterrupted)
+	}
+	if want := "countertop: connecting to " + url + "... (ctrl+c to stop)\n"; errOut.String() != want {
+		t.Errorf("stderr %q, want %q", errOut.String(), want)
 	}
 }
