@@ -5,8 +5,6 @@ import (
 	"strings"
 	"time"
 
-	"github.com/charmbracelet/x/ansi"
-
 	"github.com/countertop/countertop/model"
 )
 
@@ -54,10 +52,14 @@ func (m Model) detailView() []string {
 		}
 	}
 	window := "none"
-	if w, ok := m.windowFor(rule); ok {
+	if w, ok := m.windowFor(c.Key, rule); ok {
 		window = model.FormatDuration(w)
-		if rule.Window == 0 {
+		switch {
+		case rule.Window > 0:
+		case m.store.Rules().Fallback.Window > 0:
 			window += " (from the fallback)"
+		default:
+			window += " (you gave it this session)"
 		}
 	}
 	st := c.Status
@@ -75,8 +77,8 @@ func (m Model) detailView() []string {
 		field("rate", formatRate(c.Rate)),
 		field("status", m.theme.Status[st].Render(st.String())),
 	}
-	explain := m.explain(&c, rule, now)
-	for _, l := range strings.Split(ansi.Wrap(explain, max(20, m.width-labelWidth), " "), "\n") {
+	explain := m.explain(&c, rule, listed, now)
+	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
 	return lines
@@ -84,18 +86,24 @@ func (m Model) detailView() []string {
 
 // explain is one or two sentences on what a counter's status means and,
 // for the ones that need it, what to do about it.
-func (m Model) explain(c *model.Counter, rule model.Rule, now time.Time) string {
+//
+// listed tells a rule of the config from the fallback, which applies to
+// keys no rule matched: the sentences must say which one they speak of.
+func (m Model) explain(c *model.Counter, rule model.Rule, listed bool, now time.Time) string {
 	limit := formatNumber(rule.Limit)
 	left, _ := c.TTLAt(now)
 	switch c.Status {
 	case model.StatusStuck:
-		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(rule))
+		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
 	case model.StatusNoExpiry:
 		s := "No TTL, though its rule expects one: it will never reset"
+		if !listed {
+			s = "No TTL, though counters are expected to have one (no rule matched; the default): it will never reset"
+		}
 		if rule.Limit > 0 {
 			s += fmt.Sprintf(", so once it reaches its limit of %s every request it counts is refused for good", limit)
 		}
-		return s + ". " + m.repairHint(rule)
+		return s + ". " + m.repairHint(c.Key, rule)
 	case model.StatusOver:
 		if c.HasTTL() {
 			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, model.FormatDuration(left))
@@ -109,10 +117,17 @@ func (m Model) explain(c *model.Counter, rule model.Rule, now time.Time) string 
 		frac, _ := c.Percent(rule.Limit)
 		return fmt.Sprintf("At %s of its limit of %s (warns from %s).", formatPercent(frac), limit, formatPercent(warnAt))
 	case model.StatusOK:
-		if !c.HasTTL() {
+		switch {
+		case !c.HasTTL() && listed:
 			return "A number with no expiry, as its rule wants (expect_ttl = false)."
+		case !c.HasTTL():
+			return "A number with no expiry, as the default for keys no rule matches wants (expect_ttl = false)."
+		case rule.Limit > 0:
+			return fmt.Sprintf("A counter under its limit; it resets when it expires in %s.", model.FormatDuration(left))
+		case listed:
+			return fmt.Sprintf("A counter with no limit to reach (its rule sets none); it resets when it expires in %s.", model.FormatDuration(left))
 		}
-		return fmt.Sprintf("A counter under its limit; it resets when it expires in %s.", model.FormatDuration(left))
+		return fmt.Sprintf("A counter with no limit to reach (no rule matched, and no --limit was given); it resets when it expires in %s.", model.FormatDuration(left))
 	}
 	if c.Type != "string" {
 		return fmt.Sprintf("A %s, not a number: nothing here counts with INCR.", model.Printable(c.Type))
@@ -121,8 +136,8 @@ func (m Model) explain(c *model.Counter, rule model.Rule, now time.Time) string 
 }
 
 // repairHint says which key repairs a counter with no expiry.
-func (m Model) repairHint(rule model.Rule) string {
-	if w, ok := m.windowFor(rule); ok {
+func (m Model) repairHint(key string, rule model.Rule) string {
+	if w, ok := m.windowFor(key, rule); ok {
 		name, n := expireArgs(w)
 		return fmt.Sprintf("Press e to set %s %d NX.", name, n)
 	}

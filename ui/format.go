@@ -126,23 +126,47 @@ func gauge(frac float64, width int) string {
 // wrapWords wraps plain text at spaces into lines of at most width cells.
 // Unlike ansi.Wrap it never breaks at a hyphen, so a flag such as
 // --enable-events stays whole; a word wider than width gets a line of its
-// own (and is cut where it is drawn).
+// own (and is cut where it is drawn). Only the spaces where a line breaks
+// are dropped: a key name with two spaces in a row keeps them.
 func wrapWords(s string, width int) []string {
 	var lines []string
-	line := ""
-	for _, word := range strings.Fields(s) {
+	line, lineWidth := "", 0
+	for _, word := range strings.Split(s, " ") {
+		w := ansi.StringWidth(word)
 		switch {
+		case line == "" && word == "":
+			// a space at the start of a line: the break took it
 		case line == "":
-			line = word
-		case ansi.StringWidth(line)+1+ansi.StringWidth(word) <= width:
+			line, lineWidth = word, w
+		case lineWidth+1+w <= width:
 			line += " " + word
+			lineWidth += 1 + w
 		default:
-			lines = append(lines, line)
-			line = word
+			lines = append(lines, strings.TrimRight(line, " "))
+			line, lineWidth = word, w
 		}
 	}
-	if line != "" {
+	if line = strings.TrimRight(line, " "); line != "" {
 		lines = append(lines, line)
+	}
+	return lines
+}
+
+// wrapLines is text (plain, already printable) wrapped at spaces to width
+// in at most maxLines lines, each cut to the width; when it needs more, the
+// last line ends in " …" to say so. The header's feed note and the status
+// line are both drawn with it.
+func wrapLines(text string, width, maxLines int) []string {
+	if cells(text) <= width {
+		return []string{text}
+	}
+	lines := wrapWords(text, width)
+	if len(lines) > maxLines {
+		lines = lines[:maxLines]
+		lines[maxLines-1] += " …"
+	}
+	for i, l := range lines {
+		lines[i] = truncate(l, width)
 	}
 	return lines
 }

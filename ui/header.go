@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -14,7 +15,10 @@ const maxFeedLines = 2
 
 // headerLines is how many lines the header takes: two, and one or two
 // more while the feed has an error or a note to tell.
-func (m Model) headerLines() int { return 2 + len(m.feedLines()) }
+func (m Model) headerLines() int {
+	text, _ := m.feedText()
+	return 2 + len(m.wrapFeed(text))
+}
 
 // headerView is where the data comes from and how fresh it is, then what
 // it says (counts, scanning) and how it is shown (sort, filter), then the
@@ -36,22 +40,47 @@ func (m Model) headerView() []string {
 // feedLines is the feed's last error, else its note, wrapped to the width
 // in at most maxFeedLines lines; none when there is neither.
 func (m Model) feedLines() []string {
-	text, style := m.feedState.Note, m.theme.Dim
-	if m.feedState.LastError != "" {
-		text, style = m.feedState.LastError, m.theme.Error
-	}
-	if text == "" || m.width <= 0 {
-		return nil
-	}
-	lines := wrapWords(model.Printable(text), m.width)
-	if len(lines) > maxFeedLines {
-		lines = lines[:maxFeedLines]
-		lines[maxFeedLines-1] = truncate(lines[maxFeedLines-1]+" …", m.width)
-	}
+	text, style := m.feedText()
+	lines := m.wrapFeed(text)
 	for i, l := range lines {
 		lines[i] = style.Render(l)
 	}
 	return lines
+}
+
+// feedText is the feed's last error, else its note, and its style.
+func (m Model) feedText() (string, lipgloss.Style) {
+	if m.feedState.LastError != "" {
+		return m.feedState.LastError, m.theme.Error
+	}
+	return m.note(), m.theme.Dim
+}
+
+// wrapFeed is text wrapped as the header shows it, unstyled.
+func (m Model) wrapFeed(text string) []string {
+	if text == "" || m.width <= 0 {
+		return nil
+	}
+	return wrapLines(model.Printable(text), m.width, maxFeedLines)
+}
+
+// resyncNote is how the events watcher ends its note: "re-scan every 30s",
+// the period of the full pass that catches changes whose event was lost.
+const resyncNote = "re-scan every "
+
+// note is the feed's note as the header shows it. Under the counts, "re-scan
+// every 30s" alone reads as a riddle, so it is said as what it is.
+func (m Model) note() string {
+	note := m.feedState.Note
+	i := strings.LastIndex(note, resyncNote)
+	if i < 0 || (i > 0 && !strings.HasSuffix(note[:i], "; ")) {
+		return note
+	}
+	period := note[i+len(resyncNote):]
+	if _, err := time.ParseDuration(period); err != nil {
+		return note
+	}
+	return note[:i] + "events · full re-scan every " + period + ", in case an event was lost"
 }
 
 // sourceLine is the title, the address, the mode and the age of the data,
@@ -116,7 +145,7 @@ func (m Model) badges() string {
 	if m.paused {
 		text := "PAUSED"
 		if n := m.held.len(); n > 0 {
-			text += fmt.Sprintf(" · %d keys read", n)
+			text += " · " + plural(n, "key") + " read"
 		}
 		b = append(b, m.theme.Badge.Render(text))
 	}
@@ -131,9 +160,9 @@ func (m Model) badges() string {
 func (m Model) countsLine() string {
 	s := m.feedState
 	c := m.store.Counts()
-	keys := fmt.Sprintf("%d keys", c.Total)
+	keys := plural(c.Total, "key")
 	if c.Visible != c.Total {
-		keys = fmt.Sprintf("%d of %d keys", c.Visible, c.Total)
+		keys = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, "key"))
 	}
 	parts := []string{
 		keys,
@@ -145,7 +174,7 @@ func (m Model) countsLine() string {
 	}
 	parts = append(parts, "sort: "+m.store.Sort().String())
 	if f := m.store.Filter(); f != "" {
-		parts = append(parts, "filter: "+quote(f))
+		parts = append(parts, "filter: "+quoteTyped(f))
 	}
 	return strings.Join(parts, m.theme.Dim.Render(" · "))
 }

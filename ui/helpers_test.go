@@ -141,8 +141,9 @@ func run(t *testing.T, m Model, cmd tea.Cmd) Model {
 // plain is the screen as text, without styles.
 func plain(m Model) string { return ansi.Strip(m.View().Content) }
 
-// statusText is the status line as text.
-func statusText(m Model) string { return ansi.Strip(m.statusView()) }
+// statusText is the status as text, its lines (when it is wrapped) joined
+// by a space, as they are read.
+func statusText(m Model) string { return ansi.Strip(strings.Join(m.statusView(), " ")) }
 
 // fakeWriter records the writes it is asked for and answers from a small
 // in-memory copy of Redis.

@@ -125,6 +125,9 @@ func (m Model) askKeyName() (Model, tea.Cmd) {
 				m.status = failed("No key name given: nothing was sent.")
 				return m, nil
 			}
+			if refused, ok := m.refuseNotString(name, "INCRBY"); ok {
+				return refused, nil
+			}
 			return m.askAmount(name, true)
 		},
 	})

@@ -43,8 +43,8 @@ func (j repairJob) progress() string {
 }
 
 // repairAll offers to EXPIRE NX every stuck or no-expiry counter that the
-// filter shows. It asks for a window first when no rule gives one for some
-// of them, and always asks for confirmation before anything is sent.
+// filter shows. It asks for a window first when none is known for some of
+// them (windowFor), and always asks for confirmation before anything is sent.
 func (m Model) repairAll() (Model, tea.Cmd) {
 	if m.repair.running() {
 		m.status = info("A repair is already running: wait for it to finish.")
@@ -58,7 +58,7 @@ func (m Model) repairAll() (Model, tea.Cmd) {
 				continue
 			}
 			rule, _ := m.store.RuleOf(c)
-			if w, ok := m.windowFor(rule); ok {
+			if w, ok := m.windowFor(c.Key, rule); ok {
 				targets = append(targets, repairTarget{c.Key, w})
 			} else {
 				windowless = append(windowless, c.Key)

@@ -2,8 +2,10 @@ package ui
 
 import "fmt"
 
-// statusLine is the one-line answer to the user's last action: what was
-// sent and what Redis said, or why nothing was sent.
+// statusLine is the answer to the user's last action: what was sent and
+// what Redis said, or why nothing was sent. It takes one line on screen, or
+// more when it is longer (statusRoom), so that the part of an error that
+// says what to do is not cut off.
 type statusLine struct {
 	text string
 	kind statusKind
@@ -29,20 +31,31 @@ func failed(format string, a ...any) statusLine {
 	return statusLine{text: fmt.Sprintf(format, a...), kind: statusFailed}
 }
 
-// statusView is the status line, or the open prompt in its place.
-func (m Model) statusView() string {
+// statusRoom is how many lines the status may take: what a Redis error and
+// its advice need (two at 120 columns, three or four at 80), up to a
+// quarter of the screen, and never so many that the body loses its column
+// titles and one row.
+func (m Model) statusRoom() int {
+	return max(1, min(m.height/4, m.height-m.headerLines()-1-2))
+}
+
+// statusView is the status, wrapped over as many lines as it needs up to
+// statusRoom, or the open prompt or the repair's progress in its place.
+func (m Model) statusView() []string {
 	if m.prompt != nil {
-		return truncate(m.prompt.input.View(), m.width)
+		return []string{truncate(m.prompt.input.View(), m.width)}
 	}
 	if m.repair.running() {
-		return truncate(m.repair.progress(), m.width)
+		return []string{truncate(m.repair.progress(), m.width)}
 	}
-	text := m.status.text
-	switch m.status.kind {
-	case statusDone:
-		text = m.theme.Success.Render(text)
-	case statusFailed:
-		text = m.theme.Error.Render(text)
+	lines := wrapLines(m.status.text, m.width, m.statusRoom())
+	for i, l := range lines {
+		switch m.status.kind {
+		case statusDone:
+			lines[i] = m.theme.Success.Render(l)
+		case statusFailed:
+			lines[i] = m.theme.Error.Render(l)
+		}
 	}
-	return truncate(text, m.width)
+	return lines
 }

@@ -10,7 +10,6 @@ import (
 // Fixed column widths. KEY takes whatever is left.
 const (
 	gutterWidth  = 2 // "▸ " marks the selected row without relying on colour
-	colGap       = 2
 	gaugeCells   = 6
 	percentWidth = 5  // up to ">999%"
 	ttlWidth     = 12 // "∞ persistent"
@@ -20,10 +19,26 @@ const (
 	maxValue     = 20 // a signed 64-bit integer; longer floats are cut
 )
 
+// gap is the space between columns, narrowGap where space is short.
+const gap, narrowGap = "  ", " "
+
+// On a narrow terminal the columns but KEY get narrower still.
+const (
+	narrowTTLWidth    = 9 // "no expiry"; "∞ persistent" reads "∞"
+	narrowStatusWidth = 9 // "no-expiry"; only "not-counter" is cut
+	minValueWidth     = 5 // "VALUE"
+)
+
+// persistent is the TTL cell of a counter meant to live forever, and
+// persistentShort the same where the TTL column is narrow.
+const persistent, persistentShort = "∞ persistent", "∞"
+
 // columns is the table's shape at the current width.
 type columns struct {
-	key, value, limit int
+	key, value, limit int // limit 0: no LIMIT column
+	ttl, status       int
 	gauge, rate       bool
+	gap               string // between columns
 }
 
 // width is how many cells a row of these columns takes.
@@ -31,34 +46,52 @@ func (c columns) width() int { return c.key + c.fixed() }
 
 // fixed is the width of every column but KEY, gaps and gutter included.
 func (c columns) fixed() int {
-	w := gutterWidth + c.value + c.limit + ttlWidth + statusWidth + 4*colGap
+	g := len(c.gap)
+	w := gutterWidth + c.value + c.ttl + c.status + 3*g
+	if c.limit > 0 {
+		w += c.limit + g
+	}
 	if c.rate {
-		w += rateWidth + colGap
+		w += rateWidth + g
 	}
 	return w
 }
 
-// layout fits the columns to width: KEY gets the rest, and when that would
-// be narrower than minKeyWidth, RATE goes first, then the LIMIT gauge
-// (leaving the percentage).
-func layout(width, value int) columns {
-	c := columns{value: value, gauge: true, rate: true}
-	for {
-		c.limit = percentWidth
-		if c.gauge {
-			c.limit += gaugeCells + 1
-		}
-		c.key = width - c.fixed()
-		switch {
-		case c.key >= minKeyWidth || !c.gauge:
-			c.key = max(c.key, 1)
-			return c
-		case c.rate:
-			c.rate = false
-		default:
-			c.gauge = false
-		}
+// layout fits the columns to width, for values up to value cells wide and
+// key names up to key: KEY gets the rest. When that would be narrower than
+// minKeyWidth, RATE goes first, then the LIMIT gauge (leaving the
+// percentage). On a narrow terminal, where KEY would still get less than
+// its fair share (a third of the row, or what the names need when they are
+// shorter), the others give way further, since the key is what tells one
+// row from another: TTL and the gaps narrow, then LIMIT goes (STATUS still
+// says over and warn), then STATUS narrows, and last VALUE, down to the
+// width of its title.
+func layout(width, value, key int) columns {
+	c := columns{
+		value: value, limit: percentWidth + 1 + gaugeCells, ttl: ttlWidth, status: statusWidth,
+		gauge: true, rate: true, gap: gap,
 	}
+	fair := min(minKeyWidth, (width-gutterWidth)/3, key)
+	steps := []struct {
+		goal int
+		give func(*columns)
+	}{
+		{minKeyWidth, func(c *columns) { c.rate = false }},
+		{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentWidth }},
+		{fair, func(c *columns) { c.ttl = narrowTTLWidth }},
+		{fair, func(c *columns) { c.gap = narrowGap }},
+		{fair, func(c *columns) { c.limit = 0 }},
+		{fair, func(c *columns) { c.status = narrowStatusWidth }},
+		{fair, func(c *columns) { c.value = max(minValueWidth, c.value-(fair-(width-c.fixed()))) }},
+	}
+	for _, s := range steps {
+		if width-c.fixed() >= s.goal {
+			break
+		}
+		s.give(&c)
+	}
+	c.key = max(width-c.fixed(), 1)
+	return c
 }
 
 // tableRows is how many counters fit under the column titles.
@@ -69,11 +102,12 @@ func (m Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 // so a frame costs the same at ten keys or a million.
 func (m Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
-	valueWidth := len("VALUE")
+	valueWidth, keyWidth := len("VALUE"), len("KEY")+1 // KEY▾
 	for i := range rows {
 		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
+		keyWidth = max(keyWidth, cells(model.Printable(rows[i].Key)))
 	}
-	cols := layout(m.width, valueWidth)
+	cols := layout(m.width, valueWidth, keyWidth)
 	lines := make([]string, 0, height)
 	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {
@@ -107,7 +141,7 @@ func (m Model) emptyMessage(height int) []string {
 		}
 		return lines[:min(len(lines), max(0, height))]
 	case m.store.Len() > 0:
-		msg = "No key matches the filter " + quote(m.store.Filter()) + " (esc clears it)."
+		msg = "No key matches the filter " + quoteTyped(m.store.Filter()) + " (esc clears it)."
 	case m.feedState.Scanning || !m.feedState.Connected:
 		msg = "Looking for keys…"
 	default:
@@ -128,17 +162,17 @@ func (m Model) titles(c columns) string {
 	cells := []string{
 		strings.Repeat(" ", gutterWidth) + padRight(title("KEY", model.SortKeyName), c.key),
 		padLeft(title("VALUE", model.SortValue), c.value),
-		padRight(title("LIMIT", model.SortPercent), c.limit),
-		padLeft(title("TTL", model.SortTTL), ttlWidth),
 	}
+	if c.limit > 0 {
+		cells = append(cells, padRight(title("LIMIT", model.SortPercent), c.limit))
+	}
+	cells = append(cells, padLeft(title("TTL", model.SortTTL), c.ttl))
 	if c.rate {
 		cells = append(cells, padLeft(title("RATE", model.SortRate), rateWidth))
 	}
-	cells = append(cells, padRight("STATUS", statusWidth))
-	return m.theme.Heading.Render(strings.Join(cells, gap))
+	cells = append(cells, padRight("STATUS", c.status))
+	return m.theme.Heading.Render(strings.Join(cells, c.gap))
 }
-
-var gap = strings.Repeat(" ", colGap)
 
 // row renders one counter. A counter with no expiry is red across the row;
 // the STATUS cell and the gauge carry the status colour.
@@ -154,18 +188,25 @@ func (m Model) row(c *model.Counter, cols columns, now time.Time, selected bool)
 		rateTone = toneDim
 	}
 
+	if ttl == persistent && cols.ttl < ttlWidth {
+		ttl = persistentShort
+	}
+	gap := cols.gap
+
 	var b strings.Builder
 	b.WriteString(look.base.render(marker + padRight(truncate(model.Printable(c.Key), cols.key), cols.key)))
 	b.WriteString(look.base.render(gap + padLeft(truncate(formatValue(c), cols.value), cols.value) + gap))
-	b.WriteString(m.limitCell(c, rule, cols, look))
-	b.WriteString(look.base.render(gap))
-	b.WriteString(look.tones[ttlTone].render(padLeft(ttl, ttlWidth)))
+	if cols.limit > 0 {
+		b.WriteString(m.limitCell(c, rule, cols, look))
+		b.WriteString(look.base.render(gap))
+	}
+	b.WriteString(look.tones[ttlTone].render(padLeft(ttl, cols.ttl)))
 	if cols.rate {
 		b.WriteString(look.base.render(gap))
 		b.WriteString(look.tones[rateTone].render(padLeft(formatRate(c.Rate), rateWidth)))
 	}
 	b.WriteString(look.base.render(gap))
-	b.WriteString(look.status[c.Status].render(padRight(c.Status.String(), statusWidth)))
+	b.WriteString(look.status[c.Status].render(padRight(truncate(c.Status.String(), cols.status), cols.status)))
 	return b.String()
 }
 
@@ -196,7 +237,7 @@ func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string
 	case c.Status == model.StatusNotCounter:
 		return "no expiry", toneDim
 	case !rule.ExpectTTL:
-		return "∞ persistent", toneDim
+		return persistent, toneDim
 	}
 	return "no expiry", toneNoExpiry
 }

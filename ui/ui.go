@@ -94,6 +94,11 @@ type Model struct {
 	confirm   *confirm
 	repair    repairJob
 	status    statusLine
+
+	// given is the window the user typed for each key this session, so a
+	// key no rule gives one is asked about once, not at every +. Update
+	// replaces the map rather than writing to it: Models are values.
+	given map[string]time.Duration
 }
 
 // screen is what fills the space between the header and the status line.

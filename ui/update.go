@@ -21,6 +21,17 @@ func tick(gen int) tea.Cmd {
 
 // Update applies one message. It never blocks and does no I/O.
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	body := m.bodyHeight()
+	next, cmd := m.update(msg)
+	if next.bodyHeight() != body {
+		// A status that takes more lines (or fewer), or a header that
+		// does, moved the bottom of the table: keep the selection in view.
+		next = next.follow()
+	}
+	return next, cmd
+}
+
+func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height

@@ -11,9 +11,6 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// footerLines is the status line and the help line.
-const footerLines = 2
-
 // Smallest terminal the dashboard draws in; below it, it says so.
 const (
 	minWidth  = 40
@@ -21,8 +18,9 @@ const (
 )
 
 // View draws the whole screen: header, body (table, detail or help), status
-// line and help line, with a confirmation dialog on top when one is open.
-// Every line is cut to the terminal's width, so nothing wraps.
+// (one line, more when it is long) and help line, with a confirmation
+// dialog on top when one is open. Every line is cut to the terminal's
+// width, so nothing wraps but what is wrapped on purpose.
 func (m Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
@@ -61,7 +59,8 @@ func (m Model) render() string {
 		}
 		lines = append(lines, line)
 	}
-	lines = append(lines, m.statusView(), truncate(m.help.View(m.helpFor()), m.width))
+	lines = append(lines, m.statusView()...)
+	lines = append(lines, truncate(m.help.View(m.helpFor()), m.width))
 	frame := strings.Join(lines, "\n")
 	if m.confirm != nil {
 		frame = overlay(frame, m.confirmView(), m.width, m.height)
@@ -70,7 +69,16 @@ func (m Model) render() string {
 }
 
 // bodyHeight is the number of lines between the header and the footer.
-func (m Model) bodyHeight() int { return max(0, m.height-m.headerLines()-footerLines) }
+func (m Model) bodyHeight() int { return max(0, m.height-m.headerLines()-m.footerLines()) }
+
+// footerLines is the status (one line or more, see statusView) and the help
+// line.
+func (m Model) footerLines() int {
+	if m.prompt != nil || m.repair.running() || cells(m.status.text) <= m.width {
+		return 2
+	}
+	return len(wrapLines(m.status.text, m.width, m.statusRoom())) + 1
+}
 
 // overlay draws box centred on frame.
 func overlay(frame, box string, width, height int) string {
@@ -110,5 +118,18 @@ func cells(s string) int {
 	return len(s)
 }
 
-// quote is text a user typed or a key held, escaped and in quotes.
+// quote is what a key or a rule holds, escaped and in quotes.
 func quote(s string) string { return `"` + model.Printable(s) + `"` }
+
+// quoteTyped is a filter the user typed, in quotes, as it was typed: the
+// filter matches key names as the table shows them, escapes included, so a
+// backslash in it is the user's own and is not escaped again (a `\e[`
+// typed to find keys holding ESC [ reads "\e[", not "\\e["). A control
+// character, pasted, is still escaped.
+func quoteTyped(s string) string {
+	parts := strings.Split(s, `\`)
+	for i, p := range parts {
+		parts[i] = model.Printable(p)
+	}
+	return `"` + strings.Join(parts, `\`) + `"`
+}

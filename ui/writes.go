@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"maps"
 	"strings"
 	"time"
 
@@ -69,6 +70,9 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 	case keyMatches(msg, k.Decr):
 		return m.incr(key, m.unit(key).Neg())
 	case keyMatches(msg, k.IncrBy):
+		if refused, ok := m.refuseNotString(key, "INCRBY"); ok {
+			return refused, nil
+		}
 		return m.askAmount(key, false)
 	case keyMatches(msg, k.Expire):
 		return m.withWindow(key, m.ruleFor(key), func(m Model, w time.Duration) (Model, tea.Cmd) {
@@ -101,30 +105,61 @@ func (m Model) ruleFor(key string) model.Rule {
 	return rules.At(rules.Match(key))
 }
 
-// windowFor is the expiry to give a key under rule: the rule's window, else
-// the fallback's (--window); ok is false when neither knows one.
-func (m Model) windowFor(rule model.Rule) (time.Duration, bool) {
+// windowFor is the expiry to give key under rule: the rule's window, else
+// the fallback's (--window), else the one the user gave for key earlier in
+// this session; ok is false when none is known.
+func (m Model) windowFor(key string, rule model.Rule) (time.Duration, bool) {
 	if rule.Window > 0 {
 		return rule.Window, true
 	}
 	if w := m.store.Rules().Fallback.Window; w > 0 {
 		return w, true
 	}
-	return 0, false
+	w, ok := m.given[key]
+	return w, ok
+}
+
+// remember notes w as the window the user gave for key, so that it is not
+// asked for again this session.
+func (m Model) remember(key string, w time.Duration) Model {
+	given := make(map[string]time.Duration, len(m.given)+1)
+	maps.Copy(given, m.given)
+	given[key] = w
+	m.given = given
+	return m
 }
 
 // withWindow runs then with the window for key, asking the user for one
-// first when no rule gives it.
+// first when none is known, and remembering the answer for key.
 func (m Model) withWindow(key string, rule model.Rule, then func(Model, time.Duration) (Model, tea.Cmd)) (Model, tea.Cmd) {
-	if w, ok := m.windowFor(rule); ok {
+	if w, ok := m.windowFor(key, rule); ok {
 		return then(m, w)
 	}
-	return m.askWindow("window for "+model.Printable(key)+" (e.g. 60s): ", then)
+	return m.askWindow("window for "+model.Printable(key)+" (e.g. 60s): ", func(m Model, w time.Duration) (Model, tea.Cmd) {
+		return then(m.remember(key, w), w)
+	})
+}
+
+// refuseNotString refuses at once an increment of a key the dashboard
+// knows holds a hash, a list or another type that is not a string: Redis
+// would refuse it with WRONGTYPE, after the user was asked for an amount
+// or a window for nothing. ok says it refused.
+func (m Model) refuseNotString(key, command string) (Model, bool) {
+	c, known := m.store.Get(key)
+	if !known || c.Type == "" || c.Type == "string" {
+		return m, false
+	}
+	m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string; pick a counter, or press %s to increment a key by name.",
+		model.Printable(key), model.Printable(c.Type), command, m.keys.IncrName.Help().Key)
+	return m, true
 }
 
 // incr fires an atomic increment of key by by. A key whose rule expects no
 // TTL is sent window 0: a plain INCRBY, as its rule wants.
 func (m Model) incr(key string, by model.Amount) (Model, tea.Cmd) {
+	if refused, ok := m.refuseNotString(key, by.Command()); ok {
+		return refused, nil
+	}
 	send := func(m Model, w time.Duration) (Model, tea.Cmd) {
 		m.status = info("%s %s %s …", by.Command(), model.Printable(key), by)
 		return m, m.incrCmd(key, by, w)

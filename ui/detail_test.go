@@ -1,0 +1,57 @@
+package ui
+
+import (
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// The detail screen explains a key no rule matched by what applies to it,
+// the default, not by a rule it does not have; and a counter with no limit
+// is not said to be under one.
+func TestDetailSpeaksOfTheDefaultForKeysNoRuleMatched(t *testing.T) {
+	obs := append(fixture(), str("other:1", "5", model.PTTLNoExpiry))
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 40, obs...)
+	m = selectKey(t, m, "other:1")
+	m, _ = press(m, "<enter>")
+	screen := flat(m)
+	if strings.Contains(screen, "its rule") {
+		t.Errorf("the detail of a key no rule matched speaks of its rule:\n%s", plain(m))
+	}
+	want := "No TTL, though counters are expected to have one (no rule matched; the default): it will never reset."
+	if !strings.Contains(screen, want) {
+		t.Errorf("the detail does not say %q:\n%s", want, plain(m))
+	}
+
+	// Repaired (the window is asked for, no rule or --window gives one).
+	m, _ = press(m, "e")
+	m, cmd := press(m, "30s<enter>")
+	m = run(t, m, cmd)
+	screen = flat(m)
+	if strings.Contains(screen, "under its limit") {
+		t.Errorf("a counter with no limit is said to be under its limit:\n%s", plain(m))
+	}
+	want = "A counter with no limit to reach (no rule matched, and no --limit was given); it resets when it expires in 30s."
+	if !strings.Contains(screen, want) {
+		t.Errorf("the detail does not say %q:\n%s", want, plain(m))
+	}
+}
+
+// Under a rule with no limit, the detail says so of the rule.
+func TestDetailOfACounterWhoseRuleHasNoLimit(t *testing.T) {
+	rules := testRules()
+	rules.List = append(rules.List, model.Rule{Pattern: "jobs:*", ExpectTTL: true})
+	store := model.NewStore(rules)
+	store.Apply(model.Batch{Observed: []model.Observation{str("jobs:1", "3", 10_000)}})
+	m := New(Options{Store: store, Now: testNow})
+	m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, _ = press(m, "<enter>")
+	want := "A counter with no limit to reach (its rule sets none); it resets when it expires in 8.5s."
+	if !strings.Contains(flat(m), want) {
+		t.Errorf("the detail does not say %q:\n%s", want, plain(m))
+	}
+}

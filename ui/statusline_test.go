@@ -1,0 +1,91 @@
+package ui
+
+import (
+	"context"
+	"errors"
+	"strings"
+	"testing"
+
+	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// flat is the screen's text with every run of spaces and line breaks made
+// one space, to find a sentence however it was wrapped.
+func flat(m Model) string { return strings.Join(strings.Fields(plain(m)), " ") }
+
+// A write Redis refuses is explained in full on the status line: Redis's
+// own error and then what to do, wrapped over the lines it needs (three at
+// 120 columns, four at 80), on the table and on the detail screen alike.
+// The error is the real one, from a real Redis, through the real Writer.
+func TestWriteErrorIsShownInFull(t *testing.T) {
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:max", "9223372036854775807", "EX", "600")
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+
+	_, want := c.Incr(context.Background(), "ratelimit:max", model.Amount{Int: 1}, 0)
+	if want == nil || !strings.Contains(want.Error(), "would overflow") || len(want.Error()) <= 120 {
+		t.Fatalf("the Writer's overflow error is no longer one that needs two lines; pick another: %v", want)
+	}
+	obs := append(fixture(), str("ratelimit:max", "9223372036854775807", 600_000))
+
+	for _, tc := range []struct {
+		width, height int
+		keys          string
+	}{
+		{120, 40, "+"},
+		{120, 40, "<enter>+"},
+		{80, 24, "+"},
+		{80, 24, "<enter>+"},
+	} {
+		m := newModel(t, c, tc.width, tc.height, obs...)
+		m = selectKey(t, m, "ratelimit:max")
+		m, cmd := press(m, tc.keys)
+		m = run(t, m, cmd)
+		if !strings.Contains(flat(m), want.Error()) {
+			t.Errorf("%dx%d %q: the error is not on screen in full (%q):\n%s", tc.width, tc.height, tc.keys, want, plain(m))
+		}
+		if n, need := len(m.statusView()), len(wrapWords(want.Error(), tc.width)); n != need || n > 4 {
+			t.Errorf("%dx%d %q: the error takes %d lines, want the %d it needs (4 at most)", tc.width, tc.height, tc.keys, n, need)
+		}
+		lines := strings.Split(m.View().Content, "\n")
+		if len(lines) != tc.height {
+			t.Errorf("%dx%d %q: the frame has %d lines", tc.width, tc.height, tc.keys, len(lines))
+		}
+		for _, l := range lines {
+			if w := lipgloss.Width(l); w > tc.width {
+				t.Errorf("%dx%d %q: a line is %d wide: %q", tc.width, tc.height, tc.keys, w, l)
+			}
+		}
+		if v, _ := m.store.Get("ratelimit:max"); v.Raw != "9223372036854775807" {
+			t.Errorf("the refused write changed the value shown: %q", v.Raw)
+		}
+	}
+}
+
+// When the status takes a second line the table gets one row fewer; the
+// selected row, the last one on screen, stays on screen.
+func TestALongStatusKeepsTheSelectionInView(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	w.err = errors.New("INCRBY views:home 1 failed: " + strings.Repeat("a long explanation ", 8))
+	m := newModel(t, w, 80, 14, fixture()...)
+	m, _ = press(m, "G")
+	if m.selected != "views:home" {
+		t.Fatalf("G selected %q", m.selected)
+	}
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if len(m.statusView()) < 2 {
+		t.Fatalf("the status should take two lines or more: %q", m.statusView())
+	}
+	if !strings.Contains(selectedLine(t, m), "views:home") {
+		t.Fatalf("the selected key went off screen:\n%s", plain(m))
+	}
+}

@@ -1,0 +1,120 @@
+package ui
+
+import (
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/model"
+)
+
+// A key no rule gives a window is asked for one once: + and - after that,
+// and e, use the window the user gave for that key. Another such key is
+// still asked about.
+func TestTheWindowIsAskedForOncePerKey(t *testing.T) {
+	obs := []model.Observation{
+		str("quota:night", "4", 30_000), // has a TTL, but could expire before the write
+		str("quota:day", "9", model.PTTLNoExpiry),
+	}
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 40, obs...)
+	m = selectKey(t, m, "quota:night")
+
+	m, _ = press(m, "+")
+	if m.prompt == nil || !strings.Contains(statusText(m), "window for quota:night") {
+		t.Fatalf("the first + should ask for a window: %q", statusText(m))
+	}
+	m, cmd := press(m, "45s<enter>")
+	m = run(t, m, cmd)
+	for _, k := range []string{"+", "-", "+"} {
+		m, cmd = press(m, k)
+		if m.prompt != nil {
+			t.Fatalf("%s asked for the window again: %q", k, statusText(m))
+		}
+		m = run(t, m, cmd)
+	}
+	want := []string{"INCR quota:night 1 45s", "INCR quota:night 1 45s", "INCR quota:night -1 45s", "INCR quota:night 1 45s"}
+	if got := w.Calls(); !slices.Equal(got, want) {
+		t.Fatalf("calls %v, want %v", got, want)
+	}
+	if s := plain(m); !strings.Contains(s, "+ incr") {
+		t.Fatalf("the table is not back:\n%s", s)
+	}
+	m, _ = press(m, "<enter>")
+	if !strings.Contains(flat(m), "window 45s (you gave it this session)") {
+		t.Fatalf("the detail does not show the window given:\n%s", plain(m))
+	}
+
+	m, _ = press(m, "<esc>")
+	m = selectKey(t, m, "quota:day")
+	if m, _ = press(m, "+"); m.prompt == nil || !strings.Contains(statusText(m), "window for quota:day") {
+		t.Fatalf("another key must still be asked for its window: %q", statusText(m))
+	}
+}
+
+// A key whose rule has a window, or any key when --window is set, is never
+// asked for one.
+func TestNoWindowIsAskedForWhenTheRuleOrWindowFlagGivesOne(t *testing.T) {
+	for _, tc := range []struct {
+		name, key string
+		fallback  time.Duration // --window
+		want      string
+	}{
+		{"rule", "ratelimit:api:42", 0, "INCR ratelimit:api:42 1 1m0s"},
+		{"--window, no rule", "other:1", 20 * time.Second, "INCR other:1 1 20s"},
+		{"--window, a rule without one", "quota:batch", 20 * time.Second, "INCR quota:batch 1 20s"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			rules := testRules()
+			rules.Fallback.Window = tc.fallback
+			obs := append(fixture(), str("other:1", "5", model.PTTLNoExpiry))
+			store := model.NewStore(rules)
+			store.Apply(model.Batch{Observed: obs})
+			w := newFakeWriter().seed(obs...)
+			m, _ := send(New(Options{Store: store, Writer: w, Now: testNow}), tea.WindowSizeMsg{Width: 120, Height: 40})
+			m = selectKey(t, m, tc.key)
+			m, cmd := press(m, "i1<enter>")
+			if m.prompt != nil {
+				t.Fatalf("asked for a window: %q", statusText(m))
+			}
+			run(t, m, cmd)
+			if got := w.Calls(); !slices.Equal(got, []string{tc.want}) {
+				t.Fatalf("calls %v, want %q", got, tc.want)
+			}
+		})
+	}
+}
+
+// + on a key the dashboard knows is a hash is refused at once, in one
+// sentence that says what to do, before any window or amount is asked for.
+func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
+	obs := append(fixture(), model.Observation{Key: "quota:config", Type: "hash", PTTL: model.PTTLNoExpiry, At: t0})
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 40, obs...)
+	for _, tc := range []struct{ key, keys string }{
+		{"quota:config", "+"},       // quota:* has no window: it would have asked for one
+		{"quota:config", "-"},       //
+		{"quota:config", "i"},       // would have asked for an amount
+		{"session:abc", "<enter>+"}, // from the detail screen
+		{"", "nsession:abc<enter>"}, // by name
+	} {
+		m := m
+		if tc.key != "" {
+			m = selectKey(t, m, tc.key)
+		}
+		m, cmd := press(m, tc.keys)
+		if cmd != nil || m.prompt != nil {
+			t.Errorf("%s %q: something was started (prompt %v)", tc.key, tc.keys, m.prompt != nil)
+		}
+		s := statusText(m)
+		if !strings.HasPrefix(s, "Nothing was sent: ") || !strings.Contains(s, " holds a hash, and INCRBY adds only to a string; pick a counter, or press n to increment a key by name.") {
+			t.Errorf("%s %q: status %q", tc.key, tc.keys, s)
+		}
+	}
+	if got := w.Calls(); len(got) > 0 {
+		t.Fatalf("sent %v", got)
+	}
+}
