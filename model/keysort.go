@@ -13,14 +13,14 @@ import (
 // batches arrive (merging them as a binary counter carries) measured no
 // faster, as its work then competes with the reads for the CPU.
 //
-// What it does as they arrive is cheap and saves the end a pass: it notes
-// each key beside its counter with the key's first bytes past the prefix
-// every key shares (see keyRef), so that the sort reads a key only when
-// those bytes are equal.
+// As they arrive it only notes how long a prefix every key shares, while
+// each key is fresh in cache. Sorting then compares the 8 bytes past that
+// prefix (see keyRef), and reads the keys only where those are equal.
 type KeySorter struct {
-	refs   []keyRef // into the batches added, which they keep
-	first  string   // the first key added
-	shared int      // bytes every key added shares with first
+	batches [][]Counter
+	n       int    // counters in batches
+	first   string // the first key added
+	shared  int    // bytes every key added shares with first
 }
 
 // keyRef is a counter, its key, and the 8 bytes of the key that follow the
@@ -29,7 +29,7 @@ type KeySorter struct {
 // keys compared. With keys like ratelimit:user:NNNNNNNN:login, whose shared
 // prefix ends at the user number, two keys' nexts differ; keys of two
 // patterns (ratelimit:* and quota:*) share less, and the keys decide more
-// often.
+// often, as they did before the nexts.
 type keyRef struct {
 	next uint64
 	key  string // the counter's, here so that comparing keys does not visit the counter
@@ -63,26 +63,14 @@ func (s *KeySorter) Add(batch []Counter) {
 	if len(batch) == 0 {
 		return
 	}
-	if len(s.refs) == 0 {
+	if s.n == 0 {
 		s.first, s.shared = batch[0].Key, len(batch[0].Key)
 	}
-	shared := s.shared
 	for i := range batch {
-		shared = sharedPrefix(s.first[:shared], batch[i].Key)
+		s.shared = sharedPrefix(s.first[:s.shared], batch[i].Key)
 	}
-	if shared < s.shared {
-		// A key leaves the prefix the others share: the nexts noted so
-		// far start too late. It happens in the first batches, and when
-		// the walk reaches a pattern with another prefix: at most once
-		// per byte of the first key.
-		s.shared = shared
-		for i := range s.refs {
-			s.refs[i].next = nextBytes(s.refs[i].key, shared)
-		}
-	}
-	for i := range batch {
-		s.refs = append(s.refs, keyRef{nextBytes(batch[i].Key, s.shared), batch[i].Key, &batch[i]})
-	}
+	s.batches = append(s.batches, batch)
+	s.n += len(batch)
 }
 
 // sharedPrefix is the length of the longest prefix of a that b starts
@@ -101,10 +89,12 @@ func sharedPrefix(a, b string) int {
 // key added twice, the later reading (either, when both were read at the
 // same moment, in one pipeline). The KeySorter is empty afterwards.
 func (s *KeySorter) Sorted() []*Counter {
-	refs := s.refs
+	batches, shared := s.batches, s.shared
+	refs := make([]keyRef, s.n)
 	*s = KeySorter{}
 	var halves [2][]keyRef
 	inHalves(refs, func(half int, part []keyRef) {
+		fillRefs(part, batches, half*(len(refs)-len(part)), shared)
 		slices.SortFunc(part, compareRefs)
 		halves[half] = part
 	})
@@ -127,4 +117,24 @@ func (s *KeySorter) Sorted() []*Counter {
 		out, last = append(out, next.c), next
 	}
 	return out
+}
+
+// fillRefs fills dst with the refs of the counters of batches from the
+// from-th on, as if batches were one slice.
+func fillRefs(dst []keyRef, batches [][]Counter, from, shared int) {
+	for _, batch := range batches {
+		if len(dst) == 0 {
+			return
+		}
+		if from >= len(batch) {
+			from -= len(batch)
+			continue
+		}
+		batch = batch[from:min(len(batch), from+len(dst))]
+		for i := range batch {
+			c := &batch[i]
+			dst[i] = keyRef{nextBytes(c.Key, shared), c.Key, c}
+		}
+		dst, from = dst[len(batch):], 0
+	}
 }
