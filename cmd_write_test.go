@@ -117,7 +117,7 @@ func TestIncrCommandErrors(t *testing.T) {
 		{"no key", []string{"incr"}, exitFailed, "countertop: incr takes one key: countertop incr KEY"},
 		{"empty key", []string{"incr", "", "--window", "1s"}, exitFailed, "countertop: the key name is empty (an unset variable?): countertop incr KEY\n"},
 		{"amount beyond 64 bits", []string{"incr", "--by", "9223372036854775808", "ratelimit:new"}, exitFailed,
-			"countertop: --by: 9223372036854775808 is beyond what a counter holds"},
+			"countertop: --by: 9223372036854775808 is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give an amount in that range\n"},
 		{"unknown flag", []string{"incr", "--bogus", "ratelimit:new"}, exitFailed,
 			"countertop: flag provided but not defined: -bogus: run 'countertop incr --help' for the flags\n"},
 		{"contradiction", []string{"incr", "--no-expire", "--window", "5s", "ratelimit:new"}, exitFailed, "give only one of them"},

@@ -24,7 +24,7 @@ type Amount struct {
 func ParseAmount(s string) (Amount, error) {
 	t := strings.TrimSpace(s)
 	if _, err := strconv.ParseInt(t, 10, 64); errors.Is(err, strconv.ErrRange) {
-		return Amount{}, fmt.Errorf("%s is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give a smaller amount", t)
+		return Amount{}, fmt.Errorf("%s is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give an amount in that range", t)
 	}
 	v := ParseValue(t)
 	switch {

@@ -22,6 +22,12 @@ func TestParseAmount(t *testing.T) {
 		{in: "inf", wantErr: true},
 		{in: "nan", wantErr: true},
 	}
+	for _, in := range []string{"9223372036854775808", "-9223372036854775809"} {
+		_, err := ParseAmount(in)
+		if want := in + " is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give an amount in that range"; err == nil || err.Error() != want {
+			t.Errorf("ParseAmount(%q) error = %v, want %q", in, err, want)
+		}
+	}
 	for _, tt := range tests {
 		got, err := ParseAmount(tt.in)
 		if (err != nil) != tt.wantErr {
