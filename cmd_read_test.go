@@ -213,29 +213,25 @@ func TestVersionAndUsage(t *testing.T) {
 // ctrl+c stops it with one sentence.
 func TestConnectSlowThenInterrupted(t *testing.T) {
 	t.Parallel()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	defer l.Close()
-	go func() {
-		for {
-			conn, err := l.Accept()
-			if err != nil {
-				return
-			}
-			defer conn.Close() // held open, never answered
+	addr := redistest.Silent(t)
+	url := "redis://" + addr + "/0"
+	for _, tc := range []struct {
+		redis config.Redis
+		says  string
+	}{
+		{config.Redis{URL: url}, url},
+		{config.Redis{URL: "redis://127.0.0.1:1/0", SentinelMaster: "rl", Sentinels: []string{addr}},
+			"master rl through the Sentinels at " + addr},
+	} {
+		ctx, cancel := context.WithCancel(context.Background())
+		time.AfterFunc(700*time.Millisecond, cancel)
+		var errOut bytes.Buffer
+		cfg := config.Config{Redis: tc.redis, Patterns: []string{"*"}}
+		if _, err := readAll(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
+			t.Errorf("readAll, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
 		}
-	}()
-	url := "redis://" + l.Addr().String() + "/0"
-	ctx, cancel := context.WithCancel(context.Background())
-	time.AfterFunc(700*time.Millisecond, cancel)
-	var errOut bytes.Buffer
-	cfg := config.Config{Redis: config.Redis{URL: url}, Patterns: []string{"*"}}
-	if _, err := readAll(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
-		t.Errorf("readAll, ctrl+c while connecting: %v, want %q", err, errConnectInterrupted)
-	}
-	if want := "countertop: connecting to " + url + "... (ctrl+c to stop)\n"; errOut.String() != want {
-		t.Errorf("stderr %q, want %q", errOut.String(), want)
+		if want := "countertop: connecting to " + tc.says + "... (ctrl+c to stop)\n"; errOut.String() != want {
+			t.Errorf("stderr %q, want %q", errOut.String(), want)
+		}
 	}
 }

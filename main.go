@@ -183,10 +183,14 @@ var errConnectInterrupted = errors.New("interrupted (ctrl+c) before Redis answer
 // where it is connecting on stderr, where the dashboard's screen does not
 // yet cover it.
 func connect(ctx context.Context, cfg config.Config, stderr io.Writer) (*redisclient.Client, error) {
+	target := config.RedactURL(cfg.Redis.URL)
+	if sentinels := strings.Join(cfg.Redis.Sentinels, ", "); cfg.Redis.SentinelMaster != "" && sentinels != "" {
+		target = fmt.Sprintf("master %s through the Sentinels at %s", cfg.Redis.SentinelMaster, sentinels)
+	}
 	said := make(chan struct{})
 	slow := time.AfterFunc(500*time.Millisecond, func() {
 		defer close(said)
-		fmt.Fprintf(stderr, "countertop: connecting to %s... (ctrl+c to stop)\n", config.RedactURL(cfg.Redis.URL))
+		fmt.Fprintf(stderr, "countertop: connecting to %s... (ctrl+c to stop)\n", model.Printable(target))
 	})
 	client, err := dial(ctx, cfg)
 	if !slow.Stop() {

@@ -80,7 +80,7 @@ func TestConnectRefused(t *testing.T) {
 
 func TestConnectTimeout(t *testing.T) {
 	t.Parallel()
-	addr := silentListener(t)
+	addr := redistest.Silent(t)
 	err := connectErr(t, redisclient.Options{URL: "redis://" + addr, DialTimeout: 200 * time.Millisecond})
 	checkSentence(t, err, addr+" did not answer in time — check the host and port", "")
 }
@@ -90,7 +90,7 @@ func TestConnectTimeout(t *testing.T) {
 // timeout, whatever the kind of deployment it was waiting on.
 func TestConnectCancelled(t *testing.T) {
 	t.Parallel()
-	addr := silentListener(t)
+	addr := redistest.Silent(t)
 	for _, tc := range []struct {
 		name string
 		o    redisclient.Options

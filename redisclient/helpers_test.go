@@ -2,7 +2,6 @@ package redisclient_test
 
 import (
 	"context"
-	"net"
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
@@ -27,33 +26,6 @@ func startConnected(t *testing.T, args ...string) (*redistest.Server, *redisclie
 	t.Helper()
 	s := redistest.Start(t, args...)
 	return s, connect(t, s)
-}
-
-// silentListener accepts connections and never answers, like a firewall
-// that swallows traffic or a service that is not Redis.
-func silentListener(t *testing.T) string {
-	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		var conns []net.Conn
-		defer func() {
-			for _, c := range conns {
-				c.Close()
-			}
-		}()
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			conns = append(conns, c)
-		}
-	}()
-	return l.Addr().String()
 }
 
 // snapshot runs c.Snapshot and returns every key it read.
