@@ -137,7 +137,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		case cluster:
 			// A dashboard that read one node of a cluster would show a
 			// fraction of the counters as if they were all.
-			stop()
+			if !stop() { // cancelled: c is closed already
+				return nil, c.explain(ctx.Err())
+			}
 			c.Close()
 			o.Cluster = true
 			return Connect(ctx, o)
