@@ -306,7 +306,7 @@ func TestCluster(t *testing.T) {
 		}
 		o.EnableEvents = true
 		st = firstState(t, c, o)
-		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxe"); re-scan every 30s`
+		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxe"); full re-scan every 30s, in case an event was lost`
 		if st.Mode != "events" || st.Note != want {
 			t.Errorf("--enable-events: mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 		}

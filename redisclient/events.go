@@ -157,7 +157,7 @@ func (w *eventWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[
 // subscriptions already made to them, by address; note, when not "", goes
 // first in the feed's Note.
 func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub, note string) {
-	w.state.Note = "re-scan every " + w.resyncEvery.String()
+	w.state.Note = "full re-scan every " + model.FormatDuration(w.resyncEvery) + ", in case an event was lost"
 	if note != "" {
 		w.state.Note = note + "; " + w.state.Note
 	}

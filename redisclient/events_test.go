@@ -287,7 +287,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 		ResyncEvery: 100 * time.Millisecond,
 	})
 	w.waitSynced()
-	if w.state.Note != "re-scan every 100ms" {
+	if w.state.Note != "full re-scan every 0.1s, in case an event was lost" {
 		t.Errorf("Note = %q", w.state.Note)
 	}
 

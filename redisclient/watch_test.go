@@ -47,10 +47,10 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 	for _, tc := range []struct {
 		flags, mode, note string
 	}{
-		{"KEA", "events", "re-scan every 30s"},
-		{"AK", "events", "re-scan every 30s"},
-		{"K$gxe", "events", "re-scan every 30s"},
-		{"Kg$lshzxetd", "events", "re-scan every 30s"},
+		{"KEA", "events", "full re-scan every 30s, in case an event was lost"},
+		{"AK", "events", "full re-scan every 30s, in case an event was lost"},
+		{"K$gxe", "events", "full re-scan every 30s, in case an event was lost"},
+		{"Kg$lshzxetd", "events", "full re-scan every 30s, in case an event was lost"},
 		{"", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe to get live updates`},
 		{"EA", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="AE"); run with --enable-events or CONFIG SET notify-keyspace-events AEK to get live updates`},
 		{"Elh", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="lhE"); run with --enable-events or CONFIG SET notify-keyspace-events lhEK$gxe to get live updates`},
@@ -100,7 +100,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 			o := watchOptions(mode)
 			o.EnableEvents = true
 			st := firstState(t, connect(t, s), o)
-			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxe"); re-scan every 30s`
+			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxe"); full re-scan every 30s, in case an event was lost`
 			if st.Mode != "events" || st.Note != want {
 				t.Errorf("mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 			}
@@ -117,7 +117,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 		s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 		o := watchOptions("auto")
 		o.EnableEvents = true
-		if st := firstState(t, connect(t, s), o); st.Mode != "events" || st.Note != "re-scan every 30s" {
+		if st := firstState(t, connect(t, s), o); st.Mode != "events" || st.Note != "full re-scan every 30s, in case an event was lost" {
 			t.Errorf("mode %q, note %q; want events, and nothing turned on", st.Mode, st.Note)
 		}
 		if flags := notifyFlags(t, s); flags != "AKE" {

@@ -3,7 +3,6 @@ package ui
 import (
 	"fmt"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -53,7 +52,7 @@ func (m Model) feedText() (string, lipgloss.Style) {
 	if m.feedState.LastError != "" {
 		return m.feedState.LastError, m.theme.Error
 	}
-	return m.note(), m.theme.Dim
+	return m.feedState.Note, m.theme.Dim
 }
 
 // wrapFeed is text wrapped as the header shows it, unstyled.
@@ -62,25 +61,6 @@ func (m Model) wrapFeed(text string) []string {
 		return nil
 	}
 	return wrapLines(model.Printable(text), m.width, maxFeedLines)
-}
-
-// resyncNote is how the events watcher ends its note: "re-scan every 30s",
-// the period of the full pass that catches changes whose event was lost.
-const resyncNote = "re-scan every "
-
-// note is the feed's note as the header shows it. Under the counts, "re-scan
-// every 30s" alone reads as a riddle, so it is said as what it is.
-func (m Model) note() string {
-	note := m.feedState.Note
-	i := strings.LastIndex(note, resyncNote)
-	if i < 0 || (i > 0 && !strings.HasSuffix(note[:i], "; ")) {
-		return note
-	}
-	period := note[i+len(resyncNote):]
-	if _, err := time.ParseDuration(period); err != nil {
-		return note
-	}
-	return note[:i] + "events · full re-scan every " + period + ", in case an event was lost"
 }
 
 // sourceLine is the title, the address, the mode and the age of the data,

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -45,22 +46,17 @@ func TestOneKeyIsCountedInTheSingular(t *testing.T) {
 	}
 }
 
-// In events mode the header says what the periodic re-scan is, next to the
-// rest of what it says about the feed, not a bare "re-scan every 30s".
+// In events mode the header says what the periodic re-scan is, as the
+// watcher puts it, next to the rest of what it says about the feed.
 func TestEventsModeSaysWhatTheReScanIs(t *testing.T) {
-	for _, tc := range []struct{ note, want string }{
-		{"re-scan every 30s", "events · full re-scan every 30s, in case an event was lost"},
-		{"turned on keyspace events (notify-keyspace-events K$gxe); re-scan every 1m0s",
-			"turned on keyspace events (notify-keyspace-events K$gxe); events · full re-scan every 1m0s, in case an event was lost"},
-	} {
-		m := newModel(t, nil, 120, 40, fixture()...)
-		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "events", Addr: "127.0.0.1:7000", Connected: true, Note: tc.note, UpdatedAt: t0,
-		}}}})
-		lines := strings.Split(plain(m), "\n")
-		if strings.TrimSpace(lines[2]) != tc.want {
-			t.Errorf("the header's third line is %q, want %q", lines[2], tc.want)
-		}
+	note := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); full re-scan every 30s, in case an event was lost`
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "events", Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
+	}}}})
+	lines := strings.Split(plain(m), "\n")
+	if got := strings.TrimSpace(lines[2]) + " " + strings.TrimSpace(lines[3]); got != note {
+		t.Errorf("the header's third and fourth lines are %q, want %q", got, note)
 	}
 }
 
@@ -84,5 +80,68 @@ func TestANarrowTableGivesTheKeyItsShare(t *testing.T) {
 	m = newModel(t, nil, 40, 20, str("rl:a", "123456789012", 50_000), str("rl:b", "7", 50_000))
 	if line := selectedLine(t, m); !strings.Contains(line, "▸ rl:a ") || !strings.Contains(line, " 123456789012 ") {
 		t.Errorf("the row does not show the key and its whole value: %q", line)
+	}
+}
+
+// The sorted column's title has a ▾ after it: at every width, with every
+// sort, each title stays over its column (STATUS over the statuses).
+func TestTitlesStayOverTheirColumns(t *testing.T) {
+	for width := 40; width <= 130; width++ {
+		for s := range 5 { // key, value, TTL, % of limit, rate
+			m := newModel(t, nil, width, 20, fixture()...)
+			m, _ = press(m, strings.Repeat("s", s))
+			m = selectKey(t, m, "ratelimit:api:42") // status ok
+			var titles string
+			for _, l := range strings.Split(plain(m), "\n") {
+				if strings.HasPrefix(strings.TrimSpace(l), "KEY") {
+					titles = l
+				}
+			}
+			row := selectedLine(t, m)
+			col := func(line, word string) int { return len([]rune(line[:strings.LastIndex(line, word)])) }
+			if !strings.Contains(titles, "STATUS") || col(titles, "STATUS") != col(row, " ok")+1 {
+				t.Fatalf("at %d columns, sort %d, STATUS is not over the statuses:\n%s\n%s", width, s, titles, row)
+			}
+		}
+	}
+}
+
+// On a narrow screen KEY gets no more than the names shown need; once a
+// longer name has been on screen, the columns keep that shape, rather than
+// shifting each time the list scrolls past a shorter one.
+func TestNarrowColumnsDoNotShiftAsTheListScrolls(t *testing.T) {
+	var obs []model.Observation
+	for i := range 30 {
+		key := fmt.Sprintf("a:%02d", i) // first in key order
+		if i >= 25 {
+			key = fmt.Sprintf("ratelimit:customer:%02d", i) // last
+		}
+		obs = append(obs, str(key, "1234567", 50_000))
+	}
+	titles := func(m Model) string {
+		for _, l := range strings.Split(plain(m), "\n") {
+			if strings.HasPrefix(strings.TrimSpace(l), "KEY") {
+				return l
+			}
+		}
+		t.Fatalf("no column titles:\n%s", plain(m))
+		return ""
+	}
+	widened := 0
+	for width := 40; width <= 70; width++ {
+		m := newModel(t, nil, width, 20, obs...)
+		top := titles(m)
+		m, _ = press(m, "G")
+		bottom := titles(m)
+		m, _ = press(m, "g")
+		if top != bottom {
+			widened++
+		}
+		if again := titles(m); again != bottom {
+			t.Errorf("at %d columns, back at the top, the columns shifted again:\n%s\n%s", width, bottom, again)
+		}
+	}
+	if widened == 0 {
+		t.Error("at no width did the long names at the bottom get more room than the short ones")
 	}
 }

@@ -39,16 +39,25 @@ func (m Model) statusRoom() int {
 	return max(1, min(m.height/4, m.height-m.headerLines()-1-2))
 }
 
+// statusLines is what statusView shows, unstyled: the open prompt or the
+// repair's progress on one line, else the status wrapped.
+func (m Model) statusLines() []string {
+	switch {
+	case m.prompt != nil:
+		return []string{truncate(m.prompt.input.View(), m.width)}
+	case m.repair.running():
+		return []string{truncate(m.repair.progress(), m.width)}
+	}
+	return wrapLines(m.status.text, m.width, m.statusRoom())
+}
+
 // statusView is the status, wrapped over as many lines as it needs up to
 // statusRoom, or the open prompt or the repair's progress in its place.
 func (m Model) statusView() []string {
-	if m.prompt != nil {
-		return []string{truncate(m.prompt.input.View(), m.width)}
+	lines := m.statusLines()
+	if m.prompt != nil || m.repair.running() {
+		return lines
 	}
-	if m.repair.running() {
-		return []string{truncate(m.repair.progress(), m.width)}
-	}
-	lines := wrapLines(m.status.text, m.width, m.statusRoom())
 	for i, l := range lines {
 		switch m.status.kind {
 		case statusDone:

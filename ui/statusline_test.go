@@ -18,8 +18,8 @@ import (
 func flat(m Model) string { return strings.Join(strings.Fields(plain(m)), " ") }
 
 // A write Redis refuses is explained in full on the status line: Redis's
-// own error and then what to do, wrapped over the lines it needs (three at
-// 120 columns, four at 80), on the table and on the detail screen alike.
+// own error and then what to do, wrapped over the lines it needs (two at
+// 120 columns, three or four at 80), on the table and on the detail screen alike.
 // The error is the real one, from a real Redis, through the real Writer.
 func TestWriteErrorIsShownInFull(t *testing.T) {
 	s := redistest.Start(t)

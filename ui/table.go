@@ -26,7 +26,6 @@ const gap, narrowGap = "  ", " "
 const (
 	narrowTTLWidth    = 9 // "no expiry"; "∞ persistent" reads "∞"
 	narrowStatusWidth = 9 // "no-expiry"; only "not-counter" is cut
-	minValueWidth     = 5 // "VALUE"
 )
 
 // persistent is the TTL cell of a counter meant to live forever, and
@@ -58,31 +57,40 @@ func (c columns) fixed() int {
 }
 
 // layout fits the columns to width, for values up to value cells wide and
-// key names up to key: KEY gets the rest. When that would be narrower than
-// minKeyWidth, RATE goes first, then the LIMIT gauge (leaving the
+// key names up to key, with the table sorted on sorted (whose title takes a
+// cell more, for its ▾): KEY gets the rest. When that would be narrower
+// than minKeyWidth, RATE goes first, then the LIMIT gauge (leaving the
 // percentage). On a narrow terminal, where KEY would still get less than
 // its fair share (a third of the row, or what the names need when they are
 // shorter), the others give way further, since the key is what tells one
 // row from another: TTL and the gaps narrow, then LIMIT goes (STATUS still
 // says over and warn), then STATUS narrows, and last VALUE, down to the
 // width of its title.
-func layout(width, value, key int) columns {
+func layout(width, value, key int, sorted model.SortKey) columns {
+	arrow := func(k model.SortKey) int {
+		if k == sorted {
+			return 1 // ▾ is one cell
+		}
+		return 0
+	}
+	minValue := len("VALUE") + arrow(model.SortValue)
+	percentOnly := max(percentWidth, len("LIMIT")+arrow(model.SortPercent))
 	c := columns{
-		value: value, limit: percentWidth + 1 + gaugeCells, ttl: ttlWidth, status: statusWidth,
+		value: max(value, minValue), limit: percentWidth + 1 + gaugeCells, ttl: ttlWidth, status: statusWidth,
 		gauge: true, rate: true, gap: gap,
 	}
-	fair := min(minKeyWidth, (width-gutterWidth)/3, key)
+	fair := min(minKeyWidth, (width-gutterWidth)/3, max(key, len("KEY")+arrow(model.SortKeyName)))
 	steps := []struct {
 		goal int
 		give func(*columns)
 	}{
 		{minKeyWidth, func(c *columns) { c.rate = false }},
-		{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentWidth }},
+		{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }},
 		{fair, func(c *columns) { c.ttl = narrowTTLWidth }},
 		{fair, func(c *columns) { c.gap = narrowGap }},
 		{fair, func(c *columns) { c.limit = 0 }},
 		{fair, func(c *columns) { c.status = narrowStatusWidth }},
-		{fair, func(c *columns) { c.value = max(minValueWidth, c.value-(fair-(width-c.fixed()))) }},
+		{fair, func(c *columns) { c.value = max(minValue, c.value-(fair-(width-c.fixed()))) }},
 	}
 	for _, s := range steps {
 		if width-c.fixed() >= s.goal {
@@ -102,12 +110,11 @@ func (m Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 // so a frame costs the same at ten keys or a million.
 func (m Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
-	valueWidth, keyWidth := len("VALUE"), len("KEY")+1 // KEY▾
+	valueWidth := 0
 	for i := range rows {
 		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
-		keyWidth = max(keyWidth, cells(model.Printable(rows[i].Key)))
 	}
-	cols := layout(m.width, valueWidth, keyWidth)
+	cols := layout(m.width, valueWidth, m.widestKey, m.store.Sort())
 	lines := make([]string, 0, height)
 	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {
@@ -217,10 +224,10 @@ func (m Model) limitCell(c *model.Counter, rule model.Rule, cols columns, look *
 	if !ok {
 		return look.tones[toneDim].render(padRight("—", cols.limit))
 	}
-	pct := padLeft(formatPercent(frac), percentWidth)
 	if !cols.gauge {
-		return look.gauge[c.Status].render(pct)
+		return look.gauge[c.Status].render(padLeft(formatPercent(frac), cols.limit))
 	}
+	pct := padLeft(formatPercent(frac), percentWidth)
 	return look.gauge[c.Status].render(gauge(frac, gaugeCells)) + look.base.render(" "+pct)
 }
 

@@ -99,6 +99,9 @@ type Model struct {
 	// key no rule gives one is asked about once, not at every +. Update
 	// replaces the map rather than writing to it: Models are values.
 	given map[string]time.Duration
+
+	// widestKey is the widest key name the table has shown (measureKeys).
+	widestKey int
 }
 
 // screen is what fills the space between the header and the status line.

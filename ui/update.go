@@ -5,6 +5,8 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/model"
 )
 
 // tickEvery is how often the screen is redrawn between observations, so TTL
@@ -28,7 +30,18 @@ func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		// does, moved the bottom of the table: keep the selection in view.
 		next = next.follow()
 	}
-	return next, cmd
+	return next.measureKeys(), cmd
+}
+
+// measureKeys notes the widest key name on screen now in widestKey, which
+// only grows: the layout gives KEY its fair share of a narrow row up to
+// that width, so the columns do not shift each time the list scrolls past
+// a shorter name. Forty rows, whatever the store holds.
+func (m Model) measureKeys() Model {
+	for _, c := range m.store.Rows(m.offset, m.tableRows()) {
+		m.widestKey = max(m.widestKey, cells(model.Printable(c.Key)))
+	}
+	return m
 }
 
 func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {

@@ -73,12 +73,7 @@ func (m Model) bodyHeight() int { return max(0, m.height-m.headerLines()-m.foote
 
 // footerLines is the status (one line or more, see statusView) and the help
 // line.
-func (m Model) footerLines() int {
-	if m.prompt != nil || m.repair.running() || cells(m.status.text) <= m.width {
-		return 2
-	}
-	return len(wrapLines(m.status.text, m.width, m.statusRoom())) + 1
-}
+func (m Model) footerLines() int { return len(m.statusLines()) + 1 }
 
 // overlay draws box centred on frame.
 func overlay(frame, box string, width, height int) string {

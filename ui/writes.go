@@ -149,8 +149,8 @@ func (m Model) refuseNotString(key, command string) (Model, bool) {
 	if !known || c.Type == "" || c.Type == "string" {
 		return m, false
 	}
-	m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string; pick a counter, or press %s to increment a key by name.",
-		model.Printable(key), model.Printable(c.Type), command, m.keys.IncrName.Help().Key)
+	m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
+		model.Printable(key), model.Printable(c.Type), command)
 	return m, true
 }
 

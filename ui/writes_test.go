@@ -110,7 +110,7 @@ func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 			t.Errorf("%s %q: something was started (prompt %v)", tc.key, tc.keys, m.prompt != nil)
 		}
 		s := statusText(m)
-		if !strings.HasPrefix(s, "Nothing was sent: ") || !strings.Contains(s, " holds a hash, and INCRBY adds only to a string; pick a counter, or press n to increment a key by name.") {
+		if !strings.HasPrefix(s, "Nothing was sent: ") || !strings.Contains(s, " holds a hash, and INCRBY adds only to a string: pick a counter.") {
 			t.Errorf("%s %q: status %q", tc.key, tc.keys, s)
 		}
 	}
