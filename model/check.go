@@ -30,6 +30,8 @@ func problemReason(c *Counter, rule Rule) string {
 		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(rule.Window/time.Second), 10) + " NX)"
 	case rule.Window > 0:
 		fix += "; fix: countertop repair (PEXPIRE " + strconv.FormatInt(rule.Window.Milliseconds(), 10) + " NX)"
+	default:
+		fix += "; fix: give its [[rule]] a window (or pass --window), then countertop repair"
 	}
 	if c.Status == StatusStuck {
 		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, %s", value, strconv.FormatFloat(rule.Limit, 'f', -1, 64), fix)

@@ -50,3 +50,18 @@ func TestWriteProblemsSubSecondWindow(t *testing.T) {
 		t.Errorf("a 500ms window must be repaired with PEXPIRE 500, not EXPIRE 0: %s", out.String())
 	}
 }
+
+// A counter whose rule has no window cannot be repaired as it is: the fix
+// says what to add first.
+func TestWriteProblemsWithoutAWindow(t *testing.T) {
+	rules := &Rules{List: []Rule{{Pattern: "*", ExpectTTL: true}}}
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: time.Now()}}})
+	var out strings.Builder
+	if err := WriteProblems(&out, refs(s.Rows(0, 1)), rules); err != nil {
+		t.Fatal(err)
+	}
+	if want := "fix: give its [[rule]] a window (or pass --window), then countertop repair\n"; !strings.HasSuffix(out.String(), want) {
+		t.Errorf("got %q, want it to end %q", out.String(), want)
+	}
+}
