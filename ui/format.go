@@ -96,7 +96,9 @@ func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64)
 // formatPercent is a fraction of the limit as the LIMIT column shows it;
 // anything past 999% reads ">999%" so the column keeps its width.
 func formatPercent(frac float64) string {
-	p := math.Floor(frac * 100)
+	// 29/100*100 is 28.999999999999996 in floating point: round away
+	// what the division left before cutting to whole percents.
+	p := math.Floor(math.Round(frac*100*1e6) / 1e6)
 	if p > 999 {
 		return ">999%"
 	}

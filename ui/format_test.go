@@ -39,3 +39,20 @@ func TestWrapWordsKeepsFlagsWhole(t *testing.T) {
 		t.Errorf("wrapWords = %q, want %q", got, want)
 	}
 }
+
+// The LIMIT column's percentage is whole percents, cut, not rounded (99.9%
+// is not yet the limit), and never one short because of floating point:
+// 29 of 100 is 29%, 201 of 100 is 201%.
+func TestFormatPercent(t *testing.T) {
+	for _, tc := range []struct {
+		value, limit float64
+		want         string
+	}{
+		{29, 100, "29%"}, {201, 100, "201%"}, {57, 100, "57%"}, {7, 7, "100%"},
+		{999, 1000, "99%"}, {1, 3, "33%"}, {2, 3, "66%"}, {0, 100, "0%"}, {10_000, 1, ">999%"},
+	} {
+		if got := formatPercent(tc.value / tc.limit); got != tc.want {
+			t.Errorf("%v of %v: %q, want %q", tc.value, tc.limit, got, tc.want)
+		}
+	}
+}

@@ -70,7 +70,7 @@ func (m Model) repairAll() (Model, tea.Cmd) {
 		m.status = info("Nothing to repair: no stuck or no-expiry counter in view.")
 		return m, nil
 	case len(windowless) > 0:
-		label := fmt.Sprintf("window for the %s no rule gives one (e.g. 60s): ", plural(len(windowless), "key"))
+		label := fmt.Sprintf("window for the %s whose rule gives none (e.g. 60s): ", plural(len(windowless), "key"))
 		return m.askWindow(label, func(m Model, w time.Duration) (Model, tea.Cmd) {
 			for _, k := range windowless {
 				targets = append(targets, repairTarget{k, w})

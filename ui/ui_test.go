@@ -402,7 +402,7 @@ func TestRepairAllAsksForMissingWindows(t *testing.T) {
 	w := newFakeWriter().seed(obs...)
 	m := newModel(t, w, 120, 40, obs...)
 	m, _ = press(m, "E")
-	if !strings.Contains(statusText(m), "window for the 1 key no rule gives one") {
+	if !strings.Contains(statusText(m), "window for the 1 key whose rule gives none") {
 		t.Fatalf("no window prompt: %q", statusText(m))
 	}
 	m, _ = press(m, "10s<enter>")
