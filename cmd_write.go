@@ -209,6 +209,9 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	if dryRun {
 		fmt.Fprintf(stdout, "dry run: %d to repair, %d skipped; nothing was changed\n", len(todo), skipped)
+		if skipped > 0 {
+			return exitProblems, nil // as the repair itself would
+		}
 		return exitOK, nil
 	}
 	if len(todo) > 0 && !yes {

@@ -218,7 +218,10 @@ func TestRepairSkips(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	s.Do(t, "SET", "legacy:1", "50")
-	code, out, errOut := cli(t, s, "repair", "--yes")
+	code, out, errOut := cli(t, s, "repair", "--dry-run") // says what the repair would do, exit code included
+	wantRun(t, code, out, errOut, exitProblems,
+		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\ndry run: 0 to repair, 1 skipped; nothing was changed\n", "")
+	code, out, errOut = cli(t, s, "repair", "--yes")
 	wantRun(t, code, out, errOut, exitProblems,
 		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\nrepaired 0 of 1; 1 skipped, 0 failed\n", "")
 	code, out, errOut = cli(t, s, "repair", "--yes", "--window", "30s")
