@@ -41,7 +41,7 @@ const (
 type Config struct {
 	Redis    Redis
 	Patterns []string    // globs to SCAN for; never empty after Load
-	Rules    model.Rules // [[rule]] tables in file order, plus the fallback for keys none covers
+	Rules    model.Rules // [[rule]] tables in file order, plus the fallback for keys none covers (whose window also serves rules without one)
 	File     string      // the config file that was read, "" if none
 }
 
@@ -248,6 +248,8 @@ func parseDuration(s string) (time.Duration, error) {
 	switch {
 	case err != nil:
 		return 0, fmt.Errorf("%q is not a duration (like 60s or 1m30s)", s)
+	case d <= 0:
+		return 0, fmt.Errorf("%q must be positive (use at least 1ms)", s)
 	case d < time.Millisecond:
 		return 0, fmt.Errorf("%q is too short (use at least 1ms)", s)
 	}

@@ -53,6 +53,7 @@ func (c *Config) applyTOML(name, src string) error {
 		bad  []string // fields reported already: keys inside them are not reported again
 		rule = -1     // index in c.Rules.List of the [[rule]] table being read
 		dir  = filepath.Dir(name)
+		seen = make(map[string]patternAt) // the first rule with each pattern
 	)
 	for i, k := range keys {
 		if len(k) == 1 && k[0] == "rule" && md.Type("rule") == "ArrayHash" {
@@ -87,6 +88,9 @@ func (c *Config) applyTOML(name, src string) error {
 			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
 		case len(k) == 2 && k[0] == "rule" && rule >= 0:
 			err = setRule(&c.Rules.List[rule], k[1], lookup(doc, k, rule))
+			if err == nil && k[1] == "pattern" {
+				err = repeatedPattern(seen, c.Rules.List[rule].Pattern, patternAt{rule, lines[i]})
+			}
 		default:
 			err = errUnknownKey
 		}
@@ -96,6 +100,27 @@ func (c *Config) applyTOML(name, src string) error {
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// patternAt is where a rule's pattern is written: the rule's index in
+// Rules.List and the line of its pattern (0 when not known).
+type patternAt struct{ rule, line int }
+
+// repeatedPattern notes that pattern is written at at, and reports it when
+// an earlier rule, noted in seen, has the very same pattern: as the first
+// rule whose pattern matches applies, the later rule never would. A wider
+// earlier glob shadows a rule just as well, but that is not checked here.
+func repeatedPattern(seen map[string]patternAt, pattern string, at patternAt) error {
+	first, ok := seen[pattern]
+	if !ok {
+		seen[pattern] = at
+		return nil
+	}
+	where := fmt.Sprintf("rule[%d]", first.rule+1)
+	if first.line > 0 {
+		where += " at line " + strconv.Itoa(first.line)
+	}
+	return fmt.Errorf("%q repeats the pattern of %s, so this rule would never apply: remove one, or merge them", pattern, where)
 }
 
 // fieldName is how messages name key k: as written, except that keys in the

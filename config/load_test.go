@@ -133,9 +133,15 @@ func TestFileErrors(t *testing.T) {
 		{"window a bare number",
 			"[[rule]]\npattern = \"a:*\"\nwindow = 60\n",
 			`:3: rule[1].window: must be a duration in quotes, like "60s", not an integer`},
-		{"window too short",
+		{"window zero",
 			"[[rule]]\npattern = \"a:*\"\nwindow = \"0s\"\n",
-			`:3: rule[1].window: "0s" is too short (use at least 1ms)`},
+			`:3: rule[1].window: "0s" must be positive (use at least 1ms)`},
+		{"window negative",
+			"[[rule]]\npattern = \"a:*\"\nwindow = \"-60s\"\n",
+			`:3: rule[1].window: "-60s" must be positive (use at least 1ms)`},
+		{"window too short",
+			"[[rule]]\npattern = \"a:*\"\nwindow = \"999us\"\n",
+			`:3: rule[1].window: "999us" is too short (use at least 1ms)`},
 		{"limit zero",
 			"[[rule]]\npattern = \"a:*\"\nlimit = 0\n",
 			`:3: rule[1].limit: 0 is not a limit (use a number more than 0)`},
@@ -174,7 +180,7 @@ func TestFileErrors(t *testing.T) {
 			`:2: redis.interval: "1us" is too short (use at least 1ms)`},
 		{"resync_every negative",
 			"[redis]\nresync_every = \"-30s\"\n",
-			`:2: redis.resync_every: "-30s" is too short (use at least 1ms)`},
+			`:2: redis.resync_every: "-30s" must be positive (use at least 1ms)`},
 		{"scan_count zero",
 			"[redis]\nscan_count = 0\n",
 			`:2: redis.scan_count: 0 is not a SCAN count (use a whole number more than 0, like 1000)`},
@@ -220,6 +226,19 @@ func TestFileErrors(t *testing.T) {
 		{"top-level patterns belong in [redis]",
 			"patterns = [\"a:*\"]\n",
 			`:1: patterns: unknown key`},
+		{"same pattern twice",
+			"[[rule]]\npattern = \"rl:*\"\nlimit = 1\n\n[[rule]]\nlimit = 2\npattern = \"rl:*\"\n",
+			`:7: rule[2].pattern: "rl:*" repeats the pattern of rule[1] at line 2, so this rule would never apply: remove one, or merge them`},
+		{"same pattern three times, each named against the first",
+			"[[rule]]\npattern = \"rl:*\"\n[[rule]]\npattern = \"views:*\"\n[[rule]]\npattern = \"rl:*\"\n[[rule]]\npattern = \"views:*\"\n[[rule]]\npattern = \"rl:*\"\nlimit = 0\n",
+			":6: rule[3].pattern: \"rl:*\" repeats the pattern of rule[1] at line 2, so this rule would never apply: remove one, or merge them\n" +
+				"PATH:8: rule[4].pattern: \"views:*\" repeats the pattern of rule[2] at line 4, so this rule would never apply: remove one, or merge them\n" +
+				"PATH:10: rule[5].pattern: \"rl:*\" repeats the pattern of rule[1] at line 2, so this rule would never apply: remove one, or merge them\n" +
+				"PATH:11: rule[5].limit: 0 is not a limit (use a number more than 0)"},
+		{"same pattern in an inline table",
+			"[[rule]]\npattern = 'rl:*'\n[[rule]]\nx = { a = 1 }\npattern = \"rl:*\"\n",
+			":4: rule[2].x: unknown key\n" +
+				"PATH:5: rule[2].pattern: \"rl:*\" repeats the pattern of rule[1] at line 2, so this rule would never apply: remove one, or merge them"},
 		{"no pattern in defaults",
 			"[defaults]\npattern = \"a:*\"\n",
 			`:2: defaults.pattern: unknown key`},
@@ -268,7 +287,10 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"limit not a number", nil, []string{"--limit", "lots"}, `--limit: "lots" is not a limit (use a number more than 0)`},
 		{"limit zero", nil, []string{"--limit", "0"}, `--limit: 0 is not a limit (use a number more than 0)`},
 		{"mode", nil, []string{"--mode", "push"}, `--mode: "push" is not a mode (use auto, events or poll)`},
-		{"interval", nil, []string{"--interval", "0"}, `--interval: "0" is too short (use at least 1ms)`},
+		{"interval", nil, []string{"--interval", "0"}, `--interval: "0" must be positive (use at least 1ms)`},
+		{"window negative", nil, []string{"--window=-60s"}, `--window: "-60s" must be positive (use at least 1ms)`},
+		{"window too short", nil, []string{"--window", "500us"}, `--window: "500us" is too short (use at least 1ms)`},
+		{"discover-every negative", nil, []string{"--discover-every", "-1s"}, `--discover-every: "-1s" must be positive (use at least 1ms)`},
 		{"discover-every", nil, []string{"--discover-every", "soon"}, `--discover-every: "soon" is not a duration (like 60s or 1m30s)`},
 		{"resync-every", nil, []string{"--resync-every", "1ns"}, `--resync-every: "1ns" is too short (use at least 1ms)`},
 		{"scan-count", nil, []string{"--scan-count", "-1"}, `--scan-count: -1 is not a SCAN count (use a whole number more than 0, like 1000)`},
@@ -405,7 +427,7 @@ func TestClientCertificateNeedsKey(t *testing.T) {
 
 func TestPatterns(t *testing.T) {
 	dir := t.TempDir()
-	rules := "[[rule]]\npattern = \"ratelimit:*\"\n[[rule]]\npattern = \"views:*\"\n[[rule]]\npattern = \"ratelimit:*\"\nlimit = 1\n"
+	rules := "[[rule]]\npattern = \"ratelimit:*\"\n[[rule]]\npattern = \"views:*\"\n[[rule]]\npattern = \"ratelimit:login:*\"\nlimit = 1\n"
 	withRules := writeFile(t, dir, "rules.toml", rules)
 	withPatterns := writeFile(t, dir, "patterns.toml", "[redis]\npatterns = [\"file:*\", \"other:*\"]\n"+rules)
 	tests := []struct {
@@ -414,7 +436,7 @@ func TestPatterns(t *testing.T) {
 		want []string
 	}{
 		{"nothing: every key", nil, []string{"*"}},
-		{"the rules' patterns, once each", []string{"--config", withRules}, []string{"ratelimit:*", "views:*"}},
+		{"the rules' patterns, in order", []string{"--config", withRules}, []string{"ratelimit:*", "views:*", "ratelimit:login:*"}},
 		{"the file's patterns beat the rules'", []string{"--config", withPatterns}, []string{"file:*", "other:*"}},
 		{"repeated --pattern beats the file", []string{"--config", withPatterns, "--pattern", "a:*", "--pattern", "b:?"}, []string{"a:*", "b:?"}},
 	}
@@ -453,6 +475,23 @@ func TestFallbackRule(t *testing.T) {
 				t.Errorf("fallback = %+v, want %+v", c.Rules.Fallback, tc.want)
 			}
 		})
+	}
+}
+
+// TestFallbackFlagHelp keeps the help of --limit and --window true to what
+// the fallback does with them: the window also fills in a rule's that has
+// none (windowOf in cmd_write.go, windowFor in ui/writes.go), the limit
+// does not (a rule without a limit has none).
+func TestFallbackFlagHelp(t *testing.T) {
+	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+	config.Register(fs)
+	for _, tc := range []struct{ flag, want string }{
+		{"limit", "limit `N` of the keys no rule covers (a rule without a limit has none)"},
+		{"window", "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s"},
+	} {
+		if got := fs.Lookup(tc.flag).Usage; got != tc.want {
+			t.Errorf("--%s help:\n got %s\nwant %s", tc.flag, got, tc.want)
+		}
 	}
 }
 
