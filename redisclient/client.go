@@ -14,6 +14,8 @@ import (
 	"os"
 	"strconv"
 	"strings"
+	"sync/atomic"
+	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -90,6 +92,12 @@ type Client struct {
 	sentinel  *sentinelTarget         // the master and its Sentinels; nil unless kind is sentinel
 	sentinels []*redis.SentinelClient // a client of each Sentinel, for Topology
 	servers   *serverClients          // behind Sentinel, a client of each server that was master
+
+	// In a cluster: each node's role as the topology was last read, by
+	// address, and whether Connect has succeeded (from then on, a node
+	// that cannot be reached was learned from the cluster, not from --url).
+	roles     atomic.Pointer[map[string]nodeRole]
+	connected atomic.Bool
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
@@ -164,6 +172,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		c.Close()
 		return nil, err
 	}
+	c.connected.Store(true)
 	return c, nil
 }
 
@@ -321,7 +330,36 @@ func (c *Client) explain(err error) error {
 	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
 		where = op.Addr.String()
 	}
+	if c.kind == cluster && unreachable(err) && !isA[*Error](err) && (where != c.hostPort || c.connected.Load()) {
+		return explained(c.nodeDown(where, err), err)
+	}
 	return Explain(err, where)
+}
+
+// nodeDown says that addr, a node of the cluster (learned from it, not
+// from --url), could not be reached, what that means for its slots, and
+// what to do.
+func (c *Client) nodeDown(addr string, err error) string {
+	what := "refused the connection"
+	if isTimeout(err) {
+		what = "did not answer in time"
+	} else if !errors.Is(err, syscall.ECONNREFUSED) {
+		what = "could not be reached (" + reason(as[*net.OpError](err).Err) + ")"
+	}
+	var role nodeRole
+	known := false
+	if roles := c.roles.Load(); roles != nil {
+		role, known = (*roles)[addr]
+	}
+	switch {
+	case !known:
+		return fmt.Sprintf("%s, a node of the cluster, %s — if it is a master, its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment, or restart it", addr, what)
+	case !role.master:
+		return fmt.Sprintf("%s, a replica of the cluster, %s — its master still serves the keys; restart it to have the replica back", addr, what)
+	case role.replicas == 0:
+		return fmt.Sprintf("%s, a master of the cluster, %s — it has no replica to take over, so its slots have no master until it is back: restart it", addr, what)
+	}
+	return fmt.Sprintf("%s, a master of the cluster, %s — its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment", addr, what)
 }
 
 // Close closes every connection.

@@ -3,6 +3,8 @@ package redisclient
 import (
 	"context"
 	"fmt"
+	"maps"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -14,7 +16,9 @@ import (
 // gives every node opt's credentials, TLS and timeouts. go-redis's client
 // learns the other nodes from the seed, sends each command to the master
 // of its key's slot, splits pipelines by node, and reloads the topology
-// when a node answers MOVED (after a failover or a resharding).
+// when a node answers MOVED (after a failover or a resharding); when a
+// master cannot be reached (it died, and a replica may have taken over),
+// countertop has it reloaded at once (see rerouted).
 func (c *Client) useCluster(opt *redis.Options) error {
 	if opt.DB != 0 {
 		return errClusterDB(opt.DB, nil)
@@ -22,6 +26,40 @@ func (c *Client) useCluster(opt *redis.Options) error {
 	c.rdb = redis.NewClusterClient(universalOptions(opt, []string{opt.Addr}).Cluster())
 	c.kind, c.hostPort, c.addr = cluster, opt.Addr, opt.Addr+"/0"
 	return nil
+}
+
+// rerouted runs do and, in a cluster, when do could not open a connection
+// to a node, reads the slot map again and runs do once more. go-redis's
+// cluster client keeps its slot map until a node answers MOVED or a minute
+// has passed: after a master dies and its replica takes over, nothing
+// answers MOVED, and every command for the dead master's slots would go on
+// dialling its address for up to that minute. A dial that failed sent
+// nothing, so running do again cannot apply a write twice.
+func (c *Client) rerouted(ctx context.Context, do func() error) error {
+	err := do()
+	if c.kind == cluster && unreachable(err) && ctx.Err() == nil {
+		c.reloadSlots(ctx)
+		err = do()
+	}
+	return err
+}
+
+// unreachable reports whether err is a failed attempt to open a connection
+// (refused, timed out, no route): the command was never sent.
+func unreachable(err error) bool {
+	op := as[*net.OpError](err)
+	return op != nil && op.Op == "dial"
+}
+
+// reloadSlots reads the cluster's slot map again now, from a node that
+// answers, so that the next command goes to the master that serves its
+// slot now. (ClusterClient.ReloadState only schedules a reload; the
+// commands sent meanwhile would still go to the old master.)
+func (c *Client) reloadSlots(ctx context.Context) {
+	if cc, ok := c.rdb.(*redis.ClusterClient); ok {
+		// ForEachMaster reads the slot map before it begins.
+		_ = cc.ForEachMaster(ctx, func(context.Context, *redis.Client) error { return nil })
+	}
 }
 
 // errClusterDB is the error for a URL that names database db of a cluster.
@@ -79,27 +117,123 @@ func (c *Client) scanMasters(ctx context.Context, patterns []string, count int64
 	return nil
 }
 
-// clusterTopology lists the masters and replicas the cluster has now, and
-// PINGs each to see which are up.
+// clusterTopology lists the masters and replicas the cluster has now, as
+// CLUSTER NODES on a node that answers says, and which of them are up: a
+// node is down when it does not answer PING, or when the cluster flags it
+// failing (fail, fail?) or cannot reach it. A master whose replica took over
+// while it was down holds no slots any more, and comes back as a replica:
+// it is counted among the replicas, down. It also remembers each node's
+// role, for errors that name a node (see nodeDown).
 func (c *Client) clusterTopology(ctx context.Context) (Topology, error) {
 	cc := c.rdb.(*redis.ClusterClient)
-	t := Topology{Kind: cluster}
 	var mu sync.Mutex
+	answers := map[string]*redis.Client{} // the nodes of the slot map that answered PING
+	var listed Topology                   // the slot map's nodes: the answer when CLUSTER NODES is not
 	probe := func(list *[]Node) func(context.Context, *redis.Client) error {
 		return func(ctx context.Context, n *redis.Client) error {
 			up := n.Ping(ctx).Err() == nil
 			mu.Lock()
 			defer mu.Unlock()
 			*list = append(*list, Node{Addr: n.Options().Addr, Up: up})
+			if up {
+				answers[n.Options().Addr] = n
+			}
 			return nil
 		}
 	}
-	if err := cc.ForEachMaster(ctx, probe(&t.Masters)); err != nil {
+	if err := cc.ForEachMaster(ctx, probe(&listed.Masters)); err != nil {
 		return Topology{}, c.explain(err)
 	}
-	if err := cc.ForEachSlave(ctx, probe(&t.Replicas)); err != nil {
+	if err := cc.ForEachSlave(ctx, probe(&listed.Replicas)); err != nil {
 		return Topology{}, c.explain(err)
 	}
-	t.sort()
-	return t, nil
+	t := Topology{Kind: cluster}
+	for _, addr := range slices.Sorted(maps.Keys(answers)) {
+		out, err := answers[addr].ClusterNodes(ctx).Result()
+		if err != nil {
+			continue // a user not allowed CLUSTER NODES: the slot map says enough
+		}
+		roles := map[string]nodeRole{}
+		for _, n := range parseClusterNodes(out) {
+			if n.handshake {
+				continue // joining: not part of the cluster yet
+			}
+			up := !n.failing && (n.myself || n.connected)
+			if _, ok := answers[n.addr]; ok {
+				up = !n.failing
+			} else if slices.ContainsFunc(append(listed.Masters, listed.Replicas...), func(l Node) bool { return l.Addr == n.addr }) {
+				up = false // it did not answer PING
+			}
+			switch {
+			case n.master && n.slots:
+				t.Masters = append(t.Masters, Node{Addr: n.addr, Up: up})
+				roles[n.addr] = nodeRole{master: true, replicas: n.replicas}
+			case !n.master || !up:
+				t.Replicas = append(t.Replicas, Node{Addr: n.addr, Up: up})
+				roles[n.addr] = nodeRole{}
+			}
+		}
+		c.roles.Store(&roles)
+		t.sort()
+		return t, nil
+	}
+	listed.Kind = cluster
+	listed.sort()
+	return listed, nil
+}
+
+// nodeRole is what the last reading of the topology said of a node.
+type nodeRole struct {
+	master   bool // it serves slots
+	replicas int  // its replicas that are up, when master
+}
+
+// clusterNode is one line of CLUSTER NODES.
+type clusterNode struct {
+	id, addr, masterID string
+	master, slots      bool // a master, serving slots
+	failing            bool // flagged fail or fail?, or it has no address
+	handshake, myself  bool
+	connected          bool // the answering node's cluster bus link to it is up
+	replicas           int  // of a master: how many replicas are up
+}
+
+// parseClusterNodes reads CLUSTER NODES: one node a line,
+// <id> <ip:port@cport[,hostname]> <flags> <master> <ping-sent> <pong-recv> <config-epoch> <link-state> <slot>...
+func parseClusterNodes(out string) []clusterNode {
+	var nodes []clusterNode
+	for line := range strings.Lines(out) {
+		f := strings.Fields(line)
+		if len(f) < 8 {
+			continue
+		}
+		hostPort, _, _ := strings.Cut(f[1], "@")
+		n := clusterNode{id: f[0], addr: hostPort, masterID: f[3], connected: f[7] == "connected", slots: len(f) > 8}
+		if i := strings.LastIndexByte(hostPort, ':'); i >= 0 {
+			n.addr = net.JoinHostPort(hostPort[:i], hostPort[i+1:]) // brackets an IPv6 address, as go-redis does
+		}
+		for flag := range strings.SplitSeq(f[2], ",") {
+			switch flag {
+			case "master":
+				n.master = true
+			case "fail", "fail?", "noaddr":
+				n.failing = true
+			case "handshake":
+				n.handshake = true
+			case "myself":
+				n.myself = true
+			}
+		}
+		nodes = append(nodes, n)
+	}
+	byID := map[string]*clusterNode{}
+	for i := range nodes {
+		byID[nodes[i].id] = &nodes[i]
+	}
+	for _, n := range nodes {
+		if m := byID[n.masterID]; !n.master && m != nil && !n.failing && (n.myself || n.connected) {
+			m.replicas++
+		}
+	}
+	return nodes
 }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strconv"
 	"strings"
 	"sync"
@@ -303,6 +304,15 @@ func TestCluster(t *testing.T) {
 
 		for _, m := range masters {
 			m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+		}
+		// Every master to fix is named, not only the first.
+		st = firstState(t, c, o)
+		addrs := []string{masters[0].Addr, masters[1].Addr, masters[2].Addr}
+		slices.Sort(addrs)
+		names := fmt.Sprintf("masters %s, %s and %s", addrs[0], addrs[1], addrs[2])
+		want = fmt.Sprintf(`polling: keyspace notifications are off on %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe on %s to get live updates`, names, names)
+		if st.Mode != "polling" || st.Note != want {
+			t.Errorf("no master with notifications: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
 		}
 		o.EnableEvents = true
 		st = firstState(t, c, o)

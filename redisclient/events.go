@@ -218,6 +218,7 @@ func (w *eventWatcher) read(ctx context.Context) {
 			backoff = nextBackoff(backoff)
 			retry = time.After(backoff)
 			w.failed(err)
+			w.rereadTopology(ctx)
 			if w.emit(ctx, model.Batch{}) != nil {
 				return
 			}

@@ -86,15 +86,24 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 // fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of
 // TYPE for the keys that GETRANGE found are not strings.
 func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
-	pipe := c.rdb.Pipeline()
 	values := make([]*redis.StringCmd, len(keys))
 	pttls := make([]*redis.Cmd, len(keys))
-	for i, k := range keys {
-		values[i] = pipe.GetRange(ctx, k, 0, maxValueBytes-1)
-		pttls[i] = pipe.Do(ctx, "pttl", k)
-	}
-	// Errors are read per command below: WRONGTYPE is an answer, not a failure.
-	_, _ = pipe.Exec(ctx)
+	_ = c.rerouted(ctx, func() error {
+		pipe := c.rdb.Pipeline()
+		for i, k := range keys {
+			values[i] = pipe.GetRange(ctx, k, 0, maxValueBytes-1)
+			pttls[i] = pipe.Do(ctx, "pttl", k)
+		}
+		// Errors are read per command below: WRONGTYPE is an answer, not a
+		// failure. A master that could not be reached is worth a new slot map.
+		_, _ = pipe.Exec(ctx)
+		for _, p := range pttls {
+			if err := p.Err(); unreachable(err) {
+				return err
+			}
+		}
+		return nil
+	})
 	at := time.Now()
 
 	obs := make([]model.Observation, len(keys))
@@ -128,12 +137,16 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 // fetchTypes sets the Type of obs[i] for each i in idx with one pipeline of
 // TYPE. A key deleted since its PTTL was read is marked missing.
 func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []int) error {
-	pipe := c.rdb.Pipeline()
 	types := make([]*redis.StatusCmd, len(idx))
-	for j, i := range idx {
-		types[j] = pipe.Type(ctx, obs[i].Key)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
+	err := c.rerouted(ctx, func() error {
+		pipe := c.rdb.Pipeline()
+		for j, i := range idx {
+			types[j] = pipe.Type(ctx, obs[i].Key)
+		}
+		_, err := pipe.Exec(ctx)
+		return err
+	})
+	if err != nil {
 		return c.explain(err)
 	}
 	for j, i := range idx {

@@ -100,6 +100,7 @@ func (r *reader) poll(ctx context.Context) {
 			wait = backoff
 			p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			r.failed(err)
+			r.rereadTopology(ctx)
 			if r.emit(ctx, model.Batch{}) != nil {
 				return
 			}

@@ -23,7 +23,7 @@ type Topology struct {
 // Node is one server of a deployment.
 type Node struct {
 	Addr string // host:port
-	Up   bool   // it answered PING; behind Sentinel, Sentinel sees it up
+	Up   bool   // it answered PING, and its cluster does not flag it failing; behind Sentinel, Sentinel sees it up
 }
 
 // Topology reads the deployment's topology now: in a cluster, the masters
@@ -40,7 +40,7 @@ func (c *Client) Topology(ctx context.Context) (Topology, error) {
 }
 
 // String is the topology for the dashboard's header, e.g. "standalone",
-// "cluster: 3 masters (3 up), 3 replicas" or
+// "cluster: 3 masters (2 up), 3 replicas (2 up)" or
 // "sentinel mymaster: master 10.0.0.5:6379, 2 replicas". Replicas that are
 // down are counted only when there are some.
 func (t Topology) String() string {

@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -188,16 +189,56 @@ func (c *Client) notifications(ctx context.Context, enable bool) ([]*redis.Clien
 		return nil, nil, "", err
 	}
 	var turnedOn []settingChange
+	var nos []*noEvents
+	var without []string // the masters of nos
 	for _, n := range nodes {
 		no, change, err := c.nodeNotifications(ctx, n, enable)
-		if err != nil || no != nil {
-			return nil, no, "", err
+		if err != nil {
+			return nil, nil, "", err
+		}
+		if no != nil {
+			nos, without = append(nos, no), append(without, n.Options().Addr)
 		}
 		if change != nil {
 			turnedOn = append(turnedOn, *change)
 		}
 	}
+	if len(nos) > 0 {
+		return nil, mergeNoEvents(nos, without), "", nil
+	}
 	return nodes, nil, turnedOnNote(turnedOn), nil
+}
+
+// mergeNoEvents is one noEvents for the masters at addrs, which each gave
+// one of nos: masters with the same reason are named together ("off on
+// masters A, B and C"), so that the note names every master to fix.
+func mergeNoEvents(nos []*noEvents, addrs []string) *noEvents {
+	if len(nos) == 1 {
+		return nos[0]
+	}
+	type reasons struct{ why, fix string }
+	var order []reasons
+	where := map[reasons][]string{}
+	for i, no := range nos {
+		m := "master " + addrs[i]
+		r := reasons{strings.ReplaceAll(no.why, m, "\x00"), strings.ReplaceAll(no.fix, m, "\x00")}
+		if _, ok := where[r]; !ok {
+			order = append(order, r)
+		}
+		where[r] = append(where[r], addrs[i])
+	}
+	var whys, fixes []string
+	for _, r := range order {
+		names := "master " + where[r][0]
+		if w := where[r]; len(w) > 1 {
+			names = "masters " + strings.Join(w[:len(w)-1], ", ") + " and " + w[len(w)-1]
+		}
+		whys = append(whys, strings.ReplaceAll(r.why, "\x00", names))
+		if fix := strings.ReplaceAll(r.fix, "\x00", names); fix != "" && !slices.Contains(fixes, fix) {
+			fixes = append(fixes, fix)
+		}
+	}
+	return &noEvents{why: strings.Join(whys, "; "), fix: strings.Join(fixes, "; ")}
 }
 
 // settingChange is notify-keyspace-events turned on at a master.
@@ -373,6 +414,25 @@ func (r *reader) failed(err error) {
 	}
 	r.state.LastError = err.Error()
 	r.state.Scanning = false
+}
+
+// outageTopologyTimeout bounds the read of the topology after a failure:
+// a node that does not answer within it is counted down.
+const outageTopologyTimeout = time.Second
+
+// rereadTopology reads the topology again after a failure, for the header:
+// in a cluster or behind Sentinel, a failure is often a node that went
+// down, and the header says so while no full pass can end. A topology that
+// cannot be read leaves the last one.
+func (r *reader) rereadTopology(ctx context.Context) {
+	if r.c.kind == standalone {
+		return
+	}
+	ctx, cancel := context.WithTimeout(ctx, outageTopologyTimeout)
+	defer cancel()
+	if t, err := r.c.Topology(ctx); err == nil {
+		r.state.Topology = t.String()
+	}
 }
 
 // emit sends b, with the feed's state when it changed since last sent;

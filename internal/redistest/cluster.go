@@ -35,7 +35,9 @@ type Cluster struct {
 //
 // Nodes detect a failed peer after one second (cluster-node-timeout), and
 // masters send a replica its first copy at once (repl-diskless-sync-delay),
-// so that the tests finish fast.
+// so that the tests finish fast. args come after these, so that
+// "--cluster-node-timeout", "60000" keeps a killed master's replica from
+// taking over while a test looks at the outage.
 func StartCluster(t testing.TB, masters, replicasPerMaster int, args ...string) *Cluster {
 	t.Helper()
 	return startCluster(t, masters, replicasPerMaster, nil, args)
@@ -180,6 +182,63 @@ func (c *Cluster) Failover(t testing.TB, master *Server) *Server {
 	})
 	c.settle(t)
 	return replica
+}
+
+// Kill kills master's process (SIGKILL, as a crash or kill -9 does, with no
+// CLUSTER FAILOVER), waits until the cluster has promoted one of its
+// replicas in its place (after cluster-node-timeout) and every node still
+// running says cluster_state:ok and sees the replica serving the slots,
+// and returns the replica. The killed node stays in Nodes, flagged failed
+// by the others; Failover and AddMaster, which want every node healthy,
+// are not for a cluster with a killed node.
+func (c *Cluster) Kill(t testing.TB, master *Server) *Server {
+	t.Helper()
+	id, _ := master.Do(t, "CLUSTER", "MYID").(string)
+	var replicas []*Server
+	for _, n := range c.view(t, master) {
+		if !n.master() && n.masterID == id {
+			replicas = append(replicas, c.node(t, n.addr))
+		}
+	}
+	if len(replicas) == 0 {
+		t.Fatalf("redistest: %s has no replica to take over when it is killed", master.Addr)
+	}
+	master.Stop()
+	var promoted *Server
+	waitFor(t, "a replica of the killed "+master.Addr+" to be promoted", func() (bool, string) {
+		for _, r := range replicas {
+			if role := replicationField(r, "role"); role == "master" {
+				promoted = r
+				return true, ""
+			}
+		}
+		return false, "no replica says role:master yet"
+	})
+	promotedID, _ := promoted.Do(t, "CLUSTER", "MYID").(string)
+	waitFor(t, "the cluster to agree that "+promoted.Addr+" took over", func() (bool, string) {
+		for _, n := range c.Nodes {
+			if n == master {
+				continue
+			}
+			info, err := n.admin.ClusterInfo(context.Background()).Result()
+			if err != nil {
+				return false, err.Error()
+			}
+			if state := infoField(info, "cluster_state"); state != "ok" {
+				return false, n.Addr + " says cluster_state:" + state
+			}
+			view, err := c.viewOf(n)
+			if err != nil {
+				return false, err.Error()
+			}
+			i := slices.IndexFunc(view, func(v nodeLine) bool { return v.id == promotedID })
+			if i < 0 || !view[i].master() || view[i].slots == "" {
+				return false, n.Addr + " does not see " + promoted.Addr + " serving slots"
+			}
+		}
+		return true, ""
+	})
+	return promoted
 }
 
 // AddMaster starts a node, joins it to the cluster, and makes it the

@@ -1,0 +1,114 @@
+package redisclient_test
+
+import (
+	"context"
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// keyOn returns a key of want that master serves.
+func keyOn(t *testing.T, rc *redistest.Cluster, master *redistest.Server, want map[string]string) string {
+	t.Helper()
+	admin := rc.Client(t)
+	for key := range want {
+		m, err := admin.MasterForKey(context.Background(), key)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if m.Options().Addr == master.Addr {
+			return key
+		}
+	}
+	t.Fatalf("no key of the test is on %s", master.Addr)
+	return ""
+}
+
+// TestClusterMasterKilledDuringPoll kills a master (no CLUSTER FAILOVER):
+// once its replica is promoted, polling and writes reach the promoted
+// master without waiting for go-redis to reload its slot map by itself,
+// which it does only once a minute when no node answers MOVED.
+func TestClusterMasterKilledDuringPoll(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 1)
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	// A client of its own, as `+` in a dashboard whose poller has not
+	// noticed yet: its slot map is as old as the failover.
+	writer := connectURL(t, redisclient.Options{URL: rc.URL()})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
+	f.waitAll("the first pass", want)
+
+	// Not the seed: countertop must learn of the promotion from the cluster.
+	old := rc.Masters(t)[1]
+	key := keyOn(t, rc, old, want)
+	promoted := rc.Kill(t, old)
+	promoted.Do(t, "SET", key, "77", "EX", "600")
+
+	f.waitValue(key, "77")
+	f.waitFor("polling to be healthy again", func() bool {
+		return f.state.Mode == "polling" && f.state.Connected && f.state.LastError == ""
+	})
+	obs, err := writer.Incr(context.Background(), key, by(t, "1"), time.Minute)
+	if err != nil || obs.Raw != "78" {
+		t.Fatalf("Incr %s on the promoted master = %+v, %v; want 78", key, obs, err)
+	}
+	f.waitValue(key, "78")
+	// The killed master is counted, down, among the replicas: it comes
+	// back as one.
+	if got, want := topology(t, c).String(), "cluster: 3 masters (3 up), 3 replicas (2 up)"; got != want {
+		t.Errorf("Topology after the failover = %q, want %q", got, want)
+	}
+}
+
+// TestClusterNodesDown kills a replica, then a master whose replica cannot
+// take over within the test (cluster-node-timeout is a minute): the
+// topology counts both as down, the poller says which node does not answer
+// and what to do, and so does a snapshot, without blaming --url.
+func TestClusterNodesDown(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 1, "--cluster-node-timeout", "60000")
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
+	f.waitAll("the first pass", want)
+
+	// StartCluster gives Nodes[3] to Nodes[0] as its replica, Nodes[4] to
+	// Nodes[1].
+	replica, master := rc.Nodes[3], rc.Nodes[1]
+	replica.Stop()
+	const replicaDown = "cluster: 3 masters (3 up), 3 replicas (2 up)"
+	if got := topology(t, c).String(); got != replicaDown {
+		t.Errorf("Topology with a replica killed = %q, want %q", got, replicaDown)
+	}
+	f.waitFor("the header to count the replica down", func() bool { return f.state.Topology == replicaDown })
+
+	master.Stop()
+	const masterDown = "cluster: 3 masters (2 up), 3 replicas (2 up)"
+	if got := topology(t, c).String(); got != masterDown {
+		t.Errorf("Topology with a master killed = %q, want %q", got, masterDown)
+	}
+	sentence := master.Addr + ", a master of the cluster, refused the connection — its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment"
+	f.waitFor("the header to count the master down", func() bool {
+		return f.state.Topology == masterDown && f.state.Mode == "reconnecting" && f.state.LastError != ""
+	})
+	if f.state.LastError != sentence {
+		t.Errorf("the poller's error = %q\nwant %q", f.state.LastError, sentence)
+	}
+
+	// As snapshot and check do: connect anew, then read everything.
+	fresh := connectURL(t, redisclient.Options{URL: rc.URL()})
+	_, err := snapshot(context.Background(), fresh, []string{"rl:*"}, 0)
+	checkSentence(t, err, sentence, "")
+	if strings.Contains(fmt.Sprint(err), "--url") {
+		t.Errorf("the snapshot's error blames --url: %v", err)
+	}
+	key := keyOn(t, rc, rc.Nodes[0], want) // on a master that answers
+	if _, err := fresh.Incr(context.Background(), key, by(t, "1"), time.Minute); err != nil {
+		t.Errorf("Incr on a master that is up: %v", err)
+	}
+}
