@@ -220,16 +220,9 @@ func (c *Cluster) Kill(t testing.TB, master *Server) *Server {
 			if n == master {
 				continue
 			}
-			info, err := n.admin.ClusterInfo(context.Background()).Result()
-			if err != nil {
-				return false, err.Error()
-			}
-			if state := infoField(info, "cluster_state"); state != "ok" {
-				return false, n.Addr + " says cluster_state:" + state
-			}
-			view, err := c.viewOf(n)
-			if err != nil {
-				return false, err.Error()
+			view, why := c.okView(n)
+			if why != "" {
+				return false, why
 			}
 			i := slices.IndexFunc(view, func(v nodeLine) bool { return v.id == promotedID })
 			if i < 0 || !view[i].master() || view[i].slots == "" {
@@ -320,16 +313,9 @@ func (c *Cluster) settle(t testing.TB) {
 	waitFor(t, "the cluster to settle", func() (bool, string) {
 		var first string
 		for _, n := range c.Nodes {
-			info, err := n.admin.ClusterInfo(context.Background()).Result()
-			if err != nil {
-				return false, err.Error()
-			}
-			if state := infoField(info, "cluster_state"); state != "ok" {
-				return false, n.Addr + " says cluster_state:" + state
-			}
-			view, err := c.viewOf(n)
-			if err != nil {
-				return false, err.Error()
+			view, why := c.okView(n)
+			if why != "" {
+				return false, why
 			}
 			if ok, why := c.healthy(view); !ok {
 				return false, n.Addr + ": " + why
@@ -414,6 +400,23 @@ func (c *Cluster) view(t testing.TB, n *Server) []nodeLine {
 		t.Fatalf("redistest: CLUSTER NODES on %s: %v", n.Addr, err)
 	}
 	return v
+}
+
+// okView is n's view of the cluster, or why there is none to trust yet: n
+// does not answer, or does not say cluster_state:ok.
+func (c *Cluster) okView(n *Server) ([]nodeLine, string) {
+	info, err := n.admin.ClusterInfo(context.Background()).Result()
+	if err != nil {
+		return nil, err.Error()
+	}
+	if state := infoField(info, "cluster_state"); state != "ok" {
+		return nil, n.Addr + " says cluster_state:" + state
+	}
+	view, err := c.viewOf(n)
+	if err != nil {
+		return nil, err.Error()
+	}
+	return view, ""
 }
 
 func (c *Cluster) viewOf(n *Server) ([]nodeLine, error) {
