@@ -599,7 +599,7 @@ func TestURLsAccepted(t *testing.T) {
 		"redis://127.0.0.1:1/0",
 		"rediss://host:65535",
 		"redis://host/0",
-		"redis://[::1]:6379/0",
+		"redis://[::1]:7001/0",
 		"redis://user:pa:99999/ss@host:7000/0",
 		"unix:///tmp/redis.sock",
 		"unix://user:pw@/tmp/redis.sock?db=1",
