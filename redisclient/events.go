@@ -69,6 +69,7 @@ type eventWatcher struct {
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
 	wg          sync.WaitGroup         // the subscribers
+	note        string                 // the feed's Note while every master sends what countertop needs
 }
 
 // subscriber keeps a subscription to one master.
@@ -161,6 +162,7 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 	if note != "" {
 		w.state.Note = note + "; " + w.state.Note
 	}
+	w.note = w.state.Note
 	w.follow(ctx, nodes, opened)
 	w.read(ctx)
 	w.wg.Wait()
@@ -226,12 +228,41 @@ func (w *eventWatcher) read(ctx context.Context) {
 	}
 }
 
-// pass follows the masters as they are now, then makes a full pass.
+// pass follows the masters as they are now, checks that they still send
+// the notifications countertop needs, then makes a full pass.
 func (w *eventWatcher) pass(ctx context.Context) error {
-	if err := w.followMasters(ctx); err != nil {
+	nodes, err := w.c.masters(ctx)
+	if err != nil {
 		return err
 	}
+	w.follow(ctx, nodes, nil)
+	w.checkNotifications(ctx, nodes)
 	return w.discover(ctx)
+}
+
+// checkNotifications says in the feed's Note when masters no longer send
+// the keyspace notifications countertop needs (someone turned them off
+// while it watched): changes then show only at each full pass, and the
+// header must not go on saying events as if all were well. The Note is the
+// usual one again once they are back. A master that does not answer CONFIG
+// GET now is left out: there is nothing new to say of it.
+func (w *eventWatcher) checkNotifications(ctx context.Context, nodes []*redis.Client) {
+	var nos []*noEvents
+	var without []string
+	for _, n := range nodes {
+		conf, err := n.ConfigGet(ctx, "notify-keyspace-events").Result()
+		if set, ok := conf["notify-keyspace-events"]; err == nil && ok {
+			if no := w.c.notificationsOff(n, set); no != nil {
+				nos, without = append(nos, no), append(without, n.Options().Addr)
+			}
+		}
+	}
+	w.state.Note = w.note
+	if len(nos) > 0 {
+		no := mergeNoEvents(nos, without)
+		w.state.Note = fmt.Sprintf("%s: changes show only at each full re-scan (every %s); %s to get live updates again",
+			no.why, model.FormatDuration(w.resyncEvery), no.fix)
+	}
 }
 
 // followMasters asks which servers are masters now and follows them (see

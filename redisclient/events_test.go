@@ -296,10 +296,26 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 	s.Do(t, "INCR", "rl:a")
 	s.Do(t, "DEL", "rl:b")
 	s.Do(t, "SET", "rl:new", "1", "EX", "100")
-	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
-
 	w.waitMatches("rl:*", rdb)
 	w.waitValue("rl:a", "2")
+
+	// The header says so while the notifications are off, not "events" as
+	// if all were well; and stops saying so once they are back.
+	off := `keyspace notifications are off on the server (notify-keyspace-events=""): changes show only at each full re-scan (every 0.1s); ` +
+		"run with --enable-events or CONFIG SET notify-keyspace-events K$gxe to get live updates again"
+	w.until("the note to say the notifications are off", func() string {
+		if w.state.Note != off {
+			return fmt.Sprintf("Note = %q", w.state.Note)
+		}
+		return ""
+	})
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	w.until("the note to be the usual one again", func() string {
+		if w.state.Note != "full re-scan every 0.1s, in case an event was lost" {
+			return fmt.Sprintf("Note = %q", w.state.Note)
+		}
+		return ""
+	})
 }
 
 func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {

@@ -276,6 +276,25 @@ func turnedOnNote(changes []settingChange) string {
 // notifications can be used there, with what it changed, if anything. Its
 // error is one that says nothing about notifications (node could not be
 // reached).
+// notificationsOff explains that node's notify-keyspace-events, set, lacks
+// what countertop needs (nil when it does not), and how to fix it.
+func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
+	missing := missingFlags(set)
+	if missing == "" {
+		return nil
+	}
+	server, on := "the server", ""
+	if c.kind == cluster {
+		server = "master " + node.Options().Addr
+		on = " on " + server
+	}
+	why := fmt.Sprintf("keyspace notifications are off on %s (notify-keyspace-events=%q)", server, set)
+	if !strings.Contains(missing, keyspaceFlag) && missing != neededClasses {
+		why = fmt.Sprintf("%s's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", server, set, missing)
+	}
+	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(set+missing) + on}
+}
+
 func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enable bool) (*noEvents, *settingChange, error) {
 	// In a cluster, say which master; a single server is "the server".
 	where, server, on := "", "the server", ""
@@ -303,11 +322,7 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	}
 	want := set + missing // adds, removes nothing
 	if !enable {
-		why := fmt.Sprintf("keyspace notifications are off on %s (notify-keyspace-events=%q)", server, set)
-		if !strings.Contains(missing, keyspaceFlag) && missing != neededClasses {
-			why = fmt.Sprintf("%s's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", server, set, missing)
-		}
-		return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(want) + on}, nil, nil
+		return c.notificationsOff(node, set), nil, nil
 	}
 	fix := fmt.Sprintf("set notify-keyspace-events to %s in %s's config", model.Printable(want), server)
 	if err := c.writable("CONFIG SET notify-keyspace-events " + model.Printable(want) + on); err != nil {
