@@ -76,12 +76,13 @@ func (c *Client) Poll(ctx context.Context, o PollOptions, out chan<- model.Batch
 	return nil
 }
 
-// poll cycles until ctx is done.
+// poll cycles until ctx is done, or until r.recheck says to stop.
 func (r *reader) poll(ctx context.Context) {
 	r.mode = "polling"
 	r.state.Mode, r.state.Interval, r.state.Connected = r.mode, r.o.Interval, true
 	var p pacer
 	var backoff time.Duration
+	rechecked := time.Now()
 	for {
 		start := time.Now()
 		err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)))
@@ -90,6 +91,12 @@ func (r *reader) poll(ctx context.Context) {
 		}
 		if ctx.Err() != nil {
 			return
+		}
+		if r.recheck != nil && err == nil && time.Since(rechecked) >= recheckIntervals*r.o.Interval {
+			rechecked = time.Now()
+			if r.recheck(ctx) {
+				return
+			}
 		}
 
 		wait := r.o.Interval - time.Since(start)

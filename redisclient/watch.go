@@ -81,33 +81,52 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events or poll", o.Mode), nil)
 	}
 
-	nodes, no, note, err := r.checkNotifications(ctx, o.EnableEvents)
-	if err != nil {
-		return nil // ctx is done
-	}
-	if no == nil {
-		w := newEventWatcher(r, o)
-		opened, err := w.openAll(ctx, nodes)
-		switch {
-		case ctx.Err() != nil:
-			return nil
-		case isReply(err):
-			no = w.noChannels(err)
-		default: // subscribed, or a master could not be reached: the watcher retries
-			w.run(ctx, nodes, opened, note)
+	for {
+		nodes, no, note, err := r.checkNotifications(ctx, o.EnableEvents)
+		if err != nil {
+			return nil // ctx is done
+		}
+		if no == nil {
+			w := newEventWatcher(r, o)
+			opened, err := w.openAll(ctx, nodes)
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case isReply(err):
+				no = w.noChannels(err)
+			default: // subscribed, or a master could not be reached: the watcher retries
+				w.run(ctx, nodes, opened, note)
+				return nil
+			}
+		}
+		if o.Mode == "events" {
+			err := no.error()
+			r.state.Mode, r.state.LastError = "stopped", err.Error()
+			_ = r.emit(ctx, model.Batch{})
+			return err
+		}
+		// Auto mode polls, and looks again now and then: once every master
+		// sends what countertop needs, it watches live from then on.
+		r.state.Note = no.note()
+		r.recheck = func(ctx context.Context) bool {
+			_, no, _, err := r.c.notifications(ctx, o.EnableEvents)
+			if err == nil && no != nil {
+				r.state.Note = no.note() // the masters may have changed
+			}
+			return err == nil && no == nil
+		}
+		r.poll(ctx)
+		if ctx.Err() != nil {
 			return nil
 		}
+		r.recheck = nil
 	}
-	if o.Mode == "events" {
-		err := no.error()
-		r.state.Mode, r.state.LastError = "stopped", err.Error()
-		_ = r.emit(ctx, model.Batch{})
-		return err
-	}
-	r.state.Note = no.note()
-	r.poll(ctx)
-	return nil
 }
+
+// recheckIntervals is how many poll intervals auto mode, polling because
+// keyspace notifications could not be used, lets pass before it looks at
+// them again: one CONFIG GET per master every 5 s at the default interval.
+const recheckIntervals = 5
 
 // The notify-keyspace-events flags events mode needs: K (keyspace
 // channels, which name the key) and the classes of every event that changes
@@ -359,6 +378,9 @@ type reader struct {
 	mode, outage string
 	state        model.FeedState // as it is now
 	sent         model.FeedState // as the dashboard last received it
+	// recheck, when set, tells poll to stop (it returns true) so that the
+	// watch can go live: see Watch. poll calls it every recheckIntervals.
+	recheck func(ctx context.Context) bool
 }
 
 func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {

@@ -248,3 +248,23 @@ func TestWatchPollsWhenAsked(t *testing.T) {
 		t.Errorf("state %+v; want polling every %v", w.state, o.Interval)
 	}
 }
+
+// Auto mode polls while the server sends no keyspace notifications, and
+// goes live once someone turns them on: it looks again every few intervals.
+func TestWatchAutoGoesLiveWhenNotificationsAreTurnedOn(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:a", "1")
+	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
+		Mode:        "auto",
+	})
+	w.waitFor("polling", func() bool { return w.state.Mode == "polling" })
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	w.waitFor("events mode", func() bool { return w.state.Mode == "events" })
+	if w.state.Note != "full re-scan every 30s, in case an event was lost" {
+		t.Errorf("note %q, want the events mode's", w.state.Note)
+	}
+	s.Do(t, "INCR", "rl:a")
+	w.waitValue("rl:a", "2")
+}
