@@ -18,7 +18,7 @@ import (
 // of its key's slot, splits pipelines by node, and reloads the topology
 // when a node answers MOVED (after a failover or a resharding); when a
 // master cannot be reached (it died, and a replica may have taken over),
-// countertop has it reloaded at once (see rerouted).
+// countertop has it reloaded at once (see rerouted and afterWrite).
 func (c *Client) useCluster(opt *redis.Options) error {
 	if opt.DB != 0 {
 		return errClusterDB(opt.DB, nil)
@@ -28,13 +28,14 @@ func (c *Client) useCluster(opt *redis.Options) error {
 	return nil
 }
 
-// rerouted runs do and, in a cluster, when do could not open a connection
-// to a node, reads the slot map again and runs do once more. go-redis's
-// cluster client keeps its slot map until a node answers MOVED or a minute
-// has passed: after a master dies and its replica takes over, nothing
-// answers MOVED, and every command for the dead master's slots would go on
-// dialling its address for up to that minute. A dial that failed sent
-// nothing, so running do again cannot apply a write twice.
+// rerouted runs do, a read, and, in a cluster, when do could not reach a
+// node, reads the slot map again and runs do once more. go-redis's cluster
+// client keeps its slot map until a node answers MOVED or a minute has
+// passed: after a master dies and its replica takes over, nothing answers
+// MOVED, and every command for the dead master's slots would go on dialling
+// its address for up to that minute. Only for reads: go-redis retries a
+// command whose connection broke after it was written and returns the last
+// error, a failed dial, so a write may have landed (see afterWrite).
 func (c *Client) rerouted(ctx context.Context, do func() error) error {
 	err := do()
 	if c.kind == cluster && unreachable(err) && ctx.Err() == nil {
@@ -44,8 +45,19 @@ func (c *Client) rerouted(ctx context.Context, do func() error) error {
 	return err
 }
 
+// afterWrite, given a write's error, reads the cluster's slot map again when
+// the write could not reach its node, so that the user's next try goes to
+// the master that serves the key now. It does not try the write again: it
+// may have landed before the connection broke.
+func (c *Client) afterWrite(ctx context.Context, err error) error {
+	if c.kind == cluster && unreachable(err) && ctx.Err() == nil {
+		c.reloadSlots(ctx)
+	}
+	return err
+}
+
 // unreachable reports whether err is a failed attempt to open a connection
-// (refused, timed out, no route): the command was never sent.
+// (refused, timed out, no route): the node is down or gone.
 func unreachable(err error) bool {
 	op := as[*net.OpError](err)
 	return op != nil && op.Op == "dial"
@@ -119,8 +131,8 @@ func (c *Client) scanMasters(ctx context.Context, patterns []string, count int64
 
 // clusterTopology lists the masters and replicas the cluster has now, as
 // CLUSTER NODES on a node that answers says, and which of them are up: a
-// node is down when it does not answer PING, or when the cluster flags it
-// failing (fail, fail?) or cannot reach it. A master whose replica took over
+// node is down when it does not answer PING, or when the cluster has agreed
+// that it failed (fail) or cannot reach it. A master whose replica took over
 // while it was down holds no slots any more, and comes back as a replica:
 // it is counted among the replicas, down. It also remembers each node's
 // role, for errors that name a node (see nodeDown).
@@ -165,7 +177,7 @@ func (c *Client) clusterTopology(ctx context.Context) (Topology, error) {
 				up = false // it did not answer PING
 			}
 			switch {
-			case n.master && n.slots:
+			case n.master && (n.slots || up): // an empty master, just added, is one
 				t.Masters = append(t.Masters, Node{Addr: n.addr, Up: up})
 				roles[n.addr] = nodeRole{master: true, replicas: n.replicas}
 			case !n.master || !up:
@@ -192,7 +204,7 @@ type nodeRole struct {
 type clusterNode struct {
 	id, addr, masterID string
 	master, slots      bool // a master, serving slots
-	failing            bool // flagged fail or fail?, or it has no address
+	failing            bool // flagged fail (agreed by the cluster), or it has no address
 	handshake, myself  bool
 	connected          bool // the answering node's cluster bus link to it is up
 	replicas           int  // of a master: how many replicas are up
@@ -216,7 +228,7 @@ func parseClusterNodes(out string) []clusterNode {
 			switch flag {
 			case "master":
 				n.master = true
-			case "fail", "fail?", "noaddr":
+			case "fail", "noaddr": // not fail?, one node's suspicion
 				n.failing = true
 			case "handshake":
 				n.handshake = true

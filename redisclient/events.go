@@ -70,6 +70,7 @@ type eventWatcher struct {
 	down        map[string]string      // master -> why its subscription is down
 	wg          sync.WaitGroup         // the subscribers
 	note        string                 // the feed's Note while every master sends what countertop needs
+	off         map[string]*noEvents   // master -> what its notifications lack (nil: nothing), as last read
 }
 
 // subscriber keeps a subscription to one master.
@@ -236,27 +237,39 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 		return err
 	}
 	w.follow(ctx, nodes, nil)
-	w.checkNotifications(ctx, nodes)
+	w.checkSettings(ctx, nodes)
 	return w.discover(ctx)
 }
 
-// checkNotifications says in the feed's Note when masters no longer send
-// the keyspace notifications countertop needs (someone turned them off
-// while it watched): changes then show only at each full pass, and the
-// header must not go on saying events as if all were well. The Note is the
-// usual one again once they are back. A master that does not answer CONFIG
-// GET now is left out: there is nothing new to say of it.
-func (w *eventWatcher) checkNotifications(ctx context.Context, nodes []*redis.Client) {
-	var nos []*noEvents
+// checkSettings says in the feed's Note when masters no longer send the
+// keyspace notifications countertop needs (someone turned them off while it
+// watched): changes then show only at each full pass, and the header must
+// not go on saying events as if all were well. The Note is the usual one
+// again once they are back. A master that does not answer CONFIG GET now
+// keeps what it said last, so that the Note does not come and go.
+func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client) {
+	off := make(map[string]*noEvents, len(nodes))
 	var without []string
+	var nos []*noEvents
 	for _, n := range nodes {
+		addr := n.Options().Addr
+		no, known := w.off[addr]
 		conf, err := n.ConfigGet(ctx, "notify-keyspace-events").Result()
 		if set, ok := conf["notify-keyspace-events"]; err == nil && ok {
-			if no := w.c.notificationsOff(n, set); no != nil {
-				nos, without = append(nos, no), append(without, n.Options().Addr)
+			no, known = w.c.notificationsOff(n, set), true
+		}
+		if !known {
+			continue
+		}
+		off[addr] = no
+		if no != nil {
+			if w.enable { // --enable-events was given: it is not the fix
+				no = &noEvents{why: no.why, fix: strings.TrimPrefix(no.fix, "run with --enable-events or ")}
 			}
+			nos, without = append(nos, no), append(without, addr)
 		}
 	}
+	w.off = off
 	w.state.Note = w.note
 	if len(nos) > 0 {
 		no := mergeNoEvents(nos, without)

@@ -21,8 +21,9 @@ type WatchOptions struct {
 	PollOptions
 	// Mode is how changes are followed: "auto" (the default) uses keyspace
 	// notifications when the server sends the ones needed and polls
-	// otherwise, saying why in FeedState.Note; "events" uses notifications
-	// or fails; "poll" polls.
+	// otherwise, saying why in FeedState.Note (and, when only the setting
+	// is missing, going live once someone turns it on); "events" uses
+	// notifications or fails; "poll" polls.
 	Mode string
 	// EnableEvents allows Watch to turn the needed notifications on with
 	// CONFIG SET when they are off, adding flags and removing none. Without
@@ -105,21 +106,24 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 			_ = r.emit(ctx, model.Batch{})
 			return err
 		}
-		// Auto mode polls, and looks again now and then: once every master
-		// sends what countertop needs, it watches live from then on.
+		// Auto mode polls. When only a setting is missing, it looks again now
+		// and then (never changing it): once every master sends what
+		// countertop needs, it watches live from then on.
 		r.state.Note = no.note()
-		r.recheck = func(ctx context.Context) bool {
-			_, no, _, err := r.c.notifications(ctx, o.EnableEvents)
-			if err == nil && no != nil {
-				r.state.Note = no.note() // the masters may have changed
+		r.recheck = nil
+		if no.settable {
+			r.recheck = func(ctx context.Context) bool {
+				_, no, _, err := r.c.notifications(ctx, false)
+				if err == nil && no != nil && no.settable {
+					r.state.Note = no.note() // the masters may have changed
+				}
+				return err == nil && no == nil
 			}
-			return err == nil && no == nil
 		}
 		r.poll(ctx)
 		if ctx.Err() != nil {
 			return nil
 		}
-		r.recheck = nil
 	}
 }
 
@@ -154,7 +158,13 @@ func missingFlags(set string) string {
 
 // noEvents says why keyspace notifications cannot be used and, when there
 // is something the user can do about it, what. Both are sentence fragments.
-type noEvents struct{ why, fix string }
+type noEvents struct {
+	why, fix string
+	// settable: only a setting is missing, which someone may yet turn on;
+	// not a refusal (of CONFIG GET, CONFIG SET or PSUBSCRIBE), which asking
+	// again would only repeat.
+	settable bool
+}
 
 // note is the feed's Note in auto mode, which polls instead.
 func (no *noEvents) note() string {
@@ -199,8 +209,8 @@ func (r *reader) checkNotifications(ctx context.Context, enable bool) (nodes []*
 }
 
 // notifications is one try of checkNotifications: the masters, why
-// notifications cannot be used on the first that cannot use them, and what
-// was turned on. Its error is one that says nothing about notifications (a
+// notifications cannot be used on those that cannot use them (one
+// noEvents for all, see mergeNoEvents), and what was turned on. Its error is one that says nothing about notifications (a
 // master could not be reached).
 func (c *Client) notifications(ctx context.Context, enable bool) ([]*redis.Client, *noEvents, string, error) {
 	nodes, err := c.masters(ctx)
@@ -247,6 +257,7 @@ func mergeNoEvents(nos []*noEvents, addrs []string) *noEvents {
 		where[r] = append(where[r], addrs[i])
 	}
 	var whys, fixes []string
+	settable := !slices.ContainsFunc(nos, func(no *noEvents) bool { return !no.settable })
 	for _, r := range order {
 		names := "master " + where[r][0]
 		if w := where[r]; len(w) > 1 {
@@ -257,7 +268,7 @@ func mergeNoEvents(nos []*noEvents, addrs []string) *noEvents {
 			fixes = append(fixes, fix)
 		}
 	}
-	return &noEvents{why: strings.Join(whys, "; "), fix: strings.Join(fixes, "; ")}
+	return &noEvents{why: strings.Join(whys, "; "), fix: strings.Join(fixes, "; "), settable: settable}
 }
 
 // settingChange is notify-keyspace-events turned on at a master.
@@ -290,11 +301,6 @@ func turnedOnNote(changes []settingChange) string {
 	return strings.Join(notes, "; ")
 }
 
-// nodeNotifications reads notify-keyspace-events on node and, when enable
-// allows, turns on the flags that are missing. It returns nil when
-// notifications can be used there, with what it changed, if anything. Its
-// error is one that says nothing about notifications (node could not be
-// reached).
 // notificationsOff explains that node's notify-keyspace-events, set, lacks
 // what countertop needs (nil when it does not), and how to fix it.
 func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
@@ -311,9 +317,14 @@ func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
 	if !strings.Contains(missing, keyspaceFlag) && missing != neededClasses {
 		why = fmt.Sprintf("%s's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", server, set, missing)
 	}
-	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(set+missing) + on}
+	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(set+missing) + on, settable: true}
 }
 
+// nodeNotifications reads notify-keyspace-events on node and, when enable
+// allows, turns on the flags that are missing. It returns nil when
+// notifications can be used there, with what it changed, if anything. Its
+// error is one that says nothing about notifications (node could not be
+// reached).
 func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enable bool) (*noEvents, *settingChange, error) {
 	// In a cluster, say which master; a single server is "the server".
 	where, server, on := "", "the server", ""

@@ -268,3 +268,30 @@ func TestWatchAutoGoesLiveWhenNotificationsAreTurnedOn(t *testing.T) {
 	s.Do(t, "INCR", "rl:a")
 	w.waitValue("rl:a", "2")
 }
+
+// Auto mode looks at the notifications again only when a setting is
+// missing: a user refused CONFIG GET would be refused again every time,
+// and Redis's ACL LOG would fill with the refusals.
+func TestWatchAutoDoesNotAskAgainWhatWasRefused(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connectAs(t, s, "+@all", "-config")
+	w := startWatch(t, c, redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 20 * time.Millisecond},
+		Mode:        "auto",
+	})
+	w.waitFor("polling, with the refusal said", func() bool {
+		return w.state.Mode == "polling" && strings.Contains(w.state.Note, "does not allow CONFIG GET")
+	})
+	w.waitFor("twenty passes: four times the wait between looks", func() bool { return w.passes >= 20 })
+	refusals := int64(0)
+	for _, e := range s.Do(t, "ACL", "LOG").([]any) {
+		entry := e.(map[any]any) // RESP3, as the test client speaks
+		if entry["object"] == "config|get" {
+			refusals += entry["count"].(int64)
+		}
+	}
+	if refusals != 1 {
+		t.Errorf("CONFIG GET was refused %d times; want once, at start", refusals)
+	}
+}

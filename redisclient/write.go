@@ -93,11 +93,8 @@ func (c *Client) incr(ctx context.Context, rdb redis.Scripter, key string, by mo
 	if window < 0 || 0 < window && window < time.Millisecond {
 		return model.Observation{}, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
 	}
-	var reply []any
-	err = c.rerouted(ctx, func() (err error) {
-		reply, err = incrScript.Run(ctx, rdb, []string{key}, by.Command(), by.String(), window.Milliseconds()).Slice()
-		return err
-	})
+	reply, err := incrScript.Run(ctx, rdb, []string{key}, by.Command(), by.String(), window.Milliseconds()).Slice()
+	err = c.afterWrite(ctx, err)
 	if err != nil {
 		return model.Observation{}, false, c.writeError(cmd, err)
 	}
@@ -136,10 +133,8 @@ func (c *Client) Expire(ctx context.Context, key string, window time.Duration) (
 	if window < time.Millisecond {
 		return false, model.Observation{}, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms", window), nil)
 	}
-	err = c.rerouted(ctx, func() (err error) {
-		set, err = c.rdb.Do(ctx, "pexpire", key, window.Milliseconds(), "nx").Bool()
-		return err
-	})
+	set, err = c.rdb.Do(ctx, "pexpire", key, window.Milliseconds(), "nx").Bool()
+	err = c.afterWrite(ctx, err)
 	if err != nil {
 		return false, model.Observation{}, c.writeError(cmd, err)
 	}
@@ -160,7 +155,7 @@ func (c *Client) Delete(ctx context.Context, key string) error {
 	if err := c.writable(cmd); err != nil {
 		return err
 	}
-	if err := c.rerouted(ctx, func() error { return c.rdb.Del(ctx, key).Err() }); err != nil {
+	if err := c.afterWrite(ctx, c.rdb.Del(ctx, key).Err()); err != nil {
 		return c.writeError(cmd, err)
 	}
 	return nil
