@@ -4,6 +4,9 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"io"
+	"net"
+	"syscall"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -37,7 +40,9 @@ var (
 // this script prevents. The increment runs with pcall and its error reply
 // (overflow, not an integer, WRONGTYPE, READONLY, ...) is returned as
 // Redis wrote it; INCRBY writes nothing when it fails.
-var incrScript = redis.NewScript(`
+var incrScript = redis.NewScript(incrSource)
+
+const incrSource = `
 local key, cmd, by, window = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
   return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
@@ -67,7 +72,7 @@ if expire and redis.call('PTTL', key) == -1 then
   started = 1
 end
 return {redis.call('GET', key), redis.call('PTTL', key), started}
-`)
+`
 
 // Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and, in
 // the same atomic step, gives the key window as its TTL when it has none
@@ -85,7 +90,7 @@ func (c *Client) Incr(ctx context.Context, key string, by model.Amount, window t
 
 // incr is Incr on rdb, which may be a connection of its own (see Burst).
 // started reports whether this increment gave the key its TTL.
-func (c *Client) incr(ctx context.Context, rdb redis.Scripter, key string, by model.Amount, window time.Duration) (obs model.Observation, started bool, err error) {
+func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.Amount, window time.Duration) (obs model.Observation, started bool, err error) {
 	cmd := incrCommand(key, by)
 	if err := c.writable(cmd); err != nil {
 		return model.Observation{}, false, err
@@ -93,8 +98,19 @@ func (c *Client) incr(ctx context.Context, rdb redis.Scripter, key string, by mo
 	if window < 0 || 0 < window && window < time.Millisecond {
 		return model.Observation{}, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
 	}
-	reply, err := incrScript.Run(ctx, rdb, []string{key}, by.Command(), by.String(), window.Milliseconds()).Slice()
+	args := []any{1, key, by.Command(), by.String(), window.Milliseconds()}
+	reply, err := once(ctx, rdb, append([]any{"evalsha", incrScript.Hash()}, args...)...).Slice()
+	if redis.HasErrorPrefix(err, "NOSCRIPT") { // nothing ran: the server lost its script cache
+		reply, err = once(ctx, rdb, append([]any{"eval", incrSource}, args...)...).Slice()
+	}
 	err = c.afterWrite(ctx, err)
+	if err != nil && brokeAfterSending(err) {
+		where := c.hostPort
+		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
+			where = op.Addr.String()
+		}
+		return model.Observation{}, false, explained(fmt.Sprintf("%s: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", cmd, where), err)
+	}
 	if err != nil {
 		return model.Observation{}, false, c.writeError(cmd, err)
 	}
@@ -104,6 +120,34 @@ func (c *Client) incr(ctx context.Context, rdb redis.Scripter, key string, by mo
 	}
 	return model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, started, nil
 }
+
+// processor runs a command: a client of one server, or of a cluster.
+type processor interface {
+	Process(ctx context.Context, cmd redis.Cmder) error
+}
+
+// once runs the command args on rdb and returns it, never sending it a
+// second time: go-redis sends a command again when its connection broke
+// after it was written (a reset, a read that timed out), and an increment
+// sent twice would count twice. The error then says the connection broke;
+// whether the increment landed, only a read can tell.
+func once(ctx context.Context, rdb processor, args ...any) *redis.Cmd {
+	cmd := redis.NewCmd(ctx, args...)
+	_ = rdb.Process(ctx, noRetry{cmd})
+	return cmd
+}
+
+// brokeAfterSending reports whether err is a connection that broke (or a
+// reply that did not come in time) once the command was sent: unlike a
+// failed dial, the command may have run.
+func brokeAfterSending(err error) bool {
+	return !unreachable(err) && (is(io.EOF, io.ErrUnexpectedEOF, syscall.ECONNRESET, syscall.EPIPE)(err) || isTimeout(err))
+}
+
+// noRetry is a command go-redis must not send again.
+type noRetry struct{ *redis.Cmd }
+
+func (noRetry) NoRetry() bool { return true }
 
 // incrCommand is the increment of key by by, as people would type it.
 func incrCommand(key string, by model.Amount) string {

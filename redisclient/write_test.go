@@ -3,6 +3,8 @@ package redisclient_test
 import (
 	"context"
 	"errors"
+	"io"
+	"net"
 	"strconv"
 	"strings"
 	"testing"
@@ -343,3 +345,88 @@ func commandCalls(t *testing.T, s *redistest.Server) map[string]int64 {
 	}
 	return calls
 }
+
+// An increment whose reply is lost (the connection breaks after Redis ran
+// it) counts once: go-redis would send it again on a new connection, and
+// the counter would say two where the user fired one. countertop reports
+// the broken connection instead.
+func TestIncrWhoseReplyIsLostCountsOnce(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:once", "10", "EX", "600")
+	p := newCutProxy(t, s.Addr)
+	c := connectURL(t, redisclient.Options{URL: "redis://" + p.addr + "/0"})
+	// The first increment loads the script (EVALSHA is refused, EVAL runs
+	// it): the one whose reply is lost runs with EVALSHA, at once.
+	if obs, err := c.Incr(context.Background(), "rl:once", by(t, "1"), time.Minute); err != nil || obs.Raw != "11" {
+		t.Fatalf("Incr = %+v, %v; want 11", obs, err)
+	}
+
+	p.cutNextReply()
+	_, err := c.Incr(context.Background(), "rl:once", by(t, "1"), time.Minute)
+	if want := "INCRBY rl:once 1: the connection to " + p.addr + " broke before Redis answered, so it may have counted or not — look at the value before you fire again"; err == nil || err.Error() != want {
+		t.Errorf("Incr whose reply was cut off: %v\nwant %s", err, want)
+	}
+	if got := s.Do(t, "GET", "rl:once"); got != "12" {
+		t.Errorf("after one increment whose reply was lost, the counter is %v; want 12", got)
+	}
+	if obs, err := c.Incr(context.Background(), "rl:once", by(t, "1"), time.Minute); err != nil || obs.Raw != "13" {
+		t.Errorf("the next Incr = %+v, %v; want 13", obs, err)
+	}
+}
+
+// cutProxy relays TCP between its clients and a Redis, and can drop the
+// next reply Redis sends, closing that client's connection instead, as a
+// network that breaks after the request went through.
+type cutProxy struct {
+	addr string
+	cut  chan struct{} // holds a token while the next reply is to be cut
+}
+
+func newCutProxy(t *testing.T, target string) *cutProxy {
+	t.Helper()
+	l, err := net.Listen("tcp", "127.0.0.1:0")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { l.Close() })
+	p := &cutProxy{addr: l.Addr().String(), cut: make(chan struct{}, 1)}
+	go func() {
+		for {
+			client, err := l.Accept()
+			if err != nil {
+				return
+			}
+			server, err := net.Dial("tcp", target)
+			if err != nil {
+				client.Close()
+				continue
+			}
+			go func() { _, _ = io.Copy(server, client); server.Close() }()
+			go func() {
+				defer client.Close()
+				defer server.Close()
+				buf := make([]byte, 64<<10)
+				for {
+					n, err := server.Read(buf)
+					if n > 0 {
+						select {
+						case <-p.cut:
+							return // the reply is lost with the connection
+						default:
+						}
+						if _, err := client.Write(buf[:n]); err != nil {
+							return
+						}
+					}
+					if err != nil {
+						return
+					}
+				}
+			}()
+		}
+	}()
+	return p
+}
+
+func (p *cutProxy) cutNextReply() { p.cut <- struct{}{} }
