@@ -219,9 +219,12 @@ type urlError struct {
 func newURLError(raw string, err error) *urlError {
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
 		err = ue.Err // url.Error quotes the whole URL, password included
-		if strings.Contains(raw, "@") {
-			err = nil
-		}
+	}
+	if strings.Contains(raw, "@") {
+		// The parsers quote parts of the URL ("invalid URL path:
+		// /w:rd@host"), and with a password in it any part may hold a
+		// piece of the password.
+		err = nil
 	}
 	return &urlError{err: err}
 }

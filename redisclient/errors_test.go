@@ -62,6 +62,9 @@ func TestConnectBadURL(t *testing.T) {
 		{"rediss://:s3cret@[::1]:0", "--url has port 0, which does not exist — use a port from 1 to 65535, like 6379", "s3cret"},
 		// An unencoded '/' in the password makes url.Parse quote part of it.
 		{"redis://user:pa/ss@host:1", "percent-encode", "pa/ss@"},
+		// go-redis quotes the path, which here holds the end of the password.
+		{"redis://:p@ss/w:rd@127.0.0.1:31010/0", "percent-encode", "w:rd"},
+		{"redis+sentinel://:p@ss/w:rd@127.0.0.1:26379/0?master_name=m", "percent-encode", "w:rd"},
 	} {
 		checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url}), tc.want, tc.secret)
 	}
