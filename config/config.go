@@ -114,20 +114,32 @@ func (c Config) String() string {
 // ("redis://user:***@host"), so that a URL can go into a message. It works
 // on strings that do not parse as URLs too, erring on the side of hiding.
 func RedactURL(rawURL string) string {
-	start := 0
+	_, at, colon := userInfo(rawURL)
+	if at < 0 || colon < 0 {
+		return rawURL // no user info, or a user name but no password
+	}
+	return rawURL[:colon+1] + "***" + rawURL[at:]
+}
+
+// userInfo finds the user info of rawURL, even one that does not parse
+// (a password with '@' or '/' in it): it runs from start to at (the '@'),
+// and colon, when not -1, separates the user name from the password; at is
+// -1 when there is none.
+func userInfo(rawURL string) (start, at, colon int) {
 	if i := strings.Index(rawURL, "://"); i >= 0 {
 		start = i + len("://")
 	}
 	// The last '@' ends the user info even when the password holds '@' or '/'.
-	at := strings.LastIndex(rawURL[start:], "@")
+	at = strings.LastIndex(rawURL[start:], "@")
 	if at < 0 {
-		return rawURL
+		return start, -1, -1
 	}
-	colon := strings.Index(rawURL[start:start+at], ":")
-	if colon < 0 {
-		return rawURL // a user name but no password
+	at += start
+	colon = strings.Index(rawURL[start:at], ":")
+	if colon >= 0 {
+		colon += start
 	}
-	return rawURL[:start+colon+1] + "***" + rawURL[start+at:]
+	return start, at, colon
 }
 
 // finish fills in what depends on other settings and checks the settings

@@ -147,6 +147,14 @@ func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 	if set["url"] {
 		r.URL = f.url
 		check("url", checkURL(f.url))
+		// Credentials in --url beat those of the environment and the file,
+		// as every flag does: the others would otherwise replace them.
+		// A password alone (redis://:pw@host) is the default user's.
+		if start, at, colon := userInfo(f.url); colon >= 0 {
+			r.Username, r.Password = "", ""
+		} else if at > start {
+			r.Username = ""
+		}
 	}
 	if set["pattern"] {
 		c.Patterns = f.patterns

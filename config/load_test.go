@@ -630,7 +630,7 @@ func TestRedactURL(t *testing.T) {
 }
 
 func TestStringHidesPassword(t *testing.T) {
-	c, err := load(t, map[string]string{"REDIS_PASSWORD": "hunter2", "REDIS_SENTINEL_PASSWORD": "sentinel-pw"}, "--url", "redis://user:s3cr3t@host:7000/0")
+	c, err := load(t, map[string]string{"REDIS_URL": "redis://user:s3cr3t@host:7000/0", "REDIS_PASSWORD": "hunter2", "REDIS_SENTINEL_PASSWORD": "sentinel-pw"})
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -640,6 +640,31 @@ func TestStringHidesPassword(t *testing.T) {
 		}
 		if !strings.Contains(s, "redis://user:***@host:7000/0") || !strings.Contains(s, " password=***") || !strings.Contains(s, "sentinel_password=***") {
 			t.Errorf("String does not show that there are passwords: %s", s)
+		}
+	}
+}
+
+// Credentials in --url beat REDIS_USERNAME and REDIS_PASSWORD, as flags beat
+// the environment: the client uses Username and Password over the URL's.
+// A --url without them leaves the environment's.
+func TestURLCredentialsBeatTheEnvironment(t *testing.T) {
+	env := map[string]string{"REDIS_USERNAME": "envuser", "REDIS_PASSWORD": "envpw"}
+	for _, tc := range []struct {
+		url            string
+		username, pass string
+	}{
+		{"redis://:urlpw@host:7000/0", "", ""}, // the default user's password
+		{"redis://urluser:urlpw@host:7000/0", "", ""},
+		{"redis://urluser@host:7000/0", "", "envpw"},
+		{"redis://host:7000/0", "envuser", "envpw"},
+	} {
+		c, err := load(t, env, "--url", tc.url)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Redis.Username != tc.username || c.Redis.Password != tc.pass {
+			t.Errorf("--url %s with REDIS_USERNAME and REDIS_PASSWORD set: username %q, password %q; want %q, %q",
+				config.RedactURL(tc.url), c.Redis.Username, c.Redis.Password, tc.username, tc.pass)
 		}
 	}
 }
