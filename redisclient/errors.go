@@ -3,6 +3,7 @@ package redisclient
 import (
 	"context"
 	"crypto/tls"
+	"crypto/x509"
 	"errors"
 	"fmt"
 	"io"
@@ -54,6 +55,14 @@ var explanations = []struct {
 }{
 	{isA[*urlError], func(_ string, err error) string {
 		return as[*urlError](err).Error() + " — write it as redis://[user:password@]host:port/db, or rediss:// for TLS"
+	}},
+	{isA[x509.HostnameError], func(addr string, err error) string {
+		return fmt.Sprintf("the TLS certificate of %s is not for the host in --url (%v) — connect by a name the certificate lists, or have the server's certificate list this one",
+			addr, as[x509.HostnameError](err))
+	}},
+	{expired, func(addr string, err error) string {
+		return fmt.Sprintf("the TLS certificate of %s is not valid now (%v) — the server needs a new certificate (check this machine's clock too)",
+			addr, as[x509.CertificateInvalidError](err))
 	}},
 	{isA[*tls.CertificateVerificationError], func(addr string, err error) string {
 		return fmt.Sprintf("the TLS certificate of %s is not trusted (%v) — pass the CA that signed it with --tls-ca, or --tls-skip-verify when testing",
@@ -150,6 +159,13 @@ func is(targets ...error) func(error) bool {
 		}
 		return false
 	}
+}
+
+// expired matches a server certificate that has expired or is not valid
+// yet: the CA may be the right one.
+func expired(err error) bool {
+	var ce x509.CertificateInvalidError
+	return errors.As(err, &ce) && ce.Reason == x509.Expired
 }
 
 // socket matches a failed dial of a Unix socket whose chain holds target.

@@ -327,6 +327,21 @@ func TestConnectTLS(t *testing.T) {
 	}
 }
 
+// A certificate from the right CA can still be refused: when it has
+// expired, or names another host than the one dialled. Passing the CA again
+// would not help, and the sentence says what would.
+func TestConnectTLSCertificateNotForNow(t *testing.T) {
+	t.Parallel()
+	s := redistest.StartTLS(t, false)
+	_, port, _ := net.SplitHostPort(s.Addr)
+	checkSentence(t, connectErr(t, redisclient.Options{URL: "rediss://localhost:" + port, TLS: redisclient.TLSOptions{CAFile: s.TLS.CA}}),
+		"the TLS certificate of localhost:"+port+" is not for the host in --url (x509: certificate is not valid for any names, but wanted to match localhost) — connect by a name the certificate lists", "")
+
+	old := redistest.StartTLSWith(t, redistest.ExpiredCerts(t), false)
+	checkSentence(t, connectErr(t, redisclient.Options{URL: old.URL(), TLS: redisclient.TLSOptions{CAFile: old.TLS.CA}}),
+		"the TLS certificate of "+old.Addr+" is not valid now (x509: certificate has expired or is not yet valid: current time ", "")
+}
+
 func TestConnectTLSWithoutClientCert(t *testing.T) {
 	t.Parallel()
 	s := redistest.StartTLS(t, false)

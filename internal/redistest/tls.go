@@ -23,11 +23,28 @@ type Certs struct {
 
 	client tls.Certificate // ClientCert and ClientKey, loaded
 	pool   *x509.CertPool  // holds CA
+	// expired: the server certificate is, and the harness's own clients
+	// (Do, Client, the start-up PING) skip verifying it.
+	expired bool
 }
 
 // NewCerts generates a CA and the certificates it signs into t.TempDir(),
 // valid for an hour.
 func NewCerts(t testing.TB) *Certs {
+	t.Helper()
+	return newCerts(t, time.Now().Add(time.Hour))
+}
+
+// ExpiredCerts is NewCerts with a server certificate that expired an hour
+// ago: a client that trusts the CA still refuses it.
+func ExpiredCerts(t testing.TB) *Certs {
+	t.Helper()
+	c := newCerts(t, time.Now().Add(-time.Hour))
+	c.expired = true
+	return c
+}
+
+func newCerts(t testing.TB, serverNotAfter time.Time) *Certs {
 	t.Helper()
 	dir := t.TempDir()
 	caKey := newKey(t)
@@ -50,13 +67,13 @@ func NewCerts(t testing.TB) *Certs {
 	}
 	c := &Certs{CA: writePEM(t, dir, "ca.crt", "CERTIFICATE", caDER), pool: x509.NewCertPool()}
 	c.pool.AddCert(ca)
-	issue := func(name string, serial int64, usage ...x509.ExtKeyUsage) (certPath, keyPath string) {
+	issue := func(name string, serial int64, notAfter time.Time, usage ...x509.ExtKeyUsage) (certPath, keyPath string) {
 		key := newKey(t)
 		tmpl := &x509.Certificate{
 			SerialNumber: big.NewInt(serial),
 			Subject:      pkix.Name{CommonName: name},
-			NotBefore:    time.Now().Add(-time.Hour),
-			NotAfter:     time.Now().Add(time.Hour),
+			NotBefore:    time.Now().Add(-2 * time.Hour),
+			NotAfter:     notAfter,
 			KeyUsage:     x509.KeyUsageDigitalSignature,
 			ExtKeyUsage:  usage,
 			IPAddresses:  []net.IP{net.IPv4(127, 0, 0, 1)},
@@ -73,8 +90,8 @@ func NewCerts(t testing.TB) *Certs {
 	}
 	// Nodes of a TLS cluster present the server certificate to each other
 	// as clients too.
-	c.ServerCert, c.ServerKey = issue("server", 2, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
-	c.ClientCert, c.ClientKey = issue("client", 3, x509.ExtKeyUsageClientAuth)
+	c.ServerCert, c.ServerKey = issue("server", 2, serverNotAfter, x509.ExtKeyUsageServerAuth, x509.ExtKeyUsageClientAuth)
+	c.ClientCert, c.ClientKey = issue("client", 3, time.Now().Add(time.Hour), x509.ExtKeyUsageClientAuth)
 	if c.client, err = tls.LoadX509KeyPair(c.ClientCert, c.ClientKey); err != nil {
 		t.Fatal(err)
 	}
@@ -88,7 +105,13 @@ func NewCerts(t testing.TB) *Certs {
 // client certificate.
 func StartTLS(t testing.TB, requireClientCert bool, args ...string) *Server {
 	t.Helper()
-	c := NewCerts(t)
+	return StartTLSWith(t, NewCerts(t), requireClientCert, args...)
+}
+
+// StartTLSWith is StartTLS with certificates of the caller's (say,
+// ExpiredCerts).
+func StartTLSWith(t testing.TB, c *Certs, requireClientCert bool, args ...string) *Server {
+	t.Helper()
 	args = append(c.serverArgs(requireClientCert), args...)
 	return launch(t, &Server{args: args, Password: argValue(args, "--requirepass"), TLS: c})
 }
@@ -109,7 +132,8 @@ func (c *Certs) serverArgs(requireClientCert bool) []string {
 
 // clientConfig trusts the CA and presents the client certificate.
 func (c *Certs) clientConfig() *tls.Config {
-	return &tls.Config{RootCAs: c.pool, Certificates: []tls.Certificate{c.client}, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12}
+	return &tls.Config{RootCAs: c.pool, Certificates: []tls.Certificate{c.client}, ServerName: "127.0.0.1", MinVersion: tls.VersionTLS12,
+		InsecureSkipVerify: c.expired} // #nosec G402 -- only the test harness's clients, of a server it started
 }
 
 func newKey(t testing.TB) *ecdsa.PrivateKey {
