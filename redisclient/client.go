@@ -12,6 +12,7 @@ import (
 	"fmt"
 	"net"
 	"os"
+	"slices"
 	"strconv"
 	"strings"
 	"sync/atomic"
@@ -306,6 +307,18 @@ func (c *Client) connectError(ctx context.Context, err error) error {
 		if refusal := c.sentinelRefusal(ctx); refusal != nil {
 			return refusal
 		}
+	case c.kind == sentinel && unreachable(err):
+		addr, why := "", "no answer in time"
+		if op := as[*net.OpError](err); op.Addr != nil {
+			addr = op.Addr.String()
+			if !isTimeout(err) {
+				why = strings.TrimPrefix(reason(op.Err), "connect: ")
+			}
+		}
+		if addr == "" || slices.Contains(c.sentinel.addrs, addr) {
+			return explained(fmt.Sprintf("no Sentinel answers at %s (%s) — check --sentinel, or the hosts of a redis+sentinel:// URL", strings.Join(c.sentinel.addrs, ", "), why), err)
+		}
+		return explained(fmt.Sprintf("the master Sentinel names for %q, %s, could not be reached (%s) — Sentinel may not have noticed it is down yet: try again in a moment", c.sentinel.master, addr, why), err)
 	case c.kind == cluster && redis.HasErrorPrefix(err, "This instance has cluster support disabled"):
 		return explained(fmt.Sprintf("%s is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", c.hostPort), err)
 	case redis.HasErrorPrefix(err, "SELECT is not allowed in cluster mode"):
