@@ -17,6 +17,7 @@ import (
 	"io/fs"
 	"math"
 	"net"
+	"net/url"
 	"os"
 	"slices"
 	"strconv"
@@ -180,9 +181,17 @@ func checkURL(s string) error {
 	}
 	// The hosts come after the user info (up to the last '@', as in
 	// RedactURL) and before the path; redis+sentinel:// lists several.
+	hasUser := strings.Contains(rest, "@")
 	rest = rest[strings.LastIndex(rest, "@")+1:]
 	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
 		rest = rest[:end]
+	}
+	// A URL parser ends the user info at the first '/' and the host at the
+	// next: a password with '/' or '@' in it must be percent-encoded, or
+	// the URL names another host than the one meant. (Said without quoting
+	// the parser, whose message could hold part of the password.)
+	if u, err := url.Parse(s); hasUser && (err != nil || u.Host != rest) && strings.ToLower(scheme) != "unix" {
+		return fmt.Errorf("%q has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%%40 for @, %%2F for /, %%3A for :)", RedactURL(s))
 	}
 	for host := range strings.SplitSeq(rest, ",") {
 		_, port, err := net.SplitHostPort(host)
