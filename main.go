@@ -268,6 +268,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		Writer:   client,
 		ReadOnly: cfg.Redis.ReadOnly,
 		Title:    title,
+		Patterns: cfg.Patterns,
 	})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

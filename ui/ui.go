@@ -53,6 +53,9 @@ type Options struct {
 	// Title leads the header and names the terminal window; "" is
 	// "countertop".
 	Title string
+	// Patterns are those the feed watches: a key written that none of
+	// them matches is shown, but the feed will not read it again.
+	Patterns []string
 }
 
 // Model is the dashboard, a tea.Model.
@@ -61,6 +64,7 @@ type Model struct {
 	feed     <-chan model.Batch
 	writer   Writer
 	readOnly bool
+	patterns []string // the feed's, to tell when a key written is outside them
 	now      func() time.Time
 	title    string
 
@@ -127,6 +131,7 @@ func New(o Options) Model {
 		feed:     o.Feed,
 		writer:   o.Writer,
 		readOnly: o.ReadOnly,
+		patterns: o.Patterns,
 		now:      now,
 		title:    title,
 		keys:     defaultKeyMap(),

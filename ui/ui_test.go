@@ -323,6 +323,25 @@ func TestIncrementAKeyByName(t *testing.T) {
 	}
 }
 
+// A key created by name outside the feed's patterns is shown as written,
+// but nothing will read it again: the status says so, so that a value that
+// stops changing there does not surprise.
+func TestIncrementAKeyOutsideThePatterns(t *testing.T) {
+	w := newFakeWriter()
+	m := newModel(t, w, 120, 40, fixture()...)
+	m.patterns = []string{"ratelimit:*", "views:*"}
+	m, cmd := press(m, "nratelimit:new<enter><enter>")
+	m = run(t, m, cmd)
+	if s := statusText(m); strings.Contains(s, "outside") {
+		t.Errorf("a key the patterns match: %q", s)
+	}
+	m, cmd = press(m, "nother:x<enter><enter>45s<enter>") // no rule: a window is asked for
+	m = run(t, m, cmd)
+	if want := "INCRBY other:x 1 -> 1, TTL 45s (outside --pattern 'ratelimit:*' and 'views:*': shown as written, not read again)"; statusText(m) != want {
+		t.Errorf("status %q, want %q", statusText(m), want)
+	}
+}
+
 func TestAskForAWindowWhenNoRuleGivesOne(t *testing.T) {
 	w := newFakeWriter().seed(str("quota:night", "4", model.PTTLNoExpiry))
 	m := newModel(t, w, 120, 40, str("quota:night", "4", model.PTTLNoExpiry))

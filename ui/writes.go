@@ -2,7 +2,9 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -221,7 +223,26 @@ func (m Model) onIncrDone(msg incrDoneMsg) Model {
 	}
 	m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
+	if !m.watched(msg.key) {
+		m.status.text += fmt.Sprintf(" (outside %s: shown as written, not read again)", quotePatterns(m.patterns))
+	}
 	return m
+}
+
+// watched reports whether the feed reads key: it matches one of the
+// patterns (or no patterns were given to tell).
+func (m Model) watched(key string) bool {
+	return len(m.patterns) == 0 || slices.ContainsFunc(m.patterns, func(p string) bool { return model.GlobMatch(p, key) })
+}
+
+// quotePatterns is the patterns as the user gave them: "--pattern 'a*'"
+// for one, "--pattern 'a*' and 'b*'" for two.
+func quotePatterns(patterns []string) string {
+	quoted := make([]string, len(patterns))
+	for i, p := range patterns {
+		quoted[i] = "'" + model.Printable(p) + "'"
+	}
+	return "--pattern " + strings.Join(quoted, " and ")
 }
 
 // onExpireDone reports one EXPIRE NX, or counts it towards a repair-all.
