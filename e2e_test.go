@@ -182,7 +182,7 @@ func TestDashboardEndToEnd(t *testing.T) {
 	srv.Do(t, "SET", "ratelimit:api:new", "99", "EX", "50")
 	srv.Do(t, "DEL", "ratelimit:api:fresh")
 	srv.Do(t, "INCRBY", "views:home", "1000")
-	s = term.waitFor("the new key, the deleted key and the changed value", func(s string) bool {
+	term.waitFor("the new key, the deleted key and the changed value", func(s string) bool {
 		return strings.Contains(s, "ratelimit:api:new") && !strings.Contains(s, "ratelimit:api:fresh") &&
 			strings.Contains(lineWith(s, "views:home"), "1042")
 	})

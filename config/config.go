@@ -170,7 +170,7 @@ func (c *Config) finish() error {
 // value came from.
 
 func checkURL(s string) error {
-	scheme, rest, found := strings.Cut(s, "://")
+	scheme, _, found := strings.Cut(s, "://")
 	switch strings.ToLower(scheme) {
 	case "redis", "rediss", "unix", "redis+sentinel", "rediss+sentinel":
 	default:
@@ -179,10 +179,11 @@ func checkURL(s string) error {
 	if !found {
 		return fmt.Errorf("%q is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)", RedactURL(s))
 	}
-	// The hosts come after the user info (up to the last '@', as in
-	// RedactURL) and before the path; redis+sentinel:// lists several.
-	hasUser := strings.Contains(rest, "@")
-	rest = rest[strings.LastIndex(rest, "@")+1:]
+	// The hosts come after the user info (see userInfo) and before the
+	// path; redis+sentinel:// lists several.
+	start, at, _ := userInfo(s)
+	hasUser := at >= 0
+	rest := s[max(start, at+1):]
 	if end := strings.IndexAny(rest, "/?#"); end >= 0 {
 		rest = rest[:end]
 	}
