@@ -1,12 +1,20 @@
 package model
 
-import "time"
+import (
+	"errors"
+	"time"
+)
 
 // PTTL values with a special meaning, as Redis's PTTL returns them.
 const (
 	PTTLNoExpiry int64 = -1 // the key exists and has no expiry
 	PTTLMissing  int64 = -2 // the key does not exist
 )
+
+// ErrNoSuchKey is the cause of an error about a key that does not exist
+// (an EXPIRE NX on a key deleted or expired meanwhile): a fact about the
+// key, not a failure, for callers to tell apart with errors.Is.
+var ErrNoSuchKey = errors.New("no such key")
 
 // Observation is one read of one key: what redisclient saw, and when.
 type Observation struct {

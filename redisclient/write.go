@@ -18,8 +18,8 @@ var (
 	// connected with Options.ReadOnly. Nothing was sent.
 	ErrReadOnly = errors.New("countertop is read-only")
 	// ErrNoSuchKey is the cause of the error Expire returns for a key that
-	// does not exist (any more).
-	ErrNoSuchKey = errors.New("no such key")
+	// does not exist (any more): model.ErrNoSuchKey, which the ui knows.
+	ErrNoSuchKey = model.ErrNoSuchKey
 )
 
 // incrScript is the atomic increment: INCRBY or INCRBYFLOAT, then PEXPIRE

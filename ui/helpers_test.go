@@ -211,7 +211,10 @@ func (f *fakeWriter) Expire(_ context.Context, key string, window time.Duration)
 	}
 	_, exists := f.values[key]
 	_, hasTTL := f.ttls[key]
-	if !exists || hasTTL {
+	if !exists { // as redisclient.Client says it
+		return false, model.Observation{}, fmt.Errorf("%s no longer exists: %w", model.Printable(key), model.ErrNoSuchKey)
+	}
+	if hasTTL {
 		return false, f.state(key), nil
 	}
 	f.ttls[key] = window

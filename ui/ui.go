@@ -31,7 +31,7 @@ type Writer interface {
 	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error)
 	// Expire sets key's TTL to window only if it has none (EXPIRE NX); set
 	// is false when it already had one, and a key that does not exist is an
-	// error saying so. obs is the key's state afterwards.
+	// error that wraps model.ErrNoSuchKey. obs is the key's state afterwards.
 	Expire(ctx context.Context, key string, window time.Duration) (set bool, obs model.Observation, err error)
 	// Delete removes key.
 	Delete(ctx context.Context, key string) error

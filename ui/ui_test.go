@@ -436,6 +436,36 @@ func TestRepairAllAsksForMissingWindows(t *testing.T) {
 	}
 }
 
+// A counter deleted or expired between the read and the repair is not a
+// failure: it is counted apart, and its row goes.
+func TestRepairOfAKeyGoneMeanwhile(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	delete(w.values, "ratelimit:orphan")
+
+	m, cmd := press(m, "Ey")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != "repaired 1 key, 0 already had a TTL, 0 failed, 1 no longer existed" || m.status.kind == statusFailed {
+		t.Fatalf("status line %q (kind %v)", s, m.status.kind)
+	}
+	if _, ok := m.store.Get("ratelimit:orphan"); ok {
+		t.Errorf("the row of a key found gone is still shown:\n%s", plain(m))
+	}
+
+	w = newFakeWriter().seed(fixture()...)
+	m = newModel(t, w, 120, 40, fixture()...)
+	delete(w.values, "ratelimit:orphan")
+	m = selectKey(t, m, "ratelimit:orphan")
+	m, cmd = press(m, "e")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != "EXPIRE ratelimit:orphan 60 NX -> the key no longer exists" || m.status.kind == statusFailed {
+		t.Fatalf("status line %q (kind %v)", s, m.status.kind)
+	}
+	if _, ok := m.store.Get("ratelimit:orphan"); ok {
+		t.Errorf("the row of a key found gone is still shown:\n%s", plain(m))
+	}
+}
+
 func TestRepairAllReportsFailures(t *testing.T) {
 	w := newFakeWriter().seed(fixture()...)
 	w.err = errReplica

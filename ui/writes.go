@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -247,7 +248,13 @@ func quotePatterns(patterns []string) string {
 
 // onExpireDone reports one EXPIRE NX, or counts it towards a repair-all.
 func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
-	if msg.err == nil {
+	switch {
+	case errors.Is(msg.err, model.ErrNoSuchKey):
+		// Deleted or expired since it was read: not a failure, and the
+		// row goes now rather than at the next read.
+		msg.err, msg.obs = nil, model.Observation{Key: msg.key, PTTL: model.PTTLMissing}
+		m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
+	case msg.err == nil:
 		m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	}
 	if msg.repair {
