@@ -134,6 +134,8 @@ func TestCheckExitCodes(t *testing.T) {
 	// typo in it would stay green forever: the output says so.
 	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimt:*")
 	wantRun(t, code, out, errOut, exitOK, "ok: no key matches ratelimt:*; if you expected some, check --pattern and --url\n", "")
+	code, out, errOut = cli(t, s, "check", "--pattern", "zz\x1b]0;title\a*")
+	wantRun(t, code, out, errOut, exitOK, "ok: no key matches zz\\e]0;title\\x07*;", "")
 
 	s.Do(t, "SET", "ratelimit:api:stuck", "150")
 	s.Do(t, "SET", "ratelimit:api:fresh", "3")

@@ -94,7 +94,8 @@ func run(args []string, stdout, stderr io.Writer) int {
 		return exitOK
 	}
 	if err != nil {
-		fmt.Fprintf(stderr, "countertop: %v\n", err)
+		// The sentences escape what they quote; this catches what one missed.
+		fmt.Fprintf(stderr, "countertop: %s\n", model.SafeText(err.Error()))
 		if code == exitOK {
 			code = exitFailed
 		}
@@ -396,7 +397,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if len(counters) == 0 {
 		// Healthy as far as anyone can tell, but a mistyped pattern would
 		// keep a monitor green forever: say so.
-		fmt.Fprintf(stdout, "ok: no key matches %s; if you expected some, check --pattern and --url\n", strings.Join(cfg.Patterns, " "))
+		fmt.Fprintf(stdout, "ok: no key matches %s; if you expected some, check --pattern and --url\n", model.Printable(strings.Join(cfg.Patterns, " ")))
 		return exitOK, nil
 	}
 	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", len(counters))

@@ -26,19 +26,29 @@ import (
 //	         U+2066-U+2069)
 //
 // Hex digits are lower case.
-func Printable(s string) string {
+func Printable(s string) string { return escape(s, true) }
+
+// SafeText is s with what a terminal could act on escaped as Printable
+// escapes it, but with backslashes kept: for text whose untrusted parts
+// were escaped with Printable where it was written (countertop's error
+// sentences quote key names that way), so that a second pass neither
+// shows those escapes twice ("\\xff") nor lets a control character through.
+func SafeText(s string) string { return escape(s, false) }
+
+// escape is Printable, or SafeText when backslashes are kept.
+func escape(s string, backslash bool) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
-			if c < 0x20 || c == 0x7f || c == '\\' {
-				return escapeFrom(s, i)
+			if c < 0x20 || c == 0x7f || c == '\\' && backslash {
+				return escapeFrom(s, i, backslash)
 			}
 			i++
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
 		if size == 1 || escapedRune(r) { // size 1 here: an invalid byte
-			return escapeFrom(s, i)
+			return escapeFrom(s, i, backslash)
 		}
 		i += size
 	}
@@ -59,8 +69,8 @@ func escapedRune(r rune) bool {
 
 const hexDigits = "0123456789abcdef"
 
-// escapeFrom is Printable's slow path: s[:i] needs no escaping.
-func escapeFrom(s string, i int) string {
+// escapeFrom is escape's slow path: s[:i] needs no escaping.
+func escapeFrom(s string, i int, backslash bool) string {
 	var b strings.Builder
 	b.Grow(len(s) + 16)
 	b.WriteString(s[:i])
@@ -68,7 +78,7 @@ func escapeFrom(s string, i int) string {
 		c := s[i]
 		if c < utf8.RuneSelf {
 			switch {
-			case c == '\\':
+			case c == '\\' && backslash:
 				b.WriteString(`\\`)
 			case c == '\n':
 				b.WriteString(`\n`)

@@ -38,6 +38,23 @@ func TestPrintable(t *testing.T) {
 	}
 }
 
+// An error sentence quotes a key the way Printable shows it; the screen
+// that shows the sentence must neither escape it again nor let through
+// what the sentence's writer forgot to escape.
+func TestSafeText(t *testing.T) {
+	for _, tc := range []struct{ in, want string }{
+		{"INCRBY " + Printable("ratelimit:a\\b\xff") + " 1 failed", `INCRBY ratelimit:a\\b\xff 1 failed`},
+		{`already \e[31m escaped`, `already \e[31m escaped`},
+		{"raw \x1b[2J and \a", `raw \e[2J and \x07`},
+		{"bidi \u202e and C1 \u009b", `bidi \u202e and C1 \u009b`},
+		{"bad \xff byte", `bad \xff byte`},
+	} {
+		if got := SafeText(tc.in); got != tc.want {
+			t.Errorf("SafeText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
 func TestPrintableDoesNotAllocateForPlainText(t *testing.T) {
 	for _, s := range []string{"ratelimit:user:12345", "日本語:😀"} {
 		if n := testing.AllocsPerRun(100, func() { Printable(s) }); n != 0 {
@@ -122,6 +139,18 @@ func FuzzPrintable(f *testing.F) {
 		}
 		if plain && out != s {
 			t.Fatalf("Printable(%q) = %q: plain ASCII changed", s, out)
+		}
+		if again := SafeText(out); again != out {
+			t.Fatalf("SafeText(Printable(%q)) = %q, want it unchanged: %q", s, again, out)
+		}
+		safe := SafeText(s)
+		for _, r := range safe {
+			if r < 0x20 || (0x7f <= r && r <= 0x9f) || escapedRune(r) {
+				t.Fatalf("SafeText(%q) = %q: holds %U", s, safe, r)
+			}
+		}
+		if !utf8.ValidString(safe) || strings.ReplaceAll(out, `\\`, `\`) != safe {
+			t.Fatalf("SafeText(%q) = %q: not Printable's %q with backslashes kept", s, safe, out)
 		}
 	})
 }

@@ -57,20 +57,20 @@ var explanations = []struct {
 		return as[*urlError](err).Error() + " — write it as redis://[user:password@]host:port/db, or rediss:// for TLS"
 	}},
 	{isA[x509.HostnameError], func(addr string, err error) string {
-		return fmt.Sprintf("the TLS certificate of %s is not for the host in --url (%v) — connect by a name the certificate lists, or have the server's certificate list this one",
-			addr, as[x509.HostnameError](err))
+		return fmt.Sprintf("the TLS certificate of %s is not for the host in --url (%s) — connect by a name the certificate lists, or have the server's certificate list this one",
+			addr, reason(as[x509.HostnameError](err)))
 	}},
 	{expired, func(addr string, err error) string {
-		return fmt.Sprintf("the TLS certificate of %s is not valid now (%v) — the server needs a new certificate (check this machine's clock too)",
-			addr, as[x509.CertificateInvalidError](err))
+		return fmt.Sprintf("the TLS certificate of %s is not valid now (%s) — the server needs a new certificate (check this machine's clock too)",
+			addr, reason(as[x509.CertificateInvalidError](err)))
 	}},
 	{isA[*tls.CertificateVerificationError], func(addr string, err error) string {
-		return fmt.Sprintf("the TLS certificate of %s is not trusted (%v) — pass the CA that signed it with --tls-ca, or --tls-skip-verify when testing",
-			addr, as[*tls.CertificateVerificationError](err).Err)
+		return fmt.Sprintf("the TLS certificate of %s is not trusted (%s) — pass the CA that signed it with --tls-ca, or --tls-skip-verify when testing",
+			addr, reason(as[*tls.CertificateVerificationError](err).Err))
 	}},
 	{isTLSAlert, func(addr string, err error) string {
-		return fmt.Sprintf("%s refused the TLS connection (%v) — if it requires a client certificate, pass one its CA signed with --tls-cert and --tls-key",
-			addr, as[*net.OpError](err).Err)
+		return fmt.Sprintf("%s refused the TLS connection (%s) — if it requires a client certificate, pass one its CA signed with --tls-cert and --tls-key",
+			addr, reason(as[*net.OpError](err).Err))
 	}},
 	{isA[*handshakeError], func(addr string, _ error) string {
 		return fmt.Sprintf("the TLS handshake with %s did not complete — if that port speaks plain Redis, use redis:// instead of rediss:// and drop the --tls flags", addr)

@@ -2,6 +2,7 @@ package redisclient_test
 
 import (
 	"context"
+	"crypto/x509"
 	"errors"
 	"net"
 	"net/http"
@@ -242,6 +243,15 @@ func TestExplainNoPerm(t *testing.T) {
 	if !redis.IsPermissionError(err) {
 		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
 	}
+}
+
+// A certificate's names come from the server: what it says reaches the
+// terminal escaped.
+func TestExplainCertificateNamesAreEscaped(t *testing.T) {
+	cert := &x509.Certificate{DNSNames: []string{"\x1b]0;title\a\x1b[2Jred.example"}}
+	err := redisclient.Explain(x509.HostnameError{Certificate: cert, Host: "localhost"}, "localhost:6380")
+	want := `the TLS certificate of localhost:6380 is not for the host in --url (x509: certificate is valid for \e]0;title\x07\e[2Jred.example, not localhost)`
+	checkSentence(t, err, want, "")
 }
 
 func TestExplainReadOnly(t *testing.T) {

@@ -60,7 +60,7 @@ func (m Model) wrapFeed(text string) []string {
 	if text == "" || m.width <= 0 {
 		return nil
 	}
-	return wrapLines(model.Printable(text), m.width, maxFeedLines)
+	return wrapLines(model.SafeText(text), m.width, maxFeedLines) // the feed escaped what it quotes
 }
 
 // sourceLine is the title, the address, the mode and the age of the data,

@@ -128,7 +128,7 @@ func (m Model) onRepaired(msg expireDoneMsg) (Model, tea.Cmd) {
 	switch {
 	case msg.err != nil:
 		j.failed++
-		j.lastErr = model.Printable(msg.key) + ": " + model.Printable(msg.err.Error())
+		j.lastErr = model.Printable(msg.key) + ": " + model.SafeText(msg.err.Error())
 	case msg.set:
 		j.set++
 	case msg.obs.PTTL == model.PTTLMissing:

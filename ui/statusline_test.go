@@ -89,3 +89,23 @@ func TestALongStatusKeepsTheSelectionInView(t *testing.T) {
 		t.Fatalf("the selected key went off screen:\n%s", plain(m))
 	}
 }
+
+// redisclient's sentences quote key names already escaped: the status line
+// shows them as the table does, once, and still escapes what was not.
+func TestWriteErrorsShowKeysAsTheTableDoes(t *testing.T) {
+	key := `ratelimit:a\b` + "\xff"
+	obs := str(key, "3", model.PTTLNoExpiry)
+	w := newFakeWriter().seed(obs)
+	w.err = errors.New("INCRBY " + model.Printable(key) + " 1 failed: WRONGTYPE \x1b[2J")
+	m := newModel(t, w, 120, 20, obs)
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if s, want := statusText(m), `INCRBY ratelimit:a\\b\xff 1 failed: WRONGTYPE \e[2J`; s != want {
+		t.Errorf("status line %q, want %q", s, want)
+	}
+
+	m.feedState.LastError = "NOPERM on channel " + model.Printable("__keyspace@0__:"+key) + "\a"
+	if got, want := strings.Join(m.wrapFeed(m.feedState.LastError), ""), `NOPERM on channel __keyspace@0__:ratelimit:a\\b\xff\x07`; got != want {
+		t.Errorf("header %q, want %q", got, want)
+	}
+}

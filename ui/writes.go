@@ -208,7 +208,7 @@ func (m Model) deleteCmd(key string) tea.Cmd {
 // command ("INCRBY k 1 failed: ..."), and saying it twice would push the
 // part that tells the user what to do off the screen.
 func writeFailed(cmd string, err error) statusLine {
-	text := model.Printable(err.Error())
+	text := model.SafeText(err.Error()) // its key names are escaped already
 	if strings.Contains(text, " failed: ") || strings.Contains(text, "was not sent") {
 		return failed("%s", text)
 	}
