@@ -40,12 +40,13 @@ func (c *Counter) Deadline() time.Time {
 	if !c.HasTTL() {
 		return time.Time{}
 	}
-	return c.ObservedAt.Add(ttlDuration(c.PTTL))
+	return c.ObservedAt.Add(PTTLDuration(c.PTTL))
 }
 
-// ttlDuration converts a non-negative PTTL, saturating instead of
-// overflowing.
-func ttlDuration(pttl int64) time.Duration {
+// PTTLDuration is a non-negative PTTL as a time.Duration, saturating
+// instead of overflowing: Redis allows TTLs of millennia, and a duration
+// ends at 292 years.
+func PTTLDuration(pttl int64) time.Duration {
 	const maxMillis = int64(math.MaxInt64 / time.Millisecond)
 	return time.Duration(min(pttl, maxMillis)) * time.Millisecond
 }

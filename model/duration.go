@@ -47,5 +47,5 @@ func TTLPhrase(pttl int64) string {
 	if pttl < 0 {
 		return "no TTL"
 	}
-	return "TTL " + FormatDuration((time.Duration(pttl) * time.Millisecond).Round(100*time.Millisecond))
+	return "TTL " + FormatDuration(PTTLDuration(pttl).Round(100*time.Millisecond))
 }

@@ -54,7 +54,10 @@ func TestAppendDurationIsTheFmtForm(t *testing.T) {
 }
 
 func TestTTLPhraseRoundsToWhatTheUserSet(t *testing.T) {
-	for pttl, want := range map[int64]string{-1: "no TTL", 59_999: "TTL 1m00s", 9_999: "TTL 10s", 9_940: "TTL 9.9s", 450: "TTL 0.5s"} {
+	for pttl, want := range map[int64]string{-1: "no TTL", 59_999: "TTL 1m00s", 9_999: "TTL 10s", 9_940: "TTL 9.9s", 450: "TTL 0.5s",
+		// Redis takes TTLs past what a time.Duration holds (292 years):
+		// they read as the longest one, not as 0.0s or as a wrapped value.
+		10_000_000_000_000: "TTL 106751d23h", 20_000_000_000_000: "TTL 106751d23h", math.MaxInt64: "TTL 106751d23h"} {
 		if got := TTLPhrase(pttl); got != want {
 			t.Errorf("TTLPhrase(%d) = %q, want %q", pttl, got, want)
 		}

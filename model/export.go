@@ -481,7 +481,7 @@ func appendTTL(dst []byte, ms int64) []byte {
 	if ms < 0 {
 		return append(dst, "no expiry"...)
 	}
-	return AppendDuration(dst, ttlDuration(ms))
+	return AppendDuration(dst, PTTLDuration(ms))
 }
 
 // prefetch reads a byte of each row's counter, key and value, and throws

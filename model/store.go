@@ -310,7 +310,7 @@ func (e *entry) expiryMoved(pttl, at int64) bool {
 func (e *entry) deadline() int64 { return deadline(e.pttl, e.at) }
 
 func deadline(pttl, at int64) int64 {
-	d := int64(ttlDuration(pttl))
+	d := int64(PTTLDuration(pttl))
 	if at > 0 && d > math.MaxInt64-at {
 		return math.MaxInt64
 	}

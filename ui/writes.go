@@ -269,7 +269,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 	case msg.obs.PTTL == model.PTTLMissing:
 		m.status = info("%s -> the key no longer exists", cmd)
 	default:
-		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, model.FormatDuration(time.Duration(msg.obs.PTTL)*time.Millisecond))
+		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, model.FormatDuration(model.PTTLDuration(msg.obs.PTTL)))
 	}
 	return m, nil
 }
