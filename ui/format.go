@@ -62,8 +62,12 @@ func formatRate(r float64) string {
 }
 
 // signed is a number with its sign and at most about three significant
-// digits, for rates.
+// digits, for rates; in a float counter's rate anything goes, so from a
+// hundred million on it takes an exponent ("+1e20") to fit its column.
 func signed(f float64) string {
+	if math.IsNaN(f) {
+		return "?"
+	}
 	sign := "+"
 	if f < 0 {
 		sign = "-"
@@ -74,8 +78,13 @@ func signed(f float64) string {
 		return sign + strconv.FormatFloat(a, 'f', 1, 64)
 	case a < 1000:
 		return sign + strconv.FormatFloat(a, 'f', 0, 64)
+	case a < 1e8:
+		return sign + formatCount(int64(a))
+	case math.IsInf(a, 0):
+		return sign + "∞"
 	}
-	return sign + formatCount(int64(a))
+	mantissa, exp, _ := strings.Cut(strconv.FormatFloat(a, 'e', 0, 64), "e+")
+	return sign + mantissa + "e" + strings.TrimLeft(exp, "0")
 }
 
 // formatCount is a count of keys for the header: 950, 41k, 1.2M.

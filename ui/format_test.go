@@ -1,10 +1,13 @@
 package ui
 
 import (
+	"math"
 	"slices"
 	"strings"
 	"testing"
 	"time"
+
+	"charm.land/lipgloss/v2"
 )
 
 func TestGauge(t *testing.T) {
@@ -53,6 +56,23 @@ func TestFormatPercent(t *testing.T) {
 	} {
 		if got := formatPercent(tc.value / tc.limit); got != tc.want {
 			t.Errorf("%v of %v: %q, want %q", tc.value, tc.limit, got, tc.want)
+		}
+	}
+}
+
+// A float counter can jump by any amount: its rate fits the RATE column
+// whatever it is, and never reads as a wrapped integer.
+func TestFormatRateFitsItsColumn(t *testing.T) {
+	for r, want := range map[float64]string{
+		0: "0/s", 0.25: "+0.2/s", -3: "-3.0/s", 42: "+42/s", 4100: "+4k/s", 2.5e6: "+2.5M/s",
+		99_949_999: "+99.9M/s", 1.5e8: "+2e8/s", 1e20: "+1e20/s", -1e300: "-1e300/s", math.Inf(1): "+∞/s", math.Inf(-1): "-∞/s", math.NaN(): "?/s",
+	} {
+		got := formatRate(r)
+		if got != want {
+			t.Errorf("formatRate(%g) = %q, want %q", r, got, want)
+		}
+		if w := lipgloss.Width(got); w > rateWidth {
+			t.Errorf("formatRate(%g) = %q is %d cells, the column %d", r, got, w, rateWidth)
 		}
 	}
 }
