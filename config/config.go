@@ -278,6 +278,16 @@ func parseDuration(s string) (time.Duration, error) {
 	return d, nil
 }
 
+// parseWindow parses a window: a duration Redis can hold as a TTL, which
+// counts whole milliseconds (1.5ms would quietly become 1ms).
+func parseWindow(s string) (time.Duration, error) {
+	d, err := parseDuration(s)
+	if err == nil && d%time.Millisecond != 0 {
+		return 0, fmt.Errorf("%q is not a whole number of milliseconds, which is what a Redis TTL counts (like 1500ms or 2s)", s)
+	}
+	return d, err
+}
+
 func parseLimit(s string) (float64, error) {
 	f, err := strconv.ParseFloat(s, 64)
 	if err != nil {

@@ -220,7 +220,7 @@ func setRule(r *model.Rule, key string, v any) error {
 			err = checkLimit(r.Limit)
 		}
 	case "window":
-		r.Window, err = tomlDuration(v)
+		r.Window, err = tomlWindow(v)
 	case "warn_at":
 		if r.WarnAt, err = tomlNumber(v); err == nil {
 			err = checkWarnAt(r.WarnAt)
@@ -249,6 +249,14 @@ func tomlDuration(v any) (time.Duration, error) {
 		return 0, wrongType(`a duration in quotes, like "60s"`, v)
 	}
 	return parseDuration(s)
+}
+
+func tomlWindow(v any) (time.Duration, error) {
+	s, ok := v.(string)
+	if !ok {
+		return 0, wrongType(`a duration in quotes, like "60s"`, v)
+	}
+	return parseWindow(s)
 }
 
 func tomlNumber(v any) (float64, error) {

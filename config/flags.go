@@ -167,7 +167,7 @@ func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 		check("limit", err)
 	}
 	if set["window"] {
-		c.Rules.Fallback.Window, err = parseDuration(f.window)
+		c.Rules.Fallback.Window, err = parseWindow(f.window)
 		check("window", err)
 	}
 	if set["mode"] {
