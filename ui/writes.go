@@ -222,12 +222,14 @@ func (m Model) onIncrDone(msg incrDoneMsg) Model {
 		m.status = writeFailed(cmd, msg.err)
 		return m
 	}
-	m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
 	if !m.watched(msg.key) {
-		m.status.text += fmt.Sprintf(" (outside %s: shown as written, not read again)", quotePatterns(m.patterns))
+		// Nothing would read it again: a row would go stale, and stay
+		// after Redis dropped the key. The table holds the watched keys.
+		m.status.text += fmt.Sprintf(" (not in the table: it is outside the watched patterns %s)", quotePatterns(m.patterns))
+		return m
 	}
-	return m
+	return m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 }
 
 // watched reports whether the feed reads key: it matches one of the
@@ -236,14 +238,14 @@ func (m Model) watched(key string) bool {
 	return len(m.patterns) == 0 || slices.ContainsFunc(m.patterns, func(p string) bool { return model.GlobMatch(p, key) })
 }
 
-// quotePatterns is the patterns as the user gave them: "--pattern 'a*'"
-// for one, "--pattern 'a*' and 'b*'" for two.
+// quotePatterns is the patterns, quoted: "'a*'" for one, "'a*' and 'b*'"
+// for two (they may come from --pattern or from the rules).
 func quotePatterns(patterns []string) string {
 	quoted := make([]string, len(patterns))
 	for i, p := range patterns {
 		quoted[i] = "'" + model.Printable(p) + "'"
 	}
-	return "--pattern " + strings.Join(quoted, " and ")
+	return strings.Join(quoted, " and ")
 }
 
 // onExpireDone reports one EXPIRE NX, or counts it towards a repair-all.
