@@ -469,6 +469,27 @@ func TestRepairOfAKeyGoneMeanwhile(t *testing.T) {
 	}
 }
 
+// e gives expiries to counters: a hash or text would vanish one day,
+// unasked, and a counter whose rule says it lives forever needs none.
+func TestExpireRefusesWhatIsNotAnExpiringCounter(t *testing.T) {
+	for key, want := range map[string]string{
+		"session:abc":    "Nothing was sent: session:abc holds a hash, not a counter, and e gives an expiry to counters only.",
+		"cache:greeting": "Nothing was sent: cache:greeting holds text, not a counter, and e gives an expiry to counters only.",
+		"views:home":     "Nothing was sent: the rule 'views:*' says views:home lives forever (expect_ttl = false), so it needs no expiry.",
+	} {
+		w := newFakeWriter().seed(fixture()...)
+		m := newModel(t, w, 120, 40, fixture()...)
+		m = selectKey(t, m, key)
+		m, cmd := press(m, "e")
+		if cmd != nil || m.prompt != nil || len(w.Calls()) > 0 {
+			t.Errorf("%s: e sent something or asked for a window", key)
+		}
+		if s := statusText(m); s != want {
+			t.Errorf("%s: status %q, want %q", key, s, want)
+		}
+	}
+}
+
 func TestRepairAllReportsFailures(t *testing.T) {
 	w := newFakeWriter().seed(fixture()...)
 	w.err = errReplica

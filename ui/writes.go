@@ -78,6 +78,9 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 		}
 		return m.askAmount(key, false)
 	case keyMatches(msg, k.Expire):
+		if refused, ok := m.refuseExpire(key); ok {
+			return refused, nil
+		}
 		return m.withWindow(key, m.ruleFor(key), func(m Model, w time.Duration) (Model, tea.Cmd) {
 			m.status = info("%s …", expireCommand(key, w))
 			return m, m.expireCmd(key, w, false)
@@ -154,6 +157,32 @@ func (m Model) refuseNotString(key, command string) (Model, bool) {
 	}
 	m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
 		model.Printable(key), model.Printable(c.Type), command)
+	return m, true
+}
+
+// refuseExpire refuses at once an expiry for a key that is not a counter
+// (a hash, a list, text: e would make it vanish one day, unasked) or whose
+// rule says it lives forever (expect_ttl = false). ok says it refused.
+func (m Model) refuseExpire(key string) (Model, bool) {
+	c, known := m.store.Get(key)
+	if !known {
+		return m, false
+	}
+	rule, ruled := m.store.RuleOf(c)
+	switch {
+	case c.Status == model.StatusNotCounter:
+		what := "text"
+		if c.Type != "string" {
+			what = "a " + model.Printable(c.Type)
+		}
+		m.status = failed("Nothing was sent: %s holds %s, not a counter, and e gives an expiry to counters only.", model.Printable(key), what)
+	case !rule.ExpectTTL && ruled:
+		m.status = failed("Nothing was sent: the rule %s says %s lives forever (expect_ttl = false), so it needs no expiry.", "'"+model.Printable(rule.Pattern)+"'", model.Printable(key))
+	case !rule.ExpectTTL:
+		m.status = failed("Nothing was sent: keys no rule covers are expected to live forever here, so %s needs no expiry.", model.Printable(key))
+	default:
+		return m, false
+	}
 	return m, true
 }
 
