@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"slices"
+
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
+	"charm.land/lipgloss/v2"
 )
 
 // keyMap is every key the dashboard answers to (DESIGN.md, "Keys in the
@@ -121,4 +124,25 @@ func (m Model) helpFor() help.KeyMap {
 		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Pause, k.Help, k.Quit}
 	}
 	return k
+}
+
+// helpLine is the help line at the bottom, at most as wide as the screen.
+// When the keys do not all fit, the ones nearest the end go first, except
+// ? and q: the ? screen lists the rest, and help and quit must stay in
+// sight on a narrow terminal.
+func (m Model) helpLine() string {
+	keys := slices.Clone(m.helpFor().ShortHelp())
+	h := m.help
+	h.SetWidth(0) // measured whole here: help would cut at the width, ? and q first
+	for {
+		line := h.ShortHelpView(keys)
+		i := len(keys) - 1
+		for i >= 0 && (slices.Contains(keys[i].Keys(), "?") || slices.Contains(keys[i].Keys(), "q")) {
+			i--
+		}
+		if lipgloss.Width(line) <= m.width || i < 0 {
+			return truncate(line, m.width)
+		}
+		keys = slices.Delete(keys, i, i+1)
+	}
 }

@@ -60,7 +60,7 @@ func (m Model) render() string {
 		lines = append(lines, line)
 	}
 	lines = append(lines, m.statusView()...)
-	lines = append(lines, truncate(m.help.View(m.helpFor()), m.width))
+	lines = append(lines, m.helpLine())
 	frame := strings.Join(lines, "\n")
 	if m.confirm != nil {
 		frame = overlay(frame, m.confirmView(), m.width, m.height)

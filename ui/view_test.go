@@ -134,3 +134,22 @@ func TestHostileKeyNamesAreEscaped(t *testing.T) {
 		}
 	}
 }
+
+// On a narrow terminal the help line gives up the keys nearest its end,
+// but never ? and q: help and quit stay in sight.
+func TestHelpLineKeepsHelpAndQuit(t *testing.T) {
+	for _, width := range []int{120, 80, 60, 40} {
+		m := newModel(t, newFakeWriter(), width, 24, fixture()...)
+		lines := strings.Split(plain(m), "\n")
+		last := lines[len(lines)-1]
+		if !strings.Contains(last, "? help") || !strings.Contains(last, "q quit") {
+			t.Errorf("at %d columns the help line lost ? or q: %q", width, last)
+		}
+		if w := lipgloss.Width(last); w > width {
+			t.Errorf("at %d columns the help line is %d wide", width, w)
+		}
+		if width == 120 && !strings.Contains(last, "enter detail") {
+			t.Errorf("at 120 columns every key fits: %q", last)
+		}
+	}
+}
