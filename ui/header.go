@@ -10,10 +10,10 @@ import (
 )
 
 // maxFeedLines bounds how much of the header the feed's message may take.
-const maxFeedLines = 2
+const maxFeedLines = 3
 
 // headerLines is how many lines the header takes: two, and one or two
-// more while the feed has an error or a note to tell.
+// more (up to maxFeedLines) while the feed has an error or a note to tell.
 func (m Model) headerLines() int {
 	text, _ := m.feedText()
 	return 2 + len(m.wrapFeed(text))

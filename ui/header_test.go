@@ -145,3 +145,17 @@ func TestNarrowColumnsDoNotShiftAsTheListScrolls(t *testing.T) {
 		t.Error("at no width did the long names at the bottom get more room than the short ones")
 	}
 }
+
+// The feed's note ends with what to do (the command to run): at 80 columns
+// it is shown whole, not cut before the command.
+func TestFeedNoteFitsAt80Columns(t *testing.T) {
+	m := newModel(t, newFakeWriter(), 80, 24, fixture()...)
+	m.feedState.Note = `polling every 1s: keyspace notifications are off on 10.0.0.7:6379 (notify-keyspace-events is ""): run with --enable-events or CONFIG SET notify-keyspace-events KEA to get live updates`
+	header := strings.Join(m.wrapFeed(m.feedState.Note), " ")
+	if !strings.HasSuffix(header, "notify-keyspace-events KEA to get live updates") {
+		t.Errorf("the note is cut: %q", header)
+	}
+	if !strings.Contains(flat(m), "KEA to get live updates") {
+		t.Errorf("the screen does not show the note's end:\n%s", plain(m))
+	}
+}
