@@ -262,10 +262,27 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		close(feed)
 	}()
 
+	// A watch that cannot work (--mode events on a server without
+	// notifications) says so in its first message, a round trip or two
+	// after it starts: fail then, before the screen opens, as a refused
+	// connection does. A watch that has not spoken within a second opens
+	// the screen, which shows how it goes.
+	first := (<-chan model.Batch)(feed)
+	select {
+	case b, ok := <-feed:
+		if !ok || b.State != nil && b.State.Mode == "stopped" {
+			return <-watchErr
+		}
+		first = prepend(ctx, b, feed)
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+		return nil
+	}
+
 	rules := cfg.Rules
 	m := ui.New(ui.Options{
 		Store:    model.NewStore(&rules),
-		Feed:     feed,
+		Feed:     first,
 		Writer:   client,
 		ReadOnly: cfg.Redis.ReadOnly,
 		Title:    title,
@@ -285,6 +302,23 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	// notifications) was on screen; it belongs in the shell too.
 	cancel()
 	return <-watchErr
+}
+
+// prepend is b, then what rest brings, until rest is closed or ctx done.
+func prepend(ctx context.Context, b model.Batch, rest <-chan model.Batch) <-chan model.Batch {
+	out := make(chan model.Batch, cap(rest))
+	out <- b
+	go func() {
+		defer close(out)
+		for b := range rest {
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
 }
 
 func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
