@@ -3,7 +3,6 @@ package model
 import (
 	"errors"
 	"fmt"
-	"math"
 	"strconv"
 	"strings"
 )
@@ -30,7 +29,7 @@ func ParseAmount(s string) (Amount, error) {
 	switch {
 	case v.Kind == KindInt:
 		return Amount{Int: v.Int}, nil
-	case v.Kind == KindFloat && !math.IsInf(v.Float, 0):
+	case v.Kind == KindFloat:
 		return Amount{Float: v.Float, IsFloat: true}, nil
 	}
 	return Amount{}, fmt.Errorf("%q is not an amount: give an integer like 5 or -1, or a decimal like 2.5", s)

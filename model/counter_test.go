@@ -32,6 +32,7 @@ func TestNewCounterIsTheStoresFirstReading(t *testing.T) {
 		{Observation{Key: "rl:padded", Type: "string", Raw: "007", PTTL: 1000}, StatusOK}, // a float to Redis: INCRBYFLOAT reads 7
 		{Observation{Key: "views:home", Type: "string", Raw: "12345", PTTL: PTTLNoExpiry}, StatusOK},
 		{Observation{Key: "other", Type: "hash", PTTL: PTTLNoExpiry}, StatusNotCounter},
+		{Observation{Key: "rl:inf", Type: "string", Raw: "inf", PTTL: PTTLNoExpiry}, StatusNotCounter},
 	}
 	var obs []Observation
 	for _, tt := range tests {
@@ -151,4 +152,30 @@ func FuzzKeySorter(f *testing.F) {
 			t.Errorf("Sorted = %q\nwant     %q", got, want)
 		}
 	})
+}
+
+// Percent is what the dashboard's % column shows: a value with no finite
+// number (inf, 1e400) has none, where it used to read ">999%".
+func TestCounterPercent(t *testing.T) {
+	tests := []struct {
+		raw   string
+		limit float64
+		want  float64
+		ok    bool
+	}{
+		{"50", 100, 0.5, true},
+		{"2.5", 10, 0.25, true},
+		{"150", 100, 1.5, true},
+		{"50", 0, 0, false},
+		{"hello", 100, 0, false},
+		{"inf", 100, 0, false},
+		{"-inf", 100, 0, false},
+		{"1e400", 100, 0, false},
+	}
+	for _, tt := range tests {
+		c := NewCounter(&Observation{Key: "rl:k", Type: "string", Raw: tt.raw, PTTL: PTTLNoExpiry, At: t0}, testRules())
+		if got, ok := c.Percent(tt.limit); got != tt.want || ok != tt.ok {
+			t.Errorf("%q of %v: Percent = %v, %v; want %v, %v", tt.raw, tt.limit, got, ok, tt.want, tt.ok)
+		}
+	}
 }

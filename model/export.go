@@ -38,11 +38,12 @@ func ValidFormat(format string) bool {
 // window and pattern.
 //
 // JSON is the form for scripts, as ../DESIGN.md specifies: key and raw are
-// the real strings (JSONKey: invalid UTF-8 bytes as the text \xNN), value is
+// the real strings (JSONKey: invalid UTF-8 bytes as the text \xNN), with
+// what a terminal could act on as \u escapes (appendJSONString), value is
 // the number exactly as stored for integers, null when the key holds no
-// number or a float beyond float64 (raw still has it), and every field is
-// present in every counter: raw is null for keys that are not strings, as
-// limit, window_s and rule are null when unknown.
+// number (raw still has what it holds: text, inf, 1e400), and every field
+// is present in every counter: raw is null for keys that are not strings,
+// as limit, window_s and rule are null when unknown.
 //
 // The table is for people: Printable names and values, long values cut to
 // fit. CSV has the JSON fields as columns, empty for null, with names and
@@ -115,13 +116,13 @@ func ttlMS(c *Counter, takenAt time.Time) int64 {
 }
 
 // appendNumber appends the value as JSON and CSV write it: integers
-// exactly, floats with appendFloat; nothing when the key holds no number
-// (or a float beyond float64).
+// exactly, floats (always finite: see ParseValue) with appendFloat; nothing
+// when the key holds no number.
 func appendNumber(dst []byte, v Value) []byte {
-	switch {
-	case v.Kind == KindInt:
+	switch v.Kind {
+	case KindInt:
 		return strconv.AppendInt(dst, v.Int, 10)
-	case v.Kind == KindFloat && !math.IsInf(v.Float, 0):
+	case KindFloat:
 		return appendFloat(dst, v.Float)
 	}
 	return dst
@@ -145,10 +146,11 @@ func appendFloat(dst []byte, f float64) []byte {
 }
 
 // writeJSON writes the document exactly as json.Encoder with a two-space
-// indent would (export_test.go holds the two side by side), a counter at a
-// time and without reflection: a hundred thousand counters are never held
-// as one document, and take milliseconds. Errors writing to w come out of
-// its Flush.
+// indent would, but for the characters appendJSONString escapes where
+// encoding/json does not (export_test.go holds the two side by side), a
+// counter at a time and without reflection: a hundred thousand counters
+// are never held as one document, and take milliseconds. Errors writing to
+// w come out of its Flush.
 func writeJSON(w *bufio.Writer, takenAt time.Time, rows []*Counter, rules *Rules) error {
 	texts := newRuleTexts(rules)
 	w.WriteString("{\n  \"taken_at\": \"")
@@ -273,9 +275,15 @@ func appendOrNull(before, appended []byte) []byte {
 }
 
 // appendJSONString appends s as encoding/json quotes a string with
-// SetEscapeHTML(false): `"` and `\` escaped, control characters as \n-style
-// or \u00XX escapes, U+2028 and U+2029 escaped, invalid UTF-8 as U+FFFD
-// (JSONKey has replaced it by then).
+// SetEscapeHTML(false) — `"` and `\` escaped, C0 control characters as
+// \n-style or \u00XX escapes, U+2028 and U+2029 as \u2028 and \u2029,
+// invalid UTF-8 as \ufffd (JSONKey has replaced it by then) — and, where
+// encoding/json writes them raw, with DEL, the C1 controls (U+0080-U+009F:
+// U+009B is a CSI to some terminals) and the bidirectional controls
+// (escapedRune) as \u escapes too. A snapshot is often printed straight to a
+// terminal, which would act on those or reorder the line around them; a
+// JSON reader decodes the escapes to the same string, so scripts see the
+// real key name all the same.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -283,7 +291,7 @@ func appendJSONString(dst []byte, s string) []byte {
 	for i := 0; i < len(s); {
 		b := s[i]
 		if b < utf8.RuneSelf {
-			if b >= 0x20 && b != '"' && b != '\\' {
+			if b >= 0x20 && b != '"' && b != '\\' && b != 0x7f {
 				i++
 				continue
 			}
@@ -313,9 +321,9 @@ func appendJSONString(dst []byte, s string) []byte {
 		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
-		case r == '\u2028' || r == '\u2029':
+		case escapedRune(r): // U+2028 and U+2029 among them
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', '2', '0', '2', hex[r&0xf])
+			dst = append(dst, '\\', 'u', hex[r>>12], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
 		default:
 			i += size
 			continue

@@ -5,13 +5,14 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
-	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"testing"
 	"text/tabwriter"
 	"time"
+	"unicode"
+	"unicode/utf8"
 )
 
 // snapshotRows is a Store's view of some awkward keys, ten seconds after
@@ -27,6 +28,7 @@ func snapshotRows(t *testing.T) ([]*Counter, *Rules, time.Time) {
 		read(`back\slash`, "-3", 5_000, 0),
 		{Key: "rl:hash", Type: "hash", PTTL: PTTLNoExpiry, At: t0},
 		read("views:home", "1e400", PTTLNoExpiry, 0),
+		read("rl:inf", "inf", PTTLNoExpiry, 0),
 	}})
 	return refs(s.Rows(0, s.Len())), rules, t0.Add(10 * time.Second)
 }
@@ -93,8 +95,12 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	if c := byKey["rl:hash"]; c.Type != "hash" || c.Value != nil || c.Raw != nil || c.Status != "not-counter" {
 		t.Errorf("hash = %+v", c)
 	}
-	if c := byKey["views:home"]; c.Value != nil || *c.Raw != "1e400" || c.Limit != nil || c.Status != "ok" {
+	if c := byKey["views:home"]; c.Value != nil || *c.Raw != "1e400" || c.Limit != nil || c.Status != "not-counter" {
 		t.Errorf("a number beyond float64 = %+v", c)
+	}
+	// Redis will not increment inf: it holds no number, and is not stuck.
+	if c := byKey["rl:inf"]; c.Value != nil || *c.Raw != "inf" || c.TTLMS != -1 || c.Status != "not-counter" {
+		t.Errorf("inf = %+v", c)
 	}
 
 	// Every field is in every counter, null or not.
@@ -147,7 +153,25 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules
 	if err := enc.Encode(doc); err != nil {
 		t.Fatal(err)
 	}
-	return buf.String()
+	return escapeTerminalActive(buf.String())
+}
+
+// escapeTerminalActive is encoding/json's output with the characters it
+// writes raw but a terminal could act on as \u escapes: DEL and the C1
+// controls (Unicode's Cc past ASCII's C0, which encoding/json escapes
+// already) and the bidirectional controls (Unicode's Bidi_Control). They
+// can only stand inside strings, where JSON reads \uXXXX as the same
+// character. The tables are Unicode's, not the package's own list.
+func escapeTerminalActive(doc string) string {
+	var b strings.Builder
+	for _, r := range doc {
+		if (unicode.Is(unicode.Cc, r) && r >= 0x7f) || unicode.Is(unicode.Bidi_Control, r) {
+			fmt.Fprintf(&b, `\u%04x`, r)
+		} else {
+			b.WriteRune(r)
+		}
+	}
+	return b.String()
 }
 
 // referenceFields are the numbers of c's JSON object as the reference
@@ -166,8 +190,8 @@ func referenceFields(c *Counter, takenAt time.Time, rules *Rules) reference {
 	switch {
 	case c.Value.Kind == KindInt:
 		r.value = json.Number(strconv.FormatInt(c.Value.Int, 10))
-	case c.Value.Kind == KindFloat && !math.IsInf(c.Value.Float, 0):
-		r.value = c.Value.Float
+	case c.Value.Kind == KindFloat:
+		r.value = c.Value.Float // encoding/json fails on ±Inf or NaN, which a value never is
 	}
 	if c.HasTTL() {
 		r.ttlMS = max(c.Deadline().Sub(takenAt), 0).Milliseconds()
@@ -209,9 +233,9 @@ func bigNumbers(rules *Rules, at time.Time) (*Rules, []*Counter) {
 }
 
 // checkReference fails unless WriteSnapshot writes rows in format exactly
-// as the reference writer does.
+// as the reference writer does, and returns what it wrote.
 func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, rules *Rules,
-	reference func(testing.TB, time.Time, []*Counter, *Rules) string) {
+	reference func(testing.TB, time.Time, []*Counter, *Rules) string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := WriteSnapshot(&buf, format, at, rows, rules); err != nil {
@@ -220,17 +244,47 @@ func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, 
 	if want := reference(t, at, rows, rules); buf.String() != want {
 		t.Errorf("%s writer:\n%q\nthe reference:\n%q", format, buf.String(), want)
 	}
+	return buf.String()
 }
 
 // fuzzReference checks that any key, type, value and TTL is written in
-// format as the reference writer writes it.
+// format as the reference writer writes it, with nothing a terminal could
+// act on; and that JSON gives back the real strings.
 func fuzzReference(f *testing.F, format string, reference func(testing.TB, time.Time, []*Counter, *Rules) string) {
 	rules := testRules()
 	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
 		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
 		c := NewCounter(&o, rules)
-		checkReference(t, format, t0.Add(time.Second), []*Counter{&c}, rules, reference)
+		out := checkReference(t, format, t0.Add(time.Second), []*Counter{&c}, rules, reference)
+		checkTerminalSafe(t, out)
+		if format == FormatJSON {
+			checkJSONStrings(t, out, &c)
+		}
 	})
+}
+
+// checkJSONStrings fails unless the one counter in the JSON document out
+// reads back as c's key, type and raw value (JSONKey's form: the real
+// string, where it is UTF-8).
+func checkJSONStrings(t *testing.T, out string, c *Counter) {
+	t.Helper()
+	var doc struct {
+		Counters []struct {
+			Key  string  `json:"key"`
+			Type string  `json:"type"`
+			Raw  *string `json:"raw"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Counters) != 1 {
+		t.Fatalf("decode: %v, %d counters\n%s", err, len(doc.Counters), out)
+	}
+	got := doc.Counters[0]
+	if got.Key != JSONKey(c.Key) || got.Type != JSONKey(c.Type) {
+		t.Errorf("JSON reads back key %q type %q, want %q %q", got.Key, got.Type, JSONKey(c.Key), JSONKey(c.Type))
+	}
+	if c.Type == "string" && (got.Raw == nil || *got.Raw != JSONKey(c.Raw)) {
+		t.Errorf("JSON reads back raw %v, want %q", got.Raw, JSONKey(c.Raw))
+	}
 }
 
 func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
@@ -238,6 +292,8 @@ func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rules, big := bigNumbers(rules, at)
 	rows = append(rows, big...)
 	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
+	rows = append(rows, &Counter{Key: hostileKey, Type: "string\u009b", Raw: hostileKey, ObservedAt: at, Rule: 0})
+	rows = append(rows, &Counter{Key: "kept: \u00a0\u00ff\u200b\u2027\u202f\u2065\u206a\ufeff", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
 	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatJSON, at, rows, rules, encodingJSON)
@@ -249,6 +305,7 @@ func FuzzWriteSnapshotJSON(f *testing.F) {
 	f.Add("rl:1", "string", "5", int64(60_000))
 	f.Add("bad\xffbyte\x1b", "hash", "", int64(-1))
 	f.Add("\u2028\"\\", "string", "-1.5e-7", int64(0))
+	f.Add(hostileKey, "string\u202e", "\u009b"+hostileKey, int64(-1))
 	fuzzReference(f, FormatJSON, encodingJSON)
 }
 
@@ -279,6 +336,8 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	want := map[string]string{
 		`rl:\e[31m`:   `rl:\e[31m,string,9223372036854775807,9223372036854775807,50000,100,60,rl:*,over`,
 		`line\nbreak`: `line\nbreak,string,2.5,2.5,-1,10,,,no-expiry`,
+		"rl:inf":      "rl:inf,string,,inf,-1,100,60,rl:*,not-counter",
+		"views:home":  "views:home,string,,1e400,-1,,,views:*,not-counter",
 		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,not-counter`,
 		`back\\slash`: `back\\slash,string,-3,-3,0,10,,,ok`,
 		"rl:hash":     "rl:hash,hash,,,-1,100,60,rl:*,not-counter",
@@ -335,6 +394,7 @@ func FuzzWriteSnapshotCSV(f *testing.F) {
 	f.Add("rl:1", "string", "5", int64(60_000))
 	f.Add(" a,\"b\"", "hash", "", int64(-1))
 	f.Add(`\.`, "string", "\r\n", int64(0))
+	f.Add(hostileKey, "string\u202e", "\u009b"+hostileKey, int64(-1))
 	fuzzReference(f, FormatCSV, encodingCSV)
 }
 
@@ -445,7 +505,8 @@ func TestWriteSnapshotTable(t *testing.T) {
 		`bad\xffbyte text\xfe 10 0.0s not-counter`,
 		`back\\slash -3 10 0.0s ok`,
 		"rl:hash (hash) 100 no expiry not-counter",
-		"views:home 1e400 - no expiry ok",
+		"views:home 1e400 - no expiry not-counter",
+		"rl:inf inf 100 no expiry not-counter",
 		"long " + strings.Repeat("x", 39) + "… 100 1d01h ok",
 	} {
 		if !slices.Contains(words, want) {
@@ -460,13 +521,69 @@ func TestWriteSnapshotTable(t *testing.T) {
 	}
 }
 
-// checkTerminalSafe fails when out holds bytes a terminal could act on.
+// checkTerminalSafe fails when out holds bytes a terminal could act on:
+// a control character but the line break (C0, DEL, C1: U+009B is a CSI),
+// a line or paragraph separator, a bidirectional control that would
+// reorder what follows it, or bytes that are not UTF-8.
 func checkTerminalSafe(t *testing.T, out string) {
 	t.Helper()
+	if !utf8.ValidString(out) {
+		t.Errorf("output is not UTF-8:\n%q", out)
+		return
+	}
 	for _, r := range out {
-		if (r < 0x20 && r != '\n') || r == 0x7f || (0x80 <= r && r <= 0x9f) || r == '\ufffd' {
+		if (unicode.Is(unicode.Cc, r) && r != '\n') || r == '\u2028' || r == '\u2029' || unicode.Is(unicode.Bidi_Control, r) {
 			t.Errorf("output holds %U:\n%q", r, out)
 			return
+		}
+	}
+}
+
+// hostileKey holds what a terminal acts on but JSON writes raw: DEL, C1
+// controls (U+009B is a CSI: "\u009b2J" clears some screens), every
+// bidirectional control, and the line separators and ESC for good measure.
+const hostileKey = "rl:\x7f\u0085\u009b2J\u061c\u200e\u200f\u202a\u202b\u202c\u202d\u202e\u2066\u2067\u2068\u2069\u2028\u2029\x1b[2J:end"
+
+// A key, type, value and rule pattern with hostileKey's characters reach
+// the terminal escaped in every format, JSON included (as \u escapes, which
+// give back the real strings).
+func TestSnapshotHostileKeyIsTerminalSafe(t *testing.T) {
+	rules := &Rules{
+		List:     []Rule{{Pattern: "rl:*\u202e*", Limit: 100, Window: time.Minute, ExpectTTL: true}},
+		Fallback: Rule{Limit: 10, ExpectTTL: true},
+	}
+	o := Observation{Key: hostileKey, Type: "string", Raw: "\u009b" + hostileKey, PTTL: 30_000, At: t0}
+	c := NewCounter(&o, rules)
+	h := Counter{Key: "\u202ehash\u0085", Type: "hash\u2066\x7f", PTTL: PTTLNoExpiry, ObservedAt: t0, Rule: -1, Status: StatusNotCounter}
+	if c.Rule != 0 {
+		t.Fatalf("the hostile key matched rule %d, want 0", c.Rule)
+	}
+	rows := []*Counter{&c, &h}
+	for _, format := range Formats {
+		var buf bytes.Buffer
+		if err := WriteSnapshot(&buf, format, t0.Add(time.Second), rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		t.Run(format, func(t *testing.T) { checkTerminalSafe(t, buf.String()) })
+		if format != FormatJSON {
+			continue
+		}
+		var doc struct {
+			Counters []struct{ Key, Type, Raw, Rule string }
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+			t.Fatalf("decode: %v\n%s", err, buf.String())
+		}
+		if got := doc.Counters[0]; got.Key != c.Key || got.Raw != c.Raw || got.Rule != rules.List[0].Pattern {
+			t.Errorf("JSON reads back %+q, want key %+q, raw %+q, rule %+q", got, c.Key, c.Raw, rules.List[0].Pattern)
+		}
+		if got := doc.Counters[1]; got.Key != h.Key || got.Type != h.Type {
+			t.Errorf("JSON reads back %+q, want key %+q, type %+q", got, h.Key, h.Type)
+		}
+		for _, esc := range []string{`\u007f`, `\u0085`, `\u009b`, `\u061c`, `\u200e`, `\u202e`, `\u2069`, `\u2028`, `\u001b`} {
+			if !strings.Contains(buf.String(), esc) {
+				t.Errorf("JSON lacks the escape %s:\n%s", esc, buf.String())
+			}
 		}
 	}
 }

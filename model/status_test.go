@@ -35,7 +35,14 @@ func TestEvaluate(t *testing.T) {
 		{"custom warn_at", "string", num("5"), ttl, custom, StatusWarn},
 		{"custom warn_at, under", "string", num("4"), ttl, custom, StatusOK},
 		{"negative values are under the limit", "string", num("-5"), ttl, limited, StatusOK},
-		{"infinity is over", "string", num("inf"), ttl, limited, StatusOver},
+		// Redis refuses to increment an infinite value, and one beyond
+		// float64 has no number here: neither is over a limit or stuck.
+		{"inf is no counter", "string", num("inf"), ttl, limited, StatusNotCounter},
+		{"inf without TTL is not stuck", "string", num("inf"), PTTLNoExpiry, limited, StatusNotCounter},
+		{"-inf without TTL is not no-expiry", "string", num("-INFINITY"), PTTLNoExpiry, limited, StatusNotCounter},
+		{"nan", "string", num("nan"), PTTLNoExpiry, limited, StatusNotCounter},
+		{"beyond float64 is no counter", "string", num("1e400"), PTTLNoExpiry, limited, StatusNotCounter},
+		{"the largest float64 is stuck", "string", num("1.7976931348623157e308"), PTTLNoExpiry, limited, StatusStuck},
 		{"text", "string", num("hello"), ttl, limited, StatusNotCounter},
 		{"text without TTL is not no-expiry", "string", num("hello"), PTTLNoExpiry, limited, StatusNotCounter},
 		{"a hash", "hash", Value{}, PTTLNoExpiry, limited, StatusNotCounter},

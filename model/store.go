@@ -177,7 +177,7 @@ func (s *Store) observe(o *Observation) bool {
 	oldNum, wasNum := e.value().Number()
 	newNum, isNum := v.Number()
 	switch {
-	case !wasNum || !isNum || math.IsInf(oldNum, 0) || math.IsInf(newNum, 0):
+	case !wasNum || !isNum:
 		e.sumDelta, e.sumSecs = 0, 0
 	case at > e.at:
 		delta := newNum - oldNum

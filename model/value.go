@@ -11,34 +11,45 @@ import (
 type Kind uint8
 
 const (
-	KindNone  Kind = iota // not a number (text, or a key of another type)
+	KindNone  Kind = iota // not a number: text, inf, beyond float64, or a key of another type
 	KindInt               // a canonical signed 64-bit integer: INCR works on it
-	KindFloat             // a number INCRBYFLOAT accepts, but INCR does not
+	KindFloat             // a finite number INCRBYFLOAT accepts, but INCR does not
 )
 
 // Value is a parsed counter value.
 type Value struct {
 	Kind  Kind
 	Int   int64   // when Kind == KindInt
-	Float float64 // when Kind == KindFloat (and Int's value as float64 when KindInt)
+	Float float64 // when Kind == KindFloat (and Int's value as float64 when KindInt); never ±Inf or NaN
 }
 
-// ParseValue reads raw exactly as Redis does: a canonical signed 64-bit
-// integer (no sign '+', no leading zeros, no spaces, "-0" refused: Redis's
-// string2ll) is KindInt; otherwise a string INCRBYFLOAT accepts (Redis's
-// string2ld: strtold with no leading space, nothing trailing, not NaN, at
-// most 5*1024 bytes) is KindFloat; anything else is KindNone.
+// ParseValue reads raw as Redis does: a canonical signed 64-bit integer
+// (no sign '+', no leading zeros, no spaces, "-0" refused: Redis's
+// string2ll) is KindInt; otherwise a finite number INCRBYFLOAT accepts
+// (Redis's string2ld: strtold with no leading space, nothing trailing, not
+// NaN, at most 5*1024 bytes) that float64 holds is KindFloat; anything else
+// is KindNone.
 //
 // strtold reads more than Go's ParseFloat does and Go reads some things
 // strtold does not, so the syntax is checked here: an optional sign, then
 // decimal digits with an optional point and e-exponent ("1.5", ".5", "5.",
-// "1e3"), hexadecimal digits after 0x with an optional point and
-// p-exponent ("0x10", "0x1.8p3"), or "inf"/"infinity" in any case. Redis
-// keeps the number in an x86-64 long double, whose range is far wider than
-// float64's: a value such as 1e400 is a valid counter there, and its Float
-// is ±Inf here; a value such as 1e-400 is too, and its Float is 0. Only
-// values that overflow or underflow the long double itself are refused, as
-// strtold's ERANGE makes Redis refuse them.
+// "1e3"), or hexadecimal digits after 0x with an optional point and
+// p-exponent ("0x10", "0x1.8p3").
+//
+// A counter holds a finite float64, so that it compares with a limit, has a
+// rate and is a JSON number:
+//   - "inf" and "infinity" (any case, either sign), which strtold reads,
+//     are KindNone: Redis refuses to increment them ("increment would
+//     produce NaN or Infinity"), so they count nothing, and a key holding
+//     one is not-counter, not stuck. "nan" Redis refuses outright.
+//   - A value beyond float64, such as 1e400, is KindNone too. Redis keeps
+//     the number in an x86-64 long double, whose range is far wider, and
+//     INCRBYFLOAT goes on counting there; but here it would be ±Inf, which
+//     no limit, rate or JSON number can take, and no rate limiter counts
+//     that high.
+//   - A value too small for float64 but not for a long double, such as
+//     1e-400, is a counter to Redis, and its Float is 0. One too small for
+//     a long double is refused, as strtold's ERANGE makes Redis refuse it.
 func ParseValue(raw string) Value {
 	if n, ok := parseInt(raw); ok {
 		return Value{Kind: KindInt, Int: n, Float: float64(n)}
@@ -104,8 +115,6 @@ const maxLongDoubleChars = 5 * 1024
 // two for hexadecimal ones), not yet corrected for the digits after the
 // point.
 type numeral struct {
-	neg      bool
-	inf      bool
 	hex      bool
 	intPart  string
 	fracPart string
@@ -120,18 +129,14 @@ const maxExp = 1 << 30
 
 // scanNumeral parses s as glibc's strtold does in the C locale, and reports
 // whether strtold would consume all of s. Leading whitespace, which strtold
-// skips but Redis refuses, is refused; NaN, which Redis refuses, is too.
+// skips but Redis refuses, is refused; NaN, which Redis refuses, is too, and
+// so are "inf" and "infinity", which are no counter (see ParseValue).
 func scanNumeral(s string) (n numeral, ok bool) {
 	i := 0
 	if i < len(s) && (s[i] == '+' || s[i] == '-') {
-		n.neg = s[i] == '-'
 		i++
 	}
 	rest := s[i:]
-	if equalFoldASCII(rest, "inf") || equalFoldASCII(rest, "infinity") {
-		n.inf = true
-		return n, true
-	}
 	digit, expChar := isDigit, byte('e')
 	if len(rest) > 2 && rest[0] == '0' && (rest[1] == 'x' || rest[1] == 'X') {
 		// strtold reads "0x" as a hexadecimal prefix only when a hex digit
@@ -181,8 +186,9 @@ func scanNumeral(s string) (n numeral, ok bool) {
 	return n, i == len(s)
 }
 
-// parseLongDouble is Redis's string2ld (what INCRBYFLOAT accepts), with the
-// result rounded to float64.
+// parseLongDouble is Redis's string2ld (what INCRBYFLOAT accepts) with the
+// result rounded to float64, for finite numbers that float64 holds (see
+// ParseValue): infinities and values beyond float64 are refused.
 func parseLongDouble(s string) (float64, bool) {
 	if len(s) == 0 || len(s) >= maxLongDoubleChars {
 		return 0, false
@@ -191,21 +197,19 @@ func parseLongDouble(s string) (float64, bool) {
 	if !ok {
 		return 0, false
 	}
-	if n.inf {
-		if n.neg {
-			return math.Inf(-1), true
-		}
-		return math.Inf(1), true
-	}
 	text := s
 	if n.hex && !n.hasExp {
 		text += "p0" // Go wants a binary exponent after hexadecimal digits
 	}
-	// The syntax is checked, so the only error left is ErrRange, with f ±Inf.
+	// The syntax is checked, so the only error left is ErrRange: f is ±Inf
+	// for a value beyond float64, or 0 for one too small for it.
 	f, _ := strconv.ParseFloat(text, 64)
-	if math.IsInf(f, 0) || (f == 0 && !n.isZero()) {
-		// Beyond float64, but perhaps not beyond a long double.
-		return f, n.fitsLongDouble()
+	switch {
+	case math.IsInf(f, 0):
+		return 0, false
+	case f == 0 && !n.isZero():
+		// Too small for float64, but perhaps not for a long double.
+		return 0, !n.underflowsLongDouble()
 	}
 	return f, true
 }
@@ -214,21 +218,16 @@ func (n numeral) isZero() bool {
 	return strings.Trim(n.intPart, "0") == "" && strings.Trim(n.fracPart, "0") == ""
 }
 
-// Limits of the x86-64 long double (x87 extended precision: a 64-bit
-// significand; exponents down to -16382 for normal numbers, -16445 for
-// subnormal ones) under glibc strtold's rounding to nearest, ties to even:
-//   - a value overflows to ±HUGE_VALL when it is at least halfway between
-//     the largest finite long double, (2^64-1)·2^16320, and 2^16384;
-//   - it underflows to zero when it is at most half the smallest subnormal
-//     long double, 2^-16445.
-var (
-	longDoubleOverflow = new(big.Int).Lsh(new(big.Int).Sub(new(big.Int).Lsh(big.NewInt(1), 65), big.NewInt(1)), 16319)
-	longDoubleZeroExp  = uint(16446) // values up to 2^-16446 round to zero
-)
+// longDoubleZeroExp is where the x86-64 long double (x87 extended
+// precision: exponents down to -16382 for normal numbers, -16445 for
+// subnormal ones) ends under glibc strtold's rounding to nearest, ties to
+// even: a value of at most 2^-16446, half the smallest subnormal, rounds to
+// zero with ERANGE.
+const longDoubleZeroExp = 16446
 
-// fitsLongDouble reports whether the finite, nonzero value of n is rounded
-// neither to infinity nor to zero in an x86-64 long double.
-func (n numeral) fitsLongDouble() bool {
+// underflowsLongDouble reports whether the nonzero value of n, too small
+// for a float64, is rounded to zero in an x86-64 long double as well.
+func (n numeral) underflowsLongDouble() bool {
 	// value = mant·expBase^scale, mant being the digits without the point.
 	digitBase, expBase, log2ExpBase := 10, int64(10), math.Log2(10)
 	scale := n.exp - int64(len(n.fracPart))
@@ -242,13 +241,13 @@ func (n numeral) fitsLongDouble() bool {
 	// powers (the exponent may be in the billions).
 	lo := float64(mant.BitLen()-1) + float64(scale)*log2ExpBase
 	switch {
-	case lo > 16400 || lo < -16460:
-		return false
-	case lo < 16380 && lo > -16440:
+	case lo < -16460:
 		return true
+	case lo > -16440:
+		return false
 	}
 
-	// Near a limit: compare value = num/den exactly with each bound.
+	// Near the limit: compare value = num/den exactly with 2^-16446.
 	num, den := mant, big.NewInt(1)
 	pow := new(big.Int).Exp(big.NewInt(expBase), big.NewInt(max(scale, -scale)), nil)
 	if scale >= 0 {
@@ -256,28 +255,11 @@ func (n numeral) fitsLongDouble() bool {
 	} else {
 		den = pow
 	}
-	if num.Cmp(new(big.Int).Mul(den, longDoubleOverflow)) >= 0 {
-		return false
-	}
-	return new(big.Int).Lsh(num, longDoubleZeroExp).Cmp(den) > 0
+	return num.Lsh(num, longDoubleZeroExp).Cmp(den) <= 0
 }
 
 func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isHexDigit(c byte) bool {
 	return isDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'f')
-}
-
-// equalFoldASCII reports whether s equals the lower-case ASCII word lower,
-// ignoring ASCII case.
-func equalFoldASCII(s, lower string) bool {
-	if len(s) != len(lower) {
-		return false
-	}
-	for i := 0; i < len(s); i++ {
-		if s[i]|0x20 != lower[i] {
-			return false
-		}
-	}
-	return true
 }

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"errors"
 	"math"
 	"strconv"
 	"strings"
@@ -9,7 +10,9 @@ import (
 )
 
 // parseCases are checked here, and were checked against a real Redis 7.0
-// (INCR and INCRBYFLOAT on each string, x86-64) when they were written.
+// (INCR and INCRBYFLOAT on each string, x86-64) when they were written;
+// but for values beyond float64, which Redis's long double holds and
+// countertop does not count (see ParseValue).
 var parseCases = []struct {
 	raw  string
 	kind Kind
@@ -36,22 +39,38 @@ var parseCases = []struct {
 	{"1E+3", KindFloat, 1000},
 	{"+.5e-3", KindFloat, 0.0005},
 	{"0.1", KindFloat, 0.1},
-	{"inf", KindFloat, math.Inf(1)},
-	{"-Infinity", KindFloat, math.Inf(-1)},
-	{"INF", KindFloat, math.Inf(1)},
 	{"0x10", KindFloat, 16},
 	{"0X1P-2", KindFloat, 0.25},
 	{"0x1p3", KindFloat, 8},
 	{"0x.8", KindFloat, 0.5},
 	{"0x1.", KindFloat, 1},
 	{"-0x1e3", KindFloat, -0x1e3}, // 'e' is a hex digit here
-	// Beyond float64 but inside a long double: Redis counts on them.
-	{"1e400", KindFloat, math.Inf(1)},
-	{"-1e400", KindFloat, math.Inf(-1)},
+	// The ends of float64.
+	{"1.7976931348623157e308", KindFloat, math.MaxFloat64},
+	{"-0x1.fffffffffffffp1023", KindFloat, -math.MaxFloat64},
+	{"5e-324", KindFloat, math.SmallestNonzeroFloat64},
+	// Too small for float64 but inside a long double: Redis counts on
+	// them, and they are 0 here.
 	{"1e-400", KindFloat, 0},
-	{"1.18973149535723176502e4932", KindFloat, math.Inf(1)}, // the largest long double
-	{"1.9e-4951", KindFloat, 0},                             // rounds to the smallest subnormal
-	{"0x1p-16445", KindFloat, 0},                            // the smallest subnormal itself
+	{"1.9e-4951", KindFloat, 0},  // rounds to the smallest subnormal long double
+	{"0x1p-16445", KindFloat, 0}, // the smallest subnormal long double itself
+	// Infinite: strtold reads them, but Redis refuses to increment them
+	// ("increment would produce NaN or Infinity"), so they count nothing.
+	{"inf", KindNone, 0},
+	{"+inf", KindNone, 0},
+	{"-inf", KindNone, 0},
+	{"INF", KindNone, 0},
+	{"infinity", KindNone, 0},
+	{"-Infinity", KindNone, 0},
+	{"+INFINITY", KindNone, 0},
+	// Too large for float64: Redis's long double holds them, and INCRBYFLOAT
+	// goes on counting there, but here they would be ±Inf (no JSON number,
+	// no limit to compare): a counter is a finite float64.
+	{"1e400", KindNone, 0},
+	{"-1e400", KindNone, 0},
+	{"1.7976931348623159e308", KindNone, 0}, // rounds up past the largest float64
+	{"0x1p1024", KindNone, 0},
+	{"1.18973149535723176502e4932", KindNone, 0}, // the largest long double
 	// Beyond a long double: strtold's ERANGE, which Redis refuses.
 	{"1.2e4932", KindNone, 0},
 	{"1.8e-4951", KindNone, 0},
@@ -84,6 +103,8 @@ var parseCases = []struct {
 	{"0b101", KindNone, 0},
 	{"nan", KindNone, 0},
 	{"-NaN", KindNone, 0},
+	{"+nan", KindNone, 0},
+	{"NAN", KindNone, 0},
 	{"nan(123)", KindNone, 0},
 	{"infin", KindNone, 0},
 	{"infinityy", KindNone, 0},
@@ -127,8 +148,10 @@ func TestValueNumber(t *testing.T) {
 	if n, ok := ParseValue("2.5").Number(); !ok || n != 2.5 {
 		t.Errorf("float: %v %v", n, ok)
 	}
-	if _, ok := ParseValue("x").Number(); ok {
-		t.Error("text is a number")
+	for _, raw := range []string{"x", "inf", "-inf", "nan", "1e400"} {
+		if n, ok := ParseValue(raw).Number(); ok {
+			t.Errorf("%q is the number %v", raw, n)
+		}
 	}
 }
 
@@ -147,9 +170,18 @@ func FuzzParseValue(f *testing.F) {
 				t.Fatalf("%q: Float %v for Int %d", raw, v.Float, v.Int)
 			}
 		case KindFloat:
-			if math.IsNaN(v.Float) {
-				t.Fatalf("%q is NaN", raw)
+			if math.IsNaN(v.Float) || math.IsInf(v.Float, 0) {
+				t.Fatalf("%q is KindFloat %v: a counter is a finite float64", raw, v.Float)
 			}
+		}
+		if n, ok := v.Number(); ok && (math.IsNaN(n) || math.IsInf(n, 0)) {
+			t.Fatalf("%q is the number %v", raw, n)
+		}
+		// What Go reads as infinite or NaN ("inf", "Infinity", "nan", or
+		// beyond float64: "1e400") is no number here, in any case.
+		if f, err := strconv.ParseFloat(raw, 64); (err == nil || errors.Is(err, strconv.ErrRange)) &&
+			(math.IsInf(f, 0) || math.IsNaN(f)) && v.Kind != KindNone {
+			t.Fatalf("%q reads as %v but is Kind %d", raw, f, v.Kind)
 		}
 		if v.Kind != KindNone && raw != strings.TrimLeftFunc(raw, unicode.IsSpace) {
 			t.Fatalf("%q starts with a space but is a number", raw)
