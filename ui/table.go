@@ -253,6 +253,9 @@ func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string
 // (new batch, sort, filter, resize). When the key is gone or filtered out,
 // the cursor keeps its index, clamped, and selects what is there now.
 func (m Model) follow() Model {
+	if !m.picked {
+		return m.moveTo(0)
+	}
 	if i := m.store.IndexOf(m.selected); m.selected != "" && i >= 0 {
 		m.cursor = i
 	}

@@ -82,7 +82,10 @@ type Model struct {
 
 	// The selection is a key name; cursor and offset are derived from it
 	// after every change so that it stays on the same key when rows move.
+	// Until the user picks a row (moves, or acts on one), the cursor stays
+	// on the first row while rows arrive, as the view does.
 	selected string
+	picked   bool
 	cursor   int // selected's index in the filtered, sorted order
 	offset   int // index of the first row on screen
 

@@ -118,6 +118,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 // tableKey handles a key on the main screen.
 func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	page := max(1, m.tableRows())
+	m.picked = true
 	switch {
 	case key.Matches(msg, m.keys.Up):
 		return m.moveTo(m.cursor - 1), nil
