@@ -235,11 +235,12 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer client.Close()
-	return dashboard(ctx, client, cfg, "")
+	return dashboard(ctx, client, cfg, "", "")
 }
 
-// dashboard runs the interactive program until the user quits.
-func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Config, title string) error {
+// dashboard runs the interactive program until the user quits; title and
+// hint are for the demo (see ui.Options).
+func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Config, title, hint string) error {
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
@@ -287,6 +288,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		ReadOnly: cfg.Redis.ReadOnly,
 		Title:    title,
 		Patterns: cfg.Patterns,
+		Hint:     hint,
 	})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
@@ -321,6 +323,11 @@ func prepend(ctx context.Context, b model.Batch, rest <-chan model.Batch) <-chan
 	return out
 }
 
+// demoHint is the demo's first status line: what the simulation does and
+// what to try.
+const demoHint = "Demo: simulated clients hit these rate limits, and a buggy one leaves counters without a TTL (red) that never reset. " +
+	"Select one and press e to give it its expiry, or E for all in view; + fires a test increment; ? lists every key."
+
 func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("countertop demo", flag.ContinueOnError)
 	fs.Usage = func() {
@@ -350,7 +357,7 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer client.Close()
-	return dashboard(ctx, client, cfg, "demo")
+	return dashboard(ctx, client, cfg, "demo", demoHint)
 }
 
 // errInterrupted is why a one-shot read stopped when the user pressed

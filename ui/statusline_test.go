@@ -11,6 +11,8 @@ import (
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
+
+	tea "charm.land/bubbletea/v2"
 )
 
 // flat is the screen's text with every run of spaces and line breaks made
@@ -107,5 +109,23 @@ func TestWriteErrorsShowKeysAsTheTableDoes(t *testing.T) {
 	m.feedState.LastError = "NOPERM on channel " + model.Printable("__keyspace@0__:"+key) + "\a"
 	if got, want := strings.Join(m.wrapFeed(m.feedState.LastError), ""), `NOPERM on channel __keyspace@0__:ratelimit:a\\b\xff\x07`; got != want {
 		t.Errorf("header %q, want %q", got, want)
+	}
+}
+
+// The demo says what to try on the status line, until the first action
+// answers there.
+func TestHintUntilTheFirstAction(t *testing.T) {
+	store := model.NewStore(testRules())
+	store.Apply(model.Batch{Observed: fixture()})
+	m := New(Options{Store: store, Writer: newFakeWriter().seed(fixture()...), Now: testNow, Hint: "Demo: press e on a red row."})
+	m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	if !strings.Contains(plain(m), "Demo: press e on a red row.") {
+		t.Fatalf("the hint is not shown:\n%s", plain(m))
+	}
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if strings.Contains(plain(m), "Demo:") || !strings.HasPrefix(statusText(m), "INCRBY") {
+		t.Errorf("the first action's answer should replace the hint: %q", statusText(m))
 	}
 }

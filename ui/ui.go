@@ -54,8 +54,11 @@ type Options struct {
 	// "countertop".
 	Title string
 	// Patterns are those the feed watches: a key written that none of
-	// them matches is shown, but the feed will not read it again.
+	// them matches gets no row, as the feed would not read it again.
 	Patterns []string
+	// Hint is the status line until the first action: what to try (the
+	// demo's tour); "" leaves it empty.
+	Hint string
 }
 
 // Model is the dashboard, a tea.Model.
@@ -143,6 +146,9 @@ func New(o Options) Model {
 		color:    colorprofile.ANSI256,
 	}
 	m.keys.readOnly = o.ReadOnly
+	if o.Hint != "" {
+		m.status = info("%s", o.Hint)
+	}
 	m.restyle()
 	return m
 }
