@@ -109,7 +109,9 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
 			where = op.Addr.String()
 		}
-		return model.Observation{}, false, explained(fmt.Sprintf("%s: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", cmd, where), err)
+		// "CMD failed: " as writeError says it: the ui and the CLI show the
+		// sentence as it is.
+		return model.Observation{}, false, explained(fmt.Sprintf("%s failed: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", cmd, where), err)
 	}
 	if err != nil {
 		return model.Observation{}, false, c.writeError(cmd, err)

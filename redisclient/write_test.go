@@ -364,7 +364,7 @@ func TestIncrWhoseReplyIsLostCountsOnce(t *testing.T) {
 
 	p.cutNextReply()
 	_, err := c.Incr(context.Background(), "rl:once", by(t, "1"), time.Minute)
-	if want := "INCRBY rl:once 1: the connection to " + p.addr + " broke before Redis answered, so it may have counted or not — look at the value before you fire again"; err == nil || err.Error() != want {
+	if want := "INCRBY rl:once 1 failed: the connection to " + p.addr + " broke before Redis answered, so it may have counted or not — look at the value before you fire again"; err == nil || err.Error() != want {
 		t.Errorf("Incr whose reply was cut off: %v\nwant %s", err, want)
 	}
 	if got := s.Do(t, "GET", "rl:once"); got != "12" {
