@@ -5,6 +5,7 @@
 package redisclient
 
 import (
+	"cmp"
 	"context"
 	"crypto/tls"
 	"crypto/x509"
@@ -32,7 +33,11 @@ type Options struct {
 	// redis+sentinel://[user:password@]host:port[,host:port...]/db?master_name=NAME
 	// (rediss+sentinel:// for TLS), where the hosts are Sentinels and the
 	// user and password are the master's.
-	URL      string
+	URL string
+	// URLFrom names where URL came from, for the errors that say it does
+	// not parse: "--url" (the default, when empty), "REDIS_URL", or a
+	// place in the config file such as "countertop.toml:3: url".
+	URLFrom  string
 	Username string // overrides the URL's user when set
 	Password string // overrides the URL's password when set
 	// Cluster treats URL as a seed of a Redis Cluster. Without it, Connect
@@ -181,18 +186,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 // of a cluster) and, when o finds the master through Sentinel, the
 // Sentinels to ask.
 func parseOptions(o Options) (*redis.Options, *sentinelTarget, error) {
-	nodeURL, sentinels, err := parseSentinelURL(o.URL)
+	opt, sentinels, err := readURL(o.URL, cmp.Or(o.URLFrom, "--url"))
 	if err != nil {
 		return nil, nil, err
-	}
-	opt, err := redis.ParseURL(nodeURL)
-	if err != nil {
-		return nil, nil, Explain(newURLError(o.URL, err), "")
-	}
-	if _, port, err := net.SplitHostPort(opt.Addr); err == nil && opt.Network != "unix" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, nil, explained(fmt.Sprintf("--url has port %s, which does not exist — use a port from 1 to 65535, like 6379", port), nil)
-		}
 	}
 	if sentinels, err = sentinels.override(o.SentinelMaster, o.SentinelAddrs); err != nil {
 		return nil, nil, err
@@ -227,6 +223,84 @@ func parseOptions(o Options) (*redis.Options, *sentinelTarget, error) {
 		opt.TLSConfig = nil
 	}
 	return opt, sentinels, nil
+}
+
+// parseURL reads raw, the URL from where (see Options.URL and URLFrom),
+// into go-redis options for the master and, for a Sentinel URL, the
+// Sentinels. Its errors are the parsers' own, which may quote any part of
+// raw; see readURL.
+func parseURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
+	nodeURL, sentinels, err := parseSentinelURL(raw)
+	if err != nil {
+		return nil, nil, err
+	}
+	opt, err := redis.ParseURL(nodeURL)
+	if err != nil {
+		return nil, nil, err
+	}
+	if _, port, err := net.SplitHostPort(opt.Addr); err == nil && opt.Network != "unix" {
+		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			return nil, nil, explained(fmt.Sprintf("%s has port %s, which does not exist — use a port from 1 to 65535, like 6379", from, port), nil)
+		}
+	}
+	return opt, sentinels, nil
+}
+
+// readURL is parseURL with errors that never show a piece of a password.
+// A URL ends its user info at the first '/', '?' or '#': a password with
+// one of them, not percent-encoded, spills into the host, path or options,
+// which the parsers quote. So a URL with user info is read again with it
+// blanked out, and only that reading's complaint is shown. When only the
+// real URL fails, or the two name different servers, its user info holds
+// such characters, and the error says so without quoting anything.
+func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
+	opt, sentinels, err := parseURL(raw, from)
+	blank, ok := blankUserInfo(raw)
+	switch {
+	case !ok: // an '@', but no "://" to tell where the user info begins
+		if err != nil {
+			return nil, nil, badURL(from, nil)
+		}
+	case blank == raw: // no user info
+		if err != nil {
+			return nil, nil, badURL(from, err)
+		}
+	default:
+		blankOpt, blankSentinels, blankErr := parseURL(blank, from)
+		switch {
+		case err != nil && blankErr != nil: // wrong apart from its user info
+			return nil, nil, badURL(from, blankErr)
+		case err != nil || blankErr != nil || !sameServer(opt, sentinels, blankOpt, blankSentinels):
+			return nil, nil, badURL(from, nil)
+		}
+	}
+	return opt, sentinels, nil
+}
+
+// blankUserInfo returns raw with its user info, if any, replaced by a user
+// and password of plain letters. The user info runs from "://" to the last
+// '@', which a password with '@' or '/' in it does not end; after ":///",
+// an '@' is in a socket's path (unix:///tmp/a@b.sock). ok is false when raw
+// has an '@' but no "://".
+func blankUserInfo(raw string) (blank string, ok bool) {
+	scheme, rest, found := strings.Cut(raw, "://")
+	at := strings.LastIndex(rest, "@")
+	switch {
+	case !found:
+		return raw, !strings.Contains(raw, "@")
+	case at < 0 || strings.HasPrefix(rest, "/"):
+		return raw, true
+	}
+	return scheme + "://user:password" + rest[at:], true
+}
+
+// sameServer reports whether two readings of a URL lead to the same
+// server, database and Sentinels.
+func sameServer(a *redis.Options, as *sentinelTarget, b *redis.Options, bs *sentinelTarget) bool {
+	if a.Network != b.Network || a.Addr != b.Addr || a.DB != b.DB || (as == nil) != (bs == nil) {
+		return false
+	}
+	return as == nil || as.master == bs.master && slices.Equal(as.addrs, bs.addrs)
 }
 
 // universalOptions are opt's settings for every connection of a cluster or

@@ -75,8 +75,15 @@ var explanations = []struct {
 	{isA[*handshakeError], func(addr string, _ error) string {
 		return fmt.Sprintf("the TLS handshake with %s did not complete — if that port speaks plain Redis, use redis:// instead of rediss:// and drop the --tls flags", addr)
 	}},
-	{isWrongPass, func(addr string, _ error) string {
-		return fmt.Sprintf("%s rejected the username or password — check the ones in --url or in REDIS_USERNAME and REDIS_PASSWORD", addr)
+	{isWrongPass, func(addr string, err error) string {
+		msg := fmt.Sprintf("%s rejected the username or password — check the ones in --url or in REDIS_USERNAME and REDIS_PASSWORD", addr)
+		if strings.Contains(err.Error(), "disabled") {
+			// Redis 6+ says the same whether the password is wrong or the
+			// user was switched off (ACL SETUSER NAME off), as may happen
+			// in the middle of a session.
+			msg += "; if they are right, the user is off: turn it on with ACL SETUSER <user> on"
+		}
+		return msg
 	}},
 	{isNoAuth, func(addr string, _ error) string {
 		return fmt.Sprintf("%s requires a password — give it in --url (redis://:PASSWORD@host:port) or in REDIS_PASSWORD", addr)
@@ -89,6 +96,25 @@ var explanations = []struct {
 	}},
 	{reply("READONLY"), func(addr string, _ error) string {
 		return fmt.Sprintf("%s is a read-only replica — connect to its master to change keys", addr)
+	}},
+	{reply("BUSY "), func(addr string, _ error) string {
+		return fmt.Sprintf("%s is busy running a script and runs no other command until it ends (BUSY) — wait for it, or stop it with SCRIPT KILL (FUNCTION KILL for a function)", addr)
+	}},
+	{reply("MASTERDOWN"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s is a replica that lost its master and answers nothing until it is back in sync (MASTERDOWN, as replica-serve-stale-data is no) — connect to the master, or wait for the replica to catch up", addr)
+	}},
+	{reply("CLUSTERDOWN"), func(addr string, err error) string {
+		return fmt.Sprintf("%s ran nothing because the cluster is down (%s) — some slots have no master that answers: wait for a replica to take over (after cluster-node-timeout), or bring the failed master back (CLUSTER NODES shows which)", addr, reason(err))
+	}},
+	{reply("TRYAGAIN"), func(addr string, err error) string {
+		return fmt.Sprintf("%s ran nothing because the key's slot is moving between nodes (%s) — try again when the resharding is done", addr, reason(err))
+	}},
+	// Writes the server refuses for now, whatever the key. Redis's own
+	// words for MISCONF run to five sentences: they stay in the cause.
+	{reply("OOM "), refusedBy("%s has reached its maxmemory and cannot evict enough to make room: raise maxmemory, delete keys no one needs, or set a maxmemory-policy that evicts")},
+	{reply("NOREPLICAS"), refusedBy("%s takes writes only while min-replicas-to-write replicas are connected and in sync: bring its replicas back, or lower min-replicas-to-write")},
+	{reply("MISCONF"), func(addr string, _ error) string {
+		return fmt.Sprintf("%s refuses writes since it could not save its RDB snapshot to disk (MISCONF; the key keeps its value) — fix what its log names (a full disk, a directory it may not write) and run BGSAVE, or set stop-writes-on-bgsave-error no", addr)
 	}},
 	// A write Redis refused: the key is left as it was.
 	{reply("increment or decrement would overflow"), unchanged("a counter stays between -9223372036854775808 and 9223372036854775807: DEL the key, or SET it to a value this change keeps in that range")},
@@ -132,7 +158,15 @@ var explanations = []struct {
 // changing anything: Redis's own words, then what to do.
 func unchanged(hint string) func(string, error) string {
 	return func(_ string, err error) string {
-		return fmt.Sprintf("%s (the key keeps its value) — %s", reason(err), hint)
+		return fmt.Sprintf("%s (the key keeps its value) — %s", strings.TrimSuffix(reason(err), "."), hint)
+	}
+}
+
+// refusedBy is unchanged for a server that refuses every write for now:
+// hint names it where it says %s.
+func refusedBy(hint string) func(string, error) string {
+	return func(addr string, err error) string {
+		return unchanged(fmt.Sprintf(hint, addr))(addr, err)
 	}
 }
 
@@ -225,31 +259,30 @@ func isTimeout(err error) bool {
 // quote key names, which are untrusted bytes.
 func reason(err error) string { return model.Printable(err.Error()) }
 
-// urlError is a --url that does not parse. Its text keeps what url.Parse
-// found wrong, except when the URL holds credentials: url.Parse can quote a
-// password whose special characters were not percent-encoded.
+// urlError is a URL that does not parse. Its text keeps what the parsers
+// found wrong, unless that could hold a piece of a password (see readURL).
 type urlError struct {
-	err error // the parse error, without the URL; nil when withheld
+	from string // where the URL came from (see Options.URLFrom)
+	err  error  // the parse error, without the URL; nil when withheld
 }
 
-func newURLError(raw string, err error) *urlError {
+// badURL explains err, the error of the URL from where; nil err says the
+// URL's user name or password is to blame, without quoting the parser.
+func badURL(from string, err error) error {
+	if isA[*Error](err) { // a sentence already, such as a port that does not exist
+		return err
+	}
 	if ue := (*url.Error)(nil); errors.As(err, &ue) {
-		err = ue.Err // url.Error quotes the whole URL, password included
+		err = ue.Err // url.Error quotes the whole URL
 	}
-	if strings.Contains(raw, "@") {
-		// The parsers quote parts of the URL ("invalid URL path:
-		// /w:rd@host"), and with a password in it any part may hold a
-		// piece of the password.
-		err = nil
-	}
-	return &urlError{err: err}
+	return Explain(&urlError{from: from, err: err}, "")
 }
 
 func (e *urlError) Error() string {
 	if e.err == nil {
-		return "--url is not a valid Redis URL (if the password has special characters, percent-encode them)"
+		return e.from + " is not a valid Redis URL (if the user name or password has characters a URL reserves, like @, / or ?, percent-encode them: %40, %2F, %3F)"
 	}
-	return fmt.Sprintf("--url is not a valid Redis URL (%s)", strings.TrimPrefix(e.err.Error(), "redis: "))
+	return fmt.Sprintf("%s is not a valid Redis URL (%s)", e.from, strings.TrimPrefix(e.err.Error(), "redis: "))
 }
 
 func (e *urlError) Unwrap() error { return e.err }

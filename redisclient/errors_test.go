@@ -4,6 +4,7 @@ import (
 	"context"
 	"crypto/x509"
 	"errors"
+	"fmt"
 	"net"
 	"net/http"
 	"net/http/httptest"
@@ -66,8 +67,70 @@ func TestConnectBadURL(t *testing.T) {
 		// go-redis quotes the path, which here holds the end of the password.
 		{"redis://:p@ss/w:rd@127.0.0.1:31010/0", "percent-encode", "w:rd"},
 		{"redis+sentinel://:p@ss/w:rd@127.0.0.1:26379/0?master_name=m", "percent-encode", "w:rd"},
+		// A URL with a password still says what is wrong elsewhere in it.
+		{"redis://:s3cret@host/abc", `--url is not a valid Redis URL (invalid database number: "abc") — write it as redis://[user:password@]host:port/db`, "s3cret"},
+		{"redis://user:s3cret@host/0?colour=red", "--url is not a valid Redis URL (unexpected option: colour) — write it as", "s3cret"},
+		{"redis://:s3cret@host/0?dial_timeout=soon", `--url is not a valid Redis URL (invalid dial_timeout duration: time: invalid duration "soon") — write it as`, "s3cret"},
+		{"redis://:s3cret@host/0?pool_fifo=perhaps", `(invalid pool_fifo boolean: expected true/false/1/0 or an empty string, got "perhaps")`, "s3cret"},
+		{"redis://:s3cret@host/0?max_retries=many", `(invalid max_retries number: strconv.Atoi: parsing "many": invalid syntax)`, "s3cret"},
+		{"http://:s3cret@x", "--url is not a valid Redis URL (invalid URL scheme: http)", "s3cret"},
+		{"redis://:s3cret@host:notaport", `--url is not a valid Redis URL (invalid port ":notaport" after host)`, "s3cret"},
+		{"redis://:p%40ss%2Fw%3Ard@host/abc", `(invalid database number: "abc")`, "p%40ss"},
+		{"redis://:p%40ss%2Fw%3Ard@host/abc", `(invalid database number: "abc")`, "w%3Ard"},
+		{"redis://:p@QZ:w/JKrd@host/abc", `(invalid database number: "abc")`, "JKrd"},
+		{"redis://:p@QZ:w/JKrd@host/abc", `(invalid database number: "abc")`, "QZ"},
+		{"redis+sentinel://:s3cret@127.0.0.1:26379/abc?master_name=m", `(invalid database number: "abc")`, "s3cret"},
+		// Unencoded, a '/', '?' or '#' ends the user info: the parsers
+		// would quote the rest of the password as a path, an option or a
+		// port, and Redis would be looked for at a host made of it.
+		{"redis://:pa/XYss@host", "--url is not a valid Redis URL (if the user name or password has characters a URL reserves, like @, / or ?, percent-encode them: %40, %2F, %3F) — write it as redis://[user:password@]host:port/db", "XYss"},
+		{"redis://:pa?XYss@host", "percent-encode", "XYss"},
+		{"redis://u:99999#x@host", "percent-encode", "99999"},
+		{"redis://u:6380#x@host", "percent-encode", "6380"},
+		{"redis://:pa%zz@host", "percent-encode", "zz"},
+		{"redis:/user:s3cret@host", "percent-encode", "s3cret"},
+		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
+		{"redis+sentinel://:QWpa/ss:99999@host:26379/0?master_name=m", "percent-encode", "QWpa"},
 	} {
 		checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url}), tc.want, tc.secret)
+	}
+}
+
+// A URL from REDIS_URL or the config file is named as such.
+func TestConnectBadURLSaysWhereItCameFrom(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct{ url, from, want string }{
+		{"redis://host/zero", "REDIS_URL", `REDIS_URL is not a valid Redis URL (invalid database number: "zero") — write it as redis://[user:password@]host:port/db, or rediss:// for TLS`},
+		{"redis://127.0.0.1:99999/0", "countertop.toml:3: url", "countertop.toml:3: url has port 99999, which does not exist — use a port from 1 to 65535, like 6379"},
+		{"redis://:pa/ss@host", "countertop.toml:3: url", "countertop.toml:3: url is not a valid Redis URL (if the user name or password has characters a URL reserves"},
+		{"redis://host/zero", "", `--url is not a valid Redis URL (invalid database number: "zero")`},
+	} {
+		checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url, URLFrom: tc.from}), tc.want, "")
+	}
+}
+
+// A password may hold any character: '@' and ':' as they are, the ones
+// that end the user info percent-encoded.
+func TestConnectPasswordWithReservedCharacters(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--requirepass", "p@ss:w/rd?#")
+	for _, url := range []string{
+		"redis://:p@ss:w%2Frd%3F%23@" + s.Addr + "/0",
+		"redis://:p%40ss%3Aw%2Frd%3F%23@" + s.Addr,
+		"redis+sentinel://:p@ss:w%2Frd%3F%23@" + s.Addr + "/0?master_name=m", // only parsed: no Sentinel there
+	} {
+		c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url, DialTimeout: time.Second})
+		if strings.HasPrefix(url, "redis+sentinel") {
+			if err == nil || strings.Contains(err.Error(), "not a valid Redis URL") {
+				t.Errorf("Connect(%s): %v; want it parsed, and no Sentinel found", url, err)
+			}
+			continue
+		}
+		if err != nil {
+			t.Errorf("Connect(%s): %v", url, err)
+			continue
+		}
+		c.Close()
 	}
 }
 
@@ -143,6 +206,9 @@ func TestConnectUnixSocket(t *testing.T) {
 	if !errors.Is(err, syscall.ENOENT) {
 		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
 	}
+	// An '@' in a socket's path is no user info.
+	at := filepath.Join(dir, "a@b.sock")
+	checkSentence(t, connectErr(t, redisclient.Options{URL: "unix://" + at}), "no Redis socket at "+at+" — check --url", "")
 
 	// Tests may run as root, whom no file mode stops: the refusal is made here.
 	denied := &net.OpError{Op: "dial", Net: "unix", Addr: &net.UnixAddr{Name: sock, Net: "unix"},
@@ -395,4 +461,109 @@ func TestExplain(t *testing.T) {
 	if twice := redisclient.Explain(once, "h:2"); twice != once {
 		t.Errorf("an explained error was explained again: %v", twice)
 	}
+}
+
+// A server can refuse every write for a while: full, short of replicas,
+// unable to save. Each refusal says the key keeps its value and what to do.
+func TestWritesRefusedByTheServer(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	misconf := t.TempDir()
+	for _, tc := range []struct {
+		name  string
+		args  []string
+		setup func(*redistest.Server)
+		want  string // %[1]s is the server's address
+	}{
+		{"out of memory", nil, func(s *redistest.Server) { s.Do(t, "CONFIG", "SET", "maxmemory", "1") },
+			"INCRBY rl:k 1 failed: OOM command not allowed when used memory > 'maxmemory' (the key keeps its value) — %[1]s has reached its maxmemory and cannot evict enough to make room: raise maxmemory, delete keys no one needs, or set a maxmemory-policy that evicts"},
+		{"too few replicas", nil, func(s *redistest.Server) { s.Do(t, "CONFIG", "SET", "min-replicas-to-write", "1") },
+			"INCRBY rl:k 1 failed: NOREPLICAS Not enough good replicas to write (the key keeps its value) — %[1]s takes writes only while min-replicas-to-write replicas are connected and in sync: bring its replicas back, or lower min-replicas-to-write"},
+		// The snapshot cannot be written once its directory is gone, root
+		// or not.
+		{"snapshot failing", []string{"--dir", misconf, "--save", "3600 1"}, func(s *redistest.Server) {
+			if err := os.RemoveAll(misconf); err != nil {
+				t.Fatal(err)
+			}
+			s.Do(t, "BGSAVE")
+			deadline := time.Now().Add(10 * time.Second)
+			for !strings.Contains(s.Do(t, "INFO", "persistence").(string), "rdb_last_bgsave_status:err") {
+				if time.Now().After(deadline) {
+					t.Fatal("BGSAVE never failed")
+				}
+				time.Sleep(10 * time.Millisecond)
+			}
+		}, "INCRBY rl:k 1 failed: %[1]s refuses writes since it could not save its RDB snapshot to disk (MISCONF; the key keeps its value) — fix what its log names (a full disk, a directory it may not write) and run BGSAVE, or set stop-writes-on-bgsave-error no"},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			s, c := startConnected(t, tc.args...)
+			s.Do(t, "SET", "rl:k", "5")
+			tc.setup(s)
+			_, err := c.Incr(ctx, "rl:k", by(t, "1"), time.Minute)
+			want := fmt.Sprintf(tc.want, s.Addr)
+			checkSentence(t, err, want, "")
+			if err != nil && err.Error() != want {
+				t.Errorf("Incr: %q\nwant exactly %q", err, want)
+			}
+			if !redisclient.Refused(err) {
+				t.Errorf("Refused(%v) = false; want true: nothing changed", err)
+			}
+			if got := s.Do(t, "GET", "rl:k"); got != "5" {
+				t.Errorf("rl:k = %v after the refused increment; want 5", got)
+			}
+		})
+	}
+}
+
+// A script that runs for long keeps Redis from answering reads and writes
+// alike.
+func TestExplainBusy(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t, "--busy-reply-threshold", "10")
+	s.Do(t, "SET", "rl:k", "5")
+	ctx := context.Background()
+	looping := make(chan struct{})
+	loop := redis.NewClient(&redis.Options{Addr: s.Addr})
+	defer loop.Close()
+	go func() {
+		defer close(looping)
+		loop.Eval(ctx, "while true do end", nil)
+	}()
+	defer func() { <-looping }()
+	defer s.Do(t, "SCRIPT", "KILL")
+	var err error
+	deadline := time.Now().Add(10 * time.Second)
+	for !redis.HasErrorPrefix(err, "BUSY ") && time.Now().Before(deadline) {
+		_, err = c.Fetch(ctx, []string{"rl:k"})
+		time.Sleep(10 * time.Millisecond)
+	}
+	want := s.Addr + " is busy running a script and runs no other command until it ends (BUSY) — wait for it, or stop it with SCRIPT KILL (FUNCTION KILL for a function)"
+	checkSentence(t, err, want, "")
+	_, err = c.Incr(ctx, "rl:k", by(t, "1"), time.Minute)
+	if want := "INCRBY rl:k 1 failed: " + want; err == nil || err.Error() != want {
+		t.Errorf("Incr: %v\nwant %s", err, want)
+	}
+}
+
+// A cluster without a master for a slot, and a replica cut off from its
+// master, refuse to run what they are sent.
+func TestExplainClusterDownAndMasterDown(t *testing.T) {
+	t.Parallel()
+	ctx := context.Background()
+	node := redistest.Start(t, "--cluster-enabled", "yes") // no slot assigned
+	err := node.Client(t).Get(ctx, "rl:k").Err()
+	checkSentence(t, redisclient.Explain(err, node.Addr), node.Addr+" ran nothing because the cluster is down (CLUSTERDOWN Hash slot not served) — some slots have no master that answers: wait for a replica to take over (after cluster-node-timeout), or bring the failed master back (CLUSTER NODES shows which)", "")
+
+	replica := redistest.Start(t, "--replica-serve-stale-data", "no")
+	// Nothing listens on port 1: the replica never reaches its master.
+	replica.Do(t, "REPLICAOF", "127.0.0.1", "1")
+	// go-redis retries MASTERDOWN, which would only slow the test down.
+	rdb := redis.NewClient(&redis.Options{Addr: replica.Addr, MaxRetries: -1})
+	defer rdb.Close()
+	err = rdb.Get(ctx, "rl:k").Err()
+	checkSentence(t, redisclient.Explain(err, replica.Addr), replica.Addr+" is a replica that lost its master and answers nothing until it is back in sync (MASTERDOWN, as replica-serve-stale-data is no) — connect to the master, or wait for the replica to catch up", "")
+
+	// A resharding moves slots for a moment only: the reply is made here.
+	checkSentence(t, redisclient.Explain(reply("TRYAGAIN Multiple keys request during rehashing of slot"), "h:1"),
+		"h:1 ran nothing because the key's slot is moving between nodes (TRYAGAIN Multiple keys request during rehashing of slot) — try again when the resharding is done", "")
 }

@@ -2,7 +2,9 @@ package redisclient
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -88,7 +90,7 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
 	values := make([]*redis.StringCmd, len(keys))
 	pttls := make([]*redis.Cmd, len(keys))
-	_ = c.rerouted(ctx, func() error {
+	err := c.rerouted(ctx, func() error {
 		pipe := c.rdb.Pipeline()
 		for i, k := range keys {
 			values[i] = pipe.GetRange(ctx, k, 0, maxValueBytes-1)
@@ -96,7 +98,9 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 		}
 		// Errors are read per command below: WRONGTYPE is an answer, not a
 		// failure. A master that could not be reached is worth a new slot map.
-		_, _ = pipe.Exec(ctx)
+		if err := execPipe(ctx, pipe); err != nil {
+			return err
+		}
 		for _, p := range pttls {
 			if err := p.Err(); unreachable(err) {
 				return err
@@ -104,6 +108,9 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 		}
 		return nil
 	})
+	if err != nil {
+		return nil, c.explain(err)
+	}
 	at := time.Now()
 
 	obs := make([]model.Observation, len(keys))
@@ -111,7 +118,7 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 	for i, k := range keys {
 		pttl, err := pttls[i].Int64()
 		if err != nil {
-			return nil, c.explain(err)
+			return nil, c.readError(k, err)
 		}
 		obs[i] = model.Observation{Key: k, Type: "string", PTTL: pttl, At: at}
 		switch raw, err := values[i].Result(); {
@@ -120,7 +127,7 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 		case redis.HasErrorPrefix(err, "WRONGTYPE"):
 			others = append(others, i)
 		default:
-			return nil, c.explain(err)
+			return nil, c.readError(k, err)
 		}
 		if pttl == model.PTTLMissing {
 			obs[i].Type = "none"
@@ -143,17 +150,52 @@ func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []
 		for j, i := range idx {
 			types[j] = pipe.Type(ctx, obs[i].Key)
 		}
-		_, err := pipe.Exec(ctx)
-		return err
+		if err := execPipe(ctx, pipe); err != nil {
+			return err
+		}
+		for _, t := range types {
+			if err := t.Err(); unreachable(err) {
+				return err
+			}
+		}
+		return nil
 	})
 	if err != nil {
 		return c.explain(err)
 	}
 	for j, i := range idx {
+		if err := types[j].Err(); err != nil {
+			return c.readError(obs[i].Key, err)
+		}
 		obs[i].Type = types[j].Val()
 		if obs[i].Type == "none" {
 			obs[i].PTTL = model.PTTLMissing
 		}
 	}
 	return nil
+}
+
+// execPipe runs pipe and returns the pipeline's own failure: nil when each
+// command got its answer, even an error reply (read per command). go-redis
+// puts a broken connection's error on every command, but not an error
+// reply to the connection's own set-up (AUTH refused once the password
+// changed, the user switched off): nothing was sent, the commands hold
+// neither value nor error, and only Exec's error says why.
+func execPipe(ctx context.Context, pipe redis.Pipeliner) error {
+	cmds, err := pipe.Exec(ctx)
+	if err == nil || slices.ContainsFunc(cmds, func(cmd redis.Cmder) bool { return cmd.Err() != nil }) {
+		return nil
+	}
+	return err
+}
+
+// readError explains err, the error of a read of key. A key the ACL user
+// may not read is named, and so is the way out: a pattern that leaves it
+// out. (Leaving it out here would hide a counter without a word.)
+func (c *Client) readError(key string, err error) error {
+	if redis.HasErrorPrefix(err, "NOPERM") && strings.Contains(strings.ToLower(err.Error()), "key") {
+		return explained(fmt.Sprintf("the Redis user may not read %s on %s (%s) — watch only keys it may read with --pattern, or grant it with ACL SETUSER",
+			model.Printable(key), c.hostPort, reason(err)), err)
+	}
+	return c.explain(err)
 }

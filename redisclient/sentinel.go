@@ -56,7 +56,7 @@ func parseSentinelURL(raw string) (string, *sentinelTarget, error) {
 	}
 	u, err := url.Parse(nodeScheme + "://" + userinfo + s.addrs[0] + tail)
 	if err != nil {
-		return "", nil, Explain(newURLError(raw, err), "")
+		return "", nil, err
 	}
 	q := u.Query()
 	s.master = q.Get("master_name")
@@ -161,10 +161,15 @@ func (c *Client) sentinelRefusal(ctx context.Context) error {
 // the master now, asking them in turn until one answers.
 func (c *Client) sentinelMaster(ctx context.Context) (*redis.Client, error) {
 	var err error
-	for _, sc := range c.sentinels {
+	for i, sc := range c.sentinels {
 		var hostPort []string
 		if hostPort, err = sc.GetMasterAddrByName(ctx, c.sentinel.master).Result(); err == nil {
-			return c.servers.get(net.JoinHostPort(hostPort[0], hostPort[1])), nil
+			if len(hostPort) >= 2 {
+				return c.servers.get(net.JoinHostPort(hostPort[0], hostPort[1])), nil
+			}
+			// Whatever answers there does not speak Sentinel as Redis does.
+			err = explained(fmt.Sprintf("the Sentinel at %s did not answer with a host and a port for master %q (it sent %d values) — check that --sentinel, or the hosts of a redis+sentinel:// URL, are Sentinels",
+				c.sentinel.addrs[i], c.sentinel.master, len(hostPort)), nil)
 		}
 	}
 	return nil, c.explain(err)
