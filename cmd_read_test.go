@@ -8,6 +8,8 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"os"
+	"path/filepath"
 	"strings"
 	"testing"
 	"time"
@@ -251,5 +253,30 @@ func TestDashboardEventsModeThatCannotWorkFailsAtOnce(t *testing.T) {
 	}
 	if got := errOut.String(); !strings.HasPrefix(got, "countertop: keyspace notifications are off") || !strings.Contains(got, "use --mode poll") || strings.Count(got, "\n") != 1 {
 		t.Errorf("stderr %q, want the one sentence saying why events cannot work", got)
+	}
+}
+
+// A URL that does not parse is blamed on where it came from: the file and
+// line, REDIS_URL or --url.
+func TestBadURLNamesItsSource(t *testing.T) {
+	dir := t.TempDir()
+	path := filepath.Join(dir, "countertop.toml")
+	if err := os.WriteFile(path, []byte("[redis]\nurl = \"redis://127.0.0.1:1/abc\"\n"), 0o600); err != nil {
+		t.Fatal(err)
+	}
+	for _, tc := range []struct {
+		env  string
+		args []string
+		want string
+	}{
+		{"", []string{"snapshot", "--config", path}, path + `:2: redis.url is not a valid Redis URL (invalid database number: "abc")`},
+		{"redis://127.0.0.1:1/x?y=1", []string{"snapshot", "--config", path}, `REDIS_URL is not a valid Redis URL (invalid database number: "x")`},
+		{"redis://127.0.0.1:1/x", []string{"snapshot", "--config", path, "--url", "redis://:pw@127.0.0.1:1/0?foo=bar"}, `--url is not a valid Redis URL (unexpected option: foo)`},
+	} {
+		t.Setenv("REDIS_URL", tc.env)
+		var out, errOut bytes.Buffer
+		if code := run(tc.args, &out, &errOut); code != exitFailed || !strings.Contains(errOut.String(), tc.want) {
+			t.Errorf("%v with REDIS_URL=%q: exit %d, stderr %q\nwant it to say %q", tc.args, tc.env, code, errOut.String(), tc.want)
+		}
 	}
 }

@@ -206,6 +206,7 @@ func connect(ctx context.Context, cfg config.Config, stderr io.Writer) (*rediscl
 func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 	return redisclient.Connect(ctx, redisclient.Options{
 		URL:            cfg.Redis.URL,
+		URLFrom:        cfg.Redis.URLFrom,
 		Username:       cfg.Redis.Username,
 		Password:       cfg.Redis.Password,
 		Cluster:        cfg.Redis.Cluster,

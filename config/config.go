@@ -49,6 +49,7 @@ type Config struct {
 // Redis says how to reach the server and how to follow its counters.
 type Redis struct {
 	URL      string // redis://, rediss://, unix:// or redis+sentinel://
+	URLFrom  string // where URL came from, for errors: "--url", "REDIS_URL", "FILE:LINE: redis.url"; "" for the default
 	Username string // from REDIS_USERNAME or the file; "" to use the URL's
 	Password string // from REDIS_PASSWORD or the file; "" to use the URL's
 	Mode     string // ModeAuto, ModeEvents or ModePoll
@@ -98,10 +99,10 @@ func (r Redis) String() string {
 		}
 		return "***"
 	}
-	return fmt.Sprintf("url=%s username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d"+
+	return fmt.Sprintf("url=%s (from %q) username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d"+
 		" cluster=%t sentinel_master=%q sentinels=%q sentinel_username=%q sentinel_password=%s"+
 		" read_only=%t enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
-		RedactURL(r.URL), r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount,
+		RedactURL(r.URL), r.URLFrom, r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount,
 		r.Cluster, r.SentinelMaster, r.Sentinels, r.SentinelUsername, mask(r.SentinelPassword),
 		r.ReadOnly, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
 }

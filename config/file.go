@@ -84,6 +84,9 @@ func (c *Config) applyTOML(name, src string) error {
 			}
 		case len(k) == 2 && k[0] == "redis":
 			err = c.setRedis(k[1], lookup(doc, k, rule), dir)
+			if err == nil && k[1] == "url" {
+				c.Redis.URLFrom = at + ": " + field
+			}
 		case len(k) == 2 && k[0] == "defaults" && k[1] != "pattern":
 			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
 		case len(k) == 2 && k[0] == "rule" && rule >= 0:

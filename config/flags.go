@@ -117,7 +117,7 @@ func (c *Config) applyEnv(getenv func(string) string, set map[string]bool) error
 		if err := checkURL(u); err != nil {
 			return fmt.Errorf("REDIS_URL: %w", err)
 		}
-		c.Redis.URL = u
+		c.Redis.URL, c.Redis.URLFrom = u, "REDIS_URL"
 	}
 	if u := getenv("REDIS_USERNAME"); u != "" {
 		c.Redis.Username = u
@@ -145,7 +145,7 @@ func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 	r := &c.Redis
 	var err error
 	if set["url"] {
-		r.URL = f.url
+		r.URL, r.URLFrom = f.url, "--url"
 		check("url", checkURL(f.url))
 		// Credentials in --url beat those of the environment and the file,
 		// as every flag does: the others would otherwise replace them.

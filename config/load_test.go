@@ -388,6 +388,7 @@ window = "5s"
 	want := config.Config{
 		Redis: config.Redis{
 			URL:           "rediss://flag-host:7002/1",
+			URLFrom:       "--url",
 			Mode:          config.ModePoll,
 			Interval:      250 * time.Millisecond,
 			DiscoverEvery: 3 * time.Second,
@@ -684,8 +685,10 @@ func TestExampleFile(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
+	redis := defaultRedis
+	redis.URLFrom = "../config.example.toml:18: redis.url" // the same URL, written out
 	want := config.Config{
-		Redis:    defaultRedis,
+		Redis:    redis,
 		Patterns: []string{"ratelimit:*", "views:*"},
 		Rules: model.Rules{
 			List: []model.Rule{
