@@ -63,6 +63,10 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return exitFailed, err
 	}
+	if window == model.WindowUnknown && count > 0 {
+		// Each increment of a burst would have to find out for itself.
+		return exitFailed, fmt.Errorf("no window for %s: a burst needs one, so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
+	}
 	burst := redisclient.BurstOptions{Count: count, Clients: clients}
 	if burst.Rate, err = parseRate(rateText); err != nil {
 		return exitFailed, err
@@ -83,7 +87,9 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	code := exitOK
 	if count > 0 {
 		obs, code, err = runBurst(ctx, client, key, by, window, burst, stdout)
-	} else if obs, err = client.Incr(ctx, key, by, window); err != nil {
+	} else if obs, err = client.Incr(ctx, key, by, window); errors.Is(err, model.ErrNeedsWindow) {
+		return exitFailed, fmt.Errorf("no window for %s: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
+	} else if err != nil {
 		code = writeExit(err)
 	} else {
 		fmt.Fprintln(stdout, counterLine(obs))
@@ -133,7 +139,8 @@ func runBurst(ctx context.Context, client *redisclient.Client, key string, by mo
 
 // incrWindow is the TTL an increment gives a key without one: --window,
 // else its rule's window, else the fallback's; none for --no-expire and for
-// keys whose rule expects no TTL.
+// keys whose rule expects no TTL; model.WindowUnknown when none is known,
+// which is enough for a key that has a TTL already.
 func incrWindow(rules model.Rules, key string, windowFlag, noExpire bool) (time.Duration, error) {
 	switch {
 	case noExpire && windowFlag:
@@ -148,7 +155,7 @@ func incrWindow(rules model.Rules, key string, windowFlag, noExpire bool) (time.
 	if w := windowOf(&rules, key); w > 0 {
 		return w, nil
 	}
-	return 0, fmt.Errorf("no window for %s: pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
+	return model.WindowUnknown, nil
 }
 
 // windowOf is the window of key's rule, else that of the fallback (set by

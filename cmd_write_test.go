@@ -86,6 +86,11 @@ func TestIncrCommand(t *testing.T) {
 	// A rule that expects no TTL gets none, and no warning.
 	code, out, errOut = cli(t, s, "incr", "views:home")
 	wantRun(t, code, out, errOut, exitOK, "views:home = 1 (no TTL)\n", "")
+	// No rule or --window gives other:* a window; a key that has a TTL
+	// needs none, and keeps it.
+	s.Do(t, "SET", "other:ttl", "5", "EX", "100")
+	code, out, errOut = cli(t, s, "incr", "other:ttl", "--by", "2.5")
+	wantRun(t, code, out, errOut, exitOK, "other:ttl = 7.5 (TTL 1m40s)\n", "")
 	// Key names are untrusted bytes: escaped on the terminal.
 	code, out, errOut = cli(t, s, "incr", "ratelimit:\x1b[31mred")
 	wantRun(t, code, out, errOut, exitOK, `ratelimit:\e[31mred = 1`, "")
@@ -106,8 +111,10 @@ func TestIncrCommandErrors(t *testing.T) {
 		code    int
 		wantErr string
 	}{
-		{"no window known", []string{"incr", "other:x"}, exitFailed,
-			"countertop: no window for other:x: pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug\n"},
+		{"no window known, no TTL", []string{"incr", "other:x"}, exitFailed,
+			"countertop: no window for other:x: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug\n"},
+		{"no window known, a burst", []string{"incr", "other:ttl", "--count", "3"}, exitFailed,
+			"countertop: no window for other:ttl: a burst needs one, so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug\n"},
 		{"overflow", []string{"incr", "ratelimit:max"}, exitProblems,
 			"countertop: INCRBY ratelimit:max 1 failed: ERR increment or decrement would overflow (the key keeps its value) — "},
 		{"wrong type", []string{"incr", "ratelimit:hash"}, exitProblems, "countertop: INCRBY ratelimit:hash 1 failed: WRONGTYPE"},

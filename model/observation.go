@@ -16,6 +16,17 @@ const (
 // key, not a failure, for callers to tell apart with errors.Is.
 var ErrNoSuchKey = errors.New("no such key")
 
+// WindowUnknown, as an increment's window, says none is known: the
+// increment is sent only to a key that has a TTL already, which needs no
+// window; for any other it changes nothing and its error wraps
+// ErrNeedsWindow, so that the caller can ask for one and send it again.
+const WindowUnknown time.Duration = -1
+
+// ErrNeedsWindow is the cause of the error of an increment sent with
+// WindowUnknown to a key that has no TTL, or does not exist: it would be
+// left without one. Nothing was written.
+var ErrNeedsWindow = errors.New("the key has no TTL and no window was given")
+
 // Observation is one read of one key: what redisclient saw, and when.
 type Observation struct {
 	Key  string    // the key name, raw bytes as Redis holds them

@@ -28,10 +28,12 @@ var (
 // that dies between them leaves a counter that never resets.)
 //
 // KEYS[1] is the counter; ARGV[1] is INCRBY or INCRBYFLOAT, ARGV[2] the
-// amount, ARGV[3] the window in milliseconds, "0" for no expiry. It returns
-// {value, PTTL, 1 if it set the expiry else 0}. The value comes from GET,
-// never from the INCRBY reply: Lua numbers are doubles, which round
-// integers above 2^53.
+// amount, ARGV[3] the window in milliseconds, "0" for no expiry, "?" when
+// none is known. It returns {value, PTTL, 1 if it set the expiry else 0};
+// with "?", a key that has no TTL (or no value) is left as it is and the
+// reply is {value or false, PTTL, -1}: the caller must find a window. The
+// value comes from GET, never from the INCRBY reply: Lua numbers are
+// doubles, which round integers above 2^53.
 //
 // A script is not rolled back when a later command fails, so everything
 // that can fail is checked before the first write: the arguments, and (on
@@ -47,10 +49,11 @@ local key, cmd, by, window = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
 if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
   return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
 end
-if #window > 15 or not string.match(window, '^%d+$') then
+local known = window ~= '?'
+if known and (#window > 15 or not string.match(window, '^%d+$')) then
   return redis.error_reply('ERR countertop: the window must be a whole number of milliseconds, not ' .. window)
 end
-local expire = tonumber(window) > 0
+local expire = known and tonumber(window) > 0
 if redis.acl_check_cmd then
   local calls = {{cmd, key, by}, {'GET', key}, {'PTTL', key}}
   if expire then
@@ -60,6 +63,12 @@ if redis.acl_check_cmd then
     if not redis.acl_check_cmd(unpack(call)) then
       return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
     end
+  end
+end
+if not known then
+  local ttl = redis.call('PTTL', key)
+  if ttl < 0 then
+    return {redis.call('GET', key), ttl, -1}
   end
 end
 local reply = redis.pcall(cmd, key, by)
@@ -78,8 +87,11 @@ return {redis.call('GET', key), redis.call('PTTL', key), started}
 // the same atomic step, gives the key window as its TTL when it has none
 // (EXPIRE NX semantics: an existing TTL is neither shortened nor extended).
 // window 0 sends a plain increment with no expiry: for keys that live
-// forever, and to reproduce the immortal-counter bug on purpose. It returns
-// the key as it is afterwards. A missing key is created.
+// forever, and to reproduce the immortal-counter bug on purpose.
+// model.WindowUnknown increments only a key that has a TTL already; for any
+// other it writes nothing and returns an error wrapping
+// model.ErrNeedsWindow. It returns the key as it is afterwards. A missing
+// key is created.
 //
 // The script runs with EVALSHA and falls back to EVAL when the server lost
 // its script cache (SCRIPT FLUSH, a restart, a failover).
@@ -95,10 +107,14 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 	if err := c.writable(cmd); err != nil {
 		return model.Observation{}, false, err
 	}
-	if window < 0 || 0 < window && window < time.Millisecond {
+	if window < 0 && window != model.WindowUnknown || 0 < window && window < time.Millisecond {
 		return model.Observation{}, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
 	}
-	args := []any{1, key, by.Command(), by.String(), window.Milliseconds()}
+	var ms any = window.Milliseconds()
+	if window == model.WindowUnknown {
+		ms = "?"
+	}
+	args := []any{1, key, by.Command(), by.String(), ms}
 	reply, err := once(ctx, rdb, append([]any{"evalsha", incrScript.Hash()}, args...)...).Slice()
 	if redis.HasErrorPrefix(err, "NOSCRIPT") { // nothing ran: the server lost its script cache
 		reply, err = once(ctx, rdb, append([]any{"eval", incrSource}, args...)...).Slice()
@@ -116,11 +132,18 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 	if err != nil {
 		return model.Observation{}, false, c.writeError(cmd, err)
 	}
-	raw, pttl, started, ok := incrReply(reply)
-	if !ok {
+	raw, pttl, set, ok := incrReply(reply)
+	switch {
+	case !ok:
 		return model.Observation{}, false, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", cmd, len(reply)), nil)
+	case set < 0:
+		what := "has no TTL"
+		if pttl == model.PTTLMissing {
+			what = "does not exist"
+		}
+		return model.Observation{}, false, explained(fmt.Sprintf("%s was not sent: %s %s and no window is known to give it one", cmd, model.Printable(key), what), model.ErrNeedsWindow)
 	}
-	return model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, started, nil
+	return model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, set > 0, nil
 }
 
 // processor runs a command: a client of one server, or of a cluster.
@@ -157,14 +180,15 @@ func incrCommand(key string, by model.Amount) string {
 }
 
 // incrReply unpacks incrScript's {value, PTTL, started}.
-func incrReply(reply []any) (raw string, pttl int64, started, ok bool) {
+func incrReply(reply []any) (raw string, pttl, started int64, ok bool) {
 	if len(reply) != 3 {
-		return "", 0, false, false
+		return "", 0, 0, false
 	}
 	raw, ok0 := reply[0].(string)
 	pttl, ok1 := reply[1].(int64)
-	set, ok2 := reply[2].(int64)
-	return raw, pttl, set == 1, ok0 && ok1 && ok2
+	started, ok2 := reply[2].(int64)
+	ok0 = ok0 || started < 0 && reply[0] == nil // the key's GET when nothing was sent: nil when it does not exist
+	return raw, pttl, started, ok0 && ok1 && ok2
 }
 
 // Expire gives key window as its TTL if it has none (PEXPIRE NX: an existing

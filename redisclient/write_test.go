@@ -208,6 +208,37 @@ func TestIncrAfterScriptFlush(t *testing.T) {
 	}
 }
 
+// With no window known, a key that has a TTL needs none and is
+// incremented; any other is left exactly as it was (no counter without a
+// TTL is made), and the error says a window is needed.
+func TestIncrWithoutAWindow(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	ctx := context.Background()
+	s.Do(t, "SET", "with-ttl", "5", "EX", "100")
+	s.Do(t, "SET", "no-ttl", "5")
+
+	obs, err := c.Incr(ctx, "with-ttl", by(t, "2.5"), model.WindowUnknown)
+	if err != nil || obs.Raw != "7.5" {
+		t.Fatalf("Incr of a key with a TTL: %+v, %v", obs, err)
+	}
+	checkTTL(t, "kept", pttl(t, s, "with-ttl"), 100*time.Second)
+
+	for key, want := range map[string]string{
+		"no-ttl":  "INCRBY no-ttl 1 was not sent: no-ttl has no TTL and no window is known to give it one",
+		"missing": "INCRBY missing 1 was not sent: missing does not exist and no window is known to give it one",
+	} {
+		_, err := c.Incr(ctx, key, by(t, "1"), model.WindowUnknown)
+		checkSentence(t, err, want, "")
+		if !errors.Is(err, model.ErrNeedsWindow) {
+			t.Errorf("%s: the error does not wrap ErrNeedsWindow: %v", key, err)
+		}
+	}
+	if s.Do(t, "GET", "no-ttl") != "5" || pttl(t, s, "no-ttl") != -1 || s.Do(t, "EXISTS", "missing") != int64(0) {
+		t.Error("an increment with no window known changed a key that has no TTL")
+	}
+}
+
 func TestIncrBadWindow(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)

@@ -112,8 +112,10 @@ func keys(s string) []tea.Msg {
 func press(m Model, s string) (Model, tea.Cmd) { return send(m, keys(s)...) }
 
 // run executes a write command (or a batch of them) and feeds the results
-// back into the model. Only call it with commands that do not wait on
-// timers or the feed.
+// back into the model, with what those bring in turn (a repair's next
+// writes). Messages of other packages (a prompt's cursor blinking, which
+// would go on for ever) are dropped. Only call it with commands that do not
+// wait on timers or the feed.
 func run(t *testing.T, m Model, cmd tea.Cmd) Model {
 	t.Helper()
 	if cmd == nil {
@@ -129,7 +131,11 @@ func run(t *testing.T, m Model, cmd tea.Cmd) Model {
 		switch msg := c().(type) {
 		case tea.BatchMsg:
 			pending = append(pending, msg...)
+		case nil:
 		default:
+			if !strings.HasPrefix(fmt.Sprintf("%T", msg), "ui.") {
+				continue
+			}
 			var next tea.Cmd
 			m, next = send(m, msg)
 			pending = append(pending, next)
@@ -190,6 +196,9 @@ func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window
 	f.record("INCR %s %s %s", key, by, window)
 	if f.err != nil {
 		return model.Observation{}, f.err
+	}
+	if _, hasTTL := f.ttls[key]; window == model.WindowUnknown && !hasTTL { // as redisclient.Client does
+		return model.Observation{}, fmt.Errorf("%s has no TTL: %w", model.Printable(key), model.ErrNeedsWindow)
 	}
 	if by.IsFloat {
 		f.values[key] += by.Float

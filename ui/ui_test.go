@@ -335,7 +335,9 @@ func TestIncrementAKeyOutsideThePatterns(t *testing.T) {
 	if s := statusText(m); strings.Contains(s, "outside") {
 		t.Errorf("a key the patterns match: %q", s)
 	}
-	m, cmd = press(m, "nother:x<enter><enter>45s<enter>") // no rule: a window is asked for
+	m, cmd = press(m, "nother:x<enter><enter>") // no rule, no TTL: a window is asked for
+	m = run(t, m, cmd)
+	m, cmd = press(m, "45s<enter>")
 	m = run(t, m, cmd)
 	if want := "INCRBY other:x 1 -> 1, TTL 45s (not in the table: it is outside the watched patterns 'ratelimit:*' and 'views:*')"; statusText(m) != want {
 		t.Errorf("status %q, want %q", statusText(m), want)
@@ -655,13 +657,12 @@ func TestPlusOnAFloatCounterSendsINCRBYFLOAT(t *testing.T) {
 	w := newFakeWriter().seed(fixture()...)
 	m := newModel(t, w, 120, 40, fixture()...)
 	m = selectKey(t, m, "quota:batch") // holds 2.5: INCRBY would refuse it
-	m, _ = press(m, "+")               // quota:* has no window: it asks
-	m, cmd := press(m, "30s<enter>")
+	m, cmd := press(m, "+")            // it has a TTL: no window needed
 	m = run(t, m, cmd)
 	if s := statusText(m); !strings.HasPrefix(s, "INCRBYFLOAT quota:batch 1 -> 3.5") {
 		t.Fatalf("status line %q", s)
 	}
-	m, cmd = press(m, "-") // the window was given for quota:batch: not asked again
+	m, cmd = press(m, "-")
 	m = run(t, m, cmd)
 	if s := statusText(m); !strings.HasPrefix(s, "INCRBYFLOAT quota:batch -1 -> 2.5") {
 		t.Fatalf("status line %q", s)

@@ -67,7 +67,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		}
 		return m, tick(m.tickGen)
 	case incrDoneMsg:
-		return m.onIncrDone(msg), nil
+		return m.onIncrDone(msg)
 	case expireDoneMsg:
 		return m.onExpireDone(msg)
 	case deleteDoneMsg:

@@ -192,15 +192,24 @@ func (m Model) incr(key string, by model.Amount) (Model, tea.Cmd) {
 	if refused, ok := m.refuseNotString(key, by.Command()); ok {
 		return refused, nil
 	}
-	send := func(m Model, w time.Duration) (Model, tea.Cmd) {
-		m.status = info("%s %s %s …", by.Command(), model.Printable(key), by)
-		return m, m.incrCmd(key, by, w)
-	}
 	rule := m.ruleFor(key)
-	if !rule.ExpectTTL {
-		return send(m, 0)
+	w, known := m.windowFor(key, rule)
+	switch {
+	case !rule.ExpectTTL:
+		w = 0
+	case !known:
+		// A key with a TTL needs no window: Redis is asked, in the same
+		// atomic step, and the user only if the key turns out to have none
+		// (see onIncrDone).
+		w = model.WindowUnknown
 	}
-	return m.withWindow(key, rule, send)
+	return m.sendIncr(key, by, w)
+}
+
+// sendIncr sends the increment of key by by, with window w.
+func (m Model) sendIncr(key string, by model.Amount, w time.Duration) (Model, tea.Cmd) {
+	m.status = info("%s %s %s …", by.Command(), model.Printable(key), by)
+	return m, m.incrCmd(key, by, w)
 }
 
 func (m Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cmd {
@@ -244,21 +253,29 @@ func writeFailed(cmd string, err error) statusLine {
 	return failed("%s failed: %s", cmd, text)
 }
 
-// onIncrDone shows the new state at once, without waiting for the feed.
-func (m Model) onIncrDone(msg incrDoneMsg) Model {
+// onIncrDone shows the new state at once, without waiting for the feed. An
+// increment sent with no window known, to a key that turned out to have no
+// TTL, was not sent: the user is asked for a window, and it goes again.
+func (m Model) onIncrDone(msg incrDoneMsg) (Model, tea.Cmd) {
 	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
+	if errors.Is(msg.err, model.ErrNeedsWindow) {
+		prompt := model.Printable(msg.key) + " has no TTL: window to give it (e.g. 60s): "
+		return m.askWindow(prompt, func(m Model, w time.Duration) (Model, tea.Cmd) {
+			return m.remember(msg.key, w).sendIncr(msg.key, msg.by, w)
+		})
+	}
 	if msg.err != nil {
 		m.status = writeFailed(cmd, msg.err)
-		return m
+		return m, nil
 	}
 	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
 	if !m.watched(msg.key) {
 		// Nothing would read it again: a row would go stale, and stay
 		// after Redis dropped the key. The table holds the watched keys.
 		m.status.text += fmt.Sprintf(" (not in the table: it is outside the watched patterns %s)", quotePatterns(m.patterns))
-		return m
+		return m, nil
 	}
-	return m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+	return m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}}), nil
 }
 
 // watched reports whether the feed reads key: it matches one of the

@@ -11,23 +11,36 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// A key no rule gives a window is asked for one once: + and - after that,
-// and e, use the window the user gave for that key. Another such key is
-// still asked about.
+// With no window known (no rule gives one, no --window), + asks Redis to
+// increment only a key that has a TTL already, which needs none; for a key
+// without one the user is asked for a window, once per key, and +, - and
+// e use it from then on. Another such key is still asked about.
 func TestTheWindowIsAskedForOncePerKey(t *testing.T) {
 	obs := []model.Observation{
-		str("quota:night", "4", 30_000), // has a TTL, but could expire before the write
+		str("quota:night", "4", 30_000),
 		str("quota:day", "9", model.PTTLNoExpiry),
+		str("quota:week", "1", model.PTTLNoExpiry),
 	}
 	w := newFakeWriter().seed(obs...)
 	m := newModel(t, w, 120, 40, obs...)
-	m = selectKey(t, m, "quota:night")
 
-	m, _ = press(m, "+")
-	if m.prompt == nil || !strings.Contains(statusText(m), "window for quota:night") {
-		t.Fatalf("the first + should ask for a window: %q", statusText(m))
+	m = selectKey(t, m, "quota:night") // has a TTL: nothing to ask
+	m, cmd := press(m, "+")
+	if m.prompt != nil {
+		t.Fatalf("+ on a key with a TTL asked for a window: %q", statusText(m))
 	}
-	m, cmd := press(m, "45s<enter>")
+	m = run(t, m, cmd)
+	if s := statusText(m); !strings.HasPrefix(s, "INCRBY quota:night 1 -> 5") {
+		t.Fatalf("status line %q", s)
+	}
+
+	m = selectKey(t, m, "quota:day") // no TTL: Redis says so, and the user is asked
+	m, cmd = press(m, "+")
+	m = run(t, m, cmd)
+	if m.prompt == nil || !strings.Contains(statusText(m), "quota:day has no TTL: window to give it") {
+		t.Fatalf("+ on a key without a TTL should ask for a window: %q", statusText(m))
+	}
+	m, cmd = press(m, "45s<enter>")
 	m = run(t, m, cmd)
 	for _, k := range []string{"+", "-", "+"} {
 		m, cmd = press(m, k)
@@ -36,12 +49,14 @@ func TestTheWindowIsAskedForOncePerKey(t *testing.T) {
 		}
 		m = run(t, m, cmd)
 	}
-	want := []string{"INCR quota:night 1 45s", "INCR quota:night 1 45s", "INCR quota:night -1 45s", "INCR quota:night 1 45s"}
+	unknown := model.WindowUnknown.String()
+	want := []string{"INCR quota:night 1 " + unknown, "INCR quota:day 1 " + unknown,
+		"INCR quota:day 1 45s", "INCR quota:day 1 45s", "INCR quota:day -1 45s", "INCR quota:day 1 45s"}
 	if got := w.Calls(); !slices.Equal(got, want) {
 		t.Fatalf("calls %v, want %v", got, want)
 	}
-	if s := plain(m); !strings.Contains(s, "+ incr") {
-		t.Fatalf("the table is not back:\n%s", s)
+	if c, _ := m.store.Get("quota:day"); c.Raw != "11" || !c.HasTTL() {
+		t.Fatalf("quota:day: %+v", c)
 	}
 	m, _ = press(m, "<enter>")
 	if !strings.Contains(flat(m), "window 45s (you gave it this session)") {
@@ -49,8 +64,9 @@ func TestTheWindowIsAskedForOncePerKey(t *testing.T) {
 	}
 
 	m, _ = press(m, "<esc>")
-	m = selectKey(t, m, "quota:day")
-	if m, _ = press(m, "+"); m.prompt == nil || !strings.Contains(statusText(m), "window for quota:day") {
+	m = selectKey(t, m, "quota:week")
+	m, cmd = press(m, "+")
+	if m = run(t, m, cmd); m.prompt == nil || !strings.Contains(statusText(m), "quota:week has no TTL") {
 		t.Fatalf("another key must still be asked for its window: %q", statusText(m))
 	}
 }
