@@ -256,8 +256,11 @@ func (m Model) follow() Model {
 	if !m.picked {
 		return m.moveTo(0)
 	}
-	if i := m.store.IndexOf(m.selected); m.selected != "" && i >= 0 {
+	i := m.store.IndexOf(m.selected)
+	if m.selected != "" && i >= 0 {
 		m.cursor = i
+	} else if _, held := m.store.Get(m.selected); m.selected != "" && !held && m.lost == "" {
+		m.lost = m.selected // gone, not filtered out by the user
 	}
 	return m.moveTo(m.cursor)
 }

@@ -89,8 +89,13 @@ type Model struct {
 	// on the first row while rows arrive, as the view does.
 	selected string
 	picked   bool
-	cursor   int // selected's index in the filtered, sorted order
-	offset   int // index of the first row on screen
+	// lost is the picked key, since gone from the rows (deleted, expired):
+	// the cursor moved to the row that took its place, and the next write
+	// on the selection is refused rather than sent to a key the user did
+	// not choose.
+	lost   string
+	cursor int // selected's index in the filtered, sorted order
+	offset int // index of the first row on screen
 
 	paused   bool
 	pausedAt time.Time // the frozen clock while paused

@@ -119,6 +119,9 @@ func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	page := max(1, m.tableRows())
 	m.picked = true
+	if !keyMatches(msg, m.keys.Incr, m.keys.Decr, m.keys.IncrBy, m.keys.Expire, m.keys.Delete) {
+		m.lost = "" // the user looks at the rows again
+	}
 	switch {
 	case key.Matches(msg, m.keys.Up):
 		return m.moveTo(m.cursor - 1), nil

@@ -68,6 +68,11 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 	case key == "":
 		m.status = failed("No key is selected: nothing was sent.")
 		return m, nil
+	case m.lost != "" && key == m.selected && m.screen == screenTable:
+		m.status = failed("Nothing was sent: %s, which you had selected, is gone (deleted or expired), and the cursor moved to %s: press the key again to act on it.",
+			model.Printable(m.lost), model.Printable(key))
+		m.lost = ""
+		return m, nil
 	case keyMatches(msg, k.Incr):
 		return m.incr(key, m.unit(key))
 	case keyMatches(msg, k.Decr):
@@ -302,6 +307,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 		// row goes now rather than at the next read.
 		msg.err, msg.obs = nil, model.Observation{Key: msg.key, PTTL: model.PTTLMissing}
 		m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
+		m.lost = "" // the status says it is gone
 	case msg.err == nil:
 		m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	}
@@ -328,6 +334,7 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 		return m
 	}
 	m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
+	m.lost = "" // the user deleted it: the cursor on the next row is no surprise
 	if m.screen == screenDetail && m.detailKey == msg.key {
 		m.screen = screenTable
 	}

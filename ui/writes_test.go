@@ -134,3 +134,34 @@ func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 		t.Fatalf("sent %v", got)
 	}
 }
+
+// When the selected key vanishes (expired, deleted by someone else), the
+// cursor moves to the row that took its place; the next write must not land
+// on that key, which the user never chose.
+func TestAWriteAfterTheSelectedKeyVanishedIsRefused(t *testing.T) {
+	obs := []model.Observation{str("ratelimit:sel:1", "1", 60_000), str("ratelimit:sel:2", "1", 60_000), str("ratelimit:sel:3", "1", 60_000)}
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 20, obs...)
+	m = selectKey(t, m, "ratelimit:sel:2")
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Removed: []string{"ratelimit:sel:2"}}}})
+
+	m, cmd := press(m, "+")
+	want := "Nothing was sent: ratelimit:sel:2, which you had selected, is gone (deleted or expired), and the cursor moved to ratelimit:sel:3: press the key again to act on it."
+	if cmd != nil || len(w.Calls()) > 0 || statusText(m) != want {
+		t.Fatalf("status %q, calls %v: want %q and nothing sent", statusText(m), w.Calls(), want)
+	}
+	m, cmd = press(m, "+") // now it is a choice
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:sel:3 1 1m0s"}) { // ratelimit:* has a 60s window
+		t.Fatalf("calls %v", got)
+	}
+
+	// Moving the cursor, or deleting the key oneself, is no surprise.
+	m = selectKey(t, m, "ratelimit:sel:1")
+	m, cmd = press(m, "dy")
+	m = run(t, m, cmd)
+	m, cmd = press(m, "+")
+	if cmd == nil || strings.Contains(statusText(m), "Nothing was sent") {
+		t.Errorf("after the user's own delete, + was refused: %q", statusText(m))
+	}
+}
