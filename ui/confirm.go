@@ -47,15 +47,21 @@ func (m Model) confirmView() string {
 	return m.theme.Dialog.Render(strings.Join(lines, "\n"))
 }
 
+// maxDialogKey is the most of a key name a dialog shows (its middle is
+// taken out beyond): a few lines, so that the dialog keeps its buttons.
+const maxDialogKey = 2 * maxDialogText
+
 // askDelete asks before deleting key, naming it.
 func (m Model) askDelete(key string) (Model, tea.Cmd) {
 	name := model.Printable(key)
+	shown := truncateMiddle(name, maxDialogKey)
+	gone := "The key and its value are gone for good; a rate limiter starts it again from 0."
+	if !m.ruleFor(key).ExpectTTL {
+		gone = "The key and its value are gone for good." // its rule says it lives forever: no limiter restarts it
+	}
 	m.confirm = &confirm{
-		question: "Delete " + name + "?",
-		details: []string{
-			"DEL " + name,
-			"The key and its value are gone for good; a rate limiter starts it again from 0.",
-		},
+		question: "Delete " + shown + "?",
+		details:  []string{"DEL " + shown, gone},
 		yes: func(m Model) (Model, tea.Cmd) {
 			m.status = info("DEL %s …", name)
 			return m, m.deleteCmd(key)

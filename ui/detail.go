@@ -5,6 +5,8 @@ import (
 	"strings"
 	"time"
 
+	"github.com/charmbracelet/x/ansi"
+
 	"github.com/countertop/countertop/model"
 )
 
@@ -63,9 +65,12 @@ func (m Model) detailView() []string {
 		}
 	}
 	st := c.Status
-	lines := []string{
-		m.theme.Row[st].Bold(true).Render(model.Printable(c.Key)),
-		"",
+	var lines []string
+	for _, l := range keyLines(model.Printable(c.Key), m.width) {
+		lines = append(lines, m.theme.Row[st].Bold(true).Render(l))
+	}
+	lines = append(lines, "")
+	lines = append(lines, []string{
 		field("type", model.Printable(c.Type)),
 		field("raw", raw),
 		field("value", formatValue(&c)),
@@ -76,12 +81,23 @@ func (m Model) detailView() []string {
 		field("window", window),
 		field("rate", formatRate(c.Rate)),
 		field("status", m.theme.Status[st].Render(st.String())),
-	}
+	}...)
 	explain := m.explain(&c, rule, listed, now)
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
 	return lines
+}
+
+// maxKeyLines is how many lines the detail screen gives a key's name.
+const maxKeyLines = 4
+
+// keyLines is name, a key as Printable shows it, in lines of width cells:
+// whole, up to maxKeyLines lines, else with its middle taken out.
+func keyLines(name string, width int) []string {
+	width = max(width, 1)
+	name = truncateMiddle(name, maxKeyLines*width)
+	return strings.Split(ansi.Hardwrap(name, width, true), "\n")
 }
 
 // explain is one or two sentences on what a counter's status means and,

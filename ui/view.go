@@ -92,6 +92,21 @@ func truncate(s string, width int) string {
 	return ansi.Truncate(s, width, "…")
 }
 
+// truncateMiddle cuts s to width cells by taking out its middle, marked
+// "…": keys of a pattern share their beginning and differ at their end (a
+// user, an address), which must stay in sight.
+func truncateMiddle(s string, width int) string {
+	n := cells(s)
+	if n <= width {
+		return s
+	}
+	if width < 3 {
+		return truncate(s, width)
+	}
+	head := (width - 1) / 2
+	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-(width-1-head), "")
+}
+
 // padRight fills s with spaces up to width cells.
 func padRight(s string, width int) string {
 	return s + strings.Repeat(" ", max(0, width-cells(s)))

@@ -153,3 +153,43 @@ func TestHelpLineKeepsHelpAndQuit(t *testing.T) {
 		}
 	}
 }
+
+// Keys that differ only at their end stay apart on screen: the table cuts
+// their middle, the detail shows them whole, and a dialog about a key of
+// two kilobytes keeps its buttons.
+func TestLongKeysKeepTheirEnd(t *testing.T) {
+	base := "ratelimit:api:POST:/v2/organizations/projects/deployments/rollback:user:"
+	for _, width := range []int{3, 10, 41, 60} {
+		for _, s := range []string{base + "1001", "日本語:" + base + "😀😀:1002"} {
+			got := truncateMiddle(s, width)
+			if cells(got) > width || !strings.Contains(got, "…") {
+				t.Errorf("truncateMiddle(%q, %d) = %q (%d cells)", s, width, got, cells(got))
+			}
+		}
+	}
+	if got, want := truncateMiddle(base+"1001", 41), "ratelimit:api:POST:/…s/rollback:user:1001"; got != want {
+		t.Errorf("truncateMiddle = %q, want %q", got, want)
+	}
+
+	obs := []model.Observation{str(base+"1001", "3", 60_000), str(base+"1002", "4", 60_000)}
+	m := newModel(t, newFakeWriter().seed(obs...), 80, 24, obs...)
+	screen := plain(m)
+	for _, end := range []string{"user:1001 ", "user:1002 "} {
+		if !strings.Contains(screen, end) {
+			t.Errorf("the table does not show the key ending %q:\n%s", end, screen)
+		}
+	}
+
+	huge := "ratelimit:" + strings.Repeat("tenant-", 300) + "2"
+	obs = []model.Observation{str(huge, "1", 60_000)}
+	m = newModel(t, newFakeWriter().seed(obs...), 80, 30, obs...)
+	m = selectKey(t, m, huge)
+	m, _ = press(m, "<enter>")
+	if flat := strings.ReplaceAll(plain(m), "\n", ""); !strings.Contains(flat, "tenant-2") || !strings.Contains(flat, "ratelimit:tenant-") {
+		t.Errorf("the detail does not show the key's beginning and end:\n%s", plain(m))
+	}
+	m, _ = press(m, "<esc>d")
+	if screen := plain(m); !strings.Contains(screen, "y yes") || !strings.Contains(screen, "tenant-2?") {
+		t.Errorf("the delete dialog lost its buttons or the key's end:\n%s", screen)
+	}
+}
