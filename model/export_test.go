@@ -161,11 +161,13 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules
 // controls (Unicode's Cc past ASCII's C0, which encoding/json escapes
 // already) and the bidirectional controls (Unicode's Bidi_Control). They
 // can only stand inside strings, where JSON reads \uXXXX as the same
-// character. The tables are Unicode's, not the package's own list.
+// character. The tables are Unicode's, not the package's own list; the
+// characters a terminal draws as nothing are the package's (invisible,
+// which TestInvisible checks).
 func escapeTerminalActive(doc string) string {
 	var b strings.Builder
 	for _, r := range doc {
-		if (unicode.Is(unicode.Cc, r) && r >= 0x7f) || unicode.Is(unicode.Bidi_Control, r) {
+		if (unicode.Is(unicode.Cc, r) && r >= 0x7f) || unicode.Is(unicode.Bidi_Control, r) || invisible(r) {
 			fmt.Fprintf(&b, `\u%04x`, r)
 		} else {
 			b.WriteRune(r)
@@ -293,7 +295,8 @@ func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows = append(rows, big...)
 	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: hostileKey, Type: "string\u009b", Raw: hostileKey, ObservedAt: at, Rule: 0})
-	rows = append(rows, &Counter{Key: "kept: \u00a0\u00ff\u200b\u2027\u202f\u2065\u206a\ufeff", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
+	rows = append(rows, &Counter{Key: "kept: \u00a0\u00ff\u2027\u202f\u200c\u200d\ufe0f\u2764", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
+	rows = append(rows, &Counter{Key: "invisible: \u200b\u2065\u206a\ufeff\u00ad\uffff", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
 	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatJSON, at, rows, rules, encodingJSON)

@@ -23,7 +23,9 @@ import (
 //	         (U+0080-U+009F), a line or paragraph separator (U+2028,
 //	         U+2029), or a bidirectional control that could reorder the
 //	         text around it (U+061C, U+200E, U+200F, U+202A-U+202E,
-//	         U+2066-U+2069)
+//	         U+2066-U+2069); or one it draws as nothing, which would
+//	         make two keys look alike (U+200B, U+FEFF, U+00AD, ...: see
+//	         invisible)
 //
 // Hex digits are lower case.
 func Printable(s string) string { return escape(s, true) }
@@ -62,6 +64,31 @@ func escapedRune(r rune) bool {
 		r == 0x061c, r == 0x200e, r == 0x200f, // ALM, LRM, RLM
 		0x2028 <= r && r <= 0x202e, // line and paragraph separators; LRE, RLE, PDF, LRO, RLO
 		0x2066 <= r && r <= 0x2069: // LRI, RLI, FSI, PDI
+		return true
+	}
+	return invisible(r)
+}
+
+// invisible reports whether r is a character terminals draw as nothing,
+// so that two keys told apart only by it would look the same: Unicode's
+// default-ignorable characters of the basic plane, and its two
+// noncharacters there. The zero-width joiner and non-joiner and the
+// variation selectors are kept: emoji and several scripts are written
+// with them.
+func invisible(r rune) bool {
+	switch {
+	case r == 0x00ad, // soft hyphen
+		r == 0x034f,              // combining grapheme joiner
+		r == 0x115f, r == 0x1160, // Hangul fillers
+		r == 0x17b4, r == 0x17b5, // Khmer inherent vowels
+		0x180b <= r && r <= 0x180f, // Mongolian variation selectors, vowel separator
+		r == 0x200b,                // zero-width space
+		0x2060 <= r && r <= 0x2065, // word joiner, invisible operators
+		0x206a <= r && r <= 0x206f, // deprecated format characters
+		r == 0x3164, r == 0xffa0,   // Hangul fillers
+		r == 0xfeff,                // zero-width no-break space (BOM)
+		0xfff0 <= r && r <= 0xfff8, // unassigned, default-ignorable
+		r == 0xfffe, r == 0xffff:   // noncharacters
 		return true
 	}
 	return false

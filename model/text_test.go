@@ -4,6 +4,7 @@ import (
 	"strconv"
 	"strings"
 	"testing"
+	"unicode"
 	"unicode/utf8"
 )
 
@@ -28,6 +29,12 @@ var printableCases = []struct{ in, want string }{
 	{"\u200e\u200f\u061c", `\u200e\u200f\u061c`},
 	{"line\u2028next\u2029", `line\u2028next\u2029`},
 	{`\x41`, `\\x41`}, // text that looks like an escape is not one
+	// Characters drawn as nothing would make two keys look alike.
+	{"rl:a\u200bb", `rl:a\u200bb`},
+	{"\ufeffrl:x", `\ufeffrl:x`},
+	{"soft\u00adhyphen\u2060", `soft\u00adhyphen\u2060`},
+	{"\u3164\uffff", `\u3164\uffff`},
+	{"👨\u200d👩\u200d👧 ❤\ufe0f", "👨\u200d👩\u200d👧 ❤\ufe0f"}, // joiners and variation selectors write emoji
 }
 
 func TestPrintable(t *testing.T) {
@@ -51,6 +58,29 @@ func TestSafeText(t *testing.T) {
 	} {
 		if got := SafeText(tc.in); got != tc.want {
 			t.Errorf("SafeText(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+}
+
+// invisible holds what Unicode says is ignorable when drawn (its
+// Other_Default_Ignorable_Code_Point, format characters, the Mongolian
+// variation selectors) or no character at all, and all of the first table
+// in the basic plane; never the joiners and variation selectors that emoji
+// and scripts are written with.
+func TestInvisible(t *testing.T) {
+	for r := rune(0); r < 0x10000; r++ {
+		ignorable := unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) ||
+			unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Noncharacter_Code_Point, r)
+		if invisible(r) && !ignorable {
+			t.Errorf("invisible(%U), which Unicode does not say is ignorable", r)
+		}
+		if unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) && !invisible(r) {
+			t.Errorf("invisible(%U) = false for a default-ignorable character", r)
+		}
+	}
+	for _, r := range []rune{0x200c, 0x200d, 0xfe0f, 0x00a0, 0x202f} {
+		if invisible(r) {
+			t.Errorf("invisible(%U): it is part of written text", r)
 		}
 	}
 }
