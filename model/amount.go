@@ -35,14 +35,6 @@ func ParseAmount(s string) (Amount, error) {
 	return Amount{}, fmt.Errorf("%q is not an amount: give an integer like 5 or -1, or a decimal like 2.5", s)
 }
 
-// Neg is the amount with its sign flipped (for decrements).
-func (a Amount) Neg() Amount {
-	if a.IsFloat {
-		return Amount{Float: -a.Float, IsFloat: true}
-	}
-	return Amount{Int: -a.Int}
-}
-
 // String is the amount as Redis is sent it.
 func (a Amount) String() string {
 	if a.IsFloat {

@@ -19,6 +19,11 @@ type prompt struct {
 	submit func(Model, string) (Model, tea.Cmd)
 	// cancel, when set, runs on esc.
 	cancel func(Model) Model
+	// check, when set, vets an answer before submit sees it: one it
+	// refuses stays in the input to mend, with why above it (problem), so
+	// that what is typed next does not land on the dashboard's keys.
+	check   func(string) error
+	problem string
 }
 
 // maxInput bounds what a prompt takes; Redis keys can be longer, but nobody
@@ -58,6 +63,13 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		}
 		return m, nil
 	case keyMatches(msg, m.keys.Submit):
+		if p.check != nil {
+			if err := p.check(p.input.Value()); err != nil {
+				p.problem = "Nothing was sent: " + model.Printable(err.Error()) + "; mend it, or esc to cancel."
+				m.prompt = &p
+				return m, nil
+			}
+		}
 		m.prompt = nil
 		return p.submit(m, p.input.Value())
 	}
@@ -102,15 +114,18 @@ func (m Model) askAmount(key string, withDefault bool) (Model, tea.Cmd) {
 		label = "increment " + model.Printable(key) + " by (enter for 1): "
 	}
 	return m.openPrompt(label, "", "", prompt{
+		check: func(s string) error {
+			if withDefault && s == "" {
+				return nil
+			}
+			_, err := model.ParseAmount(s)
+			return err
+		},
 		submit: func(m Model, s string) (Model, tea.Cmd) {
 			if withDefault && s == "" {
 				return m.incr(key, model.Amount{Int: 1})
 			}
-			by, err := model.ParseAmount(s)
-			if err != nil {
-				m.status = failed("Nothing was sent: %s.", model.Printable(err.Error()))
-				return m, nil
-			}
+			by, _ := model.ParseAmount(s) // checked
 			return m.incr(key, by)
 		},
 	})
@@ -137,12 +152,12 @@ func (m Model) askKeyName() (Model, tea.Cmd) {
 // one, then runs then with it.
 func (m Model) askWindow(label string, then func(Model, time.Duration) (Model, tea.Cmd)) (Model, tea.Cmd) {
 	return m.openPrompt(label, "", "", prompt{
+		check: func(s string) error {
+			_, err := parseWindow(s)
+			return err
+		},
 		submit: func(m Model, s string) (Model, tea.Cmd) {
-			w, err := parseWindow(s)
-			if err != nil {
-				m.status = failed("Nothing was sent: %s.", err)
-				return m, nil
-			}
+			w, _ := parseWindow(s) // checked
 			return then(m, w)
 		},
 	})

@@ -39,12 +39,17 @@ func (m Model) statusRoom() int {
 	return max(1, min(m.height/4, m.height-m.headerLines()-1-2))
 }
 
-// statusLines is what statusView shows, unstyled: the open prompt or the
-// repair's progress on one line, else the status wrapped.
+// statusLines is what statusView shows, unstyled: the open prompt (below
+// why its last answer was refused, if it was) or the repair's progress on
+// one line, else the status wrapped.
 func (m Model) statusLines() []string {
 	switch {
 	case m.prompt != nil:
-		return []string{truncate(m.prompt.input.View(), m.width)}
+		var lines []string
+		if m.prompt.problem != "" {
+			lines = wrapLines(m.prompt.problem, m.width, max(1, m.statusRoom()-1))
+		}
+		return append(lines, truncate(m.prompt.input.View(), m.width))
 	case m.repair.running():
 		return []string{truncate(m.repair.progress(), m.width)}
 	}
@@ -55,7 +60,13 @@ func (m Model) statusLines() []string {
 // statusRoom, or the open prompt or the repair's progress in its place.
 func (m Model) statusView() []string {
 	lines := m.statusLines()
-	if m.prompt != nil || m.repair.running() {
+	if m.prompt != nil {
+		for i := range lines[:len(lines)-1] { // the problem above the input
+			lines[i] = m.theme.Error.Render(lines[i])
+		}
+		return lines
+	}
+	if m.repair.running() {
 		return lines
 	}
 	for i, l := range lines {

@@ -300,12 +300,29 @@ func TestIncrementByN(t *testing.T) {
 		t.Fatalf("status line %q", s)
 	}
 
-	m, cmd = press(m, "i2.5<enter>")
+	if m.prompt == nil || m.prompt.input.Value() != "abc" {
+		t.Fatal("the prompt should stay open with the answer to mend")
+	}
+
+	m, cmd = press(m, "<backspace><backspace><backspace>2.5<enter>")
 	m = run(t, m, cmd)
 	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:api:42 2.5 1m0s"}) {
 		t.Fatalf("calls %v", got)
 	}
 	if s := statusText(m); s != "INCRBYFLOAT ratelimit:api:42 2.5 -> 19.5, TTL 43s" {
+		t.Fatalf("status line %q", s)
+	}
+}
+
+// i with a whole number on a counter that holds a decimal is sent as
+// INCRBYFLOAT, which Redis takes, not INCRBY, which it refuses.
+func TestIncrementAFloatCounterByAWholeNumber(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "quota:batch") // holds 2.5
+	m, cmd := press(m, "i2<enter>")
+	m = run(t, m, cmd)
+	if s := statusText(m); !strings.HasPrefix(s, "INCRBYFLOAT quota:batch 2 -> 4.5") {
 		t.Fatalf("status line %q", s)
 	}
 }
@@ -355,15 +372,17 @@ func TestAskForAWindowWhenNoRuleGivesOne(t *testing.T) {
 	if m.prompt == nil || !strings.Contains(statusText(m), "window for quota:night") {
 		t.Fatalf("no window prompt: %q", statusText(m))
 	}
-	m, cmd := press(m, "1.5<enter>")
-	if cmd != nil || len(w.Calls()) > 0 {
+	m, _ = press(m, "1.5<enter>")
+	if len(w.Calls()) > 0 {
 		t.Fatal("a bad window sent something")
 	}
-	if s := statusText(m); !strings.Contains(s, `"1.5" is not a window`) {
+	// The prompt stays, with the answer to mend and why it was refused:
+	// what is typed next goes there, not to the dashboard's keys.
+	if s := statusText(m); m.prompt == nil || m.prompt.input.Value() != "1.5" || !strings.Contains(s, `"1.5" is not a window`) || !strings.Contains(s, "window for quota:night") {
 		t.Fatalf("status line %q", s)
 	}
 
-	m, cmd = press(m, "e90s<enter>")
+	m, cmd := press(m, "<backspace><backspace><backspace>90s<enter>")
 	m = run(t, m, cmd)
 	if got := w.Calls(); !slices.Equal(got, []string{"EXPIRE quota:night 1m30s"}) {
 		t.Fatalf("calls %v", got)

@@ -74,9 +74,9 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 		m.lost = ""
 		return m, nil
 	case keyMatches(msg, k.Incr):
-		return m.incr(key, m.unit(key))
+		return m.incr(key, model.Amount{Int: 1})
 	case keyMatches(msg, k.Decr):
-		return m.incr(key, m.unit(key).Neg())
+		return m.incr(key, model.Amount{Int: -1})
 	case keyMatches(msg, k.IncrBy):
 		if refused, ok := m.refuseNotString(key, "INCRBY"); ok {
 			return refused, nil
@@ -95,15 +95,6 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 }
 
 var keyMatches = key.Matches[tea.KeyPressMsg]
-
-// unit is what + adds to key: 1, sent as INCRBYFLOAT when the counter holds
-// a float (INCRBY refuses "2.5"), else as INCRBY.
-func (m Model) unit(key string) model.Amount {
-	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat {
-		return model.Amount{Float: 1, IsFloat: true}
-	}
-	return model.Amount{Int: 1}
-}
 
 // ruleFor is the rule that applies to key, whether or not the Store holds it
 // yet (`n` can create a key).
@@ -196,6 +187,11 @@ func (m Model) refuseExpire(key string) (Model, bool) {
 func (m Model) incr(key string, by model.Amount) (Model, tea.Cmd) {
 	if refused, ok := m.refuseNotString(key, by.Command()); ok {
 		return refused, nil
+	}
+	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat && !by.IsFloat {
+		// INCRBY refuses a value like 2.5: a decimal counter takes
+		// INCRBYFLOAT, even of a whole number.
+		by = model.Amount{Float: float64(by.Int), IsFloat: true}
 	}
 	rule := m.ruleFor(key)
 	w, known := m.windowFor(key, rule)
