@@ -55,7 +55,7 @@ func formatValue(c *model.Counter) string {
 
 // formatRate is a change per second: "+1.2/s", "-30/s", "+4.1k/s".
 func formatRate(r float64) string {
-	if r == 0 {
+	if math.Abs(r) < 0.05 { // what would read "+0.0/s"
 		return "0/s"
 	}
 	return signed(r) + "/s"
