@@ -113,8 +113,11 @@ func (m Model) age() string {
 	if m.feedState.UpdatedAt.After(last) {
 		last = m.feedState.UpdatedAt
 	}
-	if last.IsZero() {
+	switch {
+	case last.IsZero():
 		return m.theme.Dim.Render("no data yet")
+	case m.paused: // the screen shows the data as it stood then
+		return "frozen at " + m.pausedAt.Local().Format("15:04:05")
 	}
 	return "updated " + model.FormatDuration(m.clock().Sub(last)) + " ago"
 }
