@@ -297,7 +297,7 @@ func TestCluster(t *testing.T) {
 		m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 		o := watchOptions("auto")
 		st := firstState(t, c, o)
-		want := fmt.Sprintf(`polling: keyspace notifications are off on master %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe on master %s to get live updates`, m.Addr, m.Addr)
+		want := fmt.Sprintf(`polling: keyspace notifications are off on master %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' on master %s to get live updates`, m.Addr, m.Addr)
 		if st.Mode != "polling" || st.Note != want {
 			t.Errorf("one master without notifications: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
 		}
@@ -310,7 +310,7 @@ func TestCluster(t *testing.T) {
 		addrs := []string{masters[0].Addr, masters[1].Addr, masters[2].Addr}
 		slices.Sort(addrs)
 		names := fmt.Sprintf("masters %s, %s and %s", addrs[0], addrs[1], addrs[2])
-		want = fmt.Sprintf(`polling: keyspace notifications are off on %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe on %s to get live updates`, names, names)
+		want = fmt.Sprintf(`polling: keyspace notifications are off on %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' on %s to get live updates`, names, names)
 		if st.Mode != "polling" || st.Note != want {
 			t.Errorf("no master with notifications: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
 		}

@@ -3,6 +3,7 @@ package redisclient
 import (
 	"cmp"
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -56,6 +57,12 @@ const (
 // failover can leave the old master running as a replica without breaking
 // any connection. It subscribes to new masters and drops the servers that
 // are masters no longer.
+//
+// Events can only be followed while every master sends them. The reader
+// reads the masters' notify-keyspace-events every recheckIntervals poll
+// intervals and at each full pass, and a subscriber checks it each time it
+// subscribes again; when a master lacks what countertop needs, the watcher
+// stops, and Watch polls (see Watch).
 type eventWatcher struct {
 	*reader
 	resyncEvery time.Duration
@@ -69,8 +76,6 @@ type eventWatcher struct {
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
 	wg          sync.WaitGroup         // the subscribers
-	note        string                 // the feed's Note while every master sends what countertop needs
-	off         map[string]*noEvents   // master -> what its notifications lack (nil: nothing), as last read
 }
 
 // subscriber keeps a subscription to one master.
@@ -155,27 +160,36 @@ func (w *eventWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[
 	return opened, nil
 }
 
-// run watches until ctx is done. nodes are the masters and opened the
-// subscriptions already made to them, by address; note, when not "", goes
-// first in the feed's Note.
-func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub, note string) {
+// run watches until ctx is done, and returns false; or until a master no
+// longer sends the notifications countertop needs, and returns true once
+// its subscribers have stopped, so that Watch can poll in its place. nodes
+// are the masters and opened the subscriptions already made to them, by
+// address; note, when not "", goes first in the feed's Note.
+func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub, note string) (off bool) {
 	w.state.Note = "full re-scan every " + model.FormatDuration(w.resyncEvery) + ", in case an event was lost"
 	if note != "" {
 		w.state.Note = note + "; " + w.state.Note
 	}
-	w.note = w.state.Note
+	ctx, stop := context.WithCancel(ctx) // stops the subscribers when the reader stops
+	defer stop()
 	w.follow(ctx, nodes, opened)
-	w.read(ctx)
+	off = w.read(ctx) != nil
+	stop()
 	w.wg.Wait()
+	return off
 }
 
 // read is the reader's loop. It makes the first full pass, then re-reads
 // the keys events named, makes a full pass when one is due, and follows the
-// masters, until ctx is done. After a failure it waits with backoff, then
-// makes a full pass: what it failed to read may have changed since.
-func (w *eventWatcher) read(ctx context.Context) {
+// masters, until ctx is done; then it returns nil. After a failure it waits
+// with backoff, then makes a full pass: what it failed to read may have
+// changed since. It returns an errNoEvents error as soon as a master is
+// found not to send the notifications needed.
+func (w *eventWatcher) read(ctx context.Context) error {
 	resync := time.NewTimer(w.resyncEvery)
 	defer resync.Stop()
+	settings := time.NewTicker(recheckIntervals * w.o.Interval)
+	defer settings.Stop()
 	var check <-chan time.Time // a single server's master never changes
 	if w.c.kind != standalone {
 		t := time.NewTicker(w.followEvery)
@@ -199,11 +213,13 @@ func (w *eventWatcher) read(ctx context.Context) {
 			var again bool // a full pass is now due
 			select {
 			case <-ctx.Done():
-				return
+				return nil
 			case s := <-w.status:
 				again, err = w.subscription(ctx, s)
 			case <-check:
 				err = w.followMasters(ctx)
+			case <-settings.C:
+				err = w.recheckSettings(ctx)
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
 			case <-resync.C:
@@ -214,8 +230,11 @@ func (w *eventWatcher) read(ctx context.Context) {
 			due = due || again
 		}
 		if err != nil {
-			if ctx.Err() != nil {
-				return
+			switch {
+			case ctx.Err() != nil:
+				return nil
+			case errors.Is(err, errNoEvents):
+				return err
 			}
 			due = true
 			backoff = nextBackoff(backoff)
@@ -223,7 +242,7 @@ func (w *eventWatcher) read(ctx context.Context) {
 			w.failed(err)
 			w.rereadTopology(ctx)
 			if w.emit(ctx, model.Batch{}) != nil {
-				return
+				return nil
 			}
 		}
 	}
@@ -237,45 +256,49 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 		return err
 	}
 	w.follow(ctx, nodes, nil)
-	w.checkSettings(ctx, nodes)
+	if err := w.checkSettings(ctx, nodes); err != nil {
+		return err
+	}
 	return w.discover(ctx)
 }
 
-// checkSettings says in the feed's Note when masters no longer send the
-// keyspace notifications countertop needs (someone turned them off while it
-// watched): changes then show only at each full pass, and the header must
-// not go on saying events as if all were well. The Note is the usual one
-// again once they are back. A master that does not answer CONFIG GET now
-// keeps what it said last, so that the Note does not come and go.
-func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client) {
-	off := make(map[string]*noEvents, len(nodes))
-	var without []string
+// checkSettings returns an errNoEvents error (noEvents.error()) when one of
+// nodes, the masters, no longer sends the keyspace notifications
+// countertop needs: someone turned them off while it watched. Changes would
+// then show only at each full pass, under a header that says events as if
+// all were well; the watcher stops instead, and Watch polls. A master that
+// does not answer CONFIG GET now is passed over: a master lost is the
+// subscriptions' news, and a refusal says nothing of the setting.
+func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client) error {
 	var nos []*noEvents
+	var without []string // the masters of nos
 	for _, n := range nodes {
-		addr := n.Options().Addr
-		no, known := w.off[addr]
 		conf, err := n.ConfigGet(ctx, "notify-keyspace-events").Result()
-		if set, ok := conf["notify-keyspace-events"]; err == nil && ok {
-			no, known = w.c.notificationsOff(n, set), true
-		}
-		if !known {
+		set, ok := conf["notify-keyspace-events"]
+		if err != nil || !ok {
 			continue
 		}
-		off[addr] = no
-		if no != nil {
-			if w.enable { // --enable-events was given: it is not the fix
-				no = &noEvents{why: no.why, fix: strings.TrimPrefix(no.fix, "run with --enable-events or ")}
-			}
-			nos, without = append(nos, no), append(without, addr)
+		if no := w.c.notificationsOff(n, set); no != nil {
+			nos, without = append(nos, no), append(without, n.Options().Addr)
 		}
 	}
-	w.off = off
-	w.state.Note = w.note
-	if len(nos) > 0 {
-		no := mergeNoEvents(nos, without)
-		w.state.Note = fmt.Sprintf("%s: changes show only at each full re-scan (every %s); %s to get live updates again",
-			no.why, model.FormatDuration(w.resyncEvery), no.fix)
+	if len(nos) == 0 {
+		return nil
 	}
+	return mergeNoEvents(nos, without).error()
+}
+
+// recheckSettings is checkSettings on the masters as they are now, between
+// full passes: notifications turned off show within recheckIntervals
+// intervals, not at the next full pass, up to ResyncEvery away. Masters
+// that cannot be listed now are looked at next time; the failure is left
+// to the subscriptions and the reads, which tell it.
+func (w *eventWatcher) recheckSettings(ctx context.Context) error {
+	nodes, err := w.c.masters(ctx)
+	if err != nil {
+		return nil
+	}
+	return w.checkSettings(ctx, nodes)
 }
 
 // followMasters asks which servers are masters now and follows them (see
@@ -351,6 +374,11 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 	if w.subs[s.sub.node] != s.sub {
 		return false, nil // from a server no longer followed
 	}
+	if errors.Is(s.err, errNoEvents) {
+		// Up, but without the notifications (restarted without a CONFIG
+		// SET, a replica promoted): not a subscription to wait for.
+		return false, s.err
+	}
 	if s.err == nil {
 		delete(w.down, s.sub.node)
 		w.updateMode()
@@ -416,7 +444,8 @@ func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, ps *redis.P
 
 // resubscribe checks that node sends the notifications needed, turning
 // them on when allowed (a promoted replica or a restarted server may not
-// have them), then subscribes.
+// have them), then subscribes. When node cannot send them, its error is
+// noEvents.error(), which the reader tells apart by errNoEvents.
 func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*redis.PubSub, error) {
 	no, _, err := w.c.nodeNotifications(ctx, node, w.enable)
 	switch {

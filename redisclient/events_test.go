@@ -291,31 +291,23 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 		t.Errorf("Note = %q", w.state.Note)
 	}
 
-	// Changes Redis tells nobody about.
-	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-	s.Do(t, "INCR", "rl:a")
-	s.Do(t, "DEL", "rl:b")
-	s.Do(t, "SET", "rl:new", "1", "EX", "100")
+	// Changes Redis tells nobody about, with the notifications on: SWAPDB
+	// sends no keyspace event, and database 0 becomes what database 9 was.
+	db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
+	t.Cleanup(func() { db9.Close() })
+	ctx := context.Background()
+	if err := db9.Set(ctx, "rl:a", "2", 0).Err(); err != nil {
+		t.Fatal(err)
+	}
+	if err := db9.Set(ctx, "rl:new", "1", 100*time.Second).Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Do(t, "SWAPDB", "0", "9")
 	w.waitMatches("rl:*", rdb)
 	w.waitValue("rl:a", "2")
-
-	// The header says so while the notifications are off, not "events" as
-	// if all were well; and stops saying so once they are back.
-	off := `keyspace notifications are off on the server (notify-keyspace-events=""): changes show only at each full re-scan (every 0.1s); ` +
-		"run with --enable-events or CONFIG SET notify-keyspace-events K$gxe to get live updates again"
-	w.until("the note to say the notifications are off", func() string {
-		if w.state.Note != off {
-			return fmt.Sprintf("Note = %q", w.state.Note)
-		}
-		return ""
-	})
-	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
-	w.until("the note to be the usual one again", func() string {
-		if w.state.Note != "full re-scan every 0.1s, in case an event was lost" {
-			return fmt.Sprintf("Note = %q", w.state.Note)
-		}
-		return ""
-	})
+	if st := w.state; st.Mode != "events" || st.Note != "full re-scan every 0.1s, in case an event was lost" {
+		t.Errorf("mode %q, note %q; want events, with its usual note: the notifications are on", st.Mode, st.Note)
+	}
 }
 
 func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
@@ -325,13 +317,18 @@ func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
 	rdb := s.Client(t)
 	w := startEvents(t, connect(t, s), "rl:*")
 
-	// rl:gap changes without an event, so only a full pass can find it; the
+	// rl:gap appears without an event (SWAPDB sends none; database 9 holds
+	// rl:a as it was, and rl:gap), so only a full pass can find it; the
 	// periodic one is an hour away, so it must be the one after the
-	// subscriber comes back.
-	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-	s.Do(t, "SET", "rl:gap", "1")
+	// subscriber comes back. (Turning the notifications off for the gap
+	// would make the watch poll instead: see fallback_test.go.)
+	db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
+	t.Cleanup(func() { db9.Close() })
+	if err := db9.MSet(context.Background(), "rl:a", "1", "rl:gap", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Do(t, "SWAPDB", "0", "9")
 	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
-	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
 
 	w.waitValue("rl:gap", "1")
 	w.waitSynced()

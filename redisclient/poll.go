@@ -76,10 +76,13 @@ func (c *Client) Poll(ctx context.Context, o PollOptions, out chan<- model.Batch
 	return nil
 }
 
-// poll cycles until ctx is done, or until r.recheck says to stop.
+// poll cycles until ctx is done, or until r.recheck says to stop. It may
+// take over from an event watcher that found the notifications off: what
+// that watcher said was wrong (a subscription down) is not polling's
+// concern, and is no longer so.
 func (r *reader) poll(ctx context.Context) {
-	r.mode = "polling"
-	r.state.Mode, r.state.Interval, r.state.Connected = r.mode, r.o.Interval, true
+	r.mode, r.outage = "polling", ""
+	r.state.Mode, r.state.Interval, r.state.Connected, r.state.LastError = r.mode, r.o.Interval, true, ""
 	var p pacer
 	var backoff time.Duration
 	rechecked := time.Now()

@@ -23,7 +23,8 @@ type WatchOptions struct {
 	// notifications when the server sends the ones needed and polls
 	// otherwise, saying why in FeedState.Note (and, when only the setting
 	// is missing, going live once someone turns it on); "events" uses
-	// notifications or fails; "poll" polls.
+	// notifications or fails at start, and once live falls back to polling
+	// as auto does when they are turned off; "poll" polls.
 	Mode string
 	// EnableEvents allows Watch to turn the needed notifications on with
 	// CONFIG SET when they are off, adding flags and removing none. Without
@@ -67,6 +68,14 @@ var errNoPatterns = explained("there is no key pattern to watch — pass --patte
 // dropping the old. The feed's Mode is "events" while every master is
 // subscribed to and "reconnecting", with the reason in LastError, while one
 // is not. Each full pass also reads the topology again, for the header.
+//
+// A master may stop sending the notifications while Watch follows them
+// (someone turned them off, or a restart forgot a CONFIG SET): the watch
+// would then show stale values under "events". Watch looks at the setting
+// every recheckIntervals intervals, at each full pass and whenever it
+// subscribes again, and as soon as a master lacks it, polls, saying why in
+// the Note, in events mode as in auto, until every master has it again.
+// With EnableEvents it turns them on again instead, as at start.
 func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Batch) error {
 	if len(o.Patterns) == 0 {
 		return errNoPatterns
@@ -82,6 +91,10 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events or poll", o.Mode), nil)
 	}
 
+	// live: the watch has followed events. An events mode that cannot work
+	// at start is a mistake to say before the screen opens; once live, the
+	// user is better served by polling, said on screen, than by a stop.
+	live := false
 	for {
 		nodes, no, note, err := r.checkNotifications(ctx, o.EnableEvents)
 		if err != nil {
@@ -96,19 +109,24 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 			case isReply(err):
 				no = w.noChannels(err)
 			default: // subscribed, or a master could not be reached: the watcher retries
-				w.run(ctx, nodes, opened, note)
-				return nil
+				live = true
+				if !w.run(ctx, nodes, opened, note) {
+					return nil // ctx is done
+				}
+				// A master no longer sends the notifications: look again
+				// (turning them on when allowed), and poll if they are off.
+				continue
 			}
 		}
-		if o.Mode == "events" {
+		if o.Mode == "events" && !live {
 			err := no.error()
 			r.state.Mode, r.state.LastError = "stopped", err.Error()
 			_ = r.emit(ctx, model.Batch{})
 			return err
 		}
-		// Auto mode polls. When only a setting is missing, it looks again now
-		// and then (never changing it): once every master sends what
-		// countertop needs, it watches live from then on.
+		// Polling. When only a setting is missing, it looks again now and
+		// then (never changing it): once every master sends what countertop
+		// needs, it watches live from then on.
 		r.state.Note = no.note()
 		r.recheck = nil
 		if no.settable {
@@ -127,9 +145,11 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 	}
 }
 
-// recheckIntervals is how many poll intervals auto mode, polling because
-// keyspace notifications could not be used, lets pass before it looks at
-// them again: one CONFIG GET per master every 5 s at the default interval.
+// recheckIntervals is how many poll intervals Watch lets pass before it
+// looks at the masters' keyspace notifications again: while it polls
+// because they could not be used, to go live once they can; while it
+// follows them, to poll once they are off. One CONFIG GET per master every
+// 5 s at the default interval.
 const recheckIntervals = 5
 
 // The notify-keyspace-events flags events mode needs: K (keyspace
@@ -156,6 +176,13 @@ func missingFlags(set string) string {
 	return string(missing)
 }
 
+// errNoEvents is the cause of noEvents.error(), so that the event watcher
+// can tell a master that is up but does not send the notifications (found
+// by its look at the setting, or by a subscriber subscribing again) apart
+// from a subscription lost or a read that failed (errors.Is): it waits for
+// those to come back, but polls in place of that.
+var errNoEvents = errors.New("keyspace notifications cannot be used")
+
 // noEvents says why keyspace notifications cannot be used and, when there
 // is something the user can do about it, what. Both are sentence fragments.
 type noEvents struct {
@@ -180,7 +207,7 @@ func (no *noEvents) error() error {
 	if no.fix != "" {
 		fix = no.fix + ", or " + fix
 	}
-	return explained(no.why+" — "+fix, nil)
+	return explained(no.why+" — "+fix, errNoEvents)
 }
 
 // checkNotifications reads notify-keyspace-events on every master and,
@@ -317,7 +344,16 @@ func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
 	if !strings.Contains(missing, keyspaceFlag) && missing != neededClasses {
 		why = fmt.Sprintf("%s's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", server, set, missing)
 	}
-	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + model.Printable(set+missing) + on, settable: true}
+	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + shellQuote(set+missing) + on, settable: true}
+}
+
+// shellQuote is a notify-keyspace-events value as the sentences that
+// suggest it write it: in single quotes, so that a command pasted into a
+// shell (redis-cli CONFIG SET notify-keyspace-events 'K$gxe') keeps the $
+// and what follows it. Flags are letters and $; anything else is shown
+// escaped (model.Printable), and a quote closes and reopens the quotes.
+func shellQuote(value string) string {
+	return "'" + strings.ReplaceAll(model.Printable(value), "'", `'\''`) + "'"
 }
 
 // nodeNotifications reads notify-keyspace-events on node and, when enable
@@ -354,8 +390,8 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	if !enable {
 		return c.notificationsOff(node, set), nil, nil
 	}
-	fix := fmt.Sprintf("set notify-keyspace-events to %s in %s's config", model.Printable(want), server)
-	if err := c.writable("CONFIG SET notify-keyspace-events " + model.Printable(want) + on); err != nil {
+	fix := fmt.Sprintf("set notify-keyspace-events to %s in %s's config", shellQuote(want), server)
+	if err := c.writable("CONFIG SET notify-keyspace-events " + shellQuote(want) + on); err != nil {
 		return &noEvents{why: err.Error(), fix: fix}, nil, nil
 	}
 	switch err := node.ConfigSet(ctx, "notify-keyspace-events", want).Err(); {

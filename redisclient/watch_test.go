@@ -51,10 +51,10 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 		{"AK", "events", "full re-scan every 30s, in case an event was lost"},
 		{"K$gxe", "events", "full re-scan every 30s, in case an event was lost"},
 		{"Kg$lshzxetd", "events", "full re-scan every 30s, in case an event was lost"},
-		{"", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe to get live updates`},
-		{"EA", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="AE"); run with --enable-events or CONFIG SET notify-keyspace-events AEK to get live updates`},
-		{"Elh", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="lhE"); run with --enable-events or CONFIG SET notify-keyspace-events lhEK$gxe to get live updates`},
-		{"Kgxe", "polling", `polling: the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $); run with --enable-events or CONFIG SET notify-keyspace-events gxeK$ to get live updates`},
+		{"", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`},
+		{"EA", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="AE"); run with --enable-events or CONFIG SET notify-keyspace-events 'AEK' to get live updates`},
+		{"Elh", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="lhE"); run with --enable-events or CONFIG SET notify-keyspace-events 'lhEK$gxe' to get live updates`},
+		{"Kgxe", "polling", `polling: the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $); run with --enable-events or CONFIG SET notify-keyspace-events 'gxeK$' to get live updates`},
 	} {
 		t.Run(cmp.Or(tc.flags, "empty"), func(t *testing.T) {
 			t.Parallel()
@@ -76,7 +76,7 @@ func TestWatchEventsModeNeedsNotifications(t *testing.T) {
 	s, c := startConnected(t)
 	out := make(chan model.Batch, 8)
 	err := c.Watch(context.Background(), watchOptions("events"), out)
-	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events K$gxe, or use --mode poll`
+	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', or use --mode poll`
 	checkSentence(t, err, want, "")
 	select {
 	case b := <-out:
@@ -134,7 +134,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		o := watchOptions("auto")
 		o.EnableEvents = true
-		want := "polling: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events K$gxe was not sent; set notify-keyspace-events to K$gxe in the server's config to get live updates"
+		want := "polling: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxe' was not sent; set notify-keyspace-events to 'K$gxe' in the server's config to get live updates"
 		if st := firstState(t, c, o); st.Mode != "polling" || st.Note != want {
 			t.Errorf("mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
 		}
@@ -194,7 +194,7 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 		{
 			name: "no CONFIG SET", flags: "", enable: true, rules: []any{"&*", "+@all", "-config|set"},
 			why:  "countertop could not turn keyspace notifications on (NOPERM",
-			more: "set notify-keyspace-events to K$gxe in the server's config",
+			more: "set notify-keyspace-events to 'K$gxe' in the server's config",
 		},
 		{
 			name: "no channels", flags: "KEA", rules: []any{"resetchannels", "+@all"},

@@ -36,8 +36,8 @@ func TestCountdownNeverGoesNegative(t *testing.T) {
 }
 
 func TestWrapWordsKeepsFlagsWhole(t *testing.T) {
-	got := wrapWords("run with --enable-events or CONFIG SET notify-keyspace-events K$gxe", 20)
-	want := []string{"run with", "--enable-events or", "CONFIG SET", "notify-keyspace-events", "K$gxe"}
+	got := wrapWords("run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe'", 20)
+	want := []string{"run with", "--enable-events or", "CONFIG SET", "notify-keyspace-events", "'K$gxe'"}
 	if !slices.Equal(got, want) {
 		t.Errorf("wrapWords = %q, want %q", got, want)
 	}

@@ -14,7 +14,7 @@ import (
 // long, not cut to the header's width.
 func TestStoppedFeedShowsItsReasonInFull(t *testing.T) {
 	m := newModel(t, nil, 80, 24)
-	reason := `--mode events cannot work: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events, or CONFIG SET notify-keyspace-events K$gxe, or use --mode auto`
+	reason := `--mode events cannot work: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events, or CONFIG SET notify-keyspace-events 'K$gxe', or use --mode auto`
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{Mode: "stopped", LastError: reason}}}, closed: true})
 
 	screen := plain(m)
@@ -35,7 +35,7 @@ func TestStoppedFeedShowsItsReasonInFull(t *testing.T) {
 // Why countertop polls, and the command that would give live updates, is
 // on screen whole at 120 columns and never pushes the table off it.
 func TestPollingNoteIsShownWhole(t *testing.T) {
-	note := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events K$gxe to get live updates`
+	note := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
 		m := newModel(t, nil, size[0], size[1], fixture()...)
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{

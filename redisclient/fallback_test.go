@@ -1,0 +1,147 @@
+package redisclient_test
+
+import (
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// offNote is the feed's Note while countertop polls because the single
+// server it watches sends no keyspace notifications.
+const offNote = `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
+	`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
+
+// liveOptions watches rl:* in mode with a short interval, so that a
+// change of the server's setting is noticed within a second, and no
+// periodic re-scan within the test's time: a change that reaches the store
+// without an event was read by polling.
+func liveOptions(mode string) redisclient.WatchOptions {
+	return redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond},
+		Mode:        mode,
+		ResyncEvery: time.Hour,
+	}
+}
+
+// waitPolling waits until the feed polls, healthy, with the Note that says
+// the notifications are off.
+func (f *feed) waitPolling() {
+	f.t.Helper()
+	f.until("polling, saying the notifications are off", func() string {
+		if st := f.state; st.Mode != "polling" || st.Note != offNote || st.LastError != "" || !st.Connected {
+			return fmt.Sprintf("mode %q, note %q, last error %q", st.Mode, st.Note, st.LastError)
+		}
+		return ""
+	})
+}
+
+// waitLive waits until the feed follows events again, healthy, with the
+// Note of events mode, and a full pass has ended.
+func (f *feed) waitLive() {
+	f.t.Helper()
+	f.until("events again", func() string {
+		if st := f.state; st.Mode != "events" || st.Scanning || st.LastError != "" || st.Note != "full re-scan every 1h00m, in case an event was lost" {
+			return fmt.Sprintf("mode %q, scanning %v, note %q, last error %q", st.Mode, st.Scanning, st.Note, st.LastError)
+		}
+		return ""
+	})
+}
+
+// waitSubscriptions waits until s holds n pattern subscriptions (each
+// watcher of rl:* holds one).
+func (f *feed) waitSubscriptions(s *redistest.Server, n int64) {
+	f.t.Helper()
+	f.until(fmt.Sprintf("%d pattern subscriptions", n), func() string {
+		if got := s.Do(f.t, "PUBSUB", "NUMPAT"); got != n {
+			return fmt.Sprintf("PUBSUB NUMPAT = %v", got)
+		}
+		return ""
+	})
+}
+
+// Notifications turned off while countertop watches live: it polls, and
+// says so, within a few intervals instead of showing stale values under
+// "events"; once they are back on, it goes live again. In events mode as
+// in auto: the mode was chosen for live updates, and polling is the
+// nearest thing to them.
+func TestWatchFallsBackToPollingWhenNotificationsGoOff(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"events", "auto"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+			s.Do(t, "SET", "rl:a", "1")
+			w := startWatch(t, connect(t, s), liveOptions(mode))
+			w.waitLive()
+			w.waitValue("rl:a", "1")
+
+			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+			w.waitPolling()
+			w.waitSubscriptions(s, 0) // the event watcher stopped, its subscriber too
+			s.Do(t, "INCR", "rl:a")   // no event: only polling can see it
+			w.waitValue("rl:a", "2")
+			if flags := notifyFlags(t, s); flags != "" {
+				t.Errorf("notify-keyspace-events = %q; want it left off without --enable-events", flags)
+			}
+
+			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+			w.waitLive()
+			w.waitSubscriptions(s, 1) // one watcher, not one more
+			s.Do(t, "INCR", "rl:a")   // polling has stopped: an event brings it
+			w.waitValue("rl:a", "3")
+			if slices.Contains(w.modes, "reconnecting") {
+				t.Errorf("modes %q; want no reconnecting: Redis answered all along", w.modes)
+			}
+		})
+	}
+}
+
+// A server that restarts without the notifications (they had been turned
+// on with CONFIG SET, which a restart forgets) is up and answering: the
+// header must say polling and why, not reconnecting forever.
+func TestWatchFallsBackToPollingWhenARestartTurnsNotificationsOff(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	w := startWatch(t, connect(t, s), liveOptions("events"))
+	w.waitLive()
+
+	s.Stop()
+	w.waitFor("the lost subscription in the state", func() bool { return w.state.Mode == "reconnecting" })
+	s.Restart(t)
+	w.waitPolling()
+	s.Do(t, "SET", "rl:after", "1")
+	w.waitValue("rl:after", "1")
+
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	w.waitLive()
+	s.Do(t, "INCR", "rl:after")
+	w.waitValue("rl:after", "2")
+}
+
+// With --enable-events, notifications that someone turned off are turned
+// on again, as at start-up, and the Note says so.
+func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	o := liveOptions("events")
+	o.EnableEvents = true
+	w := startWatch(t, connect(t, s), o)
+	w.waitLive()
+
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); full re-scan every 1h00m, in case an event was lost`
+	w.until("the notifications turned on again", func() string {
+		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || w.state.Mode != "events" {
+			return fmt.Sprintf("notify-keyspace-events = %q, mode %q, note %q", flags, w.state.Mode, w.state.Note)
+		}
+		return ""
+	})
+	s.Do(t, "SET", "rl:x", "1")
+	w.waitValue("rl:x", "1")
+}
