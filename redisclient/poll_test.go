@@ -150,3 +150,23 @@ func TestPollNeedsAPattern(t *testing.T) {
 	err := c.Poll(context.Background(), redisclient.PollOptions{}, make(chan model.Batch))
 	checkSentence(t, err, "there is no key pattern to watch", "")
 }
+
+// A server that answered and then stops answering (a slow command, a save
+// forking a huge heap, a paused VM) is not a wrong address: the header says
+// it stopped answering, and is healthy again once it answers.
+func TestPollSaysWhenRedisStopsAnswering(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:1", "1")
+	c := connectURL(t, redisclient.Options{URL: s.URL() + "?read_timeout=300ms&write_timeout=300ms"})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond})
+	f.waitValue("rl:1", "1")
+
+	s.Freeze(t)
+	want := s.Addr + " stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read"
+	f.waitFor("the state to say Redis stopped answering", func() bool { return f.state.LastError == want })
+	s.Thaw(t)
+	f.waitFor("the state to be healthy again", func() bool { return f.state.LastError == "" && f.state.Connected })
+	s.Do(t, "INCR", "rl:1")
+	f.waitValue("rl:1", "2")
+}

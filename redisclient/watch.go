@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"time"
@@ -497,6 +498,15 @@ func (r *reader) failed(err error) {
 		r.state.Mode = "reconnecting"
 	}
 	r.state.LastError = err.Error()
+	if isTimeout(err) && !r.state.UpdatedAt.IsZero() {
+		// It answered before: not a wrong address (what Explain says of a
+		// timeout at connect time), but a server busy or frozen.
+		addr := r.c.hostPort
+		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
+			addr = op.Addr.String()
+		}
+		r.state.LastError = fmt.Sprintf("%s stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read", addr)
+	}
 	r.state.Scanning = false
 }
 
