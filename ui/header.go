@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"strings"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -113,13 +114,18 @@ func (m Model) age() string {
 	if m.feedState.UpdatedAt.After(last) {
 		last = m.feedState.UpdatedAt
 	}
+	age := m.clock().Sub(last)
 	switch {
 	case last.IsZero():
 		return m.theme.Dim.Render("no data yet")
 	case m.paused: // the screen shows the data as it stood then
 		return "frozen at " + m.pausedAt.Local().Format("15:04:05")
+	case m.feedState.Mode == "polling" && m.feedState.Interval > 0 && age > 3*m.feedState.Interval+2*time.Second:
+		// Polling reads every interval: data this old means reads are
+		// failing or hanging, before any error has come back to say so.
+		return m.theme.Error.Render("updated " + model.FormatDuration(age) + " ago")
 	}
-	return "updated " + model.FormatDuration(m.clock().Sub(last)) + " ago"
+	return "updated " + model.FormatDuration(age) + " ago"
 }
 
 // badges flag the states that change what keys do: PAUSED and READ-ONLY.

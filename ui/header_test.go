@@ -4,6 +4,10 @@ import (
 	"fmt"
 	"strings"
 	"testing"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/ansi"
 
 	"github.com/countertop/countertop/model"
 )
@@ -158,5 +162,25 @@ func TestFeedNoteFitsAt80Columns(t *testing.T) {
 	}
 	if !strings.Contains(flat(m), "KEA to get live updates") {
 		t.Errorf("the screen does not show the note's end:\n%s", plain(m))
+	}
+}
+
+// Polling reads every interval: data three intervals old (and two seconds)
+// means reads hang, and the age says so in the error style before any
+// error comes back.
+func TestStaleDataIsFlaggedWhilePolling(t *testing.T) {
+	c := &clock{t: t0.Add(1100 * time.Millisecond)}
+	store := model.NewStore(testRules())
+	store.Apply(model.Batch{Observed: fixture()})
+	m := New(Options{Store: store, Now: c.now})
+	m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 30})
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0.Add(1100 * time.Millisecond),
+	}}}})
+	fresh := m.age()
+	c.t = c.t.Add(6 * time.Second)
+	stale := m.age()
+	if fresh != "updated 0.0s ago" || ansi.Strip(stale) != "updated 6.0s ago" || stale == ansi.Strip(stale) {
+		t.Errorf("ages %q then %q: want plain, then in the error style", fresh, stale)
 	}
 }
