@@ -227,23 +227,12 @@ func TestConnectNotRedis(t *testing.T) {
 		addr+" answered, but not as Redis does — is that another service's port? check --url (or REDIS_URL)", "")
 
 	// A server that greets first, and closes after one line.
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
-		for {
-			c, err := l.Accept()
-			if err != nil {
-				return
-			}
-			c.Write([]byte("<!DOCTYPE HTML>\n"))
-			c.Close()
-		}
-	}()
-	checkSentence(t, connectErr(t, redisclient.Options{URL: "redis://" + l.Addr().String()}),
-		l.Addr().String()+" answered, but not as Redis does — is that another service's port? check --url (or REDIS_URL)", "")
+	greeter := redistest.Serve(t, func(c net.Conn) {
+		c.Write([]byte("<!DOCTYPE HTML>\n"))
+		c.Close()
+	})
+	checkSentence(t, connectErr(t, redisclient.Options{URL: "redis://" + greeter}),
+		greeter+" answered, but not as Redis does — is that another service's port? check --url (or REDIS_URL)", "")
 }
 
 func TestConnectAuth(t *testing.T) {

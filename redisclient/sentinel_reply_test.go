@@ -10,6 +10,8 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/internal/redistest"
 )
 
 // fakeSentinel answers SENTINEL commands with an array of n values, and
@@ -17,42 +19,28 @@ import (
 // address.
 func fakeSentinel(t *testing.T, n int) string {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	go func() {
+	return redistest.Serve(t, func(conn net.Conn) {
+		defer conn.Close()
+		r := bufio.NewReader(conn)
 		for {
-			conn, err := l.Accept()
+			args, err := readCommand(r)
 			if err != nil {
 				return
 			}
-			go func() {
-				defer conn.Close()
-				r := bufio.NewReader(conn)
-				for {
-					args, err := readCommand(r)
-					if err != nil {
-						return
-					}
-					var reply string
-					switch strings.ToLower(args[0]) {
-					case "hello":
-						reply = "-ERR unknown command 'HELLO'\r\n"
-					case "sentinel":
-						reply = fmt.Sprintf("*%d\r\n", n) + strings.Repeat("$9\r\n127.0.0.1\r\n", n)
-					default:
-						reply = "+OK\r\n"
-					}
-					if _, err := conn.Write([]byte(reply)); err != nil {
-						return
-					}
-				}
-			}()
+			var reply string
+			switch strings.ToLower(args[0]) {
+			case "hello":
+				reply = "-ERR unknown command 'HELLO'\r\n"
+			case "sentinel":
+				reply = fmt.Sprintf("*%d\r\n", n) + strings.Repeat("$9\r\n127.0.0.1\r\n", n)
+			default:
+				reply = "+OK\r\n"
+			}
+			if _, err := conn.Write([]byte(reply)); err != nil {
+				return
+			}
 		}
-	}()
-	return l.Addr().String()
+	})
 }
 
 // readCommand reads one command, an array of bulk strings, from r.

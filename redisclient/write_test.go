@@ -416,47 +416,34 @@ type cutProxy struct {
 
 func newCutProxy(t *testing.T, target string) *cutProxy {
 	t.Helper()
-	l, err := net.Listen("tcp", "127.0.0.1:0")
-	if err != nil {
-		t.Fatal(err)
-	}
-	t.Cleanup(func() { l.Close() })
-	p := &cutProxy{addr: l.Addr().String(), cut: make(chan struct{}, 1)}
-	go func() {
+	p := &cutProxy{cut: make(chan struct{}, 1)}
+	p.addr = redistest.Serve(t, func(client net.Conn) {
+		server, err := net.Dial("tcp", target)
+		if err != nil {
+			client.Close()
+			return
+		}
+		go func() { _, _ = io.Copy(server, client); server.Close() }()
+		defer client.Close()
+		defer server.Close()
+		buf := make([]byte, 64<<10)
 		for {
-			client, err := l.Accept()
+			n, err := server.Read(buf)
+			if n > 0 {
+				select {
+				case <-p.cut:
+					return // the reply is lost with the connection
+				default:
+				}
+				if _, err := client.Write(buf[:n]); err != nil {
+					return
+				}
+			}
 			if err != nil {
 				return
 			}
-			server, err := net.Dial("tcp", target)
-			if err != nil {
-				client.Close()
-				continue
-			}
-			go func() { _, _ = io.Copy(server, client); server.Close() }()
-			go func() {
-				defer client.Close()
-				defer server.Close()
-				buf := make([]byte, 64<<10)
-				for {
-					n, err := server.Read(buf)
-					if n > 0 {
-						select {
-						case <-p.cut:
-							return // the reply is lost with the connection
-						default:
-						}
-						if _, err := client.Write(buf[:n]); err != nil {
-							return
-						}
-					}
-					if err != nil {
-						return
-					}
-				}
-			}()
 		}
-	}()
+	})
 	return p
 }
 
