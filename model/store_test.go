@@ -495,3 +495,36 @@ func TestCounterDeadlineSaturates(t *testing.T) {
 		t.Errorf("TTLAt = %v, %v", left, ok)
 	}
 }
+
+// EachProblem gives what E repairs: the stuck and no-expiry counters the
+// filter shows, each with its rule, and nothing else.
+func TestEachProblem(t *testing.T) {
+	rules := &Rules{
+		List:     []Rule{{Pattern: "rl:*", Limit: 10, Window: time.Minute, ExpectTTL: true}, {Pattern: "views:*"}},
+		Fallback: Rule{ExpectTTL: true},
+	}
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: []Observation{
+		{Key: "rl:stuck", Type: "string", Raw: "12", PTTL: PTTLNoExpiry, At: t0},
+		{Key: "rl:lost", Type: "string", Raw: "3", PTTL: PTTLNoExpiry, At: t0},
+		{Key: "rl:ok", Type: "string", Raw: "3", PTTL: 5000, At: t0},
+		{Key: "views:home", Type: "string", Raw: "300", PTTL: PTTLNoExpiry, At: t0},
+		{Key: "other:lost", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: t0},
+		{Key: "rl:hash", Type: "hash", PTTL: PTTLNoExpiry, At: t0},
+	}})
+	collect := func() []string {
+		var got []string
+		s.EachProblem(func(key string, rule Rule) {
+			got = append(got, key+"="+rule.Pattern)
+		})
+		slices.Sort(got)
+		return got
+	}
+	if got, want := collect(), []string{"other:lost=", "rl:lost=rl:*", "rl:stuck=rl:*"}; !slices.Equal(got, want) {
+		t.Errorf("EachProblem = %q, want %q", got, want)
+	}
+	s.SetFilter("rl: is:stuck")
+	if got, want := collect(), []string{"rl:stuck=rl:*"}; !slices.Equal(got, want) {
+		t.Errorf("with a filter, EachProblem = %q, want %q", got, want)
+	}
+}

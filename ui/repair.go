@@ -15,8 +15,6 @@ const (
 	// once, so repairing a million keys neither starts a million goroutines
 	// nor floods the server.
 	repairInFlight = 8
-	// scanPage is how many rows repairAll reads from the Store at a time.
-	scanPage = 4096
 )
 
 // repairTarget is one key a repair-all will EXPIRE NX, and with what window.
@@ -52,19 +50,13 @@ func (m Model) repairAll() (Model, tea.Cmd) {
 	}
 	var targets []repairTarget
 	var windowless []string
-	for off, n := 0, m.store.Visible(); off < n; off += scanPage {
-		for _, c := range m.store.Rows(off, scanPage) {
-			if !c.Status.Problem() {
-				continue
-			}
-			rule, _ := m.store.RuleOf(c)
-			if w, ok := m.windowFor(c.Key, rule); ok {
-				targets = append(targets, repairTarget{c.Key, w})
-			} else {
-				windowless = append(windowless, c.Key)
-			}
+	m.store.EachProblem(func(key string, rule model.Rule) {
+		if w, ok := m.windowFor(key, rule); ok {
+			targets = append(targets, repairTarget{key, w})
+		} else {
+			windowless = append(windowless, key)
 		}
-	}
+	})
 	switch {
 	case len(targets)+len(windowless) == 0:
 		m.status = info("Nothing to repair: no stuck or no-expiry counter in view.")
