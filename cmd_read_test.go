@@ -130,7 +130,7 @@ func TestCheckExitCodes(t *testing.T) {
 	s.Do(t, "SET", "views:home", "42") // expect_ttl = false: never a problem
 
 	code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*", "--pattern", "views:*")
-	wantRun(t, code, out, errOut, exitOK, "ok: 2 counters checked", "")
+	wantRun(t, code, out, errOut, exitOK, "ok: 2 keys checked, no counter stuck or without expiry\n", "")
 
 	// A pattern that matches nothing is healthy, but a monitor with a
 	// typo in it would stay green forever: the output says so.

@@ -206,7 +206,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		todo = append(todo, c)
 	}
 	if len(todo)+skipped == 0 {
-		fmt.Fprintf(stdout, "nothing to repair: %d counters checked, none stuck or without expiry\n", len(counters))
+		fmt.Fprintf(stdout, "nothing to repair: %d key%s checked, no counter stuck or without expiry\n", len(counters), plural(len(counters)))
 		return exitOK, nil
 	}
 	if dryRun || !yes {

@@ -216,7 +216,7 @@ func TestRepair(t *testing.T) {
 	}
 
 	code, out, errOut = cli(t, s, "repair", "--yes")
-	wantRun(t, code, out, errOut, exitOK, "nothing to repair: 4 counters checked, none stuck or without expiry\n", "")
+	wantRun(t, code, out, errOut, exitOK, "nothing to repair: 4 keys checked, no counter stuck or without expiry\n", "")
 }
 
 // TestRepairSkips leaves counters whose window nobody knows, and exits 1:

@@ -442,6 +442,6 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		fmt.Fprintf(stdout, "ok: no key matches %s; if you expected some, check --pattern and --url\n", model.Printable(strings.Join(cfg.Patterns, " ")))
 		return exitOK, nil
 	}
-	fmt.Fprintf(stdout, "ok: %d counters checked, none stuck or without expiry\n", len(counters))
+	fmt.Fprintf(stdout, "ok: %d key%s checked, no counter stuck or without expiry\n", len(counters), plural(len(counters)))
 	return exitOK, nil
 }
