@@ -249,49 +249,70 @@ func parseURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 // readURL is parseURL with errors that never show a piece of a password.
 // A URL ends its user info at the first '/', '?' or '#': a password with
 // one of them, not percent-encoded, spills into the host, path or options,
-// which the parsers quote. So a URL with user info is read again with it
-// blanked out, and only that reading's complaint is shown. When only the
-// real URL fails, or the two name different servers, its user info holds
-// such characters, and the error says so without quoting anything.
+// which the parsers quote. So a URL with an '@' is read again with its user
+// info blanked out (see blankings), and only that reading's complaint is
+// shown. A URL that parses, and that some such reading takes to the same
+// server, is taken as it is (an '@' may also be in the options:
+// client_name=me@laptop). Otherwise its user info holds such characters,
+// and the error says so without quoting anything.
 func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 	opt, sentinels, err := parseURL(raw, from)
-	blank, ok := blankUserInfo(raw)
+	blanks, ok := blankings(raw)
 	switch {
 	case !ok: // an '@', but no "://" to tell where the user info begins
 		if err != nil {
 			return nil, nil, badURL(from, nil)
 		}
-	case blank == raw: // no user info
+	case len(blanks) == 0: // no user info
 		if err != nil {
 			return nil, nil, badURL(from, err)
 		}
-	default:
-		blankOpt, blankSentinels, blankErr := parseURL(blank, from)
-		switch {
-		case err != nil && blankErr != nil: // wrong apart from its user info
-			return nil, nil, badURL(from, blankErr)
-		case err != nil || blankErr != nil || !sameServer(opt, sentinels, blankOpt, blankSentinels):
-			return nil, nil, badURL(from, nil)
+	case err == nil && opt.Username == "" && opt.Password == "" && atOnlyInOptions(raw):
+		// No user info, and an '@' in the options only: client_name=me@laptop.
+	case err == nil:
+		for _, blank := range blanks {
+			if blankOpt, blankSentinels, blankErr := parseURL(blank, from); blankErr == nil && sameServer(opt, sentinels, blankOpt, blankSentinels) {
+				return opt, sentinels, nil
+			}
 		}
+		return nil, nil, badURL(from, nil)
+	default:
+		// blanks[0] blanks all up to the last '@', so its complaint holds
+		// no piece of a password.
+		if _, _, blankErr := parseURL(blanks[0], from); blankErr != nil { // wrong apart from its user info
+			return nil, nil, badURL(from, blankErr)
+		}
+		return nil, nil, badURL(from, nil)
 	}
 	return opt, sentinels, nil
 }
 
-// blankUserInfo returns raw with its user info, if any, replaced by a user
-// and password of plain letters. The user info runs from "://" to the last
-// '@', which a password with '@' or '/' in it does not end; after ":///",
-// an '@' is in a socket's path (unix:///tmp/a@b.sock). ok is false when raw
-// has an '@' but no "://".
-func blankUserInfo(raw string) (blank string, ok bool) {
+// atOnlyInOptions reports whether raw's every '@' is in its options, after
+// the first '?', with no fragment after them.
+func atOnlyInOptions(raw string) bool {
+	q := strings.IndexByte(raw, '?')
+	return q >= 0 && !strings.Contains(raw[:q], "@") && !strings.Contains(raw, "#")
+}
+
+// blankings are raw with its user info replaced by a user and password of
+// plain letters, for each '@' the user info could end at, the last first:
+// a password may hold an '@' or a '/', and options may too. For unix://
+// the user info ends at an '@' before the socket's path ("@/"); after
+// ":///" there is none (unix:///tmp/a@b.sock). ok is false when raw has an
+// '@' but no "://".
+func blankings(raw string) (blanks []string, ok bool) {
 	scheme, rest, found := strings.Cut(raw, "://")
-	at := strings.LastIndex(rest, "@")
-	switch {
-	case !found:
-		return raw, !strings.Contains(raw, "@")
-	case at < 0 || strings.HasPrefix(rest, "/"):
-		return raw, true
+	if !found {
+		return nil, !strings.Contains(raw, "@")
 	}
-	return scheme + "://user:password" + rest[at:], true
+	ends := "@"
+	if strings.EqualFold(scheme, "unix") {
+		ends = "@/"
+	}
+	for at := strings.LastIndex(rest, ends); at >= 0; at = strings.LastIndex(rest[:at], ends) {
+		blanks = append(blanks, scheme+"://user:password"+rest[at:])
+	}
+	return blanks, true
 }
 
 // sameServer reports whether two readings of a URL lead to the same

@@ -89,6 +89,8 @@ func TestConnectBadURL(t *testing.T) {
 		{"redis://u:6380#x@host", "percent-encode", "6380"},
 		{"redis://:pa%zz@host", "percent-encode", "zz"},
 		{"redis:/user:s3cret@host", "percent-encode", "s3cret"},
+		{"redis:///:XYs3cret@host:6379/0", "percent-encode", "XYs3cret"}, // three slashes: no host before the user info
+		{"redis:///u:XYs3cret@host", "percent-encode", "XYs3cret"},
 		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
 		{"redis+sentinel://:QWpa/ss:99999@host:26379/0?master_name=m", "percent-encode", "QWpa"},
 	} {
@@ -118,6 +120,9 @@ func TestConnectPasswordWithReservedCharacters(t *testing.T) {
 		"redis://:p@ss:w%2Frd%3F%23@" + s.Addr + "/0",
 		"redis://:p%40ss%3Aw%2Frd%3F%23@" + s.Addr,
 		"redis+sentinel://:p@ss:w%2Frd%3F%23@" + s.Addr + "/0?master_name=m", // only parsed: no Sentinel there
+		// An '@' in the options is no user info.
+		"redis://:p%40ss%3Aw%2Frd%3F%23@" + s.Addr + "/0?client_name=me@laptop",
+		"redis+sentinel://:p%40ss%3Aw%2Frd%3F%23@" + s.Addr + "/0?master_name=a@b",
 	} {
 		c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url, DialTimeout: time.Second})
 		if strings.HasPrefix(url, "redis+sentinel") {
@@ -131,6 +136,21 @@ func TestConnectPasswordWithReservedCharacters(t *testing.T) {
 			continue
 		}
 		c.Close()
+	}
+}
+
+// An '@' after the host, in the options or in a socket's path, is no user
+// info: such URLs are taken as they are.
+func TestConnectURLWithAnAtAfterTheHost(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL() + "?client_name=me@laptop"})
+	if err != nil {
+		t.Fatalf("a client name with an '@': %v", err)
+	}
+	c.Close()
+	for _, url := range []string{"unix://u:p@/tmp/nosuch/a@b.sock", "unix:///tmp/nosuch/a@b.sock"} {
+		checkSentence(t, connectErr(t, redisclient.Options{URL: url}), "no Redis socket at /tmp/nosuch/a@b.sock", "")
 	}
 }
 
