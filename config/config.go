@@ -131,8 +131,17 @@ func userInfo(rawURL string) (start, at, colon int) {
 	if i := strings.Index(rawURL, "://"); i >= 0 {
 		start = i + len("://")
 	}
-	// The last '@' ends the user info even when the password holds '@' or '/'.
-	at = strings.LastIndex(rawURL[start:], "@")
+	// The last '@' ends the user info even when the password holds '@' or
+	// '/'; but not one in the options (client_name=me@laptop), of a URL
+	// whose options parse as name=value pairs, nor one in a socket's path.
+	end := len(rawURL)
+	if u, err := url.Parse(rawURL); err == nil && strings.Contains(u.RawQuery, "@") && optionsLike(u.RawQuery) {
+		end = strings.IndexByte(rawURL, '?')
+	}
+	at = strings.LastIndex(rawURL[start:end], "@")
+	if strings.HasPrefix(strings.ToLower(rawURL), "unix://") {
+		at = strings.LastIndex(rawURL[start:end], "@/") // a socket's path may hold an '@'
+	}
 	if at < 0 {
 		return start, -1, -1
 	}
@@ -142,6 +151,16 @@ func userInfo(rawURL string) (start, at, colon int) {
 		colon += start
 	}
 	return start, at, colon
+}
+
+// optionsLike reports whether query is name=value pairs joined by '&'.
+func optionsLike(query string) bool {
+	for part := range strings.SplitSeq(query, "&") {
+		if name, _, ok := strings.Cut(part, "="); !ok || name == "" {
+			return false
+		}
+	}
+	return true
 }
 
 // finish fills in what depends on other settings and checks the settings

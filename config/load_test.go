@@ -630,10 +630,20 @@ func TestRedactURL(t *testing.T) {
 		{"redis://user:hun/ter@2@host/0", "redis://user:***@host/0"},
 		{"unix://user:hunter2@/tmp/redis.sock", "unix://user:***@/tmp/redis.sock"},
 		{"user:hunter2@host", "user:***@host"},
+		// An '@' in the options is no user info.
+		{"redis://host:7000/0?client_name=me@laptop", "redis://host:7000/0?client_name=me@laptop"},
+		{"redis://:hunter2@host:7000/0?client_name=me@laptop", "redis://:***@host:7000/0?client_name=me@laptop"},
+		{"unix://user:hunter2@/tmp/a@b.sock", "unix://user:***@/tmp/a@b.sock"},
 	}
 	for _, tc := range tests {
 		if got := config.RedactURL(tc.in); got != tc.want {
 			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+		}
+	}
+	// and such URLs are taken as they are.
+	for _, u := range []string{"redis://host:7000/0?client_name=me@laptop", "redis://:hunter2@host:7000/0?client_name=me@laptop", "redis+sentinel://:pw@h:26379/0?master_name=a@b"} {
+		if c, err := load(t, nil, "--url", u); err != nil || c.Redis.URL != u {
+			t.Errorf("--url %s: %v", u, err)
 		}
 	}
 }
