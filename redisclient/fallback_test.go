@@ -52,13 +52,15 @@ func (f *feed) waitLive() {
 	})
 }
 
-// waitSubscriptions waits until s holds n pattern subscriptions (each
-// watcher of rl:* holds one).
-func (f *feed) waitSubscriptions(s *redistest.Server, n int64) {
+// waitSubscriptions waits until s has n subscribed clients (each watcher
+// of rl:* has one). PUBSUB NUMPAT would not do: it counts patterns, and a
+// second watcher of the same pattern adds none.
+func (f *feed) waitSubscriptions(s *redistest.Server, n int) {
 	f.t.Helper()
-	f.until(fmt.Sprintf("%d pattern subscriptions", n), func() string {
-		if got := s.Do(f.t, "PUBSUB", "NUMPAT"); got != n {
-			return fmt.Sprintf("PUBSUB NUMPAT = %v", got)
+	f.until(fmt.Sprintf("%d subscribed clients", n), func() string {
+		list, _ := s.Do(f.t, "CLIENT", "LIST", "TYPE", "pubsub").(string)
+		if got := strings.Count(list, "\n"); got != n {
+			return fmt.Sprintf("%d subscribed clients:\n%s", got, list)
 		}
 		return ""
 	})
@@ -136,12 +138,37 @@ func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); full re-scan every 1h00m, in case an event was lost`
-	w.until("the notifications turned on again", func() string {
-		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || w.state.Mode != "events" {
-			return fmt.Sprintf("notify-keyspace-events = %q, mode %q, note %q", flags, w.state.Mode, w.state.Note)
+	w.until("the notifications turned on again, and the pass after them over", func() string {
+		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || w.state.Mode != "events" || w.state.Scanning {
+			return fmt.Sprintf("notify-keyspace-events = %q, mode %q, note %q, scanning %v", flags, w.state.Mode, w.state.Note, w.state.Scanning)
 		}
 		return ""
 	})
-	s.Do(t, "SET", "rl:x", "1")
+	s.Do(t, "SET", "rl:x", "1") // an event brings it: no pass is under way, the next is an hour away
 	w.waitValue("rl:x", "1")
+}
+
+// A subscriber that cannot read the setting when it subscribes again (the
+// user lost CONFIG GET, the server is busy with a script) learns nothing of
+// the notifications: its subscription is down and tried again, and events
+// go on once it is back, rather than polling for good.
+func TestWatchResubscribeRefusedIsRetried(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	c := connectAs(t, s, "+@all", "&*")
+	w := startWatch(t, c, liveOptions("events"))
+	w.waitLive()
+
+	s.Do(t, "ACL", "SETUSER", "watcher", "-config|get")
+	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
+	w.waitFor("the subscription down", func() bool {
+		return w.state.Mode == "reconnecting" && strings.Contains(w.state.LastError, "does not allow CONFIG GET")
+	})
+	s.Do(t, "ACL", "SETUSER", "watcher", "+config|get")
+	w.waitLive()
+	s.Do(t, "SET", "rl:back", "1")
+	w.waitValue("rl:back", "1")
+	if slices.Contains(w.modes, "polling") {
+		t.Errorf("modes %q: a refused CONFIG GET turned events into polling", w.modes)
+	}
 }
