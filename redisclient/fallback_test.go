@@ -1,6 +1,7 @@
 package redisclient_test
 
 import (
+	"context"
 	"fmt"
 	"slices"
 	"strings"
@@ -170,5 +171,38 @@ func TestWatchResubscribeRefusedIsRetried(t *testing.T) {
 	w.waitValue("rl:back", "1")
 	if slices.Contains(w.modes, "polling") {
 		t.Errorf("modes %q: a refused CONFIG GET turned events into polling", w.modes)
+	}
+}
+
+// A server busy with a script answers BUSY to CONFIG GET for a while: that
+// says nothing of the notifications, and countertop goes live once the
+// script is over, rather than polling for good.
+func TestWatchAutoWaitsOutABusyServer(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA", "--busy-reply-threshold", "10")
+	c := connect(t, s)
+	script := s.Client(t)
+	busy := make(chan error, 1)
+	go func() {
+		busy <- script.Eval(context.Background(),
+			"local t = redis.call('TIME') while true do local n = redis.call('TIME') if n[1] - t[1] >= 5 then break end end return 1", nil).Err()
+	}()
+	probe := s.Client(t)
+	for deadline := time.Now().Add(5 * time.Second); ; time.Sleep(10 * time.Millisecond) {
+		if err := probe.Ping(context.Background()).Err(); err != nil && strings.HasPrefix(err.Error(), "BUSY") {
+			break // the script runs
+		}
+		if time.Now().After(deadline) {
+			t.Fatal("the script did not make the server busy")
+		}
+	}
+	w := startWatch(t, c, liveOptions("auto"))
+	w.waitFor("the server's BUSY in the state", func() bool { return strings.Contains(w.state.LastError, "BUSY") })
+	w.waitLive()
+	if err := <-busy; err != nil {
+		t.Fatalf("the script: %v", err)
+	}
+	if slices.Contains(w.modes, "polling") {
+		t.Errorf("modes %q: a busy server made auto mode poll", w.modes)
 	}
 }

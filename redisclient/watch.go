@@ -372,7 +372,11 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	conf, err := node.ConfigGet(ctx, "notify-keyspace-events").Result()
 	set, reported := conf["notify-keyspace-events"]
 	switch {
-	case isReply(err):
+	case isReply(err) && (redis.HasErrorPrefix(err, "NOPERM") || strings.Contains(err.Error(), "unknown command")):
+		// Not allowed for this user, or turned off (as managed services
+		// do): asking again would not help. Any other refusal (BUSY with a
+		// script, LOADING, a password changed) is for now only, and goes
+		// with the errors below, which are retried.
 		no := &noEvents{why: fmt.Sprintf("%s does not allow CONFIG GET (%s), so countertop cannot tell whether keyspace notifications are on", server, reason(err))}
 		if redis.HasErrorPrefix(err, "NOPERM") {
 			no.fix = "grant the user CONFIG GET with ACL SETUSER <user> +config|get"
