@@ -160,5 +160,9 @@ func (m Model) askWindow(label string, then func(Model, time.Duration) (Model, t
 			w, _ := parseWindow(s) // checked
 			return then(m, w)
 		},
+		cancel: func(m Model) Model {
+			m.status = info("Cancelled: nothing was sent.")
+			return m
+		},
 	})
 }

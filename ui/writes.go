@@ -260,7 +260,13 @@ func writeFailed(cmd string, err error) statusLine {
 func (m Model) onIncrDone(msg incrDoneMsg) (Model, tea.Cmd) {
 	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
 	if errors.Is(msg.err, model.ErrNeedsWindow) {
-		prompt := model.Printable(msg.key) + " has no TTL: window to give it (e.g. 60s): "
+		if m.prompt != nil || m.confirm != nil {
+			// The answer came back while the user types or decides
+			// something else: that is not to be taken over.
+			m.status = failed("Nothing was sent: %s has no TTL yet, so %s needs a window: press the key again to give one.", model.Printable(msg.key), cmd)
+			return m, nil
+		}
+		prompt := model.Printable(msg.key) + " has no TTL yet: window to give it (e.g. 60s): "
 		return m.askWindow(prompt, func(m Model, w time.Duration) (Model, tea.Cmd) {
 			return m.remember(msg.key, w).sendIncr(msg.key, msg.by, w)
 		})

@@ -37,7 +37,7 @@ func TestTheWindowIsAskedForOncePerKey(t *testing.T) {
 	m = selectKey(t, m, "quota:day") // no TTL: Redis says so, and the user is asked
 	m, cmd = press(m, "+")
 	m = run(t, m, cmd)
-	if m.prompt == nil || !strings.Contains(statusText(m), "quota:day has no TTL: window to give it") {
+	if m.prompt == nil || !strings.Contains(statusText(m), "quota:day has no TTL yet: window to give it") {
 		t.Fatalf("+ on a key without a TTL should ask for a window: %q", statusText(m))
 	}
 	m, cmd = press(m, "45s<enter>")
@@ -66,7 +66,7 @@ func TestTheWindowIsAskedForOncePerKey(t *testing.T) {
 	m, _ = press(m, "<esc>")
 	m = selectKey(t, m, "quota:week")
 	m, cmd = press(m, "+")
-	if m = run(t, m, cmd); m.prompt == nil || !strings.Contains(statusText(m), "quota:week has no TTL") {
+	if m = run(t, m, cmd); m.prompt == nil || !strings.Contains(statusText(m), "quota:week has no TTL yet") {
 		t.Fatalf("another key must still be asked for its window: %q", statusText(m))
 	}
 }
@@ -163,5 +163,40 @@ func TestAWriteAfterTheSelectedKeyVanishedIsRefused(t *testing.T) {
 	m, cmd = press(m, "+")
 	if cmd == nil || strings.Contains(statusText(m), "Nothing was sent") {
 		t.Errorf("after the user's own delete, + was refused: %q", statusText(m))
+	}
+}
+
+// The answer that a key needs a window comes back from Redis later: it must
+// not take over a prompt or a dialog the user opened meanwhile, and esc on
+// the window prompt says nothing was sent.
+func TestAWindowQuestionDoesNotTakeOverWhatIsOpen(t *testing.T) {
+	obs := []model.Observation{str("quota:day", "9", model.PTTLNoExpiry), str("quota:week", "1", model.PTTLNoExpiry)}
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 40, obs...)
+	m = selectKey(t, m, "quota:day")
+	m, cmd := press(m, "+")
+	m, _ = press(m, "/quo") // typing a filter when the answer comes
+	m = run(t, m, cmd)
+	if m.prompt == nil || m.prompt.input.Value() != "quo" {
+		t.Fatalf("the filter being typed was taken over: %+v", m.prompt)
+	}
+	// The status line shows the filter's prompt; the refusal is the status
+	// once it closes.
+	if want := "Nothing was sent: quota:day has no TTL yet, so INCRBY quota:day 1 needs a window: press the key again to give one."; m.status.text != want {
+		t.Fatalf("status %q, want %q", m.status.text, want)
+	}
+
+	m, _ = press(m, "<esc><esc>")
+	m, cmd = press(m, "+")
+	m = run(t, m, cmd)
+	if m.prompt == nil {
+		t.Fatal("no window prompt")
+	}
+	m, _ = press(m, "<esc>")
+	if s := statusText(m); s != "Cancelled: nothing was sent." {
+		t.Fatalf("after esc the status is %q", s)
+	}
+	if got := len(w.Calls()); got != 2 { // the two increments sent with no window, both refused
+		t.Fatalf("calls %v", w.Calls())
 	}
 }
