@@ -60,7 +60,7 @@ func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
 		}
 	}
 	if !m.paused {
-		m = m.follow()
+		m = m.followFeed()
 	}
 	if msg.closed {
 		m.feedClosed = true

@@ -256,13 +256,21 @@ func (m Model) follow() Model {
 	if !m.picked {
 		return m.moveTo(0)
 	}
-	i := m.store.IndexOf(m.selected)
-	if m.selected != "" && i >= 0 {
+	if i := m.store.IndexOf(m.selected); m.selected != "" && i >= 0 {
 		m.cursor = i
-	} else if _, held := m.store.Get(m.selected); m.selected != "" && !held && m.lost == "" {
-		m.lost = m.selected // gone, not filtered out by the user
 	}
 	return m.moveTo(m.cursor)
+}
+
+// followFeed is follow after the feed changed the rows. A picked key that
+// left the view by itself (deleted, expired, or out of a status filter by
+// a change of its own) is noted as lost: the row that takes its place was
+// not the user's choice, and the next write must not land on it.
+func (m Model) followFeed() Model {
+	if m.picked && m.selected != "" && m.lost == "" && m.store.IndexOf(m.selected) < 0 {
+		m.lost = m.selected
+	}
+	return m.follow()
 }
 
 // moveTo selects the row at index i (clamped) and scrolls it into view.

@@ -89,7 +89,8 @@ type Model struct {
 	// on the first row while rows arrive, as the view does.
 	selected string
 	picked   bool
-	// lost is the picked key, since gone from the rows (deleted, expired):
+	// lost is the picked key, since gone from the rows by itself (see
+	// followFeed):
 	// the cursor moved to the row that took its place, and the next write
 	// on the selection is refused rather than sent to a key the user did
 	// not choose.

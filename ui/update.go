@@ -177,7 +177,7 @@ func (m Model) togglePause() (Model, tea.Cmd) {
 	m = m.apply(m.held.batch(), m.held.arrived)
 	m.held = held{}
 	m.tickGen++
-	return m.follow(), tick(m.tickGen)
+	return m.followFeed(), tick(m.tickGen)
 }
 
 // clock is the time the screen is drawn at: frozen while paused.

@@ -69,7 +69,7 @@ func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
 		m.status = failed("No key is selected: nothing was sent.")
 		return m, nil
 	case m.lost != "" && key == m.selected && m.screen == screenTable:
-		m.status = failed("Nothing was sent: %s, which you had selected, is gone (deleted or expired), and the cursor moved to %s: press the key again to act on it.",
+		m.status = failed("Nothing was sent: %s, which you had selected, left the rows (deleted, expired, or out of the filter), and the cursor moved to %s: press the key again to act on it.",
 			model.Printable(m.lost), model.Printable(key))
 		m.lost = ""
 		return m, nil

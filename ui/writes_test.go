@@ -146,7 +146,7 @@ func TestAWriteAfterTheSelectedKeyVanishedIsRefused(t *testing.T) {
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{Removed: []string{"ratelimit:sel:2"}}}})
 
 	m, cmd := press(m, "+")
-	want := "Nothing was sent: ratelimit:sel:2, which you had selected, is gone (deleted or expired), and the cursor moved to ratelimit:sel:3: press the key again to act on it."
+	want := "Nothing was sent: ratelimit:sel:2, which you had selected, left the rows (deleted, expired, or out of the filter), and the cursor moved to ratelimit:sel:3: press the key again to act on it."
 	if cmd != nil || len(w.Calls()) > 0 || statusText(m) != want {
 		t.Fatalf("status %q, calls %v: want %q and nothing sent", statusText(m), w.Calls(), want)
 	}
@@ -198,5 +198,28 @@ func TestAWindowQuestionDoesNotTakeOverWhatIsOpen(t *testing.T) {
 	}
 	if got := len(w.Calls()); got != 2 { // the two increments sent with no window, both refused
 		t.Fatalf("calls %v", w.Calls())
+	}
+}
+
+// A key that leaves a status filter by a change of its own (an ok counter
+// turns warn under is:ok) moves the cursor as much as one deleted; a
+// filter the user changes does not count.
+func TestAWriteAfterTheSelectedKeyLeftTheFilterIsRefused(t *testing.T) {
+	obs := []model.Observation{str("ratelimit:a", "1", 60_000), str("ratelimit:b", "1", 60_000)}
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 20, obs...)
+	m, _ = press(m, "/is:ok<enter>")
+	m = selectKey(t, m, "ratelimit:a")
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{str("ratelimit:a", "85", 60_000)}}}}) // warn now
+	m, cmd := press(m, "+")
+	if cmd != nil || len(w.Calls()) > 0 || !strings.HasPrefix(statusText(m), "Nothing was sent: ratelimit:a, which you had selected, left the rows") {
+		t.Fatalf("status %q, calls %v", statusText(m), w.Calls())
+	}
+
+	m, _ = press(m, "/<esc>") // the user's own filter change
+	m = selectKey(t, m, "ratelimit:b")
+	m, _ = press(m, "/is:warn<enter>")
+	if m, cmd = press(m, "+"); cmd == nil {
+		t.Errorf("after the user's own filter, + was refused: %q", statusText(m))
 	}
 }
