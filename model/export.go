@@ -107,12 +107,19 @@ func (t ruleTexts) of(c *Counter) *ruleText {
 	return &t[0]
 }
 
-// ttlMS is c's time left at takenAt in milliseconds, -1 for no expiry.
+// ttlMS is c's time left at takenAt in milliseconds, -1 for no expiry. It
+// counts in milliseconds, as PTTL does, so that a TTL past what a
+// time.Duration holds (Redis takes millennia) is written as Redis has it:
+// the PTTL read, less the time since, rounded down as a Duration would be.
 func ttlMS(c *Counter, takenAt time.Time) int64 {
-	if left, ok := c.TTLAt(takenAt); ok {
-		return left.Milliseconds()
+	if !c.HasTTL() {
+		return -1
 	}
-	return -1
+	since := takenAt.Sub(c.ObservedAt)
+	if since < 0 {
+		return c.PTTL + int64(-since/time.Millisecond)
+	}
+	return max(0, c.PTTL-int64((since+time.Millisecond-1)/time.Millisecond))
 }
 
 // appendNumber appends the value as JSON and CSV write it: integers

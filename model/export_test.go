@@ -630,3 +630,25 @@ func refs(rows []Counter) []*Counter {
 	}
 	return out
 }
+
+// ttl_ms is the PTTL Redis gave, less the time since it was read, even
+// past what a time.Duration holds (PEXPIREAT far in the future).
+func TestTTLMSBeyondADuration(t *testing.T) {
+	at := time.Date(2026, 11, 30, 12, 0, 0, 0, time.UTC)
+	for _, tc := range []struct {
+		pttl  int64
+		since time.Duration
+		want  int64
+	}{
+		{9223370240817087231, 1500 * time.Microsecond, 9223370240817087229},
+		{60_000, 1500 * time.Microsecond, 59_998}, // 59,998.5 ms, cut as a Duration is
+		{60_000, 0, 60_000},
+		{1, time.Second, 0},
+		{PTTLNoExpiry, time.Second, -1},
+	} {
+		c := &Counter{PTTL: tc.pttl, ObservedAt: at}
+		if got := ttlMS(c, at.Add(tc.since)); got != tc.want {
+			t.Errorf("ttlMS(PTTL %d, %v later) = %d, want %d", tc.pttl, tc.since, got, tc.want)
+		}
+	}
+}
