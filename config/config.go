@@ -211,9 +211,8 @@ func checkURL(s string) error {
 	// next: a password with '/' or '@' in it must be percent-encoded, or
 	// the URL names another host than the one meant. (Said without quoting
 	// the parser, whose message could hold part of the password.)
-	if u, err := url.Parse(s); hasUser && (err != nil || u.Host != rest) && strings.ToLower(scheme) != "unix" {
-		return fmt.Errorf("%q has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%%40 for @, %%2F for /, %%3A for :)", RedactURL(s))
-	}
+	// A port that does not exist is said first: with the user info cut
+	// where the host begins, it is the URL's mistake whatever the password.
 	for host := range strings.SplitSeq(rest, ",") {
 		_, port, err := net.SplitHostPort(host)
 		if err != nil { // no port: the default one
@@ -222,6 +221,9 @@ func checkURL(s string) error {
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
 			return fmt.Errorf("%q has port %s, which does not exist (use a port from 1 to 65535, like 6379)", RedactURL(s), port)
 		}
+	}
+	if u, err := url.Parse(s); hasUser && (err != nil || u.Host != rest) && strings.ToLower(scheme) != "unix" {
+		return fmt.Errorf("%q has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%%40 for @, %%2F for /, %%3A for :)", RedactURL(s))
 	}
 	return nil
 }

@@ -306,6 +306,8 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"url port out of range", nil, []string{"--url", "redis://127.0.0.1:99999/0"}, `--url: "redis://127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"url port zero", nil, []string{"--url", "rediss://[::1]:0"}, `--url: "rediss://[::1]:0" has port 0, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"sentinel url port out of range", nil, []string{"--url", "redis+sentinel://s1:26379,s2:265379/0?master_name=m"}, `--url: "redis+sentinel://s1:26379,s2:265379/0?master_name=m" has port 265379, which does not exist (use a port from 1 to 65535, like 6379)`},
+		{"--url with a password and a bad port", nil, []string{"--url", "redis://:s3cret@127.0.0.1:abc/0"},
+			`--url: "redis://:***@127.0.0.1:abc/0" has port abc, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"--url password not encoded", nil, []string{"--url", "redis://user:pa:99999/ss@host:7000/0"},
 			`--url: "redis://user:***@host:7000/0" has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%40 for @, %2F for /, %3A for :)`},
 		{"REDIS_URL password not encoded", map[string]string{"REDIS_URL": "redis://:p@ss/w:rd@127.0.0.1:31010/0"}, nil,
