@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"errors"
 	"time"
 
 	"charm.land/bubbles/v2/textinput"
@@ -65,7 +66,7 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case keyMatches(msg, m.keys.Submit):
 		if p.check != nil {
 			if err := p.check(p.input.Value()); err != nil {
-				p.problem = "Nothing was sent: " + model.Printable(err.Error()) + "; mend it, or esc to cancel."
+				p.problem = "Nothing was sent: " + model.SafeText(err.Error()) + "; mend it, or esc to cancel."
 				m.prompt = &p
 				return m, nil
 			}
@@ -82,6 +83,9 @@ func (m Model) updatePrompt(msg tea.Msg) (Model, tea.Cmd) {
 	before := p.input.Value()
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
+	if p.input.Value() != before {
+		p.problem = "" // being mended
+	}
 	m.prompt = &p
 	if p.live != nil && p.input.Value() != before {
 		m = p.live(m, p.input.Value())
@@ -135,11 +139,13 @@ func (m Model) askAmount(key string, withDefault bool) (Model, tea.Cmd) {
 // much by.
 func (m Model) askKeyName() (Model, tea.Cmd) {
 	return m.openPrompt("increment key: ", "", "key name, e.g. ratelimit:test:1", prompt{
-		submit: func(m Model, name string) (Model, tea.Cmd) {
+		check: func(name string) error {
 			if name == "" {
-				m.status = failed("No key name given: nothing was sent.")
-				return m, nil
+				return errors.New("no key name given")
 			}
+			return nil
+		},
+		submit: func(m Model, name string) (Model, tea.Cmd) {
 			if refused, ok := m.refuseNotString(name, "INCRBY"); ok {
 				return refused, nil
 			}

@@ -330,6 +330,21 @@ func TestIncrementAFloatCounterByAWholeNumber(t *testing.T) {
 	}
 }
 
+// An empty name stays in the prompt, as any answer refused does, and the
+// problem goes once the answer is being mended.
+func TestAnEmptyKeyNameStaysInThePrompt(t *testing.T) {
+	w := newFakeWriter()
+	m := newModel(t, w, 120, 40, fixture()...)
+	m, _ = press(m, "n<enter>")
+	if m.prompt == nil || !strings.Contains(statusText(m), "Nothing was sent: no key name given; mend it, or esc to cancel.") {
+		t.Fatalf("status %q", statusText(m))
+	}
+	m, _ = press(m, "r")
+	if m.prompt == nil || m.prompt.problem != "" || m.prompt.input.Value() != "r" {
+		t.Fatalf("typing should go to the prompt and clear the problem: %+v", statusText(m))
+	}
+}
+
 func TestIncrementAKeyByName(t *testing.T) {
 	w := newFakeWriter()
 	m := newModel(t, w, 120, 40, fixture()...)
