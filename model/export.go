@@ -286,9 +286,10 @@ func appendOrNull(before, appended []byte) []byte {
 // \n-style or \u00XX escapes, U+2028 and U+2029 as \u2028 and \u2029,
 // invalid UTF-8 as \ufffd (JSONKey has replaced it by then) — and, where
 // encoding/json writes them raw, with DEL, the C1 controls (U+0080-U+009F:
-// U+009B is a CSI to some terminals) and the bidirectional controls
-// (escapedRune) as \u escapes too. A snapshot is often printed straight to a
-// terminal, which would act on those or reorder the line around them; a
+// U+009B is a CSI to some terminals), the bidirectional controls and the
+// characters drawn as nothing (escapedRune) as \u escapes too. A snapshot
+// is often printed straight to a terminal, which would act on those,
+// reorder the line around them or show two keys alike; a
 // JSON reader decodes the escapes to the same string, so scripts see the
 // real key name all the same.
 func appendJSONString(dst []byte, s string) []byte {

@@ -56,8 +56,8 @@ var errNoPatterns = explained("there is no key pattern to watch — pass --patte
 // by polling (see Poll) as o.Mode says, and sends what it reads to out
 // until ctx is done, then returns nil. It returns an error at once when the
 // options are wrong, and when o.Mode is "events" and notifications cannot
-// be used, after sending that error as the feed's LastError (Mode
-// "stopped").
+// be used at start, after sending that error as the feed's LastError (Mode
+// "stopped"); once it has been live, it polls while they cannot.
 //
 // With notifications, it subscribes to the patterns' keyspace channels on
 // every master (in a cluster, each sends only its own keys' events) and
