@@ -97,16 +97,8 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 			pttls[i] = pipe.Do(ctx, "pttl", k)
 		}
 		// Errors are read per command below: WRONGTYPE is an answer, not a
-		// failure. A master that could not be reached is worth a new slot map.
-		if err := execPipe(ctx, pipe); err != nil {
-			return err
-		}
-		for _, p := range pttls {
-			if err := p.Err(); unreachable(err) {
-				return err
-			}
-		}
-		return nil
+		// failure.
+		return execPipe(ctx, pipe)
 	})
 	if err != nil {
 		return nil, c.explain(err)
@@ -150,15 +142,7 @@ func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []
 		for j, i := range idx {
 			types[j] = pipe.Type(ctx, obs[i].Key)
 		}
-		if err := execPipe(ctx, pipe); err != nil {
-			return err
-		}
-		for _, t := range types {
-			if err := t.Err(); unreachable(err) {
-				return err
-			}
-		}
-		return nil
+		return execPipe(ctx, pipe)
 	})
 	if err != nil {
 		return c.explain(err)
@@ -181,8 +165,16 @@ func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []
 // reply to the connection's own set-up (AUTH refused once the password
 // changed, the user switched off): nothing was sent, the commands hold
 // neither value nor error, and only Exec's error says why.
+//
+// A command that could not reach its master is the pipeline's failure too:
+// it is worth a new slot map (see rerouted).
 func execPipe(ctx context.Context, pipe redis.Pipeliner) error {
 	cmds, err := pipe.Exec(ctx)
+	for _, cmd := range cmds {
+		if err := cmd.Err(); unreachable(err) {
+			return err
+		}
+	}
 	if err == nil || slices.ContainsFunc(cmds, func(cmd redis.Cmder) bool { return cmd.Err() != nil }) {
 		return nil
 	}

@@ -23,11 +23,10 @@ const writeTimeout = 5 * time.Second
 // say it back.
 type (
 	incrDoneMsg struct {
-		key    string
-		by     model.Amount
-		window time.Duration
-		obs    model.Observation
-		err    error
+		key string
+		by  model.Amount
+		obs model.Observation
+		err error
 	}
 	expireDoneMsg struct {
 		key    string
@@ -219,7 +218,7 @@ func (m Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cm
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
 		obs, err := w.Incr(ctx, key, by, window)
-		return incrDoneMsg{key: key, by: by, window: window, obs: obs, err: err}
+		return incrDoneMsg{key: key, by: by, obs: obs, err: err}
 	}
 }
 

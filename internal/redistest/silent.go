@@ -18,13 +18,15 @@ func Serve(t testing.TB, handle func(net.Conn)) string {
 		t.Fatal(err)
 	}
 	var (
-		mu    sync.Mutex
-		conns []net.Conn
+		mu     sync.Mutex
+		conns  []net.Conn
+		closed bool
 	)
 	t.Cleanup(func() {
 		l.Close()
 		mu.Lock()
 		defer mu.Unlock()
+		closed = true
 		for _, c := range conns {
 			c.Close()
 		}
@@ -36,6 +38,11 @@ func Serve(t testing.TB, handle func(net.Conn)) string {
 				return
 			}
 			mu.Lock()
+			if closed { // accepted while the test ended
+				mu.Unlock()
+				c.Close()
+				return
+			}
 			conns = append(conns, c)
 			mu.Unlock()
 			go handle(c)
