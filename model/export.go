@@ -11,6 +11,7 @@ import (
 	"strings"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -331,7 +332,9 @@ func appendJSONString(dst []byte, s string) []byte {
 			dst = append(dst, `\ufffd`...)
 		case escapedRune(r): // U+2028 and U+2029 among them
 			dst = append(dst, s[start:i]...)
-			dst = append(dst, '\\', 'u', hex[r>>12], hex[r>>8&0xf], hex[r>>4&0xf], hex[r&0xf])
+			for _, u := range utf16.AppendRune(nil, r) { // a surrogate pair past the basic plane, as JSON has it
+				dst = append(dst, '\\', 'u', hex[u>>12], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
+			}
 		default:
 			i += size
 			continue

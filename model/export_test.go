@@ -12,6 +12,7 @@ import (
 	"text/tabwriter"
 	"time"
 	"unicode"
+	"unicode/utf16"
 	"unicode/utf8"
 )
 
@@ -168,7 +169,9 @@ func escapeTerminalActive(doc string) string {
 	var b strings.Builder
 	for _, r := range doc {
 		if (unicode.Is(unicode.Cc, r) && r >= 0x7f) || unicode.Is(unicode.Bidi_Control, r) || invisible(r) {
-			fmt.Fprintf(&b, `\u%04x`, r)
+			for _, u := range utf16.AppendRune(nil, r) {
+				fmt.Fprintf(&b, `\u%04x`, u)
+			}
 		} else {
 			b.WriteRune(r)
 		}
@@ -296,7 +299,7 @@ func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: hostileKey, Type: "string\u009b", Raw: hostileKey, ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: "kept: \u00a0\u00ff\u2027\u202f\u200c\u200d\ufe0f\u2764", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
-	rows = append(rows, &Counter{Key: "invisible: \u200b\u2065\u206a\ufeff\u00ad\uffff", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
+	rows = append(rows, &Counter{Key: "invisible: \u200b\u2065\u206a\ufeff\u00ad\uffff\U000e0041\U0001d173", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	rows = append(rows, &Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
 	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatJSON, at, rows, rules, encodingJSON)

@@ -26,6 +26,7 @@ import (
 //	         U+2066-U+2069); or one it draws as nothing, which would
 //	         make two keys look alike (U+200B, U+FEFF, U+00AD, ...: see
 //	         invisible)
+//	\UNNNNNNNN such a character past the basic plane (a tag, U+E0041)
 //
 // Hex digits are lower case.
 func Printable(s string) string { return escape(s, true) }
@@ -71,10 +72,9 @@ func escapedRune(r rune) bool {
 
 // invisible reports whether r is a character terminals draw as nothing,
 // so that two keys told apart only by it would look the same: Unicode's
-// default-ignorable characters of the basic plane, and its two
-// noncharacters there. The zero-width joiner and non-joiner and the
-// variation selectors are kept: emoji and several scripts are written
-// with them.
+// default-ignorable characters and the basic plane's two noncharacters.
+// The zero-width joiner and non-joiner and the variation selectors are
+// kept: emoji and several scripts are written with them.
 func invisible(r rune) bool {
 	switch {
 	case r == 0x00ad, // soft hyphen
@@ -87,8 +87,11 @@ func invisible(r rune) bool {
 		0x206a <= r && r <= 0x206f, // deprecated format characters
 		r == 0x3164, r == 0xffa0,   // Hangul fillers
 		r == 0xfeff,                // zero-width no-break space (BOM)
-		0xfff0 <= r && r <= 0xfff8, // unassigned, default-ignorable
-		r == 0xfffe, r == 0xffff:   // noncharacters
+		0xfff0 <= r && r <= 0xfffb, // unassigned, default-ignorable; interlinear annotation
+		r == 0xfffe, r == 0xffff,   // noncharacters
+		0x1bca0 <= r && r <= 0x1bca3,                                 // shorthand format controls
+		0x1d173 <= r && r <= 0x1d17a,                                 // musical symbol format controls
+		0xe0000 <= r && r <= 0xe0fff && (r < 0xe0100 || r > 0xe01ef): // tags (which can smuggle text); not the ideographic variation selectors
 		return true
 	}
 	return false
@@ -127,6 +130,11 @@ func escapeFrom(s string, i int, backslash bool) string {
 		switch {
 		case size == 1:
 			writeHexByte(&b, c)
+		case escapedRune(r) && r > 0xffff:
+			b.WriteString(`\U`)
+			for shift := 28; shift >= 0; shift -= 4 {
+				b.WriteByte(hexDigits[r>>shift&0xf])
+			}
 		case escapedRune(r):
 			b.WriteString(`\u`)
 			for shift := 12; shift >= 0; shift -= 4 {

@@ -33,7 +33,10 @@ var printableCases = []struct{ in, want string }{
 	{"rl:a\u200bb", `rl:a\u200bb`},
 	{"\ufeffrl:x", `\ufeffrl:x`},
 	{"soft\u00adhyphen\u2060", `soft\u00adhyphen\u2060`},
-	{"\u3164\uffff", `\u3164\uffff`},
+	{"\u3164\uffff\ufff9", `\u3164\uffff\ufff9`},
+	{"rl:x\U000e0041y", `rl:x\U000e0041y`}, // a tag character: invisible text
+	{"\U0001d173", `\U0001d173`},
+	{"葛\U000e0100", "葛\U000e0100"},                         // an ideographic variation selector writes the character's form
 	{"👨\u200d👩\u200d👧 ❤\ufe0f", "👨\u200d👩\u200d👧 ❤\ufe0f"}, // joiners and variation selectors write emoji
 }
 
@@ -68,7 +71,7 @@ func TestSafeText(t *testing.T) {
 // in the basic plane; never the joiners and variation selectors that emoji
 // and scripts are written with.
 func TestInvisible(t *testing.T) {
-	for r := rune(0); r < 0x10000; r++ {
+	for r := rune(0); r <= unicode.MaxRune; r++ {
 		ignorable := unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) ||
 			unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Noncharacter_Code_Point, r)
 		if invisible(r) && !ignorable {
@@ -131,6 +134,13 @@ func unprintable(t *testing.T, s string) string {
 			}
 			b.WriteRune(rune(n))
 			i += 4
+		case 'U':
+			n, err := strconv.ParseUint(s[i+1:i+9], 16, 32)
+			if err != nil {
+				t.Fatalf("%q: bad \\U escape", s)
+			}
+			b.WriteRune(rune(n))
+			i += 8
 		default:
 			t.Fatalf("%q: unknown escape \\%c", s, s[i])
 		}
