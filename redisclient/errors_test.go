@@ -89,7 +89,7 @@ func TestConnectBadURL(t *testing.T) {
 		{"redis://u:6380#x@host", "percent-encode", "6380"},
 		{"redis://:pa%zz@host", "percent-encode", "zz"},
 		{"redis:/user:s3cret@host", "percent-encode", "s3cret"},
-		{"redis:///:XYs3cret@host:6379/0", "percent-encode", "XYs3cret"}, // three slashes: no host before the user info
+		{"redis:///:XYs3cret@host:7000/0", "percent-encode", "XYs3cret"}, // three slashes: no host before the user info
 		{"redis:///u:XYs3cret@host", "percent-encode", "XYs3cret"},
 		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
 		{"redis+sentinel://:QWpa/ss:99999@host:26379/0?master_name=m", "percent-encode", "QWpa"},
