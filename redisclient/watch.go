@@ -7,6 +7,7 @@ import (
 	"net"
 	"slices"
 	"strings"
+	"syscall"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -502,14 +503,17 @@ func (r *reader) failed(err error) {
 		r.state.Mode = "reconnecting"
 	}
 	r.state.LastError = err.Error()
-	if isTimeout(err) && !r.state.UpdatedAt.IsZero() {
-		// It answered before: not a wrong address (what Explain says of a
-		// timeout at connect time), but a server busy or frozen.
-		addr := r.c.hostPort
-		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
-			addr = op.Addr.String()
-		}
+	// A server that answered before is not at a wrong address, as Explain
+	// must allow at connect time: say what it is doing instead.
+	addr := r.c.hostPort
+	if op := as[*net.OpError](err); op != nil && op.Addr != nil {
+		addr = op.Addr.String()
+	}
+	switch answered := !r.state.UpdatedAt.IsZero(); {
+	case answered && isTimeout(err):
 		r.state.LastError = fmt.Sprintf("%s stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read", addr)
+	case answered && errors.Is(err, syscall.ECONNREFUSED):
+		r.state.LastError = fmt.Sprintf("could not connect to %s: connection refused — it answered before, so it is restarting or was stopped; countertop keeps trying, and the values shown are as last read", addr)
 	}
 	r.state.Scanning = false
 }
