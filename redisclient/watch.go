@@ -509,7 +509,9 @@ func (r *reader) failed(err error) {
 	if op := as[*net.OpError](err); op != nil && op.Addr != nil {
 		addr = op.Addr.String()
 	}
-	switch answered := !r.state.UpdatedAt.IsZero(); {
+	// (A cluster's or Sentinel's sentences name the node and what follows
+	// for its slots or its master already.)
+	switch answered := !r.state.UpdatedAt.IsZero() && r.c.kind == standalone; {
 	case answered && isTimeout(err):
 		r.state.LastError = fmt.Sprintf("%s stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read", addr)
 	case answered && errors.Is(err, syscall.ECONNREFUSED):
