@@ -451,14 +451,6 @@ func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*re
 	switch {
 	case err != nil:
 		return nil, err
-	case no != nil && !no.settable:
-		// A refusal (CONFIG GET not allowed now, BUSY with a script) says
-		// nothing of the setting: the subscription is down, and tried
-		// again, rather than events given up for good.
-		if no.fix != "" {
-			return nil, explained(no.why+" — "+no.fix, nil)
-		}
-		return nil, explained(no.why, nil)
 	case no != nil:
 		return nil, no.error()
 	}

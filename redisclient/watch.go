@@ -358,6 +358,12 @@ func shellQuote(value string) string {
 	return "'" + strings.ReplaceAll(model.Printable(value), "'", `'\''`) + "'"
 }
 
+// passing matches the error replies that last a while only: a server busy
+// with a script, loading its data, failing over, or a password changed
+// under the connection. A CONFIG GET refused so is asked again (with the
+// errors that are no reply at all); any other refusal is taken as final.
+var passing = reply("BUSY ", "LOADING", "MASTERDOWN", "TRYAGAIN", "CLUSTERDOWN", "NOAUTH", "WRONGPASS", "invalid password", "invalid username-password pair")
+
 // nodeNotifications reads notify-keyspace-events on node and, when enable
 // allows, turns on the flags that are missing. It returns nil when
 // notifications can be used there, with what it changed, if anything. Its
@@ -373,11 +379,9 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	conf, err := node.ConfigGet(ctx, "notify-keyspace-events").Result()
 	set, reported := conf["notify-keyspace-events"]
 	switch {
-	case isReply(err) && (redis.HasErrorPrefix(err, "NOPERM") || strings.Contains(err.Error(), "unknown command")):
-		// Not allowed for this user, or turned off (as managed services
-		// do): asking again would not help. Any other refusal (BUSY with a
-		// script, LOADING, a password changed) is for now only, and goes
-		// with the errors below, which are retried.
+	case isReply(err) && !passing(err):
+		// Not allowed for this user, turned off or not known (as managed
+		// services and proxies answer): asking again would not help.
 		no := &noEvents{why: fmt.Sprintf("%s does not allow CONFIG GET (%s), so countertop cannot tell whether keyspace notifications are on", server, reason(err))}
 		if redis.HasErrorPrefix(err, "NOPERM") {
 			no.fix = "grant the user CONFIG GET with ACL SETUSER <user> +config|get"
