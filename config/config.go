@@ -132,11 +132,14 @@ func userInfo(rawURL string) (start, at, colon int) {
 		start = i + len("://")
 	}
 	// The last '@' ends the user info even when the password holds '@' or
-	// '/'; but not one in the options (client_name=me@laptop), of a URL
-	// whose options parse as name=value pairs, nor one in a socket's path.
+	// '/'; but not one in the options (client_name=me@laptop), name=value
+	// pairs after a path, nor one in a socket's path.
 	end := len(rawURL)
-	if u, err := url.Parse(rawURL); err == nil && strings.Contains(u.RawQuery, "@") && optionsLike(u.RawQuery) {
-		end = strings.IndexByte(rawURL, '?')
+	if q := strings.IndexByte(rawURL[start:], '?'); q >= 0 && strings.Contains(rawURL[start:start+q], "/") &&
+		!strings.Contains(rawURL, "#") && optionsLike(rawURL[start+q+1:]) {
+		// Options after a path (the database: ".../0?"); without one, the
+		// '?' may be a password's (redis://:99999?x=y@host).
+		end = start + q
 	}
 	at = strings.LastIndex(rawURL[start:end], "@")
 	if strings.HasPrefix(strings.ToLower(rawURL), "unix://") {

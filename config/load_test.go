@@ -636,6 +636,7 @@ func TestRedactURL(t *testing.T) {
 		{"redis://host:7000/0?client_name=me@laptop", "redis://host:7000/0?client_name=me@laptop"},
 		{"redis://:hunter2@host:7000/0?client_name=me@laptop", "redis://:***@host:7000/0?client_name=me@laptop"},
 		{"unix://user:hunter2@/tmp/a@b.sock", "unix://user:***@/tmp/a@b.sock"},
+		{"redis://:99999?x=XQ@host/0", "redis://:***@host/0"}, // a '?' in the password: no path before it
 	}
 	for _, tc := range tests {
 		if got := config.RedactURL(tc.in); got != tc.want {
@@ -643,7 +644,8 @@ func TestRedactURL(t *testing.T) {
 		}
 	}
 	// and such URLs are taken as they are.
-	for _, u := range []string{"redis://host:7000/0?client_name=me@laptop", "redis://:hunter2@host:7000/0?client_name=me@laptop", "redis+sentinel://:pw@h:26379/0?master_name=a@b"} {
+	for _, u := range []string{"redis://host:7000/0?client_name=me@laptop", "redis://:hunter2@host:7000/0?client_name=me@laptop", "redis+sentinel://:pw@h:26379/0?master_name=a@b",
+		"redis+sentinel://h1:26379,h2/0?master_name=a@b", "redis+sentinel://[::1]:26379,[::2]:26379/0?master_name=a@b"} {
 		if c, err := load(t, nil, "--url", u); err != nil || c.Redis.URL != u {
 			t.Errorf("--url %s: %v", u, err)
 		}

@@ -287,29 +287,37 @@ func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 	return opt, sentinels, nil
 }
 
-// atOnlyInOptions reports whether raw's every '@' is in its options, after
-// the first '?', with no fragment after them.
+// atOnlyInOptions reports whether raw's every '@' is in its options: after
+// the first '?', which follows a path (the database: ".../0?"), with no
+// fragment after them. Without the path, the '?' may be a password's
+// (redis://:99999?x=y@host), and the '@' end its user info.
 func atOnlyInOptions(raw string) bool {
-	q := strings.IndexByte(raw, '?')
-	return q >= 0 && !strings.Contains(raw[:q], "@") && !strings.Contains(raw, "#")
+	_, rest, _ := strings.Cut(raw, "://")
+	q := strings.IndexByte(rest, '?')
+	return q >= 0 && strings.Contains(rest[:q], "/") && !strings.Contains(rest[:q], "@") && !strings.Contains(raw, "#")
 }
 
 // blankings are raw with its user info replaced by a user and password of
 // plain letters, for each '@' the user info could end at, the last first:
 // a password may hold an '@' or a '/', and options may too. For unix://
-// the user info ends at an '@' before the socket's path ("@/"); after
-// ":///" there is none (unix:///tmp/a@b.sock). ok is false when raw has an
-// '@' but no "://".
+// only the last '@' before the socket's path ("@/") can, so that what the
+// socket is never depends on how the password is read. ok is false when
+// raw has an '@' but no "://".
 func blankings(raw string) (blanks []string, ok bool) {
 	scheme, rest, found := strings.Cut(raw, "://")
 	if !found {
 		return nil, !strings.Contains(raw, "@")
 	}
-	ends := "@"
 	if strings.EqualFold(scheme, "unix") {
-		ends = "@/"
+		// The user info, if any, ends at the last '@' before a path
+		// (unix://:p@/XQ@/tmp/x.sock has the password p@/XQ); after
+		// ":///" there is none, whatever the path holds.
+		if at := strings.LastIndex(rest, "@/"); at >= 0 && !strings.HasPrefix(rest, "/") {
+			blanks = append(blanks, scheme+"://user:password"+rest[at:])
+		}
+		return blanks, true
 	}
-	for at := strings.LastIndex(rest, ends); at >= 0; at = strings.LastIndex(rest[:at], ends) {
+	for at := strings.LastIndex(rest, "@"); at >= 0; at = strings.LastIndex(rest[:at], "@") {
 		blanks = append(blanks, scheme+"://user:password"+rest[at:])
 	}
 	return blanks, true

@@ -91,6 +91,8 @@ func TestConnectBadURL(t *testing.T) {
 		{"redis:/user:s3cret@host", "percent-encode", "s3cret"},
 		{"redis:///:XYs3cret@host:7000/0", "percent-encode", "XYs3cret"}, // three slashes: no host before the user info
 		{"redis:///u:XYs3cret@host", "percent-encode", "XYs3cret"},
+		{"redis://:99999?x=XQs3cret@host/0", "percent-encode", "XQs3cret"}, // a '?' in the password, not options
+		{"unix://:p@/XQss@/tmp/nosuch.sock", "percent-encode", "XQss"},     // the password p@/XQss: which path is the socket?
 		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
 		{"redis+sentinel://:QWpa/ss:99999@host:26379/0?master_name=m", "percent-encode", "QWpa"},
 	} {
@@ -152,6 +154,7 @@ func TestConnectURLWithAnAtAfterTheHost(t *testing.T) {
 	for _, url := range []string{"unix://u:p@/tmp/nosuch/a@b.sock", "unix:///tmp/nosuch/a@b.sock"} {
 		checkSentence(t, connectErr(t, redisclient.Options{URL: url}), "no Redis socket at /tmp/nosuch/a@b.sock", "")
 	}
+	checkSentence(t, connectErr(t, redisclient.Options{URL: "unix:///tmp/nosuch/a@/b.sock"}), "no Redis socket at /tmp/nosuch/a@/b.sock", "")
 }
 
 func TestConnectRefused(t *testing.T) {
