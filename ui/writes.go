@@ -345,11 +345,13 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 
 // applyWrite puts a write's result into the Store at once. While paused it
 // is also held, so that on resume it is not overwritten by older readings
-// that were held before it.
+// that were held before it. A write can move its key out of the filter (+
+// under is:ok makes a counter warn): the cursor then moves as it does for
+// the feed, and the next write is refused once (see followFeed).
 func (m Model) applyWrite(b model.Batch) Model {
 	m.store.Apply(b)
 	if m.paused {
 		m.held.add(b)
 	}
-	return m.follow()
+	return m.followFeed()
 }

@@ -205,12 +205,13 @@ func TestAWindowQuestionDoesNotTakeOverWhatIsOpen(t *testing.T) {
 // turns warn under is:ok) moves the cursor as much as one deleted; a
 // filter the user changes does not count.
 func TestAWriteAfterTheSelectedKeyLeftTheFilterIsRefused(t *testing.T) {
-	obs := []model.Observation{str("ratelimit:a", "1", 60_000), str("ratelimit:b", "1", 60_000)}
+	obs := []model.Observation{str("ratelimit:0", "90", 60_000), str("ratelimit:a", "1", 60_000), str("ratelimit:b", "1", 60_000)}
 	w := newFakeWriter().seed(obs...)
 	m := newModel(t, w, 120, 20, obs...)
 	m, _ = press(m, "/is:ok<enter>")
 	m = selectKey(t, m, "ratelimit:a")
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{str("ratelimit:a", "85", 60_000)}}}}) // warn now
+	w.values["ratelimit:a"] = 85                                                                                          // as Redis holds it
 	m, cmd := press(m, "+")
 	if cmd != nil || len(w.Calls()) > 0 || !strings.HasPrefix(statusText(m), "Nothing was sent: ratelimit:a, which you had selected, left the rows") {
 		t.Fatalf("status %q, calls %v", statusText(m), w.Calls())
@@ -219,7 +220,27 @@ func TestAWriteAfterTheSelectedKeyLeftTheFilterIsRefused(t *testing.T) {
 	m, _ = press(m, "/<esc>") // the user's own filter change
 	m = selectKey(t, m, "ratelimit:b")
 	m, _ = press(m, "/is:warn<enter>")
-	if m, cmd = press(m, "+"); cmd == nil {
-		t.Errorf("after the user's own filter, + was refused: %q", statusText(m))
+	shown := m.selected // on screen under the cursor: the user sees what + acts on
+	m, cmd = press(m, "+")
+	if cmd == nil {
+		t.Fatalf("after the user's own filter, + was refused: %q", statusText(m))
+	}
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR " + shown + " 1 1m0s"}) {
+		t.Fatalf("calls %v: + should go to %s, the row selected on screen", got, shown)
+	}
+
+	// The user's own + can push the key out of the filter (is:warn still)
+	// as well.
+	m = selectKey(t, m, "ratelimit:a") // 85 or 86: warn
+	for range 20 {                     // up to 100 (over, out of is:warn), until a press is refused
+		m, cmd = press(m, "+")
+		if cmd == nil {
+			break
+		}
+		m = run(t, m, cmd)
+	}
+	if c, _ := m.store.Get("ratelimit:a"); c.Status != model.StatusOver || !strings.HasPrefix(statusText(m), "Nothing was sent: ratelimit:a, which you had selected, left the rows") {
+		t.Fatalf("ratelimit:a is %v, status %q", c.Status, statusText(m))
 	}
 }
