@@ -120,7 +120,11 @@ func ttlMS(c *Counter, takenAt time.Time) int64 {
 	if since < 0 {
 		return c.PTTL + int64(-since/time.Millisecond)
 	}
-	return max(0, c.PTTL-int64((since+time.Millisecond-1)/time.Millisecond))
+	ms := int64(since / time.Millisecond)
+	if since%time.Millisecond != 0 {
+		ms++ // a part of a millisecond gone is one less whole one left
+	}
+	return max(0, c.PTTL-ms)
 }
 
 // appendNumber appends the value as JSON and CSV write it: integers

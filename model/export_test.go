@@ -5,6 +5,7 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"math"
 	"slices"
 	"strconv"
 	"strings"
@@ -648,6 +649,7 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 		{60_000, 0, 60_000},
 		{1, time.Second, 0},
 		{PTTLNoExpiry, time.Second, -1},
+		{60_000, math.MaxInt64, 0}, // read ages ago (a zero ObservedAt): nothing left, not a wrap
 	} {
 		c := &Counter{PTTL: tc.pttl, ObservedAt: at}
 		if got := ttlMS(c, at.Add(tc.since)); got != tc.want {
