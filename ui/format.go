@@ -33,7 +33,7 @@ func expireArgs(window time.Duration) (command string, n int64) {
 func parseWindow(s string) (time.Duration, error) {
 	d, err := time.ParseDuration(strings.TrimSpace(s))
 	if err != nil || d <= 0 || d%time.Millisecond != 0 {
-		return 0, fmt.Errorf("%q is not a window: give a positive duration in seconds or milliseconds, like 60s, 1m or 1500ms", model.Printable(s))
+		return 0, fmt.Errorf("%q is not a window: give a positive duration in seconds or milliseconds, like 60s, 1m or 1500ms", s) // %q escapes what needs it
 	}
 	return d, nil
 }
