@@ -132,18 +132,17 @@ func userInfo(rawURL string) (start, at, colon int) {
 		start = i + len("://")
 	}
 	// The last '@' ends the user info even when the password holds '@' or
-	// '/'; but not one in the options (client_name=me@laptop), name=value
-	// pairs after a path, nor one in a socket's path.
+	// '/'; but not one in a name given in the options (client_name=me@laptop,
+	// see namedAt), nor one in a socket's path.
 	end := len(rawURL)
-	if q := strings.IndexByte(rawURL[start:], '?'); q >= 0 && strings.Contains(rawURL[start:start+q], "/") &&
-		!strings.Contains(rawURL, "#") && optionsLike(rawURL[start+q+1:]) {
-		// Options after a path (the database: ".../0?"); without one, the
-		// '?' may be a password's (redis://:99999?x=y@host).
+	if q := strings.IndexByte(rawURL[start:], '?'); q >= 0 && !strings.Contains(rawURL, "#") && namedAt(rawURL[start+q+1:]) {
 		end = start + q
 	}
 	at = strings.LastIndex(rawURL[start:end], "@")
 	if strings.HasPrefix(strings.ToLower(rawURL), "unix://") {
-		at = strings.LastIndex(rawURL[start:end], "@/") // a socket's path may hold an '@'
+		if i := strings.LastIndex(rawURL[start:end], "@/"); i >= 0 {
+			at = i // a socket's path may hold an '@'
+		}
 	}
 	if at < 0 {
 		return start, -1, -1
@@ -156,10 +155,16 @@ func userInfo(rawURL string) (start, at, colon int) {
 	return start, at, colon
 }
 
-// optionsLike reports whether query is name=value pairs joined by '&'.
-func optionsLike(query string) bool {
+// namedAt reports whether query, what follows a URL's first '?', is
+// options (name=value pairs joined by '&') whose every '@' is in a name
+// they give, client_name or master_name: an '@' anywhere else, after a '?'
+// that a password may hold (redis://:pw?x=y@host), ends the user info.
+// redisclient's readURL reads URLs by the same rule.
+func namedAt(query string) bool {
 	for part := range strings.SplitSeq(query, "&") {
-		if name, _, ok := strings.Cut(part, "="); !ok || name == "" {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok || name == "" || strings.Contains(name, "@") ||
+			strings.Contains(value, "@") && name != "client_name" && name != "master_name" {
 			return false
 		}
 	}
@@ -222,6 +227,13 @@ func checkURL(s string) error {
 			continue
 		}
 		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
+			if !hasUser && strings.Contains(s[start:], "@") {
+				// An '@' the options seemed to hold, and a "port" that is no
+				// port: a password whose '/' and '?' were not encoded, and
+				// this is a piece of it. Hide all up to the last '@'.
+				return fmt.Errorf("%q has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%%40 for @, %%2F for /, %%3A for :)",
+					s[:start]+"***"+s[start+strings.LastIndex(s[start:], "@"):])
+			}
 			return fmt.Errorf("%q has port %s, which does not exist (use a port from 1 to 65535, like 6379)", RedactURL(s), port)
 		}
 	}

@@ -306,6 +306,8 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"url port out of range", nil, []string{"--url", "redis://127.0.0.1:99999/0"}, `--url: "redis://127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"url port zero", nil, []string{"--url", "rediss://[::1]:0"}, `--url: "rediss://[::1]:0" has port 0, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"sentinel url port out of range", nil, []string{"--url", "redis+sentinel://s1:26379,s2:265379/0?master_name=m"}, `--url: "redis+sentinel://s1:26379,s2:265379/0?master_name=m" has port 265379, which does not exist (use a port from 1 to 65535, like 6379)`},
+		{"--url password read as options", nil, []string{"--url", "redis+sentinel://:pw/0?master_name=XQsecret@127.0.0.1:7000"},
+			`--url: "redis+sentinel://***@127.0.0.1:7000" has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%40 for @, %2F for /, %3A for :)`},
 		{"--url with a password and a bad port", nil, []string{"--url", "redis://:s3cret@127.0.0.1:abc/0"},
 			`--url: "redis://:***@127.0.0.1:abc/0" has port abc, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"--url password not encoded", nil, []string{"--url", "redis://user:pa:99999/ss@host:7000/0"},
@@ -636,7 +638,11 @@ func TestRedactURL(t *testing.T) {
 		{"redis://host:7000/0?client_name=me@laptop", "redis://host:7000/0?client_name=me@laptop"},
 		{"redis://:hunter2@host:7000/0?client_name=me@laptop", "redis://:***@host:7000/0?client_name=me@laptop"},
 		{"unix://user:hunter2@/tmp/a@b.sock", "unix://user:***@/tmp/a@b.sock"},
-		{"redis://:99999?x=XQ@host/0", "redis://:***@host/0"}, // a '?' in the password: no path before it
+		{"unix://:hunter2@localhost/tmp/x.sock", "unix://:***@localhost/tmp/x.sock"},
+		{"redis://:99999?x=XQ@host/0", "redis://:***@host/0"}, // a '?' in the password: no name in the options
+		{"redis://:pw/0?x=XQsecret@127.0.0.1:7000/0", "redis://:***@127.0.0.1:7000/0"},
+		{"redis://host:7000?client_name=me@laptop", "redis://host:7000?client_name=me@laptop"},
+		{"redis://:pw@host:7000?client_name=me@laptop", "redis://:***@host:7000?client_name=me@laptop"},
 	}
 	for _, tc := range tests {
 		if got := config.RedactURL(tc.in); got != tc.want {
@@ -645,7 +651,9 @@ func TestRedactURL(t *testing.T) {
 	}
 	// and such URLs are taken as they are.
 	for _, u := range []string{"redis://host:7000/0?client_name=me@laptop", "redis://:hunter2@host:7000/0?client_name=me@laptop", "redis+sentinel://:pw@h:26379/0?master_name=a@b",
-		"redis+sentinel://h1:26379,h2/0?master_name=a@b", "redis+sentinel://[::1]:26379,[::2]:26379/0?master_name=a@b"} {
+		"redis+sentinel://h1:26379,h2/0?master_name=a@b", "redis+sentinel://[::1]:26379,[::2]:26379/0?master_name=a@b",
+		"redis://127.0.0.1:7000?client_name=me@laptop", "redis://:pw@127.0.0.1:7000?client_name=me@laptop", "redis://[::1]:7000?client_name=me@laptop",
+		"redis+sentinel://127.0.0.1:26379,127.0.0.1:26380?master_name=a@b"} {
 		if c, err := load(t, nil, "--url", u); err != nil || c.Redis.URL != u {
 			t.Errorf("--url %s: %v", u, err)
 		}

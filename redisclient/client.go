@@ -267,8 +267,6 @@ func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 		if err != nil {
 			return nil, nil, badURL(from, err)
 		}
-	case err == nil && opt.Username == "" && opt.Password == "" && atOnlyInOptions(raw):
-		// No user info, and an '@' in the options only: client_name=me@laptop.
 	case err == nil:
 		for _, blank := range blanks {
 			if blankOpt, blankSentinels, blankErr := parseURL(blank, from); blankErr == nil && sameServer(opt, sentinels, blankOpt, blankSentinels) {
@@ -287,38 +285,53 @@ func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 	return opt, sentinels, nil
 }
 
-// atOnlyInOptions reports whether raw's every '@' is in its options: after
-// the first '?', which follows a path (the database: ".../0?"), with no
-// fragment after them. Without the path, the '?' may be a password's
-// (redis://:99999?x=y@host), and the '@' end its user info.
-func atOnlyInOptions(raw string) bool {
-	_, rest, _ := strings.Cut(raw, "://")
-	q := strings.IndexByte(rest, '?')
-	return q >= 0 && strings.Contains(rest[:q], "/") && !strings.Contains(rest[:q], "@") && !strings.Contains(raw, "#")
+// optionsStart is where raw's options begin (the index of its first '?')
+// when every '@' after it is in a name they give, client_name or
+// master_name (client_name=me@laptop); -1 otherwise, and then an '@' after
+// a '?' may end a user info whose password holds the '?'
+// (redis://:pw?x=y@host). config's userInfo reads URLs by the same rule.
+func optionsStart(raw string) int {
+	q := strings.IndexByte(raw, '?')
+	if q < 0 || strings.Contains(raw, "#") {
+		return -1
+	}
+	for part := range strings.SplitSeq(raw[q+1:], "&") {
+		name, value, ok := strings.Cut(part, "=")
+		if !ok || name == "" || strings.Contains(name, "@") ||
+			strings.Contains(value, "@") && name != "client_name" && name != "master_name" {
+			return -1
+		}
+	}
+	return q
 }
 
 // blankings are raw with its user info replaced by a user and password of
 // plain letters, for each '@' the user info could end at, the last first:
 // a password may hold an '@' or a '/', and options may too. For unix://
 // only the last '@' before the socket's path ("@/") can, so that what the
-// socket is never depends on how the password is read. ok is false when
-// raw has an '@' but no "://".
+// socket is never depends on how the password is read. An '@' in a name the
+// options give ends no user info (see optionsStart). ok is false when raw
+// has an '@' but no "://".
 func blankings(raw string) (blanks []string, ok bool) {
 	scheme, rest, found := strings.Cut(raw, "://")
 	if !found {
 		return nil, !strings.Contains(raw, "@")
+	}
+	options := ""
+	if q := optionsStart(rest); q >= 0 { // not the user info's, whatever they hold
+		rest, options = rest[:q], rest[q:]
 	}
 	if strings.EqualFold(scheme, "unix") {
 		// The user info, if any, ends at the last '@' before a path
 		// (unix://:p@/XQ@/tmp/x.sock has the password p@/XQ); after
 		// ":///" there is none, whatever the path holds.
 		if at := strings.LastIndex(rest, "@/"); at >= 0 && !strings.HasPrefix(rest, "/") {
-			blanks = append(blanks, scheme+"://user:password"+rest[at:])
+			blanks = append(blanks, scheme+"://user:password"+rest[at:]+options)
 		}
 		return blanks, true
 	}
 	for at := strings.LastIndex(rest, "@"); at >= 0; at = strings.LastIndex(rest[:at], "@") {
-		blanks = append(blanks, scheme+"://user:password"+rest[at:])
+		blanks = append(blanks, scheme+"://user:password"+rest[at:]+options)
 	}
 	return blanks, true
 }

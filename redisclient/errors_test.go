@@ -92,7 +92,9 @@ func TestConnectBadURL(t *testing.T) {
 		{"redis:///:XYs3cret@host:7000/0", "percent-encode", "XYs3cret"}, // three slashes: no host before the user info
 		{"redis:///u:XYs3cret@host", "percent-encode", "XYs3cret"},
 		{"redis://:99999?x=XQs3cret@host/0", "percent-encode", "XQs3cret"}, // a '?' in the password, not options
-		{"unix://:p@/XQss@/tmp/nosuch.sock", "percent-encode", "XQss"},     // the password p@/XQss: which path is the socket?
+		{"redis://:pw/0?x=XQs3cret@127.0.0.1:7000/0", "percent-encode", "XQs3cret"},
+		{"redis+sentinel://:pw/0?x=XQs3cret@127.0.0.1:7000", "percent-encode", "XQs3cret"},
+		{"unix://:p@/XQss@/tmp/nosuch.sock", "percent-encode", "XQss"}, // the password p@/XQss: which path is the socket?
 		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
 		{"redis+sentinel://:QWpa/ss:99999@host:26379/0?master_name=m", "percent-encode", "QWpa"},
 	} {
@@ -146,11 +148,17 @@ func TestConnectPasswordWithReservedCharacters(t *testing.T) {
 func TestConnectURLWithAnAtAfterTheHost(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
-	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL() + "?client_name=me@laptop"})
-	if err != nil {
-		t.Fatalf("a client name with an '@': %v", err)
+	for _, url := range []string{
+		s.URL() + "?client_name=me@laptop",
+		"redis://" + s.Addr + "?client_name=me@laptop", // no database path
+		"redis://:@" + s.Addr + "?client_name=me@laptop",
+	} {
+		c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url})
+		if err != nil {
+			t.Fatalf("%s: %v", url, err)
+		}
+		c.Close()
 	}
-	c.Close()
 	for _, url := range []string{"unix://u:p@/tmp/nosuch/a@b.sock", "unix:///tmp/nosuch/a@b.sock"} {
 		checkSentence(t, connectErr(t, redisclient.Options{URL: url}), "no Redis socket at /tmp/nosuch/a@b.sock", "")
 	}

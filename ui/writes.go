@@ -308,7 +308,9 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 		// row goes now rather than at the next read.
 		msg.err, msg.obs = nil, model.Observation{Key: msg.key, PTTL: model.PTTLMissing}
 		m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
-		m.lost = "" // the status says it is gone
+		if !msg.repair && m.lost == msg.key {
+			m.lost = "" // the status says it is gone; a repair-all's summary names no key
+		}
 	case msg.err == nil:
 		m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	}
@@ -335,7 +337,9 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 		return m
 	}
 	m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
-	m.lost = "" // the user deleted it: the cursor on the next row is no surprise
+	if m.lost == msg.key {
+		m.lost = "" // the user deleted it: the cursor on the next row is no surprise
+	}
 	if m.screen == screenDetail && m.detailKey == msg.key {
 		m.screen = screenTable
 	}

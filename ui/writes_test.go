@@ -244,3 +244,20 @@ func TestAWriteAfterTheSelectedKeyLeftTheFilterIsRefused(t *testing.T) {
 		t.Fatalf("ratelimit:a is %v, status %q", c.Status, statusText(m))
 	}
 }
+
+// A repair-all's answers must not undo the guard: a key found gone by the
+// repair is not the selected key that left the rows meanwhile.
+func TestARepairAllKeepsTheGuardOnAVanishedSelection(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	delete(w.values, "ratelimit:orphan") // the repair will find it gone
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd := press(m, "Ey")
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Removed: []string{"ratelimit:api:42"}}}}) // meanwhile
+	m = run(t, m, cmd)
+	calls := len(w.Calls())
+	m, cmd = press(m, "+")
+	if cmd != nil || len(w.Calls()) != calls || !strings.HasPrefix(statusText(m), "Nothing was sent: ratelimit:api:42, which you had selected, left the rows") {
+		t.Fatalf("status %q: + after the selected key vanished during a repair was not refused", statusText(m))
+	}
+}
