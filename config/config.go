@@ -237,7 +237,14 @@ func checkURL(s string) error {
 			return fmt.Errorf("%q has port %s, which does not exist (use a port from 1 to 65535, like 6379)", RedactURL(s), port)
 		}
 	}
-	if u, err := url.Parse(s); hasUser && (err != nil || u.Host != rest) && strings.ToLower(scheme) != "unix" {
+	// A Sentinel URL lists hosts, which url.Parse refuses with a bracketed
+	// one among them: check the user info against the first host alone.
+	probe, host := s, rest
+	if first, _, list := strings.Cut(rest, ","); list {
+		hostAt := max(start, at+1)
+		probe, host = s[:hostAt]+first+s[hostAt+len(rest):], first
+	}
+	if u, err := url.Parse(probe); hasUser && (err != nil || u.Host != host) && strings.ToLower(scheme) != "unix" {
 		return fmt.Errorf("%q has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%%40 for @, %%2F for /, %%3A for :)", RedactURL(s))
 	}
 	return nil

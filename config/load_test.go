@@ -653,7 +653,9 @@ func TestRedactURL(t *testing.T) {
 	for _, u := range []string{"redis://host:7000/0?client_name=me@laptop", "redis://:hunter2@host:7000/0?client_name=me@laptop", "redis+sentinel://:pw@h:26379/0?master_name=a@b",
 		"redis+sentinel://h1:26379,h2/0?master_name=a@b", "redis+sentinel://[::1]:26379,[::2]:26379/0?master_name=a@b",
 		"redis://127.0.0.1:7000?client_name=me@laptop", "redis://:pw@127.0.0.1:7000?client_name=me@laptop", "redis://[::1]:7000?client_name=me@laptop",
-		"redis+sentinel://127.0.0.1:26379,127.0.0.1:26380?master_name=a@b"} {
+		"redis+sentinel://127.0.0.1:26379,127.0.0.1:26380?master_name=a@b",
+		"redis+sentinel://:secret@127.0.0.1:26379,[::1]:26379/0?master_name=m", "redis+sentinel://alice@127.0.0.1:1,[::1]:1?master_name=m",
+		"redis+sentinel://:p%40ss%2Fw@[::1]:26379,[::2]:26379/0?master_name=m"} {
 		if c, err := load(t, nil, "--url", u); err != nil || c.Redis.URL != u {
 			t.Errorf("--url %s: %v", u, err)
 		}

@@ -249,38 +249,31 @@ func parseURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 // readURL is parseURL with errors that never show a piece of a password.
 // A URL ends its user info at the first '/', '?' or '#': a password with
 // one of them, not percent-encoded, spills into the host, path or options,
-// which the parsers quote. So a URL with an '@' is read again with its user
-// info blanked out (see blankings), and only that reading's complaint is
-// shown. A URL that parses, and that some such reading takes to the same
-// server, is taken as it is (an '@' may also be in the options:
-// client_name=me@laptop). Otherwise its user info holds such characters,
-// and the error says so without quoting anything.
+// which the parsers quote (or drop: go-redis ignores a fragment). So a URL
+// with an '@' is read again with its user info blanked out (see blanked),
+// and only that reading's complaint is shown. A URL that parses to the same
+// server as that reading is taken as it is; otherwise its user info holds
+// such characters, and the error says so without quoting anything.
 func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 	opt, sentinels, err := parseURL(raw, from)
-	blanks, ok := blankings(raw)
+	blank, hasUser, ok := blanked(raw)
 	switch {
 	case !ok: // an '@', but no "://" to tell where the user info begins
 		if err != nil {
 			return nil, nil, badURL(from, nil)
 		}
-	case len(blanks) == 0: // no user info
+	case !hasUser:
 		if err != nil {
 			return nil, nil, badURL(from, err)
 		}
-	case err == nil:
-		for _, blank := range blanks {
-			if blankOpt, blankSentinels, blankErr := parseURL(blank, from); blankErr == nil && sameServer(opt, sentinels, blankOpt, blankSentinels) {
-				return opt, sentinels, nil
-			}
-		}
-		return nil, nil, badURL(from, nil)
 	default:
-		// blanks[0] blanks all up to the last '@', so its complaint holds
-		// no piece of a password.
-		if _, _, blankErr := parseURL(blanks[0], from); blankErr != nil { // wrong apart from its user info
+		blankOpt, blankSentinels, blankErr := parseURL(blank, from)
+		switch {
+		case err != nil && blankErr != nil: // wrong apart from its user info
 			return nil, nil, badURL(from, blankErr)
+		case err != nil || blankErr != nil || !sameServer(opt, sentinels, blankOpt, blankSentinels):
+			return nil, nil, badURL(from, nil)
 		}
-		return nil, nil, badURL(from, nil)
 	}
 	return opt, sentinels, nil
 }
@@ -305,35 +298,32 @@ func optionsStart(raw string) int {
 	return q
 }
 
-// blankings are raw with its user info replaced by a user and password of
-// plain letters, for each '@' the user info could end at, the last first:
-// a password may hold an '@' or a '/', and options may too. For unix://
-// only the last '@' before the socket's path ("@/") can, so that what the
-// socket is never depends on how the password is read. An '@' in a name the
-// options give ends no user info (see optionsStart). ok is false when raw
-// has an '@' but no "://".
-func blankings(raw string) (blanks []string, ok bool) {
+// blanked is raw with its user info, if any (hasUser), replaced by a user
+// and password of plain letters. The user info ends at the last '@' before
+// the options (an '@' in a name the options give ends none: see
+// optionsStart), which a password with '@', '/', '?' or '#' in it does not
+// end; for unix://, at the last '@' before the socket's path ("@/"), and
+// after ":///" there is none. ok is false when raw has an '@' but no "://".
+func blanked(raw string) (blank string, hasUser, ok bool) {
 	scheme, rest, found := strings.Cut(raw, "://")
 	if !found {
-		return nil, !strings.Contains(raw, "@")
+		return raw, false, !strings.Contains(raw, "@")
 	}
 	options := ""
 	if q := optionsStart(rest); q >= 0 { // not the user info's, whatever they hold
 		rest, options = rest[:q], rest[q:]
 	}
+	at := strings.LastIndex(rest, "@")
 	if strings.EqualFold(scheme, "unix") {
-		// The user info, if any, ends at the last '@' before a path
-		// (unix://:p@/XQ@/tmp/x.sock has the password p@/XQ); after
-		// ":///" there is none, whatever the path holds.
-		if at := strings.LastIndex(rest, "@/"); at >= 0 && !strings.HasPrefix(rest, "/") {
-			blanks = append(blanks, scheme+"://user:password"+rest[at:]+options)
+		at = strings.LastIndex(rest, "@/")
+		if strings.HasPrefix(rest, "/") {
+			at = -1
 		}
-		return blanks, true
 	}
-	for at := strings.LastIndex(rest, "@"); at >= 0; at = strings.LastIndex(rest[:at], "@") {
-		blanks = append(blanks, scheme+"://user:password"+rest[at:]+options)
+	if at < 0 {
+		return raw, false, true
 	}
-	return blanks, true
+	return scheme + "://user:password" + rest[at:] + options, true, true
 }
 
 // sameServer reports whether two readings of a URL lead to the same

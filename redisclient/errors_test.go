@@ -93,6 +93,8 @@ func TestConnectBadURL(t *testing.T) {
 		{"redis:///u:XYs3cret@host", "percent-encode", "XYs3cret"},
 		{"redis://:99999?x=XQs3cret@host/0", "percent-encode", "XQs3cret"}, // a '?' in the password, not options
 		{"redis://:pw/0?x=XQs3cret@127.0.0.1:7000/0", "percent-encode", "XQs3cret"},
+		{"redis://:XQp@zzq#wqx@127.0.0.1:7000/0", "percent-encode", "zzq"}, // go-redis drops a fragment: the host would be "zzq"
+		{"redis://:XQpw@127.0.0.1:5555#tail@127.0.0.1:7000/0", "percent-encode", "XQpw"},
 		{"redis+sentinel://:pw/0?x=XQs3cret@127.0.0.1:7000", "percent-encode", "XQs3cret"},
 		{"unix://:p@/XQss@/tmp/nosuch.sock", "percent-encode", "XQss"}, // the password p@/XQss: which path is the socket?
 		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
