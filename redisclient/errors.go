@@ -9,6 +9,7 @@ import (
 	"io"
 	"net"
 	"net/url"
+	"regexp"
 	"strings"
 	"syscall"
 
@@ -282,8 +283,13 @@ func (e *urlError) Error() string {
 	if e.err == nil {
 		return e.from + " is not a valid Redis URL (if the user name or password has characters a URL reserves, like @, / or ?, percent-encode them: %40, %2F, %3F)"
 	}
-	return fmt.Sprintf("%s is not a valid Redis URL (%s)", e.from, strings.TrimPrefix(e.err.Error(), "redis: "))
+	return fmt.Sprintf("%s is not a valid Redis URL (%s)", e.from, goInternals.ReplaceAllString(strings.TrimPrefix(e.err.Error(), "redis: "), "$1"))
 }
+
+// goInternals is how go-redis quotes a number or a duration it could not
+// read ("strconv.Atoi: parsing "many": invalid syntax", "time: invalid
+// duration "soon""): only the value means anything to the user.
+var goInternals = regexp.MustCompile(`(?:strconv\.\w+: parsing|time: (?:invalid|unknown unit \S+ in|missing unit in) duration) ("(?:[^"\\]|\\.)*")(?:: [a-z ]+)?`)
 
 func (e *urlError) Unwrap() error { return e.err }
 

@@ -70,9 +70,10 @@ func TestConnectBadURL(t *testing.T) {
 		// A URL with a password still says what is wrong elsewhere in it.
 		{"redis://:s3cret@host/abc", `--url is not a valid Redis URL (invalid database number: "abc") — write it as redis://[user:password@]host:port/db`, "s3cret"},
 		{"redis://user:s3cret@host/0?colour=red", "--url is not a valid Redis URL (unexpected option: colour) — write it as", "s3cret"},
-		{"redis://:s3cret@host/0?dial_timeout=soon", `--url is not a valid Redis URL (invalid dial_timeout duration: time: invalid duration "soon") — write it as`, "s3cret"},
+		{"redis://:s3cret@host/0?dial_timeout=soon", `--url is not a valid Redis URL (invalid dial_timeout duration: "soon") — write it as`, "s3cret"},
 		{"redis://:s3cret@host/0?pool_fifo=perhaps", `(invalid pool_fifo boolean: expected true/false/1/0 or an empty string, got "perhaps")`, "s3cret"},
-		{"redis://:s3cret@host/0?max_retries=many", `(invalid max_retries number: strconv.Atoi: parsing "many": invalid syntax)`, "s3cret"},
+		{"redis://host/0?db=abc", `(invalid database number: "abc")`, ""},
+		{"redis://:s3cret@host/0?max_retries=many", `(invalid max_retries number: "many")`, "s3cret"},
 		{"http://:s3cret@x", "--url is not a valid Redis URL (invalid URL scheme: http)", "s3cret"},
 		{"redis://:s3cret@host:notaport", `--url is not a valid Redis URL (invalid port ":notaport" after host)`, "s3cret"},
 		{"redis://:p%40ss%2Fw%3Ard@host/abc", `(invalid database number: "abc")`, "p%40ss"},
