@@ -43,6 +43,10 @@ func escape(s string, backslash bool) string {
 	for i := 0; i < len(s); {
 		c := s[i]
 		if c < utf8.RuneSelf {
+			if i+8 <= len(s) && plain8(s[i:i+8], backslash) {
+				i += 8
+				continue
+			}
 			if c < 0x20 || c == 0x7f || c == '\\' && backslash {
 				return escapeFrom(s, i, backslash)
 			}
@@ -56,6 +60,24 @@ func escape(s string, backslash bool) string {
 		i += size
 	}
 	return s
+}
+
+// plain8 reports whether none of the 8 bytes of s needs escaping: each is
+// printable ASCII (0x20-0x7e) and, when backslash, not a backslash. It
+// tests the 8 at once, as bits of one word, which makes the common key (a
+// few dozen such bytes) several times quicker to pass than byte by byte;
+// a snapshot of 100,000 rows spends much of its time here.
+func plain8(s string, backslash bool) bool {
+	const ones, highs = 0x0101010101010101, 0x8080808080808080
+	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
+		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
+	bad := (x - 0x20*ones) &^ x     // a byte below 0x20 (or a high byte, as below)
+	bad |= x + (0x7f-0x7e)*ones | x // a byte above 0x7e
+	if backslash {
+		y := x ^ '\\'*ones // a zero byte where x has a backslash
+		bad |= (y - ones) &^ y
+	}
+	return bad&highs == 0
 }
 
 // escapedRune reports whether Printable escapes the non-ASCII rune r as \uNNNN.

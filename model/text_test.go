@@ -1,6 +1,7 @@
 package model
 
 import (
+	"bytes"
 	"strconv"
 	"strings"
 	"testing"
@@ -223,5 +224,29 @@ func BenchmarkPrintable(b *testing.B) {
 				Printable(s)
 			}
 		})
+	}
+}
+
+// plain8 lets escape skip 8 bytes at a time: it must say no for every byte
+// Printable or SafeText would escape, wherever it is among the 8 and
+// whatever its neighbours (a carry or borrow from one byte to the next
+// must not hide another).
+func TestPlain8EveryByteEverywhere(t *testing.T) {
+	for _, fill := range []byte{' ', 'a', '~', 0x1f, 0x7f, 0xff} {
+		for pos := range 8 {
+			for b := range 256 {
+				block := bytes.Repeat([]byte{fill}, 8)
+				block[pos] = byte(b)
+				for _, backslash := range []bool{true, false} {
+					want := true
+					for _, c := range block {
+						want = want && 0x20 <= c && c <= 0x7e && (c != '\\' || !backslash)
+					}
+					if got := plain8(string(block), backslash); got != want {
+						t.Errorf("plain8(%q, backslash %v) = %v, want %v", block, backslash, got, want)
+					}
+				}
+			}
+		}
 	}
 }
