@@ -186,8 +186,8 @@ func TestReadInterrupted(t *testing.T) {
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := config.Config{Redis: config.Redis{URL: s.URL()}, Patterns: []string{"*"}}
-	if _, err := readAll(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
-		t.Errorf("readAll after ctrl+c: %v, want %q", err, errConnectInterrupted)
+	if _, err := readSorted(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
+		t.Errorf("readSorted after ctrl+c: %v, want %q", err, errConnectInterrupted)
 	}
 }
 
@@ -231,8 +231,8 @@ func TestConnectSlowThenInterrupted(t *testing.T) {
 		time.AfterFunc(700*time.Millisecond, cancel)
 		var errOut bytes.Buffer
 		cfg := config.Config{Redis: tc.redis, Patterns: []string{"*"}}
-		if _, err := readAll(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
-			t.Errorf("readAll, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
+		if _, err := readSorted(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
+			t.Errorf("readSorted, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
 		}
 		if want := "countertop: connecting to " + tc.says + "... (ctrl+c to stop)\n"; errOut.String() != want {
 			t.Errorf("stderr %q, want %q", errOut.String(), want)

@@ -188,7 +188,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if cfg.Redis.ReadOnly && !dryRun { // refused, as incr is: nothing changed
 		return exitProblems, errors.New("--read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only")
 	}
-	counters, err := readAll(ctx, cfg, stderr)
+	counters, err := readSorted(ctx, cfg, stderr)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}

@@ -365,28 +365,36 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 // ctrl+c.
 var errInterrupted = errors.New("interrupted (ctrl+c) before every key was read")
 
-// readAll does one full pass over the matched keys and returns them in key
-// order, classified by cfg.Rules. Each pipeline's worth is classified as it
-// arrives, while Redis walks on; the order is made at the end.
-func readAll(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {
+// readAll does one full pass over the matched keys and passes them to
+// collect a pipeline's worth at a time, as they arrive, while Redis walks
+// on.
+func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect func([]model.Observation)) error {
 	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
-		return nil, err
+		return err
 	}
 	defer client.Close()
-	var sorter model.KeySorter
 	err = client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
+		collect(obs)
+		return nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
+}
+
+// readSorted is readAll's counters, classified by cfg.Rules, in key order.
+func readSorted(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {
+	var sorter model.KeySorter
+	err := readAll(ctx, cfg, stderr, func(obs []model.Observation) {
 		counters := make([]model.Counter, len(obs))
 		for i := range obs {
 			counters[i] = model.NewCounter(&obs[i], &cfg.Rules)
 		}
 		sorter.Add(counters)
-		return nil
 	})
-	switch {
-	case err != nil && ctx.Err() != nil:
-		return nil, errInterrupted
-	case err != nil:
+	if err != nil {
 		return nil, err
 	}
 	return sorter.Sorted(), nil
@@ -409,11 +417,11 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !model.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
-	counters, err := readAll(ctx, cfg, stderr)
-	if err != nil {
+	snap := model.NewSnapshot(format, &cfg.Rules)
+	if err := readAll(ctx, cfg, stderr, snap.Add); err != nil {
 		return err
 	}
-	return model.WriteSnapshot(stdout, format, time.Now(), counters, &cfg.Rules)
+	return snap.Write(stdout, time.Now())
 }
 
 // runCheck prints one line per problem counter (stuck, no-expiry) and
@@ -426,7 +434,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := noArgs(rest); err != nil {
 		return exitFailed, err
 	}
-	counters, err := readAll(ctx, cfg, stderr)
+	counters, err := readSorted(ctx, cfg, stderr)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not check: %w", err)
 	}

@@ -5,7 +5,10 @@ import (
 	"encoding/csv"
 	"encoding/json"
 	"fmt"
+	"io"
+	"maps"
 	"math"
+	"math/rand/v2"
 	"slices"
 	"strconv"
 	"strings"
@@ -38,7 +41,7 @@ func snapshotRows(t *testing.T) ([]*Counter, *Rules, time.Time) {
 func TestWriteSnapshotJSON(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, FormatJSON, at, rows, rules); err != nil {
+	if err := writeSnapshot(&buf, FormatJSON, at, rows, rules); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -244,7 +247,7 @@ func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, 
 	reference func(testing.TB, time.Time, []*Counter, *Rules) string) string {
 	t.Helper()
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, format, at, rows, rules); err != nil {
+	if err := writeSnapshot(&buf, format, at, rows, rules); err != nil {
 		t.Fatal(err)
 	}
 	if want := reference(t, at, rows, rules); buf.String() != want {
@@ -318,7 +321,7 @@ func FuzzWriteSnapshotJSON(f *testing.F) {
 
 func TestWriteSnapshotJSONEmpty(t *testing.T) {
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, FormatJSON, t0, nil, testRules()); err != nil {
+	if err := writeSnapshot(&buf, FormatJSON, t0, nil, testRules()); err != nil {
 		t.Fatal(err)
 	}
 	if !strings.Contains(buf.String(), `"counters": []`) {
@@ -329,7 +332,7 @@ func TestWriteSnapshotJSONEmpty(t *testing.T) {
 func TestWriteSnapshotCSV(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, FormatCSV, at, rows, rules); err != nil {
+	if err := writeSnapshot(&buf, FormatCSV, at, rows, rules); err != nil {
 		t.Fatal(err)
 	}
 	checkTerminalSafe(t, buf.String())
@@ -422,7 +425,7 @@ func TestWriteSnapshotInHalves(t *testing.T) {
 	at := t0.Add(time.Second)
 	write := func(format string) string {
 		var buf bytes.Buffer
-		if err := WriteSnapshot(&buf, format, at, rows, rules); err != nil {
+		if err := writeSnapshot(&buf, format, at, rows, rules); err != nil {
 			t.Fatal(err)
 		}
 		return buf.String()
@@ -462,20 +465,11 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 			rows[i] = &c
 		}
 		var got bytes.Buffer
-		if err := WriteSnapshot(&got, FormatTable, at, rows, rules); err != nil {
+		if err := writeSnapshot(&got, FormatTable, at, rows, rules); err != nil {
 			t.Fatal(err)
 		}
-		var want bytes.Buffer
-		tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
-		fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
-		texts := newRuleTexts(rules)
-		for _, c := range rows {
-			key, value, limit := tableCells(c, texts)
-			fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlMS(c, at)), c.Status)
-		}
-		tw.Flush()
-		if got.String() != want.String() {
-			gl, wl := strings.Split(got.String(), "\n"), strings.Split(want.String(), "\n")
+		if want := tabwriterTable(t, at, rows, rules); got.String() != want {
+			gl, wl := strings.Split(got.String(), "\n"), strings.Split(want, "\n")
 			for i := range min(len(gl), len(wl)) {
 				if gl[i] != wl[i] {
 					t.Fatalf("%d rows: line %d differs from text/tabwriter's:\n%q\n%q", n, i, gl[i], wl[i])
@@ -486,11 +480,93 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 	}
 }
 
+// tabwriterTable is the table of rows as text/tabwriter writes the same
+// cells: the reference for the table's layout.
+func tabwriterTable(_ testing.TB, at time.Time, rows []*Counter, rules *Rules) string {
+	var want bytes.Buffer
+	tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
+	fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
+	texts := newRuleTexts(rules)
+	for _, c := range rows {
+		key, value, limit := tableCells(c, texts)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlMS(c.PTTL, c.ObservedAt, at)), c.Status)
+	}
+	tw.Flush()
+	return want.String()
+}
+
+// A snapshot's counters arrive a pipeline's worth at a time, in SCAN's
+// order, now and then a key twice (SCAN may repeat one, and the stripes of
+// a walk overlap). Each format writes them in key order, each key once as
+// it was last read, exactly as the standard library's writers write those
+// rows: the table's columns are as wide as the rows written, not as the
+// readings left out.
+func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
+	rules := testRules()
+	at := t0.Add(time.Minute)
+	read := func(key, raw string, pttl int64, when time.Duration) Observation {
+		return Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: t0.Add(when)}
+	}
+	small := [][]Observation{
+		{read("rl:c", "3", 5000, 0), read("rl:b", strings.Repeat("7", 30), PTTLNoExpiry, 0)},
+		{read("rl:a", "1", 60_000, time.Millisecond), read("rl:b", "2", 59_000, 2*time.Millisecond)},
+		{read("rl:d", "4", 1000, 3*time.Millisecond)},
+	}
+	cases := map[string][][]Observation{"4 keys": small}
+
+	// Past parallelRows, in batches of 500 (a SCAN-like order), one key in
+	// 50 read twice, its later reading in a later batch.
+	rng := rand.New(rand.NewPCG(3, 4))
+	var all []Observation
+	for i := range 3*parallelRows + 7 {
+		key := fmt.Sprintf("rl:%d:%s", rng.IntN(1_000_000), strings.Repeat("é", i%7))
+		all = append(all, read(key, strconv.Itoa(i%1000), int64(rng.IntN(90_000_000)), time.Duration(i)*time.Microsecond))
+		if i%50 == 0 {
+			all = append(all, read(key, strings.Repeat("8", 20+i%30), int64(rng.IntN(90_000_000)), time.Duration(i+5000)*time.Microsecond))
+		}
+	}
+	cases["past parallelRows"] = slices.Collect(slices.Chunk(all, 500))
+
+	for name, batches := range cases {
+		latest := map[string]*Counter{}
+		for _, b := range batches {
+			for i := range b {
+				if old, ok := latest[b[i].Key]; !ok || b[i].At.After(old.ObservedAt) {
+					c := NewCounter(&b[i], rules)
+					latest[b[i].Key] = &c
+				}
+			}
+		}
+		want := slices.SortedFunc(maps.Values(latest), func(a, b *Counter) int { return strings.Compare(a.Key, b.Key) })
+		for format, reference := range map[string]func(testing.TB, time.Time, []*Counter, *Rules) string{
+			FormatTable: tabwriterTable, FormatJSON: encodingJSON, FormatCSV: encodingCSV,
+		} {
+			s := NewSnapshot(format, rules)
+			for _, b := range batches {
+				s.Add(b)
+			}
+			var got bytes.Buffer
+			if err := s.Write(&got, at); err != nil {
+				t.Fatal(err)
+			}
+			if ref := reference(t, at, want, rules); got.String() != ref {
+				gl, wl := strings.Split(got.String(), "\n"), strings.Split(ref, "\n")
+				for i := range min(len(gl), len(wl)) {
+					if gl[i] != wl[i] {
+						t.Fatalf("%s, %s: line %d differs from the reference:\n%q\n%q", name, format, i, gl[i], wl[i])
+					}
+				}
+				t.Fatalf("%s, %s: %d lines, the reference has %d", name, format, len(gl), len(wl))
+			}
+		}
+	}
+}
+
 func TestWriteSnapshotTable(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
 	rows = append(rows, &Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: StatusOK})
 	var buf bytes.Buffer
-	if err := WriteSnapshot(&buf, FormatTable, at, rows, rules); err != nil {
+	if err := writeSnapshot(&buf, FormatTable, at, rows, rules); err != nil {
 		t.Fatal(err)
 	}
 	out := buf.String()
@@ -568,7 +644,7 @@ func TestSnapshotHostileKeyIsTerminalSafe(t *testing.T) {
 	rows := []*Counter{&c, &h}
 	for _, format := range Formats {
 		var buf bytes.Buffer
-		if err := WriteSnapshot(&buf, format, t0.Add(time.Second), rows, rules); err != nil {
+		if err := writeSnapshot(&buf, format, t0.Add(time.Second), rows, rules); err != nil {
 			t.Fatal(err)
 		}
 		t.Run(format, func(t *testing.T) { checkTerminalSafe(t, buf.String()) })
@@ -604,7 +680,7 @@ func TestSnapshotFormats(t *testing.T) {
 	if ValidFormat("yaml") || ValidFormat("") {
 		t.Error("ValidFormat accepts an unknown format")
 	}
-	err := WriteSnapshot(&bytes.Buffer{}, "yaml", t0, nil, testRules())
+	err := writeSnapshot(&bytes.Buffer{}, "yaml", t0, nil, testRules())
 	if err == nil || !strings.Contains(err.Error(), "yaml") || !strings.Contains(err.Error(), "table, json, csv") {
 		t.Errorf("unknown format: err = %v", err)
 	}
@@ -651,9 +727,25 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 		{PTTLNoExpiry, time.Second, -1},
 		{60_000, math.MaxInt64, 0}, // read ages ago (a zero ObservedAt): nothing left, not a wrap
 	} {
-		c := &Counter{PTTL: tc.pttl, ObservedAt: at}
-		if got := ttlMS(c, at.Add(tc.since)); got != tc.want {
+		if got := ttlMS(tc.pttl, at, at.Add(tc.since)); got != tc.want {
 			t.Errorf("ttlMS(PTTL %d, %v later) = %d, want %d", tc.pttl, tc.since, got, tc.want)
 		}
 	}
+}
+
+// writeSnapshot writes rows, in the order given, as a Snapshot writes its
+// counters in key order: added in batches of 500, as a pipeline's worth
+// arrives, each row rendered as it is added, and put together when
+// written. The rows are taken as they are, not classified again.
+func writeSnapshot(w io.Writer, format string, at time.Time, rows []*Counter, rules *Rules) error {
+	s := NewSnapshot(format, rules)
+	var order []place
+	for from := 0; from < len(rows); from += 500 {
+		batch := rows[from:min(from+500, len(rows))]
+		for i := range batch {
+			order = append(order, place{batch: uint32(from / 500), i: uint32(i)})
+		}
+		s.add(len(batch), func(i int) Counter { return *batch[i] })
+	}
+	return s.write(w, at, order)
 }

@@ -1,60 +1,18 @@
 package model
 
 import (
-	"cmp"
 	"encoding/binary"
 	"slices"
 	"strings"
 )
 
-// KeySorter collects a snapshot's counters as they arrive and puts them in
-// key order once they are all in. It sorts at the end, when Redis is done
-// and both cores are free, in two halves at once (see inHalves): sorting as
-// batches arrive (merging them as a binary counter carries) measured no
-// faster, as its work then competes with the reads for the CPU.
-//
-// As they arrive it only notes how long a prefix every key shares, while
-// each key is fresh in cache. Sorting then compares the 8 bytes past that
-// prefix (see keyRef), and reads the keys only where those are equal.
+// KeySorter collects counters as they arrive, a batch at a time, and puts
+// them in key order once they are all in: `check` and `repair` read every
+// matched key this way (a Snapshot, which `snapshot` uses, keeps rows
+// instead of counters, in the same order).
 type KeySorter struct {
+	order   keyOrder
 	batches [][]Counter
-	n       int    // counters in batches
-	first   string // the first key added
-	shared  int    // bytes every key added shares with first
-}
-
-// keyRef is a counter, its key, and the 8 bytes of the key that follow the
-// prefix every key shares, big-endian and padded with zero bytes. Of two
-// keys, the one whose next is less sorts first; only equal nexts need the
-// keys compared. With keys like ratelimit:user:NNNNNNNN:login, whose shared
-// prefix ends at the user number, two keys' nexts differ; keys of two
-// patterns (ratelimit:* and quota:*) share less, and the keys decide more
-// often, as they did before the nexts.
-type keyRef struct {
-	next uint64
-	key  string // the counter's, here so that comparing keys does not visit the counter
-	c    *Counter
-}
-
-// nextBytes is key's 8 bytes from shared on, as a keyRef holds them.
-func nextBytes(key string, shared int) uint64 {
-	var b [8]byte
-	if shared < len(key) {
-		copy(b[:], key[shared:])
-	}
-	return binary.BigEndian.Uint64(b[:])
-}
-
-// compareRefs orders two refs of one KeySorter as their keys. Padding
-// cannot disorder them: where one key ends within the 8 bytes and the
-// other goes on with non-zero bytes, the shorter key is less either way;
-// zero bytes where the shorter ended make the nexts equal, and the keys
-// decide.
-func compareRefs(a, b keyRef) int {
-	if c := cmp.Compare(a.next, b.next); c != 0 {
-		return c
-	}
-	return strings.Compare(a.key, b.key)
 }
 
 // Add keeps batch (not a copy of it) until Sorted. A key can come in
@@ -63,14 +21,113 @@ func (s *KeySorter) Add(batch []Counter) {
 	if len(batch) == 0 {
 		return
 	}
-	if s.n == 0 {
-		s.first, s.shared = batch[0].Key, len(batch[0].Key)
-	}
+	keys := make([]string, len(batch))
 	for i := range batch {
-		s.shared = sharedPrefix(s.first[:s.shared], batch[i].Key)
+		keys[i] = batch[i].Key
 	}
+	s.order.add(keys)
 	s.batches = append(s.batches, batch)
-	s.n += len(batch)
+}
+
+// Sorted returns every counter added, in key order, each key once: of a
+// key added twice, the later reading (either, when both were read at the
+// same moment, in one pipeline). The KeySorter is empty afterwards.
+func (s *KeySorter) Sorted() []*Counter {
+	batches := s.batches
+	at := func(p place) *Counter { return &batches[p.batch][p.i] }
+	places := s.order.sorted(func(a, b place) bool { return at(a).ObservedAt.After(at(b).ObservedAt) }, nil)
+	*s = KeySorter{}
+	out := make([]*Counter, len(places))
+	for i, p := range places {
+		out[i] = at(p)
+	}
+	return out
+}
+
+// keyOrder puts keys in order, given a batch at a time as they arrive. A
+// snapshot's user waits from Redis's last answer to the last row, so the
+// work is split: as each batch arrives (while Redis works on the next) it
+// notes, for each key, the 8 bytes that follow the prefix every key so far
+// shares (its place); at the end a radix sort orders the places, and only
+// keys whose 8 bytes are equal are compared whole. At 100,000 keys the end
+// takes a few milliseconds (BenchmarkSnapshot; see BENCHMARKS.md).
+type keyOrder struct {
+	keys   [][]string // the batches' keys
+	places []place    // one per key added, in the order added
+	first  string     // the first key added
+	shared int        // bytes every key added shares with first
+	// exact is how many places, from the last, were noted with shared as
+	// it is: a batch that shares less with first makes the earlier ones'
+	// next wrong (too far along their keys), to be noted again at the end.
+	exact int
+	bytes histogram // of the places' nexts
+}
+
+// place is a key, as its batch and index there, and next: the 8 bytes of
+// the key that follow the prefix every key shares, big-endian and padded
+// with zero bytes. Of two keys, the one whose next is less sorts first;
+// only equal nexts need the keys compared. With keys like
+// ratelimit:user:NNNNNNNN:login, whose shared prefix ends in the user
+// number, two keys' nexts differ; keys of two patterns (ratelimit:* and
+// quota:*) share less, and the keys decide more often.
+//
+// A place holds no pointer, so that moving it costs the garbage collector
+// nothing (sorting structs that held the key and the counter took longer
+// than the sort, when a collection was under way).
+type place struct {
+	next     uint64
+	batch, i uint32
+}
+
+// nextBytes is key's 8 bytes from shared on, as a place holds them.
+// Padding cannot disorder two keys: where one key ends within the 8 bytes
+// and the other goes on with non-zero bytes, the shorter is less either
+// way; zero bytes where the shorter ended make the nexts equal, and the
+// keys decide.
+func nextBytes(key string, shared int) uint64 {
+	var b [8]byte
+	if shared < len(key) {
+		copy(b[:], key[shared:])
+	}
+	return binary.BigEndian.Uint64(b[:])
+}
+
+// histogram counts, for each byte of a next (least significant first), how
+// many nexts hold each value there: what a radix sort's passes start from.
+type histogram [8][256]int
+
+// note counts next n times more (n < 0: fewer).
+func (h *histogram) note(next uint64, n int) {
+	h[0][byte(next)] += n
+	h[1][byte(next>>8)] += n
+	h[2][byte(next>>16)] += n
+	h[3][byte(next>>24)] += n
+	h[4][byte(next>>32)] += n
+	h[5][byte(next>>40)] += n
+	h[6][byte(next>>48)] += n
+	h[7][byte(next>>56)] += n
+}
+
+// add keeps keys (not a copy) as the next batch; it must not be empty.
+func (o *keyOrder) add(keys []string) {
+	if len(o.places) == 0 {
+		o.first, o.shared = keys[0], len(keys[0])
+	}
+	shared := o.shared
+	for _, key := range keys {
+		shared = sharedPrefix(o.first[:shared], key)
+	}
+	if shared != o.shared {
+		o.shared, o.exact = shared, 0
+	}
+	b := uint32(len(o.keys))
+	o.keys = append(o.keys, keys)
+	for i, key := range keys {
+		next := nextBytes(key, shared)
+		o.places = append(o.places, place{next, b, uint32(i)})
+		o.bytes.note(next, 1)
+	}
+	o.exact += len(keys)
 }
 
 // sharedPrefix is the length of the longest prefix of a that b starts
@@ -85,56 +142,74 @@ func sharedPrefix(a, b string) int {
 	return n
 }
 
-// Sorted returns every counter added, in key order, each key once: of a
-// key added twice, the later reading (either, when both were read at the
-// same moment, in one pipeline). The KeySorter is empty afterwards.
-func (s *KeySorter) Sorted() []*Counter {
-	batches, shared := s.batches, s.shared
-	refs := make([]keyRef, s.n)
-	*s = KeySorter{}
-	var halves [2][]keyRef
-	inHalves(refs, func(half int, part []keyRef) {
-		fillRefs(part, batches, half*(len(refs)-len(part)), shared)
-		slices.SortFunc(part, compareRefs)
-		halves[half] = part
-	})
-	a, b := halves[0], halves[1]
-	out := make([]*Counter, 0, len(refs))
-	var last keyRef
-	for len(a) > 0 || len(b) > 0 {
-		var next keyRef
-		if len(b) == 0 || len(a) > 0 && compareRefs(a[0], b[0]) <= 0 {
-			next, a = a[0], a[1:]
-		} else {
-			next, b = b[0], b[1:]
-		}
-		if len(out) > 0 && compareRefs(last, next) == 0 {
-			if next.c.ObservedAt.After(last.c.ObservedAt) {
-				out[len(out)-1], last = next.c, next
+// key is the key at p.
+func (o *keyOrder) key(p place) string { return o.keys[p.batch][p.i] }
+
+// sorted returns the places of the keys added, in key order, each key
+// once: of a key added more than once, the place later says was read
+// later (of two read at once, either). It calls drop, if not nil, with
+// each place it leaves out. The keyOrder is empty afterwards.
+func (o *keyOrder) sorted(later func(a, b place) bool, drop func(place)) []place {
+	stale := o.places[:len(o.places)-o.exact]
+	for j := range stale {
+		p := &stale[j]
+		o.bytes.note(p.next, -1)
+		p.next = nextBytes(o.key(*p), o.shared)
+		o.bytes.note(p.next, 1)
+	}
+	places := o.sortPlaces()
+	kept := places[:0]
+	for _, p := range places {
+		if n := len(kept); n > 0 && p.next == kept[n-1].next && o.key(p) == o.key(kept[n-1]) {
+			if later(p, kept[n-1]) {
+				kept[n-1], p = p, kept[n-1]
+			}
+			if drop != nil {
+				drop(p)
 			}
 			continue
 		}
-		out, last = append(out, next.c), next
+		kept = append(kept, p)
 	}
-	return out
+	*o = keyOrder{}
+	return kept
 }
 
-// fillRefs fills dst with the refs of the counters of batches from the
-// from-th on, as if batches were one slice.
-func fillRefs(dst []keyRef, batches [][]Counter, from, shared int) {
-	for _, batch := range batches {
-		if len(dst) == 0 {
-			return
+// sortPlaces returns the places in their keys' order (o.places itself, or
+// a slice of the same length), using up the histogram. A radix sort orders
+// them by next, least significant byte first, with one pass for each byte
+// in which their nexts differ (keys that share a long prefix differ in a
+// few); then each run of equal nexts is sorted by its keys.
+func (o *keyOrder) sortPlaces() []place {
+	from, to := o.places, []place(nil)
+	for b := range o.bytes {
+		count := &o.bytes[b]
+		if len(from) == 0 || count[byte(from[0].next>>(8*b))] == len(from) {
+			continue // every next has the same byte here
 		}
-		if from >= len(batch) {
-			from -= len(batch)
-			continue
+		if to == nil {
+			to = make([]place, len(from))
 		}
-		batch = batch[from:min(len(batch), from+len(dst))]
-		for i := range batch {
-			c := &batch[i]
-			dst[i] = keyRef{nextBytes(c.Key, shared), c.Key, c}
+		at := 0
+		for v, n := range count {
+			count[v], at = at, at+n
 		}
-		dst, from = dst[len(batch):], 0
+		for _, p := range from {
+			v := byte(p.next >> (8 * b))
+			to[count[v]] = p
+			count[v]++
+		}
+		from, to = to, from
 	}
+	for i := 0; i < len(from); {
+		j := i + 1
+		for j < len(from) && from[j].next == from[i].next {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(from[i:j], func(a, b place) int { return strings.Compare(o.key(a), o.key(b)) })
+		}
+		i = j
+	}
+	return from
 }

@@ -1,0 +1,424 @@
+package model
+
+import (
+	"bufio"
+	"fmt"
+	"io"
+	"runtime"
+	"slices"
+	"strconv"
+	"strings"
+	"time"
+	"unicode/utf8"
+)
+
+// Snapshot is one pass's counters, collected as they arrive and written in
+// key order, as they stood at one moment, in one of the Formats: what
+// `countertop snapshot` prints.
+//
+// JSON is the form for scripts, as ../DESIGN.md specifies: key and raw are
+// the real strings (JSONKey: invalid UTF-8 bytes as the text \xNN), with
+// what a terminal could act on as \u escapes (appendJSONString), value is
+// the number exactly as stored for integers, null when the key holds no
+// number (raw still has what it holds: text, inf, 1e400), and every field
+// is present in every counter: raw is null for keys that are not strings,
+// as limit, window_s and rule are null when unknown. It is exactly what
+// json.Encoder with a two-space indent would write, but for the characters
+// appendJSONString escapes where encoding/json does not.
+//
+// The table is for people: Printable names and values, long values cut to
+// fit, each column as wide as its widest cell in runes and then tableGap
+// spaces, as text/tabwriter would write it. CSV has the JSON fields as
+// columns, empty for null, with names and raw values in Printable form, as
+// encoding/csv would write them: CSV has no escapes of its own, and a
+// snapshot is often printed straight to a terminal. Every format writes a
+// limit, a window or a float value as encoding/json writes a float64
+// (1000000, not 1e+06). Tests compare each format with the standard
+// library's writer.
+//
+// The user of a snapshot waits from Redis's last answer to the last row,
+// so most of the work is done as the counters arrive, while Redis works on
+// the next ones: Add renders each counter's row but for its TTL, which
+// counts down to the moment written, and the table's padding, which waits
+// for the widest cell; and notes its place in key order (keyOrder). Write
+// orders the places and puts the rows together. It keeps the rows and the
+// keys, not the counters: a third of the memory, which the garbage
+// collector and the page faults of a growing heap made worth saving. See BenchmarkSnapshot and
+// BENCHMARKS.md for what each part costs.
+type Snapshot struct {
+	format  string
+	rules   *Rules
+	texts   ruleTexts
+	order   keyOrder
+	batches []renderedBatch // the order's batches, in the same order
+}
+
+// renderedBatch is the rows of a batch of counters, rendered but for what
+// Write adds (see rendered).
+type renderedBatch struct {
+	text []byte     // the rows' parts, row after row
+	rows []rendered // counter i's row
+}
+
+// rendered is where one row's parts are in its batch's text: part k ends
+// ends[k] bytes after start, where part k+1 starts. Write adds the TTL
+// between parts 2 and 3. A table row's parts are its key, value and limit
+// cells (runes are their widths) and its status; a JSON object's and a CSV
+// record's are what comes before the TTL (part 0; 1 and 2 are empty) and
+// what comes after it.
+//
+// It holds the counter's PTTL and when it was read, for the TTL, so that
+// Write, which goes through the rows in key order, need not visit the
+// counters too: each is another cache miss.
+type rendered struct {
+	start      int
+	ends       [4]uint32
+	runes      [3]uint32
+	dropped    bool // a reading of a key read again later (see KeySorter.Sorted)
+	pttl       int64
+	observedAt time.Time
+}
+
+// ttlMS is the row's TTL at takenAt (see the function ttlMS).
+func (r *rendered) ttlMS(takenAt time.Time) int64 { return ttlMS(r.pttl, r.observedAt, takenAt) }
+
+// part is the row's part k in text, its batch's.
+func (r *rendered) part(text []byte, k int) []byte {
+	from := r.start
+	if k > 0 {
+		from += int(r.ends[k-1])
+	}
+	return text[from : r.start+int(r.ends[k])]
+}
+
+// NewSnapshot is an empty snapshot to write in format; rules classify the
+// counters and give each row's limit, window and pattern.
+func NewSnapshot(format string, rules *Rules) *Snapshot {
+	return &Snapshot{format: format, rules: rules, texts: newRuleTexts(rules)}
+}
+
+// Add classifies and renders a batch of readings, as they arrive. A key
+// can come in several batches; Write writes its latest reading.
+func (s *Snapshot) Add(batch []Observation) {
+	s.add(len(batch), func(i int) Counter { return NewCounter(&batch[i], s.rules) })
+}
+
+// add renders n counters, counter(i) the i-th, as the next batch.
+func (s *Snapshot) add(n int, counter func(i int) Counter) {
+	if n == 0 {
+		return
+	}
+	b := renderedBatch{rows: make([]rendered, n)}
+	if last := len(s.batches) - 1; last >= 0 { // about as long as the last batch's rows
+		b.text = make([]byte, 0, len(s.batches[last].text)/len(s.batches[last].rows)*n*9/8)
+	}
+	keys := make([]string, n)
+	for i := range n {
+		c := counter(i)
+		keys[i] = c.Key
+		b.text = s.render(b.text, &b.rows[i], &c)
+	}
+	s.order.add(keys)
+	s.batches = append(s.batches, b)
+}
+
+// Write writes every counter added, in key order, as it stood at takenAt.
+// Errors writing to w are returned; the Snapshot is spent afterwards.
+func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
+	row := func(p place) *rendered { return &s.batches[p.batch].rows[p.i] }
+	order := s.order.sorted(
+		func(a, b place) bool { return row(a).observedAt.After(row(b).observedAt) },
+		func(p place) { row(p).dropped = true })
+	return s.write(w, takenAt, order)
+}
+
+// render appends c's row to text, in s's format, and notes in r where it
+// is.
+func (s *Snapshot) render(text []byte, r *rendered, c *Counter) []byte {
+	r.start, r.pttl, r.observedAt = len(text), c.PTTL, c.ObservedAt
+	end := func() uint32 { return uint32(len(text) - r.start) }
+	switch s.format {
+	case FormatTable:
+		key, value, limit := tableCells(c, s.texts)
+		text = append(text, key...)
+		r.ends[0] = end()
+		text = append(text, value...)
+		r.ends[1] = end()
+		text = append(text, limit...)
+		r.ends[2] = end()
+		r.runes = [3]uint32{uint32(utf8.RuneCountInString(key)), uint32(utf8.RuneCountInString(value)), uint32(len(limit))}
+		text = append(text, c.Status.String()...)
+		text = append(text, '\n')
+	case FormatJSON:
+		text = s.appendJSONHead(text, c)
+		r.ends[0], r.ends[1], r.ends[2] = end(), end(), end()
+		text = s.appendJSONTail(text, c)
+	case FormatCSV:
+		text = s.appendCSVHead(text, c)
+		r.ends[0], r.ends[1], r.ends[2] = end(), end(), end()
+		text = s.appendCSVTail(text, c)
+	}
+	r.ends[3] = end()
+	return text
+}
+
+// row is the row of the counter at p, and its batch's text.
+func (s *Snapshot) row(p place) (*rendered, []byte) {
+	b := &s.batches[p.batch]
+	return &b.rows[p.i], b.text
+}
+
+// write writes the counters at order, in that order (Write's is key order;
+// tests give theirs).
+func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
+	bw := bufio.NewWriterSize(w, 64<<10)
+	switch s.format {
+	case FormatTable:
+		s.writeTable(bw, takenAt, order)
+	case FormatJSON:
+		bw.WriteString("{\n  \"taken_at\": \"")
+		bw.Write(takenAt.AppendFormat(nil, time.RFC3339))
+		bw.WriteString("\",\n  \"counters\": [")
+		s.writeRows(bw, order, func(buf []byte, i int, p place) []byte {
+			r, text := s.row(p)
+			if i > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, r.part(text, 0)...)
+			buf = strconv.AppendInt(buf, r.ttlMS(takenAt), 10)
+			return append(buf, r.part(text, 3)...)
+		})
+		if len(order) > 0 {
+			bw.WriteString("\n  ")
+		}
+		bw.WriteString("]\n}\n")
+	case FormatCSV:
+		bw.WriteString("key,type,value,raw,ttl_ms,limit,window_s,rule,status\n")
+		s.writeRows(bw, order, func(buf []byte, _ int, p place) []byte {
+			r, text := s.row(p)
+			buf = append(buf, r.part(text, 0)...)
+			buf = strconv.AppendInt(buf, r.ttlMS(takenAt), 10)
+			return append(buf, r.part(text, 3)...)
+		})
+	default:
+		return fmt.Errorf("unknown snapshot format %q: use %s", s.format, strings.Join(Formats, ", "))
+	}
+	return bw.Flush()
+}
+
+// appendJSONHead appends c's object as JSON up to the value of ttl_ms,
+// which comes next; appendJSONTail the rest.
+func (s *Snapshot) appendJSONHead(buf []byte, c *Counter) []byte {
+	buf = append(buf, "\n    {\n      \"key\": "...)
+	buf = appendJSONString(buf, JSONKey(c.Key))
+	buf = append(buf, ",\n      \"type\": "...)
+	buf = appendJSONString(buf, JSONKey(c.Type))
+	buf = append(buf, ",\n      \"value\": "...)
+	buf = appendOrNull(buf, appendNumber(buf, c.Value))
+	buf = append(buf, ",\n      \"raw\": "...)
+	if c.Type == "string" {
+		buf = appendJSONString(buf, JSONKey(c.Raw))
+	} else {
+		buf = append(buf, "null"...)
+	}
+	return append(buf, ",\n      \"ttl_ms\": "...)
+}
+
+func (s *Snapshot) appendJSONTail(buf []byte, c *Counter) []byte {
+	t := s.texts.of(c)
+	buf = append(buf, ",\n      \"limit\": "...)
+	buf = appendOrNull(buf, append(buf, t.limit...))
+	buf = append(buf, ",\n      \"window_s\": "...)
+	buf = appendOrNull(buf, append(buf, t.window...))
+	buf = append(buf, ",\n      \"rule\": "...)
+	if t.ruled {
+		buf = appendJSONString(buf, t.pattern)
+	} else {
+		buf = append(buf, "null"...)
+	}
+	buf = append(buf, ",\n      \"status\": \""...)
+	buf = append(buf, c.Status.String()...)
+	return append(buf, "\"\n    }"...)
+}
+
+// appendCSVHead appends c's record up to its ttl_ms, which comes next;
+// appendCSVTail the rest.
+func (s *Snapshot) appendCSVHead(buf []byte, c *Counter) []byte {
+	buf = appendCSVField(buf, Printable(c.Key))
+	buf = append(buf, ',')
+	buf = appendCSVField(buf, Printable(c.Type))
+	buf = append(buf, ',')
+	buf = appendNumber(buf, c.Value)
+	buf = append(buf, ',')
+	buf = appendCSVField(buf, Printable(c.Raw))
+	return append(buf, ',')
+}
+
+func (s *Snapshot) appendCSVTail(buf []byte, c *Counter) []byte {
+	t := s.texts.of(c)
+	buf = append(buf, ',')
+	buf = append(buf, t.limit...)
+	buf = append(buf, ',')
+	buf = append(buf, t.window...)
+	buf = append(buf, ',')
+	if t.ruled {
+		buf = appendCSVField(buf, Printable(t.pattern))
+	}
+	buf = append(buf, ',')
+	buf = append(buf, c.Status.String()...)
+	return append(buf, '\n')
+}
+
+// maxTableValue is how many characters of a value the table shows.
+const maxTableValue = 40
+
+// tableGap is the space between the table's columns.
+const tableGap = 2
+
+// tableHeader names the table's padded columns; STATUS ends each line.
+var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
+
+// writeTable writes the rows at order as aligned columns, each as wide as
+// its widest cell.
+func (s *Snapshot) writeTable(w *bufio.Writer, takenAt time.Time, order []place) {
+	widths := s.tableWidths(takenAt, len(order) >= parallelRows)
+	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
+	pad := func(dst []byte, runes, col int) []byte {
+		return append(dst, spaces[:widths[col]-runes+tableGap]...)
+	}
+	var header []byte
+	for col, title := range tableHeader {
+		header = pad(append(header, title...), len(title), col)
+	}
+	w.Write(header)
+	w.WriteString("STATUS\n")
+	s.writeRows(w, order, func(buf []byte, _ int, p place) []byte {
+		r, text := s.row(p)
+		for col := range 3 {
+			buf = pad(append(buf, r.part(text, col)...), int(r.runes[col]), col)
+		}
+		start := len(buf)
+		buf = appendTTL(buf, r.ttlMS(takenAt))
+		buf = pad(buf, len(buf)-start, 3)
+		return append(buf, r.part(text, 3)...)
+	})
+}
+
+// tableWidths is the width in runes of each padded column: its widest
+// cell, header included. It goes through the rows as they were added,
+// which is quicker than in key order (the next row is the next in
+// memory), and leaves out the dropped ones.
+func (s *Snapshot) tableWidths(takenAt time.Time, parallel bool) [len(tableHeader)]int {
+	var halves [2][len(tableHeader)]int
+	inHalves(s.batches, parallel, func(half int, batches []renderedBatch) {
+		w := &halves[half]
+		var ttl [32]byte
+		for _, b := range batches {
+			for i := range b.rows {
+				r := &b.rows[i]
+				if r.dropped {
+					continue
+				}
+				w[0] = max(w[0], int(r.runes[0]))
+				w[1] = max(w[1], int(r.runes[1]))
+				w[2] = max(w[2], int(r.runes[2]))
+				w[3] = max(w[3], len(appendTTL(ttl[:0], r.ttlMS(takenAt))))
+			}
+		}
+	})
+	widths := halves[0]
+	for col, title := range tableHeader {
+		widths[col] = max(widths[col], halves[1][col], len(title))
+	}
+	return widths
+}
+
+// parallelRows is how many rows a snapshot needs before its work is
+// shared by two goroutines, one per core: a snapshot's rows are put
+// together once Redis is done with it, when both cores are free.
+const parallelRows = 4096
+
+// inHalves calls f(0, items[:n/2]) and f(1, items[n/2:]) at once when
+// parallel is set (when there are parallelRows rows to go through or
+// more); otherwise f(0, items) alone.
+func inHalves[T any](items []T, parallel bool, f func(half int, part []T)) {
+	if !parallel || len(items) < 2 {
+		f(0, items)
+		return
+	}
+	mid := len(items) / 2
+	done := make(chan struct{})
+	go func() {
+		defer close(done)
+		f(1, items[mid:])
+	}()
+	f(0, items[:mid])
+	<-done
+}
+
+// rowBlock is how many rows one goroutine puts together at a time
+// (writeRows), and how many rows prefetch brings into cache at a time.
+const rowBlock = 1024
+
+// writeRows writes the rows at order, each as appendRow makes it (given
+// its index). From parallelRows on, two goroutines put blocks of rowBlock
+// rows together in turns (one the even blocks, the other the odd), each
+// up to blocksAhead blocks ahead, while this one writes the blocks in
+// order: a few buffers are held, whatever the number of rows.
+func (s *Snapshot) writeRows(w *bufio.Writer, order []place, appendRow func(dst []byte, i int, p place) []byte) {
+	const blocksAhead = 2
+	if len(order) < parallelRows {
+		var row []byte
+		for i, p := range order {
+			row = appendRow(row[:0], i, p)
+			w.Write(row)
+		}
+		return
+	}
+	// Each goroutine holds at most blocksAhead+1 buffers: when it waits for
+	// one, its others are ready to be written, so the two never starve.
+	spares := make(chan []byte, 2*(blocksAhead+1))
+	for range cap(spares) {
+		spares <- nil
+	}
+	var made [2]chan []byte
+	for f := range made {
+		made[f] = make(chan []byte, blocksAhead)
+		go func() {
+			defer close(made[f])
+			for from := f * rowBlock; from < len(order); from += 2 * rowBlock {
+				buf := (<-spares)[:0]
+				to := min(from+rowBlock, len(order))
+				s.prefetch(order[from:to])
+				for i := from; i < to; i++ {
+					buf = appendRow(buf, i, order[i])
+				}
+				made[f] <- buf
+			}
+		}()
+	}
+	for block := 0; block*rowBlock < len(order); block++ {
+		buf := <-made[block%2]
+		w.Write(buf)
+		spares <- buf
+	}
+}
+
+// prefetch reads a byte of each row and of its text, and throws them
+// away. Rows in key order are scattered over memory: putting
+// one together waits on a cache miss for each, one after the other. This
+// loop is short enough that the processor has many rows' misses in flight
+// at once, and the block that follows finds them in cache. The sum goes to
+// runtime.KeepAlive, which keeps the reads without a variable that two
+// goroutines would write at once.
+func (s *Snapshot) prefetch(order []place) {
+	var sum byte
+	for _, p := range order {
+		r, text := s.row(p)
+		sum += byte(r.ends[3])
+		if r.start < len(text) {
+			sum += text[r.start]
+		}
+	}
+	runtime.KeepAlive(sum) // the reads, not the sum, are the point
+}
