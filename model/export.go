@@ -32,10 +32,11 @@ func ValidFormat(format string) bool {
 // ruleText is what every row of one rule says of it, formatted once per
 // rule rather than once per row.
 type ruleText struct {
-	limit   string // "" when the rule has no limit
-	window  string // in seconds; "" when it has no window
-	pattern string
-	ruled   bool // a listed rule (false: the fallback, which has no pattern)
+	limit  string // "" when the rule has no limit
+	window string // in seconds; "" when it has no window
+	// The rule's pattern, as JSON writes it ("null" for the fallback,
+	// which has none) and as CSV does ("" for the fallback).
+	jsonRule, csvRule string
 }
 
 // ruleTexts holds the ruleText of every rule, the fallback first.
@@ -46,7 +47,11 @@ func newRuleTexts(rules *Rules) ruleTexts {
 	for i := range texts {
 		rule := rules.At(i - 1)
 		t := &texts[i]
-		t.pattern, t.ruled = rule.Pattern, i > 0
+		t.jsonRule = "null"
+		if i > 0 {
+			t.jsonRule = string(appendJSONString(nil, rule.Pattern))
+			t.csvRule = string(appendCSVField(nil, Printable(rule.Pattern)))
+		}
 		if rule.Limit > 0 {
 			t.limit = string(appendFloat(nil, rule.Limit))
 		}
@@ -193,8 +198,7 @@ func appendJSONString(dst []byte, s string) []byte {
 // quotes doubled, when it holds a comma, a quote or a line break, starts
 // with a space, or is \. (an end of data to some readers).
 func appendCSVField(dst []byte, field string) []byte {
-	r, _ := utf8.DecodeRuneInString(field)
-	if field != `\.` && !strings.ContainsAny(field, ",\"\r\n") && (field == "" || !unicode.IsSpace(r)) {
+	if !csvQuoted(field) {
 		return append(dst, field...)
 	}
 	dst = append(dst, '"')
@@ -209,6 +213,23 @@ func appendCSVField(dst []byte, field string) []byte {
 	}
 	dst = append(dst, field...)
 	return append(dst, '"')
+}
+
+// csvQuoted reports whether appendCSVField quotes field.
+func csvQuoted(field string) bool {
+	if field == "" {
+		return false
+	}
+	if r, _ := utf8.DecodeRuneInString(field); field == `\.` || unicode.IsSpace(r) {
+		return true
+	}
+	for i := 0; i < len(field); i++ {
+		switch field[i] {
+		case ',', '"', '\r', '\n':
+			return true
+		}
+	}
+	return false
 }
 
 // tableCells are c's key, value and limit as the table shows them.

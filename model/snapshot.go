@@ -231,11 +231,7 @@ func (s *Snapshot) appendJSONTail(buf []byte, c *Counter) []byte {
 	buf = append(buf, ",\n      \"window_s\": "...)
 	buf = appendOrNull(buf, append(buf, t.window...))
 	buf = append(buf, ",\n      \"rule\": "...)
-	if t.ruled {
-		buf = appendJSONString(buf, t.pattern)
-	} else {
-		buf = append(buf, "null"...)
-	}
+	buf = append(buf, t.jsonRule...)
 	buf = append(buf, ",\n      \"status\": \""...)
 	buf = append(buf, c.Status.String()...)
 	return append(buf, "\"\n    }"...)
@@ -261,9 +257,7 @@ func (s *Snapshot) appendCSVTail(buf []byte, c *Counter) []byte {
 	buf = append(buf, ',')
 	buf = append(buf, t.window...)
 	buf = append(buf, ',')
-	if t.ruled {
-		buf = appendCSVField(buf, Printable(t.pattern))
-	}
+	buf = append(buf, t.csvRule...)
 	buf = append(buf, ',')
 	buf = append(buf, c.Status.String()...)
 	return append(buf, '\n')
