@@ -73,6 +73,7 @@ echo
 echo "(6) the Store alone at 1,000,000 keys, target <= 256 B/key"
 go test -run '^$' -bench 'BenchmarkStoreMemory' -benchmem ./model/ | grep '^Benchmark'
 echo
-echo "(1) countertop's own work in a snapshot of 100,000 keys: classifying them as they arrive and"
-echo "    sorting them (classify), then writing every row in each format"
+echo "(1) countertop's own work in a snapshot of 100,000 keys, in each format: what it does as the reads"
+echo "    arrive (arrive: classify, render each row, note its place in key order), and once Redis has"
+echo "    answered (write: sort, put the rows together with their TTLs, write them); sort is check's"
 go test -run '^$' -bench 'BenchmarkSnapshot' -benchmem ./model/ | grep '^Benchmark'
