@@ -75,5 +75,6 @@ go test -run '^$' -bench 'BenchmarkStoreMemory' -benchmem ./model/ | grep '^Benc
 echo
 echo "(1) countertop's own work in a snapshot of 100,000 keys, in each format: what it does as the reads"
 echo "    arrive (arrive: classify, render each row, note its place in key order), and once Redis has"
-echo "    answered (write: sort, put the rows together with their TTLs, write them); sort is check's"
+echo "    answered (write: sort, put the rows together with their TTLs, write them); sort is the end of"
+echo "    check's and repair's sort"
 go test -run '^$' -bench 'BenchmarkSnapshot' -benchmem ./model/ | grep '^Benchmark'

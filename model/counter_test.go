@@ -60,9 +60,9 @@ func TestNewCounterIsTheStoresFirstReading(t *testing.T) {
 	}
 }
 
-// A snapshot collects its counters in a KeySorter, batch by batch, as they
-// arrive, and orders them at the end; the dashboard's first order is the
-// Store's. They agree.
+// check and repair collect their counters in a KeySorter, batch by batch,
+// as they arrive, and order them at the end (a Snapshot's rows go in the
+// same order); the dashboard's first order is the Store's. They agree.
 func TestKeySorterIsTheStoresOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 7, 500, 1000, 4097} {

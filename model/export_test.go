@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"encoding/csv"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"io"
 	"maps"
@@ -121,7 +122,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 }
 
 // encodingJSON is the snapshot document as encoding/json writes it: the
-// reference the hand-written writeJSON must match byte for byte.
+// reference the JSON a Snapshot writes by hand must match byte for byte.
 func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules) string {
 	t.Helper()
 	type counter struct {
@@ -241,7 +242,7 @@ func bigNumbers(rules *Rules, at time.Time) (*Rules, []*Counter) {
 	return &big, []*Counter{&c, &d}
 }
 
-// checkReference fails unless WriteSnapshot writes rows in format exactly
+// checkReference fails unless writeSnapshot writes rows in format exactly
 // as the reference writer does, and returns what it wrote.
 func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, rules *Rules,
 	reference func(testing.TB, time.Time, []*Counter, *Rules) string) string {
@@ -363,7 +364,7 @@ func TestWriteSnapshotCSV(t *testing.T) {
 }
 
 // encodingCSV is the snapshot as encoding/csv writes the same records: the
-// reference the hand-written writeCSV must match byte for byte.
+// reference the CSV a Snapshot writes by hand must match byte for byte.
 func encodingCSV(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules) string {
 	t.Helper()
 	var buf bytes.Buffer
@@ -514,6 +515,14 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 	}
 	cases := map[string][][]Observation{"4 keys": small}
 
+	// The prefix every key shares shrinks in a later batch (rl:user:00 to
+	// nothing), and one key is read three times, its widest reading first.
+	cases["a shrinking prefix"] = [][]Observation{
+		{read("rl:user:0002:login", strings.Repeat("9", 25), 7000, 0), read("rl:user:0001:login", "1", 5000, 0)},
+		{read("rl:user:0010:login", "10", 3000, time.Millisecond), read("rl:user:0002:login", "22", 6000, 2*time.Millisecond)},
+		{read("a", "0", PTTLNoExpiry, 3*time.Millisecond), read("rl:user:0002:login", "2", 5000, 4*time.Millisecond)},
+	}
+
 	// Past parallelRows, in batches of 500 (a SCAN-like order), one key in
 	// 50 read twice, its later reading in a later batch.
 	rng := rand.New(rand.NewPCG(3, 4))
@@ -561,6 +570,39 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 		}
 	}
 }
+
+// One long row (a 64 KiB value, escaped to four times that in JSON) does
+// not make the snapshot hold megabytes for each batch after it: the room
+// it makes for a batch is a guess from the rows so far, kept small.
+func TestSnapshotRoomForABatchStaysSmall(t *testing.T) {
+	s := NewSnapshot(FormatJSON, testRules())
+	s.Add([]Observation{{Key: "rl:big", Type: "string", Raw: strings.Repeat("\x01", 64<<10), PTTL: 1000, At: t0}})
+	batch := make([]Observation, 500)
+	for i := range batch {
+		batch[i] = Observation{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: "1", PTTL: 1000, At: t0}
+	}
+	s.Add(batch)
+	if room, used := cap(s.batches[1].text), len(s.batches[1].text); room > 1<<20 {
+		t.Errorf("500 short rows (%d bytes) after a long one were given room for %d bytes", used, room)
+	}
+}
+
+// A snapshot that cannot be written says why, in every format.
+func TestSnapshotWriteFails(t *testing.T) {
+	for _, format := range Formats {
+		s := NewSnapshot(format, testRules())
+		s.Add([]Observation{{Key: "rl:1", Type: "string", Raw: "1", PTTL: 1000, At: t0}})
+		if err := s.Write(failingWriter{}, t0); !errors.Is(err, errDiskFull) {
+			t.Errorf("%s: Write to a failing writer returned %v, want %v", format, err, errDiskFull)
+		}
+	}
+}
+
+var errDiskFull = errors.New("no space left on device")
+
+type failingWriter struct{}
+
+func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
 
 func TestWriteSnapshotTable(t *testing.T) {
 	rows, rules, at := snapshotRows(t)

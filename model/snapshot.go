@@ -43,14 +43,15 @@ import (
 // for the widest cell; and notes its place in key order (keyOrder). Write
 // orders the places and puts the rows together. It keeps the rows and the
 // keys, not the counters: a third of the memory, which the garbage
-// collector and the page faults of a growing heap made worth saving. See BenchmarkSnapshot and
-// BENCHMARKS.md for what each part costs.
+// collector and the page faults of a growing heap made worth saving. See
+// BenchmarkSnapshot and BENCHMARKS.md for what each part costs.
 type Snapshot struct {
-	format  string
-	rules   *Rules
-	texts   ruleTexts
-	order   keyOrder
-	batches []renderedBatch // the order's batches, in the same order
+	format      string
+	rules       *Rules
+	texts       ruleTexts
+	order       keyOrder
+	batches     []renderedBatch // the order's batches, in the same order
+	rows, bytes int             // rendered so far
 }
 
 // renderedBatch is the rows of a batch of counters, rendered but for what
@@ -63,7 +64,8 @@ type renderedBatch struct {
 // rendered is where one row's parts are in its batch's text: part k ends
 // ends[k] bytes after start, where part k+1 starts. Write adds the TTL
 // between parts 2 and 3. A table row's parts are its key, value and limit
-// cells (runes are their widths) and its status; a JSON object's and a CSV
+// cells (runes are their widths) and its status with the line's end; a
+// JSON object's and a CSV
 // record's are what comes before the TTL (part 0; 1 and 2 are empty) and
 // what comes after it.
 //
@@ -74,7 +76,7 @@ type rendered struct {
 	start      int
 	ends       [4]uint32
 	runes      [3]uint32
-	dropped    bool // a reading of a key read again later (see KeySorter.Sorted)
+	dropped    bool // a reading of a key that Write leaves out for another (see keyOrder.sorted)
 	pttl       int64
 	observedAt time.Time
 }
@@ -108,9 +110,13 @@ func (s *Snapshot) add(n int, counter func(i int) Counter) {
 	if n == 0 {
 		return
 	}
+	// Room for rows as long as the rows so far, on average: a guess, which
+	// one long row (a 64 KiB value escaped) must not turn into megabytes
+	// held for the whole pass.
+	const maxGuess = 1 << 10
 	b := renderedBatch{rows: make([]rendered, n)}
-	if last := len(s.batches) - 1; last >= 0 { // about as long as the last batch's rows
-		b.text = make([]byte, 0, len(s.batches[last].text)/len(s.batches[last].rows)*n*9/8)
+	if s.rows > 0 {
+		b.text = make([]byte, 0, min(s.bytes/s.rows+s.bytes/s.rows/8, maxGuess)*n)
 	}
 	keys := make([]string, n)
 	for i := range n {
@@ -120,16 +126,20 @@ func (s *Snapshot) add(n int, counter func(i int) Counter) {
 	}
 	s.order.add(keys)
 	s.batches = append(s.batches, b)
+	s.rows, s.bytes = s.rows+n, s.bytes+len(b.text)
 }
 
-// Write writes every counter added, in key order, as it stood at takenAt.
-// Errors writing to w are returned; the Snapshot is spent afterwards.
+// Write writes every counter added, in key order, as it stood at takenAt,
+// and returns an error writing to w, or for a format it does not know.
+// The Snapshot is empty afterwards.
 func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
 	row := func(p place) *rendered { return &s.batches[p.batch].rows[p.i] }
 	order := s.order.sorted(
 		func(a, b place) bool { return row(a).observedAt.After(row(b).observedAt) },
 		func(p place) { row(p).dropped = true })
-	return s.write(w, takenAt, order)
+	err := s.write(w, takenAt, order)
+	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts}
+	return err
 }
 
 // render appends c's row to text, in s's format, and notes in r where it

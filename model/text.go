@@ -71,8 +71,8 @@ func plain8(s string, backslash bool) bool {
 	const ones, highs = 0x0101010101010101, 0x8080808080808080
 	x := uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
 		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-	bad := (x - 0x20*ones) &^ x     // a byte below 0x20 (or a high byte, as below)
-	bad |= x + (0x7f-0x7e)*ones | x // a byte above 0x7e
+	bad := (x - 0x20*ones) &^ x // the high bit of a byte below 0x20
+	bad |= (x + ones) | x       // of a byte above 0x7e (0x7f + 1 or 0x80 on)
 	if backslash {
 		y := x ^ '\\'*ones // a zero byte where x has a backslash
 		bad |= (y - ones) &^ y

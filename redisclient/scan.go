@@ -36,9 +36,9 @@ func (c *Client) Scan(ctx context.Context, patterns []string, count int64, fn fu
 // A key may come twice, rarely: SCAN may return a key twice, and the
 // stripes of a walk overlap by up to a page, and a key that several
 // patterns match comes once only when the earlier ones have no [range] (see
-// walk). The caller drops repeats (model.KeySorter does, as it sorts),
-// which costs less than a set of every key seen: at a hundred thousand
-// keys, that set was a twentieth of the snapshot's time.
+// walk). The caller drops repeats (model.Snapshot and model.KeySorter do,
+// as they sort), which costs less than a set of every key seen: at a
+// hundred thousand keys, that set was a twentieth of the snapshot's time.
 //
 // It keeps Redis busy rather than waiting on round trips, since someone is
 // waiting for the answer: a single Redis is walked in snapshotStripes
