@@ -71,18 +71,17 @@ func (t ruleTexts) of(c *Counter) *ruleText {
 	return &t[0]
 }
 
-// ttlMS is the time left at takenAt, in milliseconds, of a PTTL of pttl
-// read at observedAt; -1 for no expiry (pttl < 0). It counts in
-// milliseconds, as PTTL does, so that a TTL past what a time.Duration
-// holds (Redis takes millennia) is written as Redis has it: the PTTL read,
-// less the time since, rounded down as a Duration would be.
-func ttlMS(pttl int64, observedAt, takenAt time.Time) int64 {
+// ttlLeft is what is left, in milliseconds, of a PTTL of pttl read since
+// ago; -1 for no expiry (pttl < 0). It counts in milliseconds, as PTTL
+// does, so that a TTL past what a time.Duration holds (Redis takes
+// millennia) is written as Redis has it: the PTTL read, less the time
+// since, rounded down as a Duration would be.
+func ttlLeft(pttl int64, since time.Duration) int64 {
 	if pttl < 0 {
 		return -1
 	}
-	since := takenAt.Sub(observedAt)
 	if since < 0 {
-		return pttl + int64(-since/time.Millisecond)
+		return pttl + int64(-max(since, -math.MaxInt64)/time.Millisecond)
 	}
 	ms := int64(since / time.Millisecond)
 	if since%time.Millisecond != 0 {

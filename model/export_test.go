@@ -490,7 +490,7 @@ func tabwriterTable(_ testing.TB, at time.Time, rows []*Counter, rules *Rules) s
 	texts := newRuleTexts(rules)
 	for _, c := range rows {
 		key, value, limit := tableCells(c, texts)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlMS(c.PTTL, c.ObservedAt, at)), c.Status)
+		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlLeft(c.PTTL, at.Sub(c.ObservedAt))), c.Status)
 	}
 	tw.Flush()
 	return want.String()
@@ -769,10 +769,18 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 		{PTTLNoExpiry, time.Second, -1},
 		{60_000, math.MaxInt64, 0}, // read ages ago (a zero ObservedAt): nothing left, not a wrap
 	} {
-		if got := ttlMS(tc.pttl, at, at.Add(tc.since)); got != tc.want {
-			t.Errorf("ttlMS(PTTL %d, %v later) = %d, want %d", tc.pttl, tc.since, got, tc.want)
+		if got := ttlLeft(tc.pttl, tc.since); got != tc.want {
+			t.Errorf("ttlLeft(PTTL %d, %v later) = %d, want %d", tc.pttl, tc.since, got, tc.want)
 		}
 	}
+	// A Snapshot counts read times from its own start: readings with no
+	// time, from long ago, or after the moment written come out as
+	// encoding/json writes them too.
+	var rows []*Counter
+	for i, read := range []time.Time{{}, at.Add(-200 * 365 * 24 * time.Hour), at.Add(-time.Second), at, at.Add(time.Second)} {
+		rows = append(rows, &Counter{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: "1", PTTL: 60_000, ObservedAt: read})
+	}
+	checkReference(t, FormatJSON, at, rows, testRules(), encodingJSON)
 }
 
 // writeSnapshot writes rows, in the order given, as a Snapshot writes its

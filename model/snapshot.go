@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"io"
+	"math"
 	"runtime"
 	"slices"
 	"strconv"
@@ -49,6 +50,7 @@ type Snapshot struct {
 	format      string
 	rules       *Rules
 	texts       ruleTexts
+	start       time.Time // the rows' read times count from it
 	order       keyOrder
 	batches     []renderedBatch // the order's batches, in the same order
 	rows, bytes int             // rendered so far
@@ -71,18 +73,36 @@ type renderedBatch struct {
 //
 // It holds the counter's PTTL and when it was read, for the TTL, so that
 // Write, which goes through the rows in key order, need not visit the
-// counters too: each is another cache miss.
+// counters too: each is another cache miss. It holds no pointer (the read
+// time is a Duration from the Snapshot's start, not a time.Time), so the
+// collector, which runs while the rows arrive, need not scan the rows.
 type rendered struct {
-	start      int
-	ends       [4]uint32
-	runes      [3]uint32
-	dropped    bool // a reading of a key that Write leaves out for another (see keyOrder.sorted)
-	pttl       int64
-	observedAt time.Time
+	start   int
+	ends    [4]uint32
+	runes   [3]uint32
+	dropped bool // a reading of a key that Write leaves out for another (see keyOrder.sorted)
+	pttl    int64
+	readAt  time.Duration // since the Snapshot's start
 }
 
-// ttlMS is the row's TTL at takenAt (see the function ttlMS).
-func (r *rendered) ttlMS(takenAt time.Time) int64 { return ttlMS(r.pttl, r.observedAt, takenAt) }
+// ttlMS is the row's TTL in milliseconds, elapsed after the Snapshot's
+// start.
+func (r *rendered) ttlMS(elapsed time.Duration) int64 {
+	return ttlLeft(r.pttl, subDurations(elapsed, r.readAt))
+}
+
+// subDurations is a-b, held at the largest or smallest Duration where it
+// would overflow (a reading with no time, from a test, is ages ago).
+func subDurations(a, b time.Duration) time.Duration {
+	d := a - b
+	switch {
+	case b < 0 && d < a:
+		return math.MaxInt64
+	case b > 0 && d > a:
+		return math.MinInt64
+	}
+	return d
+}
 
 // part is the row's part k in text, its batch's.
 func (r *rendered) part(text []byte, k int) []byte {
@@ -96,7 +116,7 @@ func (r *rendered) part(text []byte, k int) []byte {
 // NewSnapshot is an empty snapshot to write in format; rules classify the
 // counters and give each row's limit, window and pattern.
 func NewSnapshot(format string, rules *Rules) *Snapshot {
-	return &Snapshot{format: format, rules: rules, texts: newRuleTexts(rules)}
+	return &Snapshot{format: format, rules: rules, texts: newRuleTexts(rules), start: time.Now()}
 }
 
 // Add classifies and renders a batch of readings, as they arrive. A key
@@ -135,17 +155,17 @@ func (s *Snapshot) add(n int, counter func(i int) Counter) {
 func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
 	row := func(p place) *rendered { return &s.batches[p.batch].rows[p.i] }
 	order := s.order.sorted(
-		func(a, b place) bool { return row(a).observedAt.After(row(b).observedAt) },
+		func(a, b place) bool { return row(a).readAt > row(b).readAt },
 		func(p place) { row(p).dropped = true })
 	err := s.write(w, takenAt, order)
-	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts}
+	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, start: s.start}
 	return err
 }
 
 // render appends c's row to text, in s's format, and notes in r where it
 // is.
 func (s *Snapshot) render(text []byte, r *rendered, c *Counter) []byte {
-	r.start, r.pttl, r.observedAt = len(text), c.PTTL, c.ObservedAt
+	r.start, r.pttl, r.readAt = len(text), c.PTTL, c.ObservedAt.Sub(s.start)
 	end := func() uint32 { return uint32(len(text) - r.start) }
 	switch s.format {
 	case FormatTable:
@@ -182,9 +202,10 @@ func (s *Snapshot) row(p place) (*rendered, []byte) {
 // tests give theirs).
 func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 	bw := bufio.NewWriterSize(w, 64<<10)
+	elapsed := takenAt.Sub(s.start)
 	switch s.format {
 	case FormatTable:
-		s.writeTable(bw, takenAt, order)
+		s.writeTable(bw, elapsed, order)
 	case FormatJSON:
 		bw.WriteString("{\n  \"taken_at\": \"")
 		bw.Write(takenAt.AppendFormat(nil, time.RFC3339))
@@ -195,7 +216,7 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 				buf = append(buf, ',')
 			}
 			buf = append(buf, r.part(text, 0)...)
-			buf = strconv.AppendInt(buf, r.ttlMS(takenAt), 10)
+			buf = strconv.AppendInt(buf, r.ttlMS(elapsed), 10)
 			return append(buf, r.part(text, 3)...)
 		})
 		if len(order) > 0 {
@@ -207,7 +228,7 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 		s.writeRows(bw, order, func(buf []byte, _ int, p place) []byte {
 			r, text := s.row(p)
 			buf = append(buf, r.part(text, 0)...)
-			buf = strconv.AppendInt(buf, r.ttlMS(takenAt), 10)
+			buf = strconv.AppendInt(buf, r.ttlMS(elapsed), 10)
 			return append(buf, r.part(text, 3)...)
 		})
 	default:
@@ -284,8 +305,8 @@ var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
 
 // writeTable writes the rows at order as aligned columns, each as wide as
 // its widest cell.
-func (s *Snapshot) writeTable(w *bufio.Writer, takenAt time.Time, order []place) {
-	widths := s.tableWidths(takenAt, len(order) >= parallelRows)
+func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []place) {
+	widths := s.tableWidths(elapsed, len(order) >= parallelRows)
 	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
 	pad := func(dst []byte, runes, col int) []byte {
 		return append(dst, spaces[:widths[col]-runes+tableGap]...)
@@ -302,7 +323,7 @@ func (s *Snapshot) writeTable(w *bufio.Writer, takenAt time.Time, order []place)
 			buf = pad(append(buf, r.part(text, col)...), int(r.runes[col]), col)
 		}
 		start := len(buf)
-		buf = appendTTL(buf, r.ttlMS(takenAt))
+		buf = appendTTL(buf, r.ttlMS(elapsed))
 		buf = pad(buf, len(buf)-start, 3)
 		return append(buf, r.part(text, 3)...)
 	})
@@ -312,7 +333,7 @@ func (s *Snapshot) writeTable(w *bufio.Writer, takenAt time.Time, order []place)
 // cell, header included. It goes through the rows as they were added,
 // which is quicker than in key order (the next row is the next in
 // memory), and leaves out the dropped ones.
-func (s *Snapshot) tableWidths(takenAt time.Time, parallel bool) [len(tableHeader)]int {
+func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableHeader)]int {
 	var halves [2][len(tableHeader)]int
 	inHalves(s.batches, parallel, func(half int, batches []renderedBatch) {
 		w := &halves[half]
@@ -326,7 +347,7 @@ func (s *Snapshot) tableWidths(takenAt time.Time, parallel bool) [len(tableHeade
 				w[0] = max(w[0], int(r.runes[0]))
 				w[1] = max(w[1], int(r.runes[1]))
 				w[2] = max(w[2], int(r.runes[2]))
-				w[3] = max(w[3], len(appendTTL(ttl[:0], r.ttlMS(takenAt))))
+				w[3] = max(w[3], len(appendTTL(ttl[:0], r.ttlMS(elapsed))))
 			}
 		}
 	})
