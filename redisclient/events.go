@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strconv"
 	"strings"
 	"sync"
 	"sync/atomic"
@@ -75,6 +76,7 @@ type eventWatcher struct {
 	status      chan subStatus
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
+	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused
 	wg          sync.WaitGroup         // the subscribers
 }
 
@@ -112,6 +114,7 @@ func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
 		status:      make(chan subStatus, statusBuffer),
 		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
+		flushes:     make(map[string]int64),
 	}
 }
 
@@ -190,6 +193,8 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	defer resync.Stop()
 	settings := time.NewTicker(recheckIntervals * w.o.Interval)
 	defer settings.Stop()
+	flushCheck := time.NewTicker(w.o.Interval)
+	defer flushCheck.Stop()
 	var check <-chan time.Time // a single server's master never changes
 	if w.c.kind != standalone {
 		t := time.NewTicker(w.followEvery)
@@ -220,6 +225,8 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				err = w.followMasters(ctx)
 			case <-settings.C:
 				err = w.recheckSettings(ctx)
+			case <-flushCheck.C:
+				again = w.flushed(ctx)
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
 			case <-resync.C:
@@ -248,6 +255,60 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	}
 }
 
+// flushed reports whether a master followed has run FLUSHDB, FLUSHALL or
+// SWAPDB since it was last asked. Those delete or replace keys without a
+// keyspace event: the rows of keys they took would stay on screen until
+// the next full pass, up to ResyncEvery away. INFO commandstats counts
+// them (a count of keys would not tell them apart from keys that expire
+// while their events are on the way). A master that does not answer in
+// time is asked again next interval; one that refuses INFO (an ACL user
+// without it) is not asked again, so as not to fill its ACL LOG, and
+// leaves flushes to the full passes.
+func (w *eventWatcher) flushed(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
+	defer cancel()
+	flushed := false
+	for addr, s := range w.subs {
+		last, asked := w.flushes[addr]
+		if last < 0 {
+			continue // refused
+		}
+		n, err := flushes(ctx, s.client)
+		switch {
+		case isReply(err):
+			w.flushes[addr] = -1
+		case err != nil:
+		default:
+			flushed = flushed || asked && n != last
+			w.flushes[addr] = n
+		}
+	}
+	return flushed
+}
+
+// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
+// from INFO commandstats.
+func flushes(ctx context.Context, node *redis.Client) (int64, error) {
+	info, err := node.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for line := range strings.Lines(info) {
+		for _, name := range []string{"cmdstat_flushdb:calls=", "cmdstat_flushall:calls=", "cmdstat_swapdb:calls="} {
+			if rest, ok := strings.CutPrefix(line, name); ok {
+				calls, _, _ := strings.Cut(rest, ",")
+				c, err := strconv.ParseInt(calls, 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("INFO commandstats: %q", line)
+				}
+				n += c
+			}
+		}
+	}
+	return n, nil
+}
+
 // pass follows the masters as they are now, checks that they still send
 // the notifications countertop needs, then makes a full pass.
 func (w *eventWatcher) pass(ctx context.Context) error {
@@ -259,6 +320,7 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 	if err := w.checkSettings(ctx, nodes); err != nil {
 		return err
 	}
+	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
 	return w.discover(ctx)
 }
 
