@@ -153,7 +153,7 @@ func (s *Snapshot) add(n int, counter func(i int) Counter) {
 // and returns an error writing to w, or for a format it does not know.
 // The Snapshot is empty afterwards.
 func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
-	row := func(p place) *rendered { return &s.batches[p.batch].rows[p.i] }
+	row := func(p place) *rendered { r, _ := s.row(p); return r }
 	order := s.order.sorted(
 		func(a, b place) bool { return row(a).readAt > row(b).readAt },
 		func(p place) { row(p).dropped = true })
