@@ -528,3 +528,50 @@ func TestEachProblem(t *testing.T) {
 		t.Errorf("with a filter, EachProblem = %q, want %q", got, want)
 	}
 }
+
+// A watcher following keyspace events says when nothing changed
+// (Batch.QuietAt): a counter that stopped loses its rate exactly as it
+// does when a poller reads it again unchanged, keeps its TTL to the
+// millisecond, and gives up the top of the rate sort to one still moving.
+// Without QuietAt (a poller's batches) a key not read again keeps its rate.
+func TestQuietLowersTheRatesOfKeysThatStopped(t *testing.T) {
+	read := func(key, raw string, at time.Duration) Observation {
+		return Observation{Key: key, Type: "string", Raw: raw, PTTL: (time.Minute - at).Milliseconds(), At: t0.Add(at)}
+	}
+	start := Batch{Observed: []Observation{read("rl:a", "0", 0), read("rl:b", "0", 0)}}
+	moved := Batch{Observed: []Observation{read("rl:a", "50", time.Second), read("rl:b", "10", time.Second)}}
+	later := 10 * time.Second
+	stores := map[string]*Store{}
+	for name, last := range map[string]Batch{
+		"quiet":  {Observed: []Observation{read("rl:b", "100", later)}, QuietAt: t0.Add(later)},
+		"polled": {Observed: []Observation{read("rl:b", "100", later), read("rl:a", "50", later)}},
+		"plain":  {Observed: []Observation{read("rl:b", "100", later)}},
+	} {
+		s := NewStore(&Rules{})
+		s.SetSort(SortRate)
+		s.Apply(start)
+		s.Apply(moved)
+		if top := s.Rows(0, 1)[0].Key; top != "rl:a" {
+			t.Fatalf("%s: %s leads the rate sort, want rl:a (50/s against 10/s)", name, top)
+		}
+		s.Apply(last)
+		stores[name] = s
+	}
+	quiet, _ := stores["quiet"].Get("rl:a")
+	polled, _ := stores["polled"].Get("rl:a")
+	plain, _ := stores["plain"].Get("rl:a")
+	if quiet.Rate != polled.Rate || quiet.Rate >= 1 {
+		t.Errorf("rl:a stopped 9 s ago: rate %v after QuietAt, %v read again unchanged; want them equal, under 1/s", quiet.Rate, polled.Rate)
+	}
+	if !quiet.Deadline().Equal(polled.Deadline()) || !quiet.Deadline().Equal(t0.Add(time.Minute)) {
+		t.Errorf("rl:a expires at %v after QuietAt, %v read again; want %v", quiet.Deadline(), polled.Deadline(), t0.Add(time.Minute))
+	}
+	if plain.Rate != 50 {
+		t.Errorf("without QuietAt rl:a's rate is %v, want 50 as last read", plain.Rate)
+	}
+	for name, want := range map[string]string{"quiet": "rl:b", "polled": "rl:b", "plain": "rl:a"} {
+		if top := stores[name].Rows(0, 1)[0].Key; top != want {
+			t.Errorf("%s: %s leads the rate sort, want %s", name, top, want)
+		}
+	}
+}

@@ -76,7 +76,7 @@ type eventWatcher struct {
 	status      chan subStatus
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
-	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused
+	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused (see askMasters)
 	wg          sync.WaitGroup         // the subscribers
 }
 
@@ -86,6 +86,7 @@ type subscriber struct {
 	client *redis.Client
 	stop   context.CancelFunc
 	missed bool // the last read of the masters left it out
+	live   bool // subscribed: its master's events arrive (the reader's to read and write)
 }
 
 // subStatus is news from a subscriber: its subscription was made
@@ -193,8 +194,8 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	defer resync.Stop()
 	settings := time.NewTicker(recheckIntervals * w.o.Interval)
 	defer settings.Stop()
-	flushCheck := time.NewTicker(w.o.Interval)
-	defer flushCheck.Stop()
+	each := time.NewTicker(w.o.Interval)
+	defer each.Stop()
 	var check <-chan time.Time // a single server's master never changes
 	if w.c.kind != standalone {
 		t := time.NewTicker(w.followEvery)
@@ -225,8 +226,11 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				err = w.followMasters(ctx)
 			case <-settings.C:
 				err = w.recheckSettings(ctx)
-			case <-flushCheck.C:
-				again = w.flushed(ctx)
+			case <-each.C:
+				flushed, answered := w.askMasters(ctx)
+				if again = flushed; !again && answered && !due && retry == nil {
+					err = w.markQuiet(ctx)
+				}
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
 			case <-resync.C:
@@ -255,35 +259,58 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	}
 }
 
-// flushed reports whether a master followed has run FLUSHDB, FLUSHALL or
-// SWAPDB since it was last asked. Those delete or replace keys without a
-// keyspace event: the rows of keys they took would stay on screen until
-// the next full pass, up to ResyncEvery away. INFO commandstats counts
-// them (a count of keys would not tell them apart from keys that expire
-// while their events are on the way). A master that does not answer in
-// time is asked again next interval; one that refuses INFO (an ACL user
-// without it) is not asked again, so as not to fill its ACL LOG, and
-// leaves flushes to the full passes.
-func (w *eventWatcher) flushed(ctx context.Context) bool {
+// askMasters asks each master followed how many FLUSHDB, FLUSHALL and
+// SWAPDB it has run, and reports whether one ran since it last asked, and
+// whether every master answered.
+//
+// Those commands delete or replace keys without a keyspace event: the rows
+// of keys they took would stay on screen until the next full pass, up to
+// ResyncEvery away. INFO commandstats counts them (a count of keys would
+// not tell them apart from keys that expire while their events are on the
+// way). A master that refuses INFO (an ACL user without it) is not asked
+// again, so as not to fill its ACL LOG, and leaves flushes to the full
+// passes; it is sent PING instead, since an answer is also what markQuiet
+// needs.
+func (w *eventWatcher) askMasters(ctx context.Context) (flushed, answered bool) {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
-	flushed := false
+	answered = true
 	for addr, s := range w.subs {
 		last, asked := w.flushes[addr]
-		if last < 0 {
-			continue // refused
+		if last < 0 { // refused
+			answered = answered && s.client.Ping(ctx).Err() == nil
+			continue
 		}
 		n, err := flushes(ctx, s.client)
 		switch {
 		case isReply(err):
 			w.flushes[addr] = -1
 		case err != nil:
+			answered = false
 		default:
 			flushed = flushed || asked && n != last
 			w.flushes[addr] = n
 		}
 	}
-	return flushed
+	return flushed, answered
+}
+
+// markQuiet tells the dashboard that no key changed up to now but as sent
+// (model.Batch.QuietAt), when that is so: every master followed is
+// subscribed to and has just answered (askMasters), and no change waits to
+// be read. The rates of counters that stopped then fall, as a
+// poller's do when it reads them again unchanged, where they would keep
+// their last value until the next full pass.
+func (w *eventWatcher) markQuiet(ctx context.Context) error {
+	if len(w.subs) == 0 || w.changed.len() > 0 {
+		return nil
+	}
+	for _, s := range w.subs {
+		if !s.live {
+			return nil
+		}
+	}
+	return w.emit(ctx, model.Batch{QuietAt: time.Now()})
 }
 
 // flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
@@ -320,7 +347,7 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 	if err := w.checkSettings(ctx, nodes); err != nil {
 		return err
 	}
-	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
+	w.askMasters(ctx) // the pass reads what a flush did: only the counts matter here
 	return w.discover(ctx)
 }
 
@@ -394,7 +421,7 @@ func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened
 		}
 		w.unfollow(addr)
 		sctx, stop := context.WithCancel(ctx)
-		s := &subscriber{node: addr, client: n, stop: stop}
+		s := &subscriber{node: addr, client: n, stop: stop, live: opened[addr] != nil}
 		w.subs[addr] = s
 		ps := opened[addr]
 		w.wg.Go(func() { w.subscribe(sctx, s, ps) })
@@ -441,6 +468,7 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 		// SET, a replica promoted): not a subscription to wait for.
 		return false, s.err
 	}
+	s.sub.live = s.err == nil
 	if s.err == nil {
 		delete(w.down, s.sub.node)
 		w.updateMode()

@@ -343,6 +343,80 @@ func TestEventsSeeAFlush(t *testing.T) {
 	}
 }
 
+// A counter that stops moving loses its rate in events mode as it does
+// when polled, not at the next full pass (an hour away here): each
+// interval the watcher says that nothing changed but what it sent.
+func TestEventsRatesFallWhenACounterStops(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:a", "0")
+	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	})
+	w.waitSynced()
+	for i := 1; i <= 5; i++ {
+		s.Do(t, "INCRBY", "rl:a", "10")
+		w.waitValue("rl:a", strconv.Itoa(10*i))
+		time.Sleep(20 * time.Millisecond)
+	}
+	peak := w.waitValue("rl:a", "50").Rate
+	if peak <= 0 {
+		t.Fatalf("rl:a went up by 50 in a fraction of a second, but its rate is %v", peak)
+	}
+	w.until("rl:a's rate to fall once it stopped", func() string {
+		if c, _ := w.store.Get("rl:a"); c.Rate > peak/2 {
+			return fmt.Sprintf("rate %v, at its peak %v", c.Rate, peak)
+		}
+		return ""
+	})
+	if w.passes != 1 {
+		t.Errorf("%d full passes; want the first only", w.passes)
+	}
+}
+
+// The watcher says nothing changed only while Redis answers: frozen, it
+// sends no such word (the header's age then grows), and it does again
+// once Redis is back.
+func TestEventsQuietOnlyWhileRedisAnswers(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:a", "1")
+	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	})
+	var quiet []time.Time
+	w.onBatch = func(b model.Batch) {
+		if !b.QuietAt.IsZero() {
+			quiet = append(quiet, b.QuietAt)
+		}
+	}
+	w.waitSynced()
+	w.waitFor("a word that nothing changed", func() bool { return len(quiet) > 0 })
+
+	s.Freeze(t)
+	frozen := time.Now()
+	time.Sleep(500 * time.Millisecond) // ten intervals
+	// Take what was sent meanwhile.
+	for batches := true; batches; {
+		select {
+		case b := <-w.ch:
+			w.apply(b)
+		case <-time.After(100 * time.Millisecond):
+			batches = false
+		}
+	}
+	if last := quiet[len(quiet)-1]; last.After(frozen.Add(50 * time.Millisecond)) {
+		t.Errorf("the watcher said nothing changed %v after Redis froze", last.Sub(frozen))
+	}
+	s.Thaw(t)
+	n := len(quiet)
+	w.waitFor("a word that nothing changed, once Redis answers again", func() bool { return len(quiet) > n })
+}
+
 // A user that may not run INFO is asked once whether the master flushed,
 // not every interval: its ACL LOG keeps one entry, and the feed follows
 // events as before (flushes then show at the next re-scan).

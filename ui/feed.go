@@ -70,12 +70,13 @@ func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
 }
 
 // apply puts one batch that arrived at the given time into the Store and
-// the header's feed state.
+// the header's feed state. A batch that says nothing changed (QuietAt, in
+// events mode) is news too: the data is current, and rates fall.
 func (m Model) apply(b model.Batch, arrived time.Time) Model {
 	if b.State != nil {
 		m.feedState = *b.State
 	}
-	if hasData(b) {
+	if hasData(b) || !b.QuietAt.IsZero() {
 		m.store.Apply(b)
 		m.lastData = arrived
 	}
