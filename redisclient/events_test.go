@@ -30,6 +30,19 @@ func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *feed 
 	return w
 }
 
+// eventsEvery watches rl:* in events mode, checking the masters every
+// interval, with no periodic re-scan within the test's time: only events,
+// (re)subscriptions and what the watcher checks each interval can change
+// the store.
+func eventsEvery(t *testing.T, c *redisclient.Client, interval time.Duration) *feed {
+	t.Helper()
+	return startWatch(t, c, redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: interval},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	})
+}
+
 // waitSynced waits until a full pass has ended with the feed healthy in
 // events mode.
 func (f *feed) waitSynced() {
@@ -324,11 +337,7 @@ func TestEventsSeeAFlush(t *testing.T) {
 			s.Do(t, "SET", "rl:b", "100")
 			s.Do(t, "SET", "session:x", "1")
 			rdb := s.Client(t)
-			w := startWatch(t, connect(t, s), redisclient.WatchOptions{
-				PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond},
-				Mode:        "events",
-				ResyncEvery: time.Hour,
-			})
+			w := eventsEvery(t, connect(t, s), 100*time.Millisecond)
 			w.waitSynced()
 			s.Do(t, flush...)
 			s.Do(t, "SET", "rl:c", "1") // written after: an event, and a key
@@ -350,11 +359,7 @@ func TestEventsRatesFallWhenACounterStops(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	s.Do(t, "SET", "rl:a", "0")
-	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
-		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
-		Mode:        "events",
-		ResyncEvery: time.Hour,
-	})
+	w := eventsEvery(t, connect(t, s), 50*time.Millisecond)
 	w.waitSynced()
 	for i := 1; i <= 5; i++ {
 		s.Do(t, "INCRBY", "rl:a", "10")
@@ -383,11 +388,7 @@ func TestEventsQuietOnlyWhileRedisAnswers(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	s.Do(t, "SET", "rl:a", "1")
-	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
-		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
-		Mode:        "events",
-		ResyncEvery: time.Hour,
-	})
+	w := eventsEvery(t, connect(t, s), 50*time.Millisecond)
 	var quiet []time.Time
 	w.onBatch = func(b model.Batch) {
 		if !b.QuietAt.IsZero() {
@@ -426,11 +427,7 @@ func TestEventsDoNotAskAgainForARefusedInfo(t *testing.T) {
 	s.Do(t, "SET", "rl:a", "1")
 	c := connectAs(t, s, "+@all", "-info", "&*")
 	before := refusedInfo(t, s) // connecting asks INFO cluster
-	w := startWatch(t, c, redisclient.WatchOptions{
-		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 20 * time.Millisecond},
-		Mode:        "events",
-		ResyncEvery: time.Hour,
-	})
+	w := eventsEvery(t, c, 20*time.Millisecond)
 	w.waitSynced()
 	time.Sleep(20 * 20 * time.Millisecond) // twenty intervals
 	s.Do(t, "SET", "rl:a", "2")
