@@ -42,11 +42,6 @@ type Batch struct {
 	Observed []Observation
 	Removed  []string   // keys that no longer exist (deleted, expired, evicted)
 	State    *FeedState // nil when the feed's state did not change
-	// QuietAt, when set, says that no key changed up to then but as this
-	// batch and the ones before it say: what a watcher following keyspace
-	// events knows, and a poller does not (a key it has not read again may
-	// have moved). See Store.Apply.
-	QuietAt time.Time
 }
 
 // FeedState describes the watcher, for the header: how data arrives and

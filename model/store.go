@@ -70,10 +70,6 @@ type Store struct {
 	sortKey  SortKey
 	filter   filter
 	order    order
-
-	// moving holds the keys whose rate is above zero, from the first batch
-	// with a QuietAt on (nil before: a poller's Store never needs it).
-	moving map[string]struct{}
 }
 
 // entry is a Counter as the Store keeps it, in as few bytes as a million
@@ -125,9 +121,7 @@ func (s *Store) Rules() *Rules { return s.rules }
 //
 // A key counts as changed when it is added or removed, or read with another
 // value, type, status or expiry (a TTL gained, lost, or set again); a key
-// changed twice in one batch counts twice. A batch's QuietAt (see Batch)
-// lowers the rates of the keys that did not move (see quiet); it changes no
-// key in that sense.
+// changed twice in one batch counts twice.
 func (s *Store) Apply(b Batch) int {
 	if len(s.entries) == 0 && len(b.Observed) > 0 {
 		// A first batch of many keys (a poller's first batch after a
@@ -148,64 +142,7 @@ func (s *Store) Apply(b Batch) int {
 			changed++
 		}
 	}
-	if !b.QuietAt.IsZero() {
-		s.quiet(b.QuietAt)
-	}
 	return changed
-}
-
-// minRate is the rate (per second) below which quiet takes a key's rate
-// for zero: an increase seen half a minute ago, no more.
-const minRate = 0.01
-
-// quiet records that no key changed up to asOf but as read: each key with
-// a rate above zero, last read before asOf, takes an unchanged reading then
-// (at a whole number of milliseconds after its last, so that its deadline
-// stays exactly where it was), and its rate falls as it does when a poller
-// reads it again unchanged. A key whose TTL ran out meanwhile is left
-// alone: Redis is about to say it expired.
-func (s *Store) quiet(asOf time.Time) {
-	if len(s.entries) == 0 {
-		return
-	}
-	if s.moving == nil {
-		s.moving = make(map[string]struct{})
-		for i := range s.entries {
-			if s.entries[i].sumDelta > 0 {
-				s.moving[s.entries[i].key] = struct{}{}
-			}
-		}
-	}
-	at := int64(asOf.Sub(s.epoch))
-	for key := range s.moving {
-		i, ok := s.index[key]
-		if !ok {
-			delete(s.moving, key)
-			continue
-		}
-		e := &s.entries[i]
-		ms := (at - e.at) / int64(time.Millisecond)
-		if ms <= 0 || e.pttl >= 0 && e.pttl <= ms {
-			continue
-		}
-		var before entry
-		track := s.sortKey == SortRate && !e.moved
-		if track {
-			before = *e
-		}
-		e.addReading(0, float64(ms)/1000)
-		e.at += ms * int64(time.Millisecond)
-		if e.pttl >= 0 {
-			e.pttl -= ms
-		}
-		if e.rate() < minRate {
-			e.sumDelta, e.sumSecs = 0, 0
-			delete(s.moving, key)
-		}
-		if track && s.compareEntries(&before, e) != 0 {
-			s.markMoved(i)
-		}
-	}
 }
 
 func (s *Store) observe(o *Observation) bool {
@@ -248,9 +185,6 @@ func (s *Store) observe(o *Observation) bool {
 			delta = newNum // it went down: the window restarted, and counted up from 0
 		}
 		e.addReading(delta, float64(at-e.at)/float64(time.Second))
-		if s.moving != nil && e.sumDelta > 0 {
-			s.moving[e.key] = struct{}{}
-		}
 	}
 
 	changed := !e.holds(o.Type, v, o.Raw) || e.expiryMoved(o.PTTL, at)

@@ -76,7 +76,7 @@ type eventWatcher struct {
 	status      chan subStatus
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
-	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused (see askMasters)
+	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused
 	wg          sync.WaitGroup         // the subscribers
 }
 
@@ -86,7 +86,6 @@ type subscriber struct {
 	client *redis.Client
 	stop   context.CancelFunc
 	missed bool // the last read of the masters left it out
-	live   bool // subscribed: its master's events arrive (the reader's to read and write)
 }
 
 // subStatus is news from a subscriber: its subscription was made
@@ -194,8 +193,8 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	defer resync.Stop()
 	settings := time.NewTicker(recheckIntervals * w.o.Interval)
 	defer settings.Stop()
-	each := time.NewTicker(w.o.Interval)
-	defer each.Stop()
+	flushCheck := time.NewTicker(w.o.Interval)
+	defer flushCheck.Stop()
 	var check <-chan time.Time // a single server's master never changes
 	if w.c.kind != standalone {
 		t := time.NewTicker(w.followEvery)
@@ -226,11 +225,8 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				err = w.followMasters(ctx)
 			case <-settings.C:
 				err = w.recheckSettings(ctx)
-			case <-each.C:
-				flushed, answered := w.askMasters(ctx)
-				if again = flushed; !again && answered && !due && retry == nil {
-					err = w.markQuiet(ctx)
-				}
+			case <-flushCheck.C:
+				again = !due && retry == nil && w.flushed(ctx)
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
 			case <-resync.C:
@@ -259,62 +255,55 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	}
 }
 
-// askMasters asks each master followed how many FLUSHDB, FLUSHALL and
-// SWAPDB it has run, and reports whether one ran since it last asked, and
-// whether every master answered.
+// flushed reports whether keys the watcher knows were taken without a
+// keyspace event: FLUSHDB, FLUSHALL and SWAPDB send none, and the rows of
+// the keys they took would stay on screen until the next full pass, up to
+// ResyncEvery away. A master's count of those commands (INFO
+// commandstats, the calls that did not fail) tells that one ran since it
+// was last asked. INFO cannot tell on which database, so the masters' key
+// counts (DBSIZE) must then have fallen below the keys known: a flush of
+// another database starts no pass. (Key counts alone would not do: keys
+// that expire or are evicted while their events are on the way keep them
+// short of the keys known.)
 //
-// Those commands delete or replace keys without a keyspace event: the rows
-// of keys they took would stay on screen until the next full pass, up to
-// ResyncEvery away. INFO commandstats counts them (a count of keys would
-// not tell them apart from keys that expire while their events are on the
-// way). A master that refuses INFO (an ACL user without it) is not asked
-// again, so as not to fill its ACL LOG, and leaves flushes to the full
-// passes; it is sent PING instead, since an answer is also what markQuiet
-// needs.
-func (w *eventWatcher) askMasters(ctx context.Context) (flushed, answered bool) {
+// A master that does not answer in time is asked again next interval; one
+// that refuses INFO (NOPERM: an ACL user without it) is not asked again, so
+// as not to fill its ACL LOG, and leaves flushes to the full passes.
+func (w *eventWatcher) flushed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
-	answered = true
+	ran := false
 	for addr, s := range w.subs {
 		last, asked := w.flushes[addr]
-		if last < 0 { // refused
-			answered = answered && s.client.Ping(ctx).Err() == nil
-			continue
+		if last < 0 {
+			continue // refused
 		}
 		n, err := flushes(ctx, s.client)
 		switch {
-		case isReply(err):
+		case redis.HasErrorPrefix(err, "NOPERM"):
 			w.flushes[addr] = -1
 		case err != nil:
-			answered = false
 		default:
-			flushed = flushed || asked && n != last
+			ran = ran || asked && n != last
 			w.flushes[addr] = n
 		}
 	}
-	return flushed, answered
-}
-
-// markQuiet tells the dashboard that no key changed up to now but as sent
-// (model.Batch.QuietAt), when that is so: every master followed is
-// subscribed to and has just answered (askMasters), and no change waits to
-// be read. The rates of counters that stopped then fall, as a
-// poller's do when it reads them again unchanged, where they would keep
-// their last value until the next full pass.
-func (w *eventWatcher) markQuiet(ctx context.Context) error {
-	if len(w.subs) == 0 || w.changed.len() > 0 {
-		return nil
+	if !ran {
+		return false
 	}
+	var size int64
 	for _, s := range w.subs {
-		if !s.live {
-			return nil
+		n, err := s.client.DBSize(ctx).Result()
+		if err != nil {
+			return true // the keys cannot be counted: a pass is the safe side
 		}
+		size += n
 	}
-	return w.emit(ctx, model.Batch{QuietAt: time.Now()})
+	return size < int64(len(w.known))
 }
 
-// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
-// from INFO commandstats.
+// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run
+// without failing, from INFO commandstats.
 func flushes(ctx context.Context, node *redis.Client) (int64, error) {
 	info, err := node.Info(ctx, "commandstats").Result()
 	if err != nil {
@@ -322,15 +311,23 @@ func flushes(ctx context.Context, node *redis.Client) (int64, error) {
 	}
 	var n int64
 	for line := range strings.Lines(info) {
-		for _, name := range []string{"cmdstat_flushdb:calls=", "cmdstat_flushall:calls=", "cmdstat_swapdb:calls="} {
-			if rest, ok := strings.CutPrefix(line, name); ok {
-				calls, _, _ := strings.Cut(rest, ",")
-				c, err := strconv.ParseInt(calls, 10, 64)
-				if err != nil {
-					return 0, fmt.Errorf("INFO commandstats: %q", line)
-				}
-				n += c
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || name != "cmdstat_flushdb" && name != "cmdstat_flushall" && name != "cmdstat_swapdb" {
+			continue
+		}
+		for field := range strings.SplitSeq(stats, ",") {
+			key, value, _ := strings.Cut(field, "=")
+			if key != "calls" && key != "failed_calls" {
+				continue
 			}
+			c, err := strconv.ParseInt(value, 10, 64)
+			if err != nil {
+				return 0, fmt.Errorf("INFO commandstats: %q", line)
+			}
+			if key == "failed_calls" {
+				c = -c
+			}
+			n += c
 		}
 	}
 	return n, nil
@@ -347,7 +344,7 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 	if err := w.checkSettings(ctx, nodes); err != nil {
 		return err
 	}
-	w.askMasters(ctx) // the pass reads what a flush did: only the counts matter here
+	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
 	return w.discover(ctx)
 }
 
@@ -421,7 +418,7 @@ func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened
 		}
 		w.unfollow(addr)
 		sctx, stop := context.WithCancel(ctx)
-		s := &subscriber{node: addr, client: n, stop: stop, live: opened[addr] != nil}
+		s := &subscriber{node: addr, client: n, stop: stop}
 		w.subs[addr] = s
 		ps := opened[addr]
 		w.wg.Go(func() { w.subscribe(sctx, s, ps) })
@@ -468,7 +465,6 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 		// SET, a replica promoted): not a subscription to wait for.
 		return false, s.err
 	}
-	s.sub.live = s.err == nil
 	if s.err == nil {
 		delete(w.down, s.sub.node)
 		w.updateMode()

@@ -551,7 +551,7 @@ func (r *reader) emit(ctx context.Context, b model.Batch) error {
 		b.State = &s
 		r.sent = s
 	}
-	if len(b.Observed) == 0 && len(b.Removed) == 0 && b.State == nil && b.QuietAt.IsZero() {
+	if len(b.Observed) == 0 && len(b.Removed) == 0 && b.State == nil {
 		return nil
 	}
 	select {

@@ -70,13 +70,12 @@ func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
 }
 
 // apply puts one batch that arrived at the given time into the Store and
-// the header's feed state. A batch that says nothing changed (QuietAt, in
-// events mode) is news too: the data is current, and rates fall.
+// the header's feed state.
 func (m Model) apply(b model.Batch, arrived time.Time) Model {
 	if b.State != nil {
 		m.feedState = *b.State
 	}
-	if hasData(b) || !b.QuietAt.IsZero() {
+	if hasData(b) {
 		m.store.Apply(b)
 		m.lastData = arrived
 	}

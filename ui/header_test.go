@@ -187,30 +187,3 @@ func TestStaleDataIsFlaggedWhilePolling(t *testing.T) {
 		t.Errorf("ages %q then %q: want plain, then in the error style", fresh, stale)
 	}
 }
-
-// In events mode the watcher says, each interval, that nothing changed: the
-// dashboard takes that as news, so the age stays fresh on a quiet keyspace
-// and the rate of a counter that stopped falls.
-func TestQuietBatchIsNews(t *testing.T) {
-	c := &clock{t: t0.Add(time.Second)}
-	store := model.NewStore(testRules())
-	store.Apply(model.Batch{Observed: []model.Observation{str("rl:api:1", "0", 60_000)}})
-	moved := str("rl:api:1", "50", 59_000)
-	moved.At = t0.Add(time.Second)
-	store.Apply(model.Batch{Observed: []model.Observation{moved}})
-	m := New(Options{Store: store, Now: c.now})
-	m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 30})
-	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{moved}, State: &model.FeedState{
-		Mode: "events", Addr: "127.0.0.1:7000", Connected: true,
-	}}}})
-	before, _ := m.store.Get("rl:api:1")
-	c.t = c.t.Add(8 * time.Second)
-	m, _ = send(m, batchesMsg{batches: []model.Batch{{QuietAt: t0.Add(9 * time.Second)}}})
-	after, _ := m.store.Get("rl:api:1")
-	if got := m.age(); got != "updated 0.0s ago" {
-		t.Errorf("age %q after the watcher said nothing changed, want fresh", got)
-	}
-	if before.Rate != 50 || after.Rate >= before.Rate/2 {
-		t.Errorf("rate %v, then %v eight quiet seconds later; want 50, then under half", before.Rate, after.Rate)
-	}
-}
