@@ -259,19 +259,21 @@ func (w *eventWatcher) read(ctx context.Context) error {
 // keyspace event: FLUSHDB, FLUSHALL and SWAPDB send none, and the rows of
 // the keys they took would stay on screen until the next full pass, up to
 // ResyncEvery away. A master's count of those commands (INFO
-// commandstats, the calls that did not fail) tells that one ran since it
-// was last asked. INFO cannot tell on which database, so the masters' key
+// commandstats) tells that one ran since it was last asked. INFO cannot
+// tell on which database, nor whether it failed, so the masters' key
 // counts (DBSIZE) must then have fallen below the keys known: a flush of
-// another database starts no pass. (Key counts alone would not do: keys
+// another database, or a SWAPDB that failed, starts no pass. (Key counts alone would not do: keys
 // that expire or are evicted while their events are on the way keep them
 // short of the keys known.)
 //
-// A master that does not answer in time is asked again next interval; one
-// that refuses INFO (NOPERM: an ACL user without it) is not asked again, so
-// as not to fill its ACL LOG, and leaves flushes to the full passes.
+// A master that does not answer in time is asked again next interval, and
+// so are all when the keys could not be counted in time; one that refuses
+// INFO (NOPERM: an ACL user without it) is not asked again, so as not to
+// fill its ACL LOG, and leaves flushes to the full passes.
 func (w *eventWatcher) flushed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
+	counts := make(map[string]int64, len(w.subs))
 	ran := false
 	for addr, s := range w.subs {
 		last, asked := w.flushes[addr]
@@ -285,25 +287,30 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 		case err != nil:
 		default:
 			ran = ran || asked && n != last
-			w.flushes[addr] = n
+			counts[addr] = n
 		}
 	}
-	if !ran {
-		return false
-	}
-	var size int64
-	for _, s := range w.subs {
-		n, err := s.client.DBSize(ctx).Result()
-		if err != nil {
-			return true // the keys cannot be counted: a pass is the safe side
+	pass := false
+	if ran {
+		var size int64
+		for _, s := range w.subs {
+			n, err := s.client.DBSize(ctx).Result()
+			switch {
+			case isReply(err):
+				pass = true // the keys cannot be counted: a pass is the safe side
+			case err != nil:
+				return false // no answer in time: ask again next interval
+			}
+			size += n
 		}
-		size += n
+		pass = pass || size < int64(len(w.known))
 	}
-	return size < int64(len(w.known))
+	maps.Copy(w.flushes, counts)
+	return pass
 }
 
-// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run
-// without failing, from INFO commandstats.
+// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
+// from INFO commandstats (failed calls too: flushed checks the keys).
 func flushes(ctx context.Context, node *redis.Client) (int64, error) {
 	info, err := node.Info(ctx, "commandstats").Result()
 	if err != nil {
@@ -311,23 +318,15 @@ func flushes(ctx context.Context, node *redis.Client) (int64, error) {
 	}
 	var n int64
 	for line := range strings.Lines(info) {
-		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
-		if !ok || name != "cmdstat_flushdb" && name != "cmdstat_flushall" && name != "cmdstat_swapdb" {
-			continue
-		}
-		for field := range strings.SplitSeq(stats, ",") {
-			key, value, _ := strings.Cut(field, "=")
-			if key != "calls" && key != "failed_calls" {
-				continue
+		for _, name := range []string{"cmdstat_flushdb:calls=", "cmdstat_flushall:calls=", "cmdstat_swapdb:calls="} {
+			if rest, ok := strings.CutPrefix(line, name); ok {
+				calls, _, _ := strings.Cut(rest, ",")
+				c, err := strconv.ParseInt(calls, 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("INFO commandstats: %q", line)
+				}
+				n += c
 			}
-			c, err := strconv.ParseInt(value, 10, 64)
-			if err != nil {
-				return 0, fmt.Errorf("INFO commandstats: %q", line)
-			}
-			if key == "failed_calls" {
-				c = -c
-			}
-			n += c
 		}
 	}
 	return n, nil
