@@ -122,6 +122,13 @@ func (o *keyOrder) add(keys []string) {
 	}
 	b := uint32(len(o.keys))
 	o.keys = append(o.keys, keys)
+	// append grows a long slice by a quarter at a time, copying every place
+	// four times over and leaving the copies to the collector: at 100,000
+	// keys that was 6 MB of the 21 MB a Snapshot's rows allocate.
+	// Doubling copies each place about once.
+	if n := len(o.places) + len(keys); n > cap(o.places) {
+		o.places = slices.Grow(o.places, max(n, 2*cap(o.places))-len(o.places))
+	}
 	for i, key := range keys {
 		next := nextBytes(key, shared)
 		o.places = append(o.places, place{next, b, uint32(i)})
