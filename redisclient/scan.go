@@ -127,9 +127,14 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 }
 
 // snapshotStripes is how many parts of the keyspace Snapshot walks at once:
-// while Redis runs one part's SCAN, the other's reply travels and is
-// parsed, so Redis does not wait for a round trip between calls.
-const snapshotStripes = 2
+// while Redis runs one part's SCAN, the others' replies travel and are
+// parsed, so Redis does not wait for a round trip between calls. With two,
+// Redis still waited whenever the client took longer to send the next SCAN
+// than Redis took to run one (about 0.6 ms at COUNT 1000), as it does when
+// its threads wait for a core: at 100,000 keys among a million, Redis sat
+// idle about 100 ms of a snapshot with two stripes, 80 with three, and no
+// less with four (bench/scale.sh, "Redis's main thread").
+const snapshotStripes = 3
 
 // walk runs SCAN MATCH over each pattern and calls fn, from several
 // goroutines at once, with each reply's keys. A single Redis is walked in
