@@ -220,20 +220,25 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "    wall / Redis time          %.2fx    target <= %.1fx   %s\n", ratio, targetRatio, verdict(ratio <= targetRatio))
 	fmt.Fprintf(w, "    wall / Redis CPU           %.2fx    (1.0: Redis busy from start to exit; it was busy %.0f%% of the time)\n",
 		float64(med.wall)/float64(med.server.cpu), 100*float64(med.server.cpu)/float64(med.wall))
+	if split := med.server.split(med.wall); split != "" {
+		fmt.Fprintf(w, "    Redis's main thread        %s\n", split)
+		fmt.Fprintf(w, "                               (running alone is %.2fx its command time; idle is the part a client decides:\n", float64(med.server.sched.ran)/float64(redisTime))
+		fmt.Fprintf(w, "                               round trips, and countertop's start, sorting, output and exit)\n")
+	}
 	fmt.Fprintf(w, "    countertop's own CPU       %s (user + system)\n", secs(med.cpu))
 	walk := f.walks[len(f.walks)/2]
-	fmt.Fprintf(w, "    the walk alone (a pattern nothing matches): wall %s, Redis time %s: %.2fx\n",
-		secs(walk.wall), secs(walk.server.time(readCommands...)), float64(walk.wall)/float64(walk.server.time(readCommands...)))
+	fmt.Fprintf(w, "    the walk alone (a pattern nothing matches): wall %s, Redis time %s: %.2fx%s\n",
+		secs(walk.wall), secs(walk.server.time(readCommands...)), float64(walk.wall)/float64(walk.server.time(readCommands...)), idle(walk))
 	d := f.discards[len(f.discards)/2]
 	fmt.Fprintf(w, "    the same reads with every reply thrown away, in this process (no start-up, no sorting,\n")
-	fmt.Fprintf(w, "    no output): wall %s, Redis time %s: %.2fx, Redis busy %.0f%% of it\n",
+	fmt.Fprintf(w, "    no output): wall %s, Redis time %s: %.2fx, Redis busy %.0f%% of it%s\n",
 		secs(d.wall), secs(d.server.time(readCommands...)), float64(d.wall)/float64(d.server.time(readCommands...)),
-		100*float64(d.server.cpu)/float64(d.wall))
+		100*float64(d.server.cpu)/float64(d.wall), idle(d))
 	b := f.bares[len(f.bares)/2]
 	fmt.Fprintf(w, "    the same work by a bare client (raw sockets, each reply skipped as it is read, nothing kept;\n")
-	fmt.Fprintf(w, "    the least any client can take here): wall %s for %d keys, Redis time %s: %.2fx, Redis busy %.0f%% of it\n",
+	fmt.Fprintf(w, "    the least any client can take here): wall %s for %d keys, Redis time %s: %.2fx, Redis busy %.0f%% of it%s\n",
 		secs(b.wall), b.rows, secs(b.server.time(readCommands...)), float64(b.wall)/float64(b.server.time(readCommands...)),
-		100*float64(b.server.cpu)/float64(b.wall))
+		100*float64(b.server.cpu)/float64(b.wall), idle(b))
 	fmt.Fprintf(w, "    commands per key           %.3f (GETRANGE + PTTL, TYPE for keys that are not strings) + %.4f SCAN\n",
 		float64(med.server.count("getrange", "pttl", "type"))/float64(med.rows), float64(med.server.count("scan"))/float64(med.rows))
 	perKey := time.Duration(float64(f.perKey) * float64(med.rows) / float64(f.sample))
@@ -283,6 +288,15 @@ type snapshotRun struct {
 	cpu    time.Duration // countertop's, user and system
 	rows   int
 	server serverStats
+}
+
+// idle is how long Redis's main thread waited for r's client, for the
+// report (", Redis idle 0.012 s"), or "" where that is not known.
+func idle(r snapshotRun) string {
+	if !r.server.sched.known {
+		return ""
+	}
+	return ", Redis idle " + secs(r.wall-r.server.sched.ran-r.server.sched.queued)
 }
 
 func byWall(a, b snapshotRun) int { return cmp.Compare(a.wall, b.wall) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -19,16 +20,29 @@ import (
 var readCommands = []string{"scan", "getrange", "pttl", "type"}
 
 // serverStats is what Redis says it has done so far: per command, calls and
-// microseconds spent executing (INFO commandstats), and its CPU time.
+// microseconds spent executing (INFO commandstats), and its CPU time; and,
+// when Redis runs on this machine, what the kernel says of its main thread
+// (schedstat).
 type serverStats struct {
 	calls map[string]int64
 	usec  map[string]int64
 	cpu   time.Duration // used_cpu_user + used_cpu_sys
+	sched schedStat
+}
+
+// schedStat is how long a thread has run, and how long it has waited,
+// ready to run, for a CPU (/proc/PID/task/TID/schedstat): the rest of a
+// span of wall time it slept, which Redis's main thread does when no
+// client has asked it anything. Known is false where the file cannot be
+// read (Redis on another machine, or not on Linux).
+type schedStat struct {
+	known       bool
+	ran, queued time.Duration
 }
 
 func readStats(ctx context.Context, rdb *redis.Client) (serverStats, error) {
 	s := serverStats{calls: map[string]int64{}, usec: map[string]int64{}}
-	info, err := rdb.Info(ctx, "commandstats", "cpu").Result()
+	info, err := rdb.Info(ctx, "server", "commandstats", "cpu").Result()
 	if err != nil {
 		return s, err
 	}
@@ -53,13 +67,44 @@ func readStats(ctx context.Context, rdb *redis.Client) (serverStats, error) {
 			secs, _ := strconv.ParseFloat(fields, 64)
 			s.cpu += time.Duration(secs * float64(time.Second))
 		}
+		if name == "process_id" {
+			s.sched = readSchedStat(fields)
+		}
 	}
 	return s, nil
+}
+
+// readSchedStat is the schedstat of the main thread of process pid (whose
+// thread id is pid), if this machine has it.
+func readSchedStat(pid string) schedStat {
+	b, err := os.ReadFile(fmt.Sprintf("/proc/%s/task/%s/schedstat", pid, pid))
+	if err != nil {
+		return schedStat{}
+	}
+	var ran, queued int64
+	if _, err := fmt.Sscan(string(b), &ran, &queued); err != nil {
+		return schedStat{}
+	}
+	return schedStat{known: true, ran: time.Duration(ran), queued: time.Duration(queued)}
+}
+
+// split is where wall, a span over which s was measured, went for Redis's
+// main thread: running, waiting for a CPU, and idle (waiting for a
+// client), or "" where that is not known.
+func (s serverStats) split(wall time.Duration) string {
+	if !s.sched.known {
+		return ""
+	}
+	idle := wall - s.sched.ran - s.sched.queued
+	return fmt.Sprintf("running %s, waiting for a CPU %s, idle %s", secs(s.sched.ran), secs(s.sched.queued), secs(idle))
 }
 
 // since is what Redis did between before and s.
 func (s serverStats) since(before serverStats) serverStats {
 	d := serverStats{calls: map[string]int64{}, usec: map[string]int64{}, cpu: s.cpu - before.cpu}
+	if s.sched.known && before.sched.known {
+		d.sched = schedStat{known: true, ran: s.sched.ran - before.sched.ran, queued: s.sched.queued - before.sched.queued}
+	}
 	for k, v := range s.calls {
 		d.calls[k] = v - before.calls[k]
 	}
