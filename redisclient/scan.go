@@ -131,9 +131,12 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 // parsed, so Redis does not wait for a round trip between calls. With two,
 // Redis still waited whenever the client took longer to send the next SCAN
 // than Redis took to run one (about 0.6 ms at COUNT 1000), as it does when
-// its threads wait for a core: at 100,000 keys among a million, Redis sat
-// idle about 100 ms of a snapshot with two stripes, 80 with three, and no
-// less with four (bench/scale.sh, "Redis's main thread").
+// its threads wait for a core. At 100,000 keys among a million, three
+// stripes left Redis idle about 80 ms of a snapshot instead of 105, and
+// took 4-5 % less time (four did no better); another client's PING meanwhile
+// waited a little longer: p50 1.4 ms instead of 1.1, p99 4.6 instead of 4.1
+// (BENCHMARKS.md). Only a pass someone waits for walks in stripes: the
+// dashboard's discovery walks one cursor at a time.
 const snapshotStripes = 3
 
 // walk runs SCAN MATCH over each pattern and calls fn, from several
