@@ -18,7 +18,7 @@ import (
 )
 
 // bare times the snapshot's work done by the leanest client this file can
-// be: the same two SCAN stripes, the same pipelines of GETRANGE and PTTL
+// be: the same three SCAN stripes, the same pipelines of GETRANGE and PTTL
 // for 500 keys on two more connections and the same TYPE pipeline for the
 // keys that are not strings, but written as bytes on raw sockets and every
 // reply skipped as it is read, with no client library and nothing kept but
@@ -37,7 +37,7 @@ func bare(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, erro
 	g, gctx := errgroup.WithContext(ctx)
 	found := make(chan []string, 64)
 	walkers, wctx := errgroup.WithContext(gctx)
-	const stripes = 2
+	const stripes = 3 // as redisclient's snapshotStripes
 	for i := range stripes {
 		walkers.Go(func() error { return bareStripe(wctx, opt, cfg.pattern, i, stripes, found) })
 	}
