@@ -165,10 +165,13 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		err = c.connectError(pingCtx, err)
 	} else {
 		// The topology is for people: a deployment whose shape cannot be
-		// read (a user not allowed to ask) is still one to watch.
+		// read (a user not allowed to ask) is still one to watch. A single
+		// Redis's is its kind: the PING above has answered for it.
 		c.topology = c.kind
-		if t, err := c.Topology(pingCtx); err == nil {
-			c.topology = t.String()
+		if c.kind != standalone {
+			if t, err := c.Topology(pingCtx); err == nil {
+				c.topology = t.String()
+			}
 		}
 	}
 	if !stop() { // cancelled: c is closed, and any error came of that
