@@ -238,7 +238,7 @@ func TestSnapshotFindsEveryKey(t *testing.T) {
 	}
 	s.Do(t, args...)
 	c := connect(t, s)
-	// COUNT 10: hundreds of SCAN calls, the walk in parts that meet midway.
+	// COUNT 10: hundreds of SCAN calls, the walk in stripes that meet.
 	obs, err := snapshot(context.Background(), c, []string{"rl:*", "rl:1*"}, 10)
 	if err != nil {
 		t.Fatal(err)
@@ -262,5 +262,31 @@ func TestSnapshotFindsEveryKey(t *testing.T) {
 	}
 	if twice > 20*(redisclient.SnapshotStripes-1) { // COUNT 10: a page or two where two stripes meet
 		t.Errorf("%d keys read twice: the stripes overlap by more than a page, or patterns repeat keys", twice)
+	}
+}
+
+// A keyspace smaller than SCAN's COUNT comes whole in the first reply:
+// each key is read once, not again by each stripe from its start to the
+// end.
+func TestSnapshotReadsASmallKeyspaceOnce(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	const n = 300
+	args := []any{"MSET"}
+	for i := range n {
+		args = append(args, fmt.Sprintf("rl:%d", i), i)
+	}
+	s.Do(t, args...)
+	c := connect(t, s)
+	obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
+	if err != nil {
+		t.Fatal(err)
+	}
+	seen := map[string]int{}
+	for _, o := range obs {
+		seen[o.Key]++
+	}
+	if len(obs) != n || len(seen) != n {
+		t.Errorf("read %d keys, %d of them distinct, want each of the %d once", len(obs), len(seen), n)
 	}
 }

@@ -33,10 +33,10 @@ func (c *Client) Scan(ctx context.Context, patterns []string, count int64, fn fu
 // keys deleted between SCAN and the read are left out. An error from fn
 // stops the pass and is returned as it is.
 //
-// A key may come twice, rarely: SCAN may return a key twice, and the
-// stripes of a walk overlap by up to a page, and a key that several
-// patterns match comes once only when the earlier ones have no [range] (see
-// walk). The caller drops repeats (model.Snapshot and model.KeySorter do,
+// A key may come twice, rarely: SCAN may return a key twice, and where
+// two stripes of a walk meet they overlap by up to a page, and a key that
+// several patterns match comes once only when the earlier ones have no
+// [range] (see walk). The caller drops repeats (model.Snapshot and model.KeySorter do,
 // as they sort), which costs less than a set of every key seen: at a
 // hundred thousand keys, that set was a twentieth of the snapshot's time.
 //
@@ -132,7 +132,7 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 // Redis still waited whenever the client took longer to send the next SCAN
 // than Redis took to run one (about 0.6 ms at COUNT 1000), as it does when
 // its threads wait for a core. At 100,000 keys among a million, three
-// stripes left Redis idle about 80 ms of a snapshot instead of 105, and
+// stripes left Redis idle about 80 ms of a snapshot instead of 105-110, and
 // took 4-5 % less time (four did no better); another client's PING meanwhile
 // waited a little longer: p50 1.4 ms instead of 1.1, p99 4.6 instead of 4.1
 // (BENCHMARKS.md). Only a pass someone waits for walks in stripes: the
@@ -153,6 +153,10 @@ func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn fu
 		count = defaultScanCount
 	}
 	g, ctx := errgroup.WithContext(ctx)
+	firsts := make([]firstPage, len(patterns))
+	for j := range firsts {
+		firsts[j].done = make(chan struct{})
+	}
 	for i := range snapshotStripes {
 		g.Go(func() error {
 			for j, p := range patterns {
@@ -162,7 +166,7 @@ func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn fu
 				// servers built where char is unsigned, and a key dropped
 				// by mistake would vanish; a repeat costs only a read.
 				earlier := slices.DeleteFunc(slices.Clone(patterns[:j]), func(e string) bool { return strings.Contains(e, "[") })
-				err := c.scanStripe(ctx, p, count, i, snapshotStripes, func(keys []string) error {
+				err := c.scanStripe(ctx, p, count, i, snapshotStripes, &firsts[j], func(keys []string) error {
 					keys = slices.DeleteFunc(keys, func(k string) bool {
 						return slices.ContainsFunc(earlier, func(e string) bool { return model.GlobMatch(e, k) })
 					})
@@ -181,6 +185,16 @@ func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn fu
 	return g.Wait()
 }
 
+// firstPage tells the later stripes of a walk whether the first stripe's
+// first SCAN left anything to walk. SCAN goes on until it has COUNT keys or
+// reaches the end, so a keyspace of fewer keys comes whole in that reply,
+// and each later stripe would read it again from its start to the end
+// (with three stripes, the last third three times).
+type firstPage struct {
+	done chan struct{} // closed once the first SCAN has answered, or failed
+	more bool          // set before done is closed: the walk did not end there
+}
+
 // scanStripe is the i-th of n stripes of a SCAN walk. SCAN visits the hash
 // table's buckets in reverse-binary order: the cursor's bits reversed are
 // its position along the walk, from 0 up to a wrap back to 0, whatever the
@@ -188,7 +202,28 @@ func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn fu
 // position i/n of the way and ends once the next cursor reaches position
 // (i+1)/n: together, the stripes walk the whole keyspace once, with
 // SCAN's guarantee that a key there from start to end is returned.
-func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i, n int, fn func(keys []string) error) error {
+// Stripes after the first start once first says the walk goes on.
+func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i, n int, first *firstPage, fn func(keys []string) error) error {
+	announce := func(more bool) {} // the first stripe's first answer, for the others
+	if i == 0 {
+		announced := false
+		announce = func(more bool) {
+			if !announced {
+				announced, first.more = true, more
+				close(first.done)
+			}
+		}
+		defer announce(false) // failed: the walk ends with the error
+	} else {
+		select {
+		case <-first.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !first.more {
+			return nil
+		}
+	}
 	width := math.MaxUint64/uint64(n) + 1 // wraps to 0 for n = 1: one stripe ends only where the walk does
 	end := uint64(i+1) * width
 	cursor := bits.Reverse64(uint64(i) * width)
@@ -197,6 +232,7 @@ func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i,
 		if err != nil {
 			return c.explain(err)
 		}
+		announce(next != 0)
 		if len(keys) > 0 {
 			if err := fn(keys); err != nil {
 				return err
