@@ -220,7 +220,7 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "    wall / Redis time          %.2fx    target <= %.1fx   %s\n", ratio, targetRatio, verdict(ratio <= targetRatio))
 	fmt.Fprintf(w, "    wall / Redis CPU           %.2fx    (1.0: Redis busy from start to exit; it was busy %.0f%% of the time)\n",
 		float64(med.wall)/float64(med.server.cpu), 100*float64(med.server.cpu)/float64(med.wall))
-	if split := med.server.split(med.wall); split != "" {
+	if split := med.server.split(); split != "" {
 		fmt.Fprintf(w, "    Redis's main thread        %s\n", split)
 		fmt.Fprintf(w, "                               (running alone is %.2fx its command time; idle is the part a client decides:\n", float64(med.server.sched.ran)/float64(redisTime))
 		fmt.Fprintf(w, "                               round trips, and countertop's start, sorting, output and exit)\n")
@@ -296,7 +296,7 @@ func idle(r snapshotRun) string {
 	if !r.server.sched.known {
 		return ""
 	}
-	return ", Redis idle " + secs(r.wall-r.server.sched.ran-r.server.sched.queued)
+	return ", Redis idle " + secs(r.server.sched.idle())
 }
 
 func byWall(a, b snapshotRun) int { return cmp.Compare(a.wall, b.wall) }

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"net"
 	"os"
 	"slices"
 	"strconv"
@@ -31,14 +32,23 @@ type serverStats struct {
 }
 
 // schedStat is how long a thread has run, and how long it has waited,
-// ready to run, for a CPU (/proc/PID/task/TID/schedstat): the rest of a
-// span of wall time it slept, which Redis's main thread does when no
-// client has asked it anything. Known is false where the file cannot be
-// read (Redis on another machine, or not on Linux).
+// ready to run, for a CPU (/proc/PID/task/TID/schedstat), as of a moment:
+// the rest of a span of wall time it slept, which Redis's main thread does
+// when no client has asked it anything. Known is false unless Redis is
+// reached over loopback or a unix socket and the process with its pid here
+// is a redis-server (not, say, a container's pid 1, or a process of this
+// machine that has the pid of a Redis elsewhere), on a kernel that keeps
+// these figures.
 type schedStat struct {
 	known       bool
+	pid         string
+	at          time.Time // when read; in a difference, span is the time between two readings
+	span        time.Duration
 	ran, queued time.Duration
 }
+
+// idle is how long of its span the thread slept.
+func (s schedStat) idle() time.Duration { return max(0, s.span-s.ran-s.queued) }
 
 func readStats(ctx context.Context, rdb *redis.Client) (serverStats, error) {
 	s := serverStats{calls: map[string]int64{}, usec: map[string]int64{}}
@@ -67,43 +77,60 @@ func readStats(ctx context.Context, rdb *redis.Client) (serverStats, error) {
 			secs, _ := strconv.ParseFloat(fields, 64)
 			s.cpu += time.Duration(secs * float64(time.Second))
 		}
-		if name == "process_id" {
+		if name == "process_id" && local(rdb.Options()) {
 			s.sched = readSchedStat(fields)
 		}
 	}
 	return s, nil
 }
 
+// local reports whether the Redis of opt runs on this machine.
+func local(opt *redis.Options) bool {
+	if opt.Network == "unix" {
+		return true
+	}
+	host, _, err := net.SplitHostPort(opt.Addr)
+	if err != nil {
+		return false
+	}
+	ip := net.ParseIP(host)
+	return host == "localhost" || ip != nil && ip.IsLoopback()
+}
+
 // readSchedStat is the schedstat of the main thread of process pid (whose
-// thread id is pid), if this machine has it.
+// thread id is pid), if that is a redis-server and this kernel keeps it.
 func readSchedStat(pid string) schedStat {
+	comm, err := os.ReadFile(fmt.Sprintf("/proc/%s/comm", pid))
+	if err != nil || !strings.HasPrefix(string(comm), "redis-server") {
+		return schedStat{}
+	}
 	b, err := os.ReadFile(fmt.Sprintf("/proc/%s/task/%s/schedstat", pid, pid))
 	if err != nil {
 		return schedStat{}
 	}
 	var ran, queued int64
-	if _, err := fmt.Sscan(string(b), &ran, &queued); err != nil {
-		return schedStat{}
+	if _, err := fmt.Sscan(string(b), &ran, &queued); err != nil || ran == 0 {
+		return schedStat{} // 0 0 0: the kernel keeps no scheduler statistics
 	}
-	return schedStat{known: true, ran: time.Duration(ran), queued: time.Duration(queued)}
+	return schedStat{known: true, pid: pid, at: time.Now(), ran: time.Duration(ran), queued: time.Duration(queued)}
 }
 
-// split is where wall, a span over which s was measured, went for Redis's
+// split is where the time between the two readings of s went for Redis's
 // main thread: running, waiting for a CPU, and idle (waiting for a
 // client), or "" where that is not known.
-func (s serverStats) split(wall time.Duration) string {
+func (s serverStats) split() string {
 	if !s.sched.known {
 		return ""
 	}
-	idle := wall - s.sched.ran - s.sched.queued
-	return fmt.Sprintf("running %s, waiting for a CPU %s, idle %s", secs(s.sched.ran), secs(s.sched.queued), secs(idle))
+	return fmt.Sprintf("running %s, waiting for a CPU %s, idle %s", secs(s.sched.ran), secs(s.sched.queued), secs(s.sched.idle()))
 }
 
 // since is what Redis did between before and s.
 func (s serverStats) since(before serverStats) serverStats {
 	d := serverStats{calls: map[string]int64{}, usec: map[string]int64{}, cpu: s.cpu - before.cpu}
-	if s.sched.known && before.sched.known {
-		d.sched = schedStat{known: true, ran: s.sched.ran - before.sched.ran, queued: s.sched.queued - before.sched.queued}
+	if s.sched.known && before.sched.known && s.sched.pid == before.sched.pid { // not across a restart
+		d.sched = schedStat{known: true, pid: s.sched.pid, span: s.sched.at.Sub(before.sched.at),
+			ran: s.sched.ran - before.sched.ran, queued: s.sched.queued - before.sched.queued}
 	}
 	for k, v := range s.calls {
 		d.calls[k] = v - before.calls[k]
