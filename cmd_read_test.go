@@ -210,6 +210,13 @@ func TestVersionAndUsage(t *testing.T) {
 		errOut.String() != "countertop: flag provided but not defined: -bogus: run 'countertop snapshot --help' for the flags\n" {
 		t.Errorf("snapshot --bogus: exit %d, stderr %q", code, errOut.String())
 	}
+	// A monitor's line with the command after a flag: say where it goes,
+	// before connecting anywhere.
+	errOut.Reset()
+	if code := run([]string{"--url", "redis://127.0.0.1:1/0", "check"}, &out, &errOut); code != exitFailed ||
+		errOut.String() != "countertop: \"check\" is a command, and a command goes first: countertop check [flags]\n" {
+		t.Errorf("--url ... check: exit %d, stderr %q", code, errOut.String())
+	}
 }
 
 // A server that accepts and never answers holds a connect until its
@@ -278,5 +285,19 @@ func TestBadURLNamesItsSource(t *testing.T) {
 		if code := run(tc.args, &out, &errOut); code != exitFailed || !strings.Contains(errOut.String(), tc.want) {
 			t.Errorf("%v with REDIS_URL=%q: exit %d, stderr %q\nwant it to say %q", tc.args, tc.env, code, errOut.String(), tc.want)
 		}
+	}
+}
+
+// A config file with several problems gets a line for each, each naming
+// its file and line, not one line with the line breaks escaped.
+func TestConfigProblemsALineEach(t *testing.T) {
+	t.Parallel()
+	path := writeFile(t, "c.toml", "[[rule]]\npattern = \"a:*\"\nlimit = \"100\"\nwarn_at = 1.5\n")
+	var out, errOut bytes.Buffer
+	code := run([]string{"snapshot", "--config", path, "--url", "redis://127.0.0.1:1/0"}, &out, &errOut)
+	lines := strings.Split(strings.TrimSuffix(errOut.String(), "\n"), "\n")
+	if code != exitFailed || len(lines) != 2 ||
+		!strings.HasPrefix(lines[0], "countertop: "+path+":3: rule[1].limit") || !strings.HasPrefix(lines[1], path+":4: rule[1].warn_at") {
+		t.Errorf("exit %d, stderr %q: want a line for each problem", code, errOut.String())
 	}
 }

@@ -50,6 +50,9 @@ Usage:
 Run 'countertop <command> --help' for the flags of a command.
 `
 
+// commands are the subcommands run knows, as the first argument.
+var commands = []string{"demo", "snapshot", "check", "incr", "repair", "help", "version"}
+
 func main() {
 	os.Exit(run(os.Args[1:], os.Stdout, os.Stderr))
 }
@@ -95,7 +98,12 @@ func run(args []string, stdout, stderr io.Writer) int {
 	}
 	if err != nil {
 		// The sentences escape what they quote; this catches what one missed.
-		fmt.Fprintf(stderr, "countertop: %s\n", model.SafeText(err.Error()))
+		// Several of them (a config file's problems) come a line each.
+		lines := strings.Split(err.Error(), "\n")
+		for i := range lines {
+			lines[i] = model.SafeText(lines[i])
+		}
+		fmt.Fprintf(stderr, "countertop: %s\n", strings.Join(lines, "\n"))
 		if code == exitOK {
 			code = exitFailed
 		}
@@ -227,6 +235,10 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 	cfg, rest, err := parse("", args, stderr, nil)
 	if err != nil {
 		return err
+	}
+	if len(rest) > 0 && slices.Contains(commands, rest[0]) {
+		// countertop --url ... check: a line a monitor would run.
+		return fmt.Errorf("%q is a command, and a command goes first: countertop %s [flags]", rest[0], rest[0])
 	}
 	if err := noArgs(rest); err != nil {
 		return err
