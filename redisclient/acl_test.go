@@ -173,7 +173,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			_, incrErr := c.Incr(ctx, key, one, time.Minute)
 			_, burstErr := c.Burst(ctx, key, one, time.Minute, redisclient.BurstOptions{Count: 5, Clients: 2})
 			_, _, expireErr := c.Expire(ctx, key, time.Minute)
-			deleteErr := c.Delete(ctx, key)
+			_, deleteErr := c.Delete(ctx, key)
 			for what, err := range map[string]error{"Incr": incrErr, "Burst": burstErr, "Expire": expireErr, "Delete": deleteErr} {
 				if !redisclient.Refused(err) {
 					t.Errorf("%s as %s: %v; want it refused", what, user, err)
@@ -209,7 +209,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			if set, o, err := c.Expire(ctx, key, time.Minute); err != nil || !set || o.PTTL <= 0 {
 				t.Errorf("Expire %s as %s = %v, PTTL %d, %v; want the TTL set", key, writeUser, set, o.PTTL, err)
 			}
-			if err := c.Delete(ctx, key); err != nil || admin.Exists(ctx, key).Val() != 0 {
+			if existed, err := c.Delete(ctx, key); err != nil || !existed || admin.Exists(ctx, key).Val() != 0 {
 				t.Errorf("Delete %s as %s: %v", key, writeUser, err)
 			}
 		}

@@ -274,7 +274,7 @@ func TestCluster(t *testing.T) {
 			if got := m.Do(t, "GET", key); o.Raw != strconv.Itoa(before+1) || got != o.Raw {
 				t.Errorf("Incr %s from %d: returned %q, master %s holds %v", key, before, o.Raw, m.Addr, got)
 			}
-			if err := c.Delete(ctx, key); err != nil || m.Do(t, "EXISTS", key) != int64(0) {
+			if existed, err := c.Delete(ctx, key); err != nil || !existed || m.Do(t, "EXISTS", key) != int64(0) {
 				t.Errorf("Delete %s (on %s): %v", key, m.Addr, err)
 			}
 			m.Do(t, "SET", key, before, "EX", 600) // as it was, for the other subtests

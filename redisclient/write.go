@@ -218,17 +218,18 @@ func (c *Client) Expire(ctx context.Context, key string, window time.Duration) (
 	return set, read[0], nil
 }
 
-// Delete removes key. A key that is already gone is not an error: the user
-// wanted it gone.
-func (c *Client) Delete(ctx context.Context, key string) error {
+// Delete removes key. A key that is already gone is not an error (the user
+// wanted it gone), but existed says so.
+func (c *Client) Delete(ctx context.Context, key string) (existed bool, err error) {
 	cmd := "DEL " + model.Printable(key)
 	if err := c.writable(cmd); err != nil {
-		return err
+		return false, err
 	}
-	if err := c.afterWrite(ctx, c.rdb.Del(ctx, key).Err()); err != nil {
-		return c.writeError(cmd, err)
+	n, err := c.rdb.Del(ctx, key).Result()
+	if err := c.afterWrite(ctx, err); err != nil {
+		return false, c.writeError(cmd, err)
 	}
-	return nil
+	return n > 0, nil
 }
 
 // Refused reports whether err says that a write was refused, so nothing

@@ -230,16 +230,17 @@ func (f *fakeWriter) Expire(_ context.Context, key string, window time.Duration)
 	return true, f.state(key), nil
 }
 
-func (f *fakeWriter) Delete(_ context.Context, key string) error {
+func (f *fakeWriter) Delete(_ context.Context, key string) (bool, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	f.record("DEL %s", key)
 	if f.err != nil {
-		return f.err
+		return false, f.err
 	}
+	_, existed := f.values[key]
 	delete(f.values, key)
 	delete(f.ttls, key)
-	return nil
+	return existed, nil
 }
 
 // seed puts obs into the fake Redis too, so writes start from what the

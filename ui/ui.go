@@ -33,8 +33,9 @@ type Writer interface {
 	// is false when it already had one, and a key that does not exist is an
 	// error that wraps model.ErrNoSuchKey. obs is the key's state afterwards.
 	Expire(ctx context.Context, key string, window time.Duration) (set bool, obs model.Observation, err error)
-	// Delete removes key.
-	Delete(ctx context.Context, key string) error
+	// Delete removes key; existed is false when there was none to remove
+	// (it expired, or someone deleted it first).
+	Delete(ctx context.Context, key string) (existed bool, err error)
 }
 
 // Options is what New needs to build the dashboard.

@@ -570,6 +570,24 @@ func TestDeleteAsksAndNamesTheKey(t *testing.T) {
 	}
 }
 
+// A key that expired between the question and the answer was not deleted
+// by the user: the status line says it was gone, and the row goes.
+func TestDeleteOfAKeyGoneAlreadySaysSo(t *testing.T) {
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:7")
+	m, _ = press(m, "d")
+	delete(w.values, "ratelimit:api:7") // it expires while the dialog is up
+	m, cmd := press(m, "y")
+	m = run(t, m, cmd)
+	if s := statusText(m); s != "DEL ratelimit:api:7 -> it was gone already (expired, or deleted by someone else)" {
+		t.Fatalf("status line %q", s)
+	}
+	if _, ok := m.store.Get("ratelimit:api:7"); ok {
+		t.Fatal("the key is still shown")
+	}
+}
+
 func TestWriteErrorsAreOneSentenceAndChangeNothing(t *testing.T) {
 	w := newFakeWriter().seed(fixture()...)
 	w.err = errReplica

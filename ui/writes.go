@@ -37,8 +37,9 @@ type (
 		repair bool // one of the writes of a repair-all
 	}
 	deleteDoneMsg struct {
-		key string
-		err error
+		key     string
+		existed bool // false: it had expired, or someone deleted it first
+		err     error
 	}
 )
 
@@ -237,7 +238,8 @@ func (m Model) deleteCmd(key string) tea.Cmd {
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
-		return deleteDoneMsg{key: key, err: w.Delete(ctx, key)}
+		existed, err := w.Delete(ctx, key)
+		return deleteDoneMsg{key: key, existed: existed, err: err}
 	}
 }
 
@@ -342,6 +344,10 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 	}
 	if m.screen == screenDetail && m.detailKey == msg.key {
 		m.screen = screenTable
+	}
+	if !msg.existed {
+		m.status = info("DEL %s -> it was gone already (expired, or deleted by someone else)", model.Printable(msg.key))
+		return m
 	}
 	m.status = done("DEL %s -> deleted", model.Printable(msg.key))
 	return m
