@@ -73,7 +73,20 @@ func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
 // the header's feed state.
 func (m Model) apply(b model.Batch, arrived time.Time) Model {
 	if b.State != nil {
+		was := reachable(m.feedState)
 		m.feedState = *b.State
+		switch is := reachable(m.feedState); {
+		case was && !is:
+			m.downSince = m.lastData
+		case !was && is:
+			// A write that failed since the last data before the outage
+			// failed because of it (the feed may notice after the user
+			// does): its red sentence would now contradict the header.
+			if m.status.kind == statusFailed && m.status.at.After(m.downSince) {
+				m.status = info("%s Redis answers again now.", m.status.text)
+			}
+			m.downSince = time.Time{}
+		}
 	}
 	if hasData(b) {
 		m.store.Apply(b)
@@ -128,3 +141,6 @@ func (h *held) batch() model.Batch {
 	}
 	return b
 }
+
+// reachable reports whether s says Redis answers.
+func reachable(s model.FeedState) bool { return s.Connected && s.LastError == "" }

@@ -1,6 +1,9 @@
 package ui
 
-import "fmt"
+import (
+	"fmt"
+	"time"
+)
 
 // statusLine is the answer to the user's last action: what was sent and
 // what Redis said, or why nothing was sent. It takes one line on screen, or
@@ -9,6 +12,7 @@ import "fmt"
 type statusLine struct {
 	text string
 	kind statusKind
+	at   time.Time // when a write failed: see Model.apply
 }
 
 type statusKind uint8

@@ -83,6 +83,7 @@ type Model struct {
 	feedState  model.FeedState
 	feedClosed bool
 	lastData   time.Time // when the feed last brought data
+	downSince  time.Time // the last data before the feed last said Redis was unreachable
 
 	// The selection is a key name; cursor and offset are derived from it
 	// after every change so that it stays on the same key when rows move.

@@ -588,6 +588,46 @@ func TestDeleteOfAKeyGoneAlreadySaysSo(t *testing.T) {
 	}
 }
 
+// A write that failed because Redis was down is no longer shown as an
+// error once the feed says Redis answers again (the header says so too);
+// one that failed while data kept coming stays as it was.
+func TestWriteFailedInAnOutageIsSettledWhenRedisIsBack(t *testing.T) {
+	down := batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "reconnecting", Addr: "127.0.0.1:7000", LastError: "Redis at 127.0.0.1:7000 refused the connection.",
+	}}}}
+	up := batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+	}}}}
+	refused := "INCRBY ratelimit:api:42 1 failed: could not connect to 127.0.0.1:7000: connection refused"
+
+	w := newFakeWriter().seed(fixture()...)
+	w.err = errors.New("could not connect to 127.0.0.1:7000: connection refused")
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd) // before the feed notices
+	m, _ = send(m, down)
+	if statusText(m) != refused || m.status.kind != statusFailed {
+		t.Fatalf("during the outage: status %q", statusText(m))
+	}
+	m, _ = send(m, up)
+	if s := statusText(m); s != refused+" Redis answers again now." || m.status.kind != statusInfo {
+		t.Fatalf("once Redis is back: status %q (kind %d)", s, m.status.kind)
+	}
+
+	w = newFakeWriter().seed(fixture()...)
+	w.err = errReplica
+	m = newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd = press(m, "+")
+	m = run(t, m, cmd)
+	before := m.status
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{str("ratelimit:api:42", "17", 30_000)}}}}, down, up)
+	if m.status != before {
+		t.Fatalf("a refusal before the outage became %q", statusText(m))
+	}
+}
+
 func TestWriteErrorsAreOneSentenceAndChangeNothing(t *testing.T) {
 	w := newFakeWriter().seed(fixture()...)
 	w.err = errReplica

@@ -247,12 +247,14 @@ func (m Model) deleteCmd(key string) tea.Cmd {
 // refused. The Writer's errors are whole sentences; most already name the
 // command ("INCRBY k 1 failed: ..."), and saying it twice would push the
 // part that tells the user what to do off the screen.
-func writeFailed(cmd string, err error) statusLine {
+func (m Model) writeFailed(cmd string, err error) statusLine {
 	text := model.SafeText(err.Error()) // its key names are escaped already
+	s := failed("%s failed: %s", cmd, text)
 	if strings.Contains(text, " failed: ") || strings.Contains(text, "was not sent") {
-		return failed("%s", text)
+		s = failed("%s", text)
 	}
-	return failed("%s failed: %s", cmd, text)
+	s.at = m.clock()
+	return s
 }
 
 // onIncrDone shows the new state at once, without waiting for the feed. An
@@ -273,7 +275,7 @@ func (m Model) onIncrDone(msg incrDoneMsg) (Model, tea.Cmd) {
 		})
 	}
 	if msg.err != nil {
-		m.status = writeFailed(cmd, msg.err)
+		m.status = m.writeFailed(cmd, msg.err)
 		return m, nil
 	}
 	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
@@ -322,7 +324,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 	cmd := expireCommand(msg.key, msg.window)
 	switch {
 	case msg.err != nil:
-		m.status = writeFailed(cmd, msg.err)
+		m.status = m.writeFailed(cmd, msg.err)
 	case msg.set:
 		m.status = done("%s -> set, %s", cmd, model.TTLPhrase(msg.obs.PTTL))
 	case msg.obs.PTTL == model.PTTLMissing:
@@ -335,7 +337,7 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 
 func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 	if msg.err != nil {
-		m.status = writeFailed("DEL "+model.Printable(msg.key), msg.err)
+		m.status = m.writeFailed("DEL "+model.Printable(msg.key), msg.err)
 		return m
 	}
 	m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
