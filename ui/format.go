@@ -53,6 +53,29 @@ func formatValue(c *model.Counter) string {
 	return model.Printable(c.Type)
 }
 
+// valueCell is formatValue in at most width cells. A number too long for
+// them is rounded to fewer digits, with an exponent where it needs one
+// (12345678901234567 in 10 cells is 1.23457e16), never cut: a number with
+// its end cut off reads as a smaller one. Other values are cut, with an
+// ellipsis.
+func valueCell(c *model.Counter, width int) string {
+	s := formatValue(c)
+	if cells(s) <= width || c.Value.Kind == model.KindNone {
+		return truncate(s, width)
+	}
+	for digits := width; digits > 0; digits-- {
+		g := strconv.FormatFloat(c.Value.Float, 'g', digits, 64)
+		if mantissa, exp, ok := strings.Cut(g, "e"); ok { // e+16 -> e16, e-05 -> e-5
+			sign, exp := strings.TrimPrefix(exp[:1], "+"), strings.TrimLeft(exp[1:], "0")
+			g = mantissa + "e" + sign + exp
+		}
+		if len(g) <= width {
+			return g
+		}
+	}
+	return truncate(s, width)
+}
+
 // formatRate is a change per second: "+1.2/s", "-30/s", "+4.1k/s".
 func formatRate(r float64) string {
 	if math.Abs(r) < 0.05 { // what would read "+0.0/s"

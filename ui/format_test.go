@@ -8,6 +8,8 @@ import (
 	"time"
 
 	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/model"
 )
 
 func TestGauge(t *testing.T) {
@@ -73,6 +75,39 @@ func TestFormatRateFitsItsColumn(t *testing.T) {
 		}
 		if w := lipgloss.Width(got); w > rateWidth {
 			t.Errorf("formatRate(%g) = %q is %d cells, the column %d", r, got, w, rateWidth)
+		}
+	}
+}
+
+// A number too long for the VALUE column keeps its magnitude, rounded, and
+// never has its end cut off (it would read as a smaller number); text is
+// cut with an ellipsis.
+func TestValueCellNeverCutsANumber(t *testing.T) {
+	rules := testRules()
+	for _, tc := range []struct {
+		raw   string
+		width int
+		want  string
+	}{
+		{"17", 5, "17"},
+		{"12345678901234567", 20, "12345678901234567"},
+		{"12345678901234567", 10, "1.23457e16"},
+		{"-12345678901234567", 10, "-1.2346e16"},
+		{"9223372036854775807", 8, "9.223e18"},
+		{"9223372036854775807", 5, "9e18"},
+		{"0.30000000000000004", 8, "0.3"},
+		{"0.000000123456789", 9, "1.2346e-7"},
+		{"1.000000000000000000000001", 6, "1"},
+		{"not a number", 3, "te…"}, // "text"
+	} {
+		o := str("k", tc.raw, 1000)
+		c := model.NewCounter(&o, rules)
+		got := valueCell(&c, tc.width)
+		if got != tc.want {
+			t.Errorf("valueCell(%s, %d) = %q, want %q", tc.raw, tc.width, got, tc.want)
+		}
+		if w := lipgloss.Width(got); w > tc.width {
+			t.Errorf("valueCell(%s, %d) = %q is %d cells", tc.raw, tc.width, got, w)
 		}
 	}
 }

@@ -202,7 +202,7 @@ func (m Model) row(c *model.Counter, cols columns, now time.Time, selected bool)
 
 	var b strings.Builder
 	b.WriteString(look.base.render(marker + padRight(truncateMiddle(model.Printable(c.Key), cols.key), cols.key)))
-	b.WriteString(look.base.render(gap + padLeft(truncate(formatValue(c), cols.value), cols.value) + gap))
+	b.WriteString(look.base.render(gap + padLeft(valueCell(c, cols.value), cols.value) + gap))
 	if cols.limit > 0 {
 		b.WriteString(m.limitCell(c, rule, cols, look))
 		b.WriteString(look.base.render(gap))
