@@ -14,7 +14,7 @@ import (
 const labelWidth = 10
 
 // detailView is every field of the key the detail screen shows, and what
-// its status means for the clients it counts.
+// its status means for the clients it counts, that first.
 func (m Model) detailView() []string {
 	c, ok := m.store.Get(m.detailKey)
 	if !ok {
@@ -69,24 +69,24 @@ func (m Model) detailView() []string {
 	for _, l := range keyLines(model.Printable(c.Key), m.width) {
 		lines = append(lines, m.theme.Row[st].Bold(true).Render(l))
 	}
-	lines = append(lines, "")
-	lines = append(lines, []string{
-		field("type", model.Printable(c.Type)),
-		field("raw", raw),
-		field("value", formatValue(&c)),
-		field("TTL", m.theme.style(ttlTone).Render(ttl)),
-		field("deadline", deadline),
-		field("rule", ruleText),
-		field("limit", limit),
-		field("window", window),
-		field("rate", formatRate(c.Rate)),
-		field("status", m.theme.Status[st].Render(st.String())),
-	}...)
+	// The status and what it means first, then what it comes of: on a
+	// short terminal what is cut off is the least of it.
+	lines = append(lines, "", field("status", m.theme.Status[st].Render(st.String())))
 	explain := m.explain(&c, rule, listed, now)
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
-	return lines
+	return append(lines,
+		field("value", formatValue(&c)),
+		field("TTL", m.theme.style(ttlTone).Render(ttl)),
+		field("limit", limit),
+		field("window", window),
+		field("rate", formatRate(c.Rate)),
+		field("rule", ruleText),
+		field("deadline", deadline),
+		field("type", model.Printable(c.Type)),
+		field("raw", raw),
+	)
 }
 
 // maxKeyLines is how many lines the detail screen gives a key's name.
