@@ -372,6 +372,9 @@ func TestIncrementAKeyOutsideThePatterns(t *testing.T) {
 	}
 	m, cmd = press(m, "nother:x<enter><enter>") // no rule, no TTL: a window is asked for
 	m = run(t, m, cmd)
+	if s := statusText(m); !strings.HasPrefix(s, "other:x is new, or has no TTL: window to give it") {
+		t.Errorf("the prompt for a key by name says %q", s)
+	}
 	m, cmd = press(m, "45s<enter>")
 	m = run(t, m, cmd)
 	if want := "INCRBY other:x 1 -> 1, TTL 45s (not in the table: it is outside the watched patterns 'ratelimit:*' and 'views:*')"; statusText(m) != want {

@@ -143,16 +143,24 @@ func (m Model) withWindow(key string, rule model.Rule, then func(Model, time.Dur
 }
 
 // refuseNotString refuses at once an increment of a key the dashboard
-// knows holds a hash, a list or another type that is not a string: Redis
-// would refuse it with WRONGTYPE, after the user was asked for an amount
-// or a window for nothing. ok says it refused.
+// knows holds a hash, a list or another type that is not a string, or a
+// string that is not a number: Redis would refuse it (WRONGTYPE, not an
+// integer), after the user was asked for an amount or a window for
+// nothing. ok says it refused.
 func (m Model) refuseNotString(key, command string) (Model, bool) {
 	c, known := m.store.Get(key)
-	if !known || c.Type == "" || c.Type == "string" {
+	switch {
+	case !known || c.Type == "":
+		return m, false
+	case c.Type != "string":
+		m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
+			model.Printable(key), model.Printable(c.Type), command)
+	case c.Status == model.StatusNotCounter:
+		m.status = failed("Nothing was sent: %s holds text, not a number, and %s adds only to a number: pick a counter.",
+			model.Printable(key), command)
+	default:
 		return m, false
 	}
-	m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
-		model.Printable(key), model.Printable(c.Type), command)
 	return m, true
 }
 
@@ -269,7 +277,11 @@ func (m Model) onIncrDone(msg incrDoneMsg) (Model, tea.Cmd) {
 			m.status = failed("Nothing was sent: %s has no TTL yet, so %s needs a window: press the key again to give one.", model.Printable(msg.key), cmd)
 			return m, nil
 		}
-		prompt := model.Printable(msg.key) + " has no TTL yet: window to give it (e.g. 60s): "
+		state := " has no TTL yet" // a key of the rows; one typed by name (n) may not exist
+		if _, known := m.store.Get(msg.key); !known {
+			state = " is new, or has no TTL"
+		}
+		prompt := model.Printable(msg.key) + state + ": window to give it (e.g. 60s): "
 		return m.askWindow(prompt, func(m Model, w time.Duration) (Model, tea.Cmd) {
 			return m.remember(msg.key, w).sendIncr(msg.key, msg.by, w)
 		})

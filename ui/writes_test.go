@@ -104,8 +104,9 @@ func TestNoWindowIsAskedForWhenTheRuleOrWindowFlagGivesOne(t *testing.T) {
 	}
 }
 
-// + on a key the dashboard knows is a hash is refused at once, in one
-// sentence that says what to do, before any window or amount is asked for.
+// + on a key the dashboard knows is a hash, or text, is refused at once,
+// in one sentence that says what to do, before any window or amount is
+// asked for.
 func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 	obs := append(fixture(), model.Observation{Key: "quota:config", Type: "hash", PTTL: model.PTTLNoExpiry, At: t0})
 	w := newFakeWriter().seed(obs...)
@@ -128,6 +129,15 @@ func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 		s := statusText(m)
 		if !strings.HasPrefix(s, "Nothing was sent: ") || !strings.Contains(s, " holds a hash, and INCRBY adds only to a string: pick a counter.") {
 			t.Errorf("%s %q: status %q", tc.key, tc.keys, s)
+		}
+	}
+	// Text: INCRBY would be refused as not an integer.
+	for _, keys := range []string{"+", "i"} {
+		m := selectKey(t, m, "cache:greeting")
+		m, cmd := press(m, keys)
+		if cmd != nil || m.prompt != nil ||
+			statusText(m) != "Nothing was sent: cache:greeting holds text, not a number, and INCRBY adds only to a number: pick a counter." {
+			t.Errorf("cache:greeting %q: prompt %v, status %q", keys, m.prompt != nil, statusText(m))
 		}
 	}
 	if got := w.Calls(); len(got) > 0 {
