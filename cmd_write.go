@@ -161,10 +161,7 @@ func incrWindow(rules model.Rules, key string, windowFlag, noExpire bool) (time.
 // windowOf is the window of key's rule, else that of the fallback (set by
 // --window); 0 when neither has one.
 func windowOf(rules *model.Rules, key string) time.Duration {
-	if w := rules.At(rules.Match(key)).Window; w > 0 {
-		return w
-	}
-	return rules.Fallback.Window
+	return rules.WindowOf(rules.At(rules.Match(key)))
 }
 
 // runRepair gives every stuck and no-expiry counter its window as a TTL,

@@ -15,21 +15,25 @@ func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
 		if !c.Status.Problem() {
 			continue
 		}
-		if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, Printable(c.Key), problemReason(c, rules.At(int(c.Rule)))); err != nil {
+		if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, Printable(c.Key), problemReason(c, rules)); err != nil {
 			return err
 		}
 	}
 	return nil
 }
 
-func problemReason(c *Counter, rule Rule) string {
+func problemReason(c *Counter, rules *Rules) string {
+	rule := rules.At(int(c.Rule))
+	window := rules.WindowOf(rule)
 	value := Printable(c.Raw)
 	fix := "it will never reset"
 	switch {
-	case rule.Window > 0 && rule.Window%time.Second == 0:
-		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(rule.Window/time.Second), 10) + " NX)"
-	case rule.Window > 0:
-		fix += "; fix: countertop repair (PEXPIRE " + strconv.FormatInt(rule.Window.Milliseconds(), 10) + " NX)"
+	case window > 0 && window%time.Second == 0:
+		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(window/time.Second), 10) + " NX)"
+	case window > 0:
+		fix += "; fix: countertop repair (PEXPIRE " + strconv.FormatInt(window.Milliseconds(), 10) + " NX)"
+	case c.Rule < 0: // no rule matched: the fallback's window is --window
+		fix += "; fix: pass --window (or give it a [[rule]] with a window), then countertop repair"
 	default:
 		fix += "; fix: give its [[rule]] a window (or pass --window), then countertop repair"
 	}

@@ -65,3 +65,30 @@ func TestWriteProblemsWithoutAWindow(t *testing.T) {
 		t.Errorf("got %q, want it to end %q", out.String(), want)
 	}
 }
+
+// A rule with no window of its own takes the fallback's (--window, or
+// [defaults] window), as repair does; a key no rule covers is told to pass
+// --window, since it has no [[rule]] to give one.
+func TestWriteProblemsTakeTheFallbacksWindow(t *testing.T) {
+	for _, tc := range []struct {
+		name  string
+		rules *Rules
+		key   string
+		want  string
+	}{
+		{"a rule without a window", &Rules{List: []Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: Rule{Window: 45 * time.Second, ExpectTTL: true}},
+			"nw:a", "fix: countertop repair (EXPIRE 45 NX)\n"},
+		{"no rule", &Rules{List: []Rule{{Pattern: "nw:*", ExpectTTL: true}}, Fallback: Rule{ExpectTTL: true}},
+			"other", "fix: pass --window (or give it a [[rule]] with a window), then countertop repair\n"},
+	} {
+		s := NewStore(tc.rules)
+		s.Apply(Batch{Observed: []Observation{{Key: tc.key, Type: "string", Raw: "3", PTTL: PTTLNoExpiry, At: time.Now()}}})
+		var out strings.Builder
+		if err := WriteProblems(&out, refs(s.Rows(0, 1)), tc.rules); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.HasSuffix(out.String(), tc.want) {
+			t.Errorf("%s: got %q, want it to end %q", tc.name, out.String(), tc.want)
+		}
+	}
+}

@@ -55,8 +55,8 @@ func newRuleTexts(rules *Rules) ruleTexts {
 		if rule.Limit > 0 {
 			t.limit = string(appendFloat(nil, rule.Limit))
 		}
-		if rule.Window > 0 {
-			t.window = string(appendFloat(nil, rule.Window.Seconds()))
+		if w := rules.WindowOf(rule); w > 0 {
+			t.window = string(appendFloat(nil, w.Seconds()))
 		}
 	}
 	return texts

@@ -799,3 +799,20 @@ func writeSnapshot(w io.Writer, format string, at time.Time, rows []*Counter, ru
 	}
 	return s.write(w, at, order)
 }
+
+// A rule with no window of its own takes the fallback's (--window, or
+// [defaults] window) in a snapshot, as repair gives it.
+func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
+	rules := &Rules{List: []Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: Rule{Window: 45 * time.Second, ExpectTTL: true}}
+	s := NewStore(rules)
+	s.Apply(Batch{Observed: []Observation{read("nw:a", "3", PTTLNoExpiry, 0)}})
+	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,3,3,-1,10,45,nw:*,no-expiry\n"} {
+		var buf bytes.Buffer
+		if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), want) {
+			t.Errorf("%s: %q does not hold %q", format, buf.String(), want)
+		}
+	}
+}

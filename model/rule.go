@@ -54,6 +54,16 @@ func (r *Rules) At(i int) Rule {
 	return r.List[i]
 }
 
+// WindowOf is the window of rule, one of r's: its own, else the
+// fallback's (--window, or [defaults] window), which rules without one
+// take too; 0 when neither has one. It is the TTL a repair gives.
+func (r *Rules) WindowOf(rule Rule) time.Duration {
+	if rule.Window > 0 {
+		return rule.Window
+	}
+	return r.Fallback.Window
+}
+
 // GlobMatch reports whether key matches pattern with Redis's glob rules
 // (stringmatchlen): '*', '?', '[abc]', '[^a]', '[a-z]', and '\' escapes.
 //

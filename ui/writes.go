@@ -111,10 +111,7 @@ func (m Model) ruleFor(key string) model.Rule {
 // the fallback's (--window), else the one the user gave for key earlier in
 // this session; ok is false when none is known.
 func (m Model) windowFor(key string, rule model.Rule) (time.Duration, bool) {
-	if rule.Window > 0 {
-		return rule.Window, true
-	}
-	if w := m.store.Rules().Fallback.Window; w > 0 {
+	if w := m.store.Rules().WindowOf(rule); w > 0 {
 		return w, true
 	}
 	w, ok := m.given[key]
