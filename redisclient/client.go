@@ -447,8 +447,13 @@ func (c *Client) Universal() redis.UniversalClient { return c.rdb }
 // explain is Explain for errors from this client's deployment. In a
 // cluster or behind Sentinel, a network error names the node that failed:
 // it may not be the one given in --url.
-func (c *Client) explain(err error) error {
-	where := c.hostPort
+func (c *Client) explain(err error) error { return c.explainAt(err, c.hostPort) }
+
+// explainAt is explain for an error of a command sent to the node at addr
+// (a cluster's master, say), which a refusal (a wrong password there)
+// names: a network error names its own node.
+func (c *Client) explainAt(err error, addr string) error {
+	where := addr
 	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
 		where = op.Addr.String()
 	}

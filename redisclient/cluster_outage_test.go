@@ -123,3 +123,18 @@ func TestClusterNodesDown(t *testing.T) {
 		t.Errorf("Incr on a master that is up: %v", err)
 	}
 }
+
+// A master that refuses the password the others take is named in the
+// error, not the node given in --url, which took it.
+func TestClusterPasswordRefusedByOneMaster(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0)
+	fillCluster(t, rc)
+	other := rc.Nodes[1]
+	other.Do(t, "CONFIG", "SET", "requirepass", "not-the-same") // the admin connection stays signed in
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	_, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
+	if err == nil || !strings.Contains(err.Error(), other.Addr) || strings.Contains(err.Error(), rc.Nodes[0].Addr) {
+		t.Errorf("snapshot with %s refusing: %v; want the error to name it, and not the seed %s", other.Addr, err, rc.Nodes[0].Addr)
+	}
+}

@@ -263,12 +263,16 @@ func (c *Client) scan(ctx context.Context, node redis.Cmdable, patterns []string
 	if count <= 0 {
 		count = defaultScanCount
 	}
+	where := c.hostPort
+	if n, ok := node.(*redis.Client); ok && c.kind == cluster {
+		where = n.Options().Addr // a master: its refusal is its own
+	}
 	for _, pattern := range patterns {
 		var cursor uint64
 		for {
 			keys, next, err := node.Scan(ctx, cursor, pattern, count).Result()
 			if err != nil {
-				return c.explain(err)
+				return c.explainAt(err, where)
 			}
 			if fresh := addNew(pass.found, keys); len(fresh) > 0 {
 				if err := fn(fresh); err != nil {

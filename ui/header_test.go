@@ -187,3 +187,19 @@ func TestStaleDataIsFlaggedWhilePolling(t *testing.T) {
 		t.Errorf("ages %q then %q: want plain, then in the error style", fresh, stale)
 	}
 }
+
+// A first pass that failed (a master refused the password, say) is not an
+// empty keyspace: the body says nothing was read, not that no key matches.
+func TestAFailedFirstPassIsNotAnEmptyKeyspace(t *testing.T) {
+	m := newModel(t, nil, 120, 40)
+	if !strings.Contains(plain(m), "No keys match the patterns.") {
+		t.Fatalf("an empty keyspace:\n%s", plain(m))
+	}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+		LastError: "127.0.0.1:7001 rejected the username or password.",
+	}}}})
+	if screen := plain(m); strings.Contains(screen, "No keys match") || !strings.Contains(screen, "No keys read yet: see the error above.") {
+		t.Errorf("after a failed pass:\n%s", screen)
+	}
+}

@@ -151,6 +151,9 @@ func (m Model) emptyMessage(height int) []string {
 		msg = "No key matches the filter " + quoteTyped(m.store.Filter()) + " (esc clears it)."
 	case m.feedState.Scanning || !m.feedState.Connected:
 		msg = "Looking for keys…"
+	case m.feedState.LastError != "" && m.lastData.IsZero():
+		// A pass that failed found nothing to say of the keys.
+		msg = "No keys read yet: see the error above."
 	default:
 		msg = "No keys match the patterns."
 	}
