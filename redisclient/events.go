@@ -77,6 +77,7 @@ type eventWatcher struct {
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
 	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused
+	settling    int                    // followMasters calls left that read the topology again, after the masters changed
 	wg          sync.WaitGroup         // the subscribers
 }
 
@@ -387,13 +388,23 @@ func (w *eventWatcher) recheckSettings(ctx context.Context) error {
 }
 
 // followMasters asks which servers are masters now and follows them (see
-// follow).
+// follow). Once the masters changed, it reads the topology for the header
+// at this call and the next two: the pass the change brings may have read
+// it in the middle of the failover (the old master and the new both
+// masters), and the next pass is a resync away.
 func (w *eventWatcher) followMasters(ctx context.Context) error {
 	nodes, err := w.c.masters(ctx)
 	if err != nil {
 		return err
 	}
-	w.follow(ctx, nodes, nil)
+	if w.follow(ctx, nodes, nil) {
+		w.settling = 3
+	}
+	if w.settling > 0 {
+		w.settling--
+		w.rereadTopology(ctx)
+		return w.emit(ctx, model.Batch{})
+	}
 	return nil
 }
 
@@ -405,8 +416,9 @@ func (w *eventWatcher) followMasters(ctx context.Context) error {
 // keeping the old master's subscription a little longer (as a replica, it
 // only repeats its master's events) keeps a stale answer from undoing the
 // move. Each new subscription, once made, brings a full pass; keys that
-// moved off a server dropped are on one that is followed.
-func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub) {
+// moved off a server dropped are on one that is followed. It reports
+// whether it subscribed or unsubscribed.
+func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub) (changed bool) {
 	current := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		addr := n.Options().Addr
@@ -416,6 +428,7 @@ func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened
 			continue
 		}
 		w.unfollow(addr)
+		changed = true
 		sctx, stop := context.WithCancel(ctx)
 		s := &subscriber{node: addr, client: n, stop: stop}
 		w.subs[addr] = s
@@ -427,11 +440,13 @@ func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened
 		case current[addr]:
 		case s.missed:
 			w.unfollow(addr)
+			changed = true
 		default:
 			s.missed = true
 		}
 	}
 	w.updateMode()
+	return changed
 }
 
 // unfollow stops the subscriber of addr, if any, and forgets it.
