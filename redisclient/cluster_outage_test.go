@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -110,6 +111,21 @@ func TestClusterNodesDown(t *testing.T) {
 		}
 		return ""
 	})
+
+	// The masters that answer keep their rows live meanwhile, with the
+	// sentence on: a value changed on one of them arrives, and no key of
+	// the dead master is reported gone.
+	f.onBatch = func(b model.Batch) {
+		for _, k := range b.Removed {
+			t.Errorf("%s was reported removed while its master is down", k)
+		}
+	}
+	live := keyOn(t, rc, rc.Nodes[0], want)
+	rc.Nodes[0].Do(t, "SET", live, "4242", "EX", "600")
+	f.waitValue(live, "4242")
+	if f.state.LastError != sentence {
+		t.Errorf("while the others' rows come, the error is %q, want %q", f.state.LastError, sentence)
+	}
 
 	// As snapshot and check do: connect anew, then read everything.
 	fresh := connectURL(t, redisclient.Options{URL: rc.URL()})

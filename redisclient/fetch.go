@@ -3,6 +3,7 @@ package redisclient
 import (
 	"context"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -22,12 +23,13 @@ const (
 )
 
 // Fetch reads the value and TTL of keys, in pipelines of 500 keys (never a
-// round trip per key). A key of another type than string comes back with
-// that Type and no Raw; a key that no longer exists comes back with Type
-// "none" and PTTL model.PTTLMissing.
+// round trip per key), and returns them in the order of keys, or an error.
+// A key of another type than string comes back with that Type and no Raw;
+// a key that no longer exists comes back with Type "none" and PTTL
+// model.PTTLMissing.
 func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation, error) {
 	obs := make([]model.Observation, 0, len(keys))
-	err := c.fetch(ctx, keys, defaultBatchSize, func(batch []model.Observation) error {
+	err := c.fetchInOrder(ctx, keys, defaultBatchSize, func(batch []model.Observation) error {
 		obs = append(obs, batch...)
 		return nil
 	})
@@ -42,10 +44,78 @@ func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation,
 // side waits for the other. Redis still runs them one at a time.
 const fetchAhead = 2
 
-// fetch reads keys batchSize at a time and calls fn with each batch, in
-// order, from the calling goroutine. An error from fn stops it and is
-// returned as it is.
+// fetch reads keys batchSize at a time and calls fn with each batch, one
+// call at a time. An error from fn stops it and is returned as it is.
+//
+// In a cluster each master's keys are read on their own, all masters at
+// once (see byMaster): a master that is down, or hangs, holds up its own
+// keys only, and fn gets the others' as they come; the error, once every
+// master is done, is that of the first master that failed (by address).
+// Elsewhere, the batches come in key order, from the calling goroutine.
 func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
+	groups := c.byMaster(ctx, keys)
+	if len(groups) <= 1 {
+		return c.fetchInOrder(ctx, keys, batchSize, fn)
+	}
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	var mu sync.Mutex // one call to fn at a time, and none after it failed
+	var fnErr error
+	errs := make([]error, len(groups))
+	var wg sync.WaitGroup
+	for i, group := range groups {
+		wg.Go(func() {
+			errs[i] = c.fetchInOrder(ctx, group, batchSize, func(obs []model.Observation) error {
+				mu.Lock()
+				defer mu.Unlock()
+				if fnErr == nil {
+					if fnErr = fn(obs); fnErr != nil {
+						cancel()
+					}
+				}
+				return fnErr
+			})
+		})
+	}
+	wg.Wait()
+	if fnErr != nil {
+		return fnErr
+	}
+	for _, err := range errs {
+		if err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// byMaster splits keys by the master that serves them, as the cluster's
+// slot map (as go-redis holds it) says, in the masters' address order; nil
+// for a single server, or when the slot map cannot be read (the reads then
+// say why).
+func (c *Client) byMaster(ctx context.Context, keys []string) [][]string {
+	cc, ok := c.rdb.(*redis.ClusterClient)
+	if !ok {
+		return nil
+	}
+	byAddr := map[string][]string{}
+	for _, k := range keys {
+		n, err := cc.MasterForKey(ctx, k)
+		if err != nil {
+			return nil
+		}
+		addr := n.Options().Addr
+		byAddr[addr] = append(byAddr[addr], k)
+	}
+	groups := make([][]string, 0, len(byAddr))
+	for _, addr := range slices.Sorted(maps.Keys(byAddr)) {
+		groups = append(groups, byAddr[addr])
+	}
+	return groups
+}
+
+// fetchInOrder is fetch of keys in key order, from the calling goroutine.
+func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
 	type result struct {
 		obs []model.Observation
 		err error
