@@ -94,6 +94,9 @@ type Client struct {
 	addr     string // where we are connected, for people
 	topology string // for FeedState.Topology
 	readOnly bool   // see Options.ReadOnly
+	// pipelineTimeout bounds one pipeline of reads, retries included; 0:
+	// none (the read timeout is off). See readTimeoutOf.
+	pipelineTimeout time.Duration
 
 	sentinel  *sentinelTarget         // the master and its Sentinels; nil unless kind is sentinel
 	sentinels []*redis.SentinelClient // a client of each Sentinel, for Topology
@@ -119,7 +122,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{readOnly: o.ReadOnly}
+	c := &Client{readOnly: o.ReadOnly, pipelineTimeout: 2 * readTimeoutOf(opt)}
 	switch {
 	case target != nil && o.Cluster:
 		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)
@@ -183,6 +186,22 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	}
 	c.connected.Store(true)
 	return c, nil
+}
+
+// readTimeoutOf is how long go-redis waits for one reply with opt: its
+// default of 3 s when unset, 0 when the URL turned it off. go-redis tries
+// a read that timed out again on a new connection, and a server that hangs
+// without closing its connections (a frozen VM, a stopped process) still
+// accepts new ones, so each try waits the whole timeout: a pipeline took 35
+// s to fail. Twice the timeout lets one retry run, then says so.
+func readTimeoutOf(opt *redis.Options) time.Duration {
+	switch {
+	case opt.ReadTimeout == 0:
+		return 3 * time.Second
+	case opt.ReadTimeout < 0:
+		return 0
+	}
+	return opt.ReadTimeout
 }
 
 // parseOptions reads o into go-redis options for the master (or every node

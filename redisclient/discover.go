@@ -102,7 +102,7 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 	start := time.Now()
 	for d.at < len(d.parts) {
 		p := &d.parts[d.at]
-		keys, next, err := p.node.Scan(ctx, p.cursor, r.o.Patterns[p.pattern], r.o.ScanCount).Result()
+		keys, next, err := r.c.scanOnce(ctx, p.node, p.cursor, r.o.Patterns[p.pattern], r.o.ScanCount)
 		if err != nil {
 			return false, r.c.explain(err)
 		}

@@ -138,6 +138,8 @@ func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int,
 				return
 			}
 			wg.Go(func() {
+				ctx, cancel := c.withPipelineTimeout(ctx)
+				defer cancel()
 				obs, err := c.fetchChunk(ctx, chunk)
 				done <- result{obs, err}
 			})
@@ -153,6 +155,14 @@ func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int,
 		}
 	}
 	return ctx.Err()
+}
+
+// withPipelineTimeout is ctx bounded by c.pipelineTimeout, if any.
+func (c *Client) withPipelineTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
+	if c.pipelineTimeout <= 0 {
+		return context.WithCancel(ctx)
+	}
+	return context.WithTimeout(ctx, c.pipelineTimeout)
 }
 
 // fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of

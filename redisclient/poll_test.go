@@ -151,6 +151,33 @@ func TestPollNeedsAPattern(t *testing.T) {
 	checkSentence(t, err, "there is no key pattern to watch", "")
 }
 
+// A server that stops answering without closing its connections still
+// accepts new ones, and go-redis tries a read that timed out again on one:
+// a pipeline waited out the read timeout about a dozen times (35 s at the
+// default 3 s) before failing. It now fails after twice the read timeout,
+// a retry included.
+func TestReadsOfAFrozenServerFailInTwiceTheReadTimeout(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:1", "1")
+	const readTimeout = 200 * time.Millisecond
+	c := connectURL(t, redisclient.Options{URL: s.URL() + "?read_timeout=200ms&write_timeout=200ms"})
+	s.Freeze(t)
+	defer s.Thaw(t)
+	for name, read := range map[string]func() error{
+		"Fetch": func() error { _, err := c.Fetch(context.Background(), []string{"rl:1"}); return err },
+		"Scan": func() error {
+			return c.Scan(context.Background(), []string{"rl:*"}, 10, func([]string) error { return nil })
+		},
+	} {
+		start := time.Now()
+		err := read()
+		if took := time.Since(start); err == nil || took > 5*readTimeout {
+			t.Errorf("%s of a frozen server: %v after %v; want an error within about %v", name, err, took, 2*readTimeout)
+		}
+	}
+}
+
 // A server that answered and then stops answering (a slow command, a save
 // forking a huge heap, a paused VM) is not a wrong address: the header says
 // it stopped answering, and is healthy again once it answers.

@@ -75,7 +75,9 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 	for range fetchAhead {
 		g.Go(func() error {
 			for keys := range chunks {
+				ctx, cancel := c.withPipelineTimeout(ctx)
 				read, err := c.fetchChunk(ctx, keys)
+				cancel()
 				if err != nil {
 					return err
 				}
@@ -228,7 +230,7 @@ func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i,
 	end := uint64(i+1) * width
 	cursor := bits.Reverse64(uint64(i) * width)
 	for {
-		keys, next, err := c.rdb.Scan(ctx, cursor, pattern, count).Result()
+		keys, next, err := c.scanOnce(ctx, c.rdb, cursor, pattern, count)
 		if err != nil {
 			return c.explain(err)
 		}
@@ -243,6 +245,14 @@ func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i,
 		}
 		cursor = next
 	}
+}
+
+// scanOnce is one SCAN on node, bounded as a pipeline of reads is (see
+// readTimeoutOf).
+func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64, pattern string, count int64) ([]string, uint64, error) {
+	ctx, cancel := c.withPipelineTimeout(ctx)
+	defer cancel()
+	return node.Scan(ctx, cursor, pattern, count).Result()
 }
 
 // scanPass is the state of one call to Scan, shared by every pattern (and,
@@ -270,7 +280,7 @@ func (c *Client) scan(ctx context.Context, node redis.Cmdable, patterns []string
 	for _, pattern := range patterns {
 		var cursor uint64
 		for {
-			keys, next, err := node.Scan(ctx, cursor, pattern, count).Result()
+			keys, next, err := c.scanOnce(ctx, node, cursor, pattern, count)
 			if err != nil {
 				return c.explainAt(err, where)
 			}
