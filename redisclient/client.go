@@ -476,10 +476,19 @@ func (c *Client) explainAt(err error, addr string) error {
 	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
 		where = op.Addr.String()
 	}
-	if c.kind == cluster && unreachable(err) && !isA[*Error](err) && (where != c.hostPort || c.connected.Load()) {
+	if c.kind == cluster && (unreachable(err) || isTimeout(err)) && !isA[*Error](err) && (where != c.hostPort || c.connected.Load()) {
 		return explained(c.nodeDown(where, err), err)
 	}
 	return Explain(err, where)
+}
+
+// nodeAddr is the address of node, a server of the deployment, for
+// errors: a cluster's master by its own address, else the one of --url.
+func (c *Client) nodeAddr(node redis.Cmdable) string {
+	if n, ok := node.(*redis.Client); ok && c.kind == cluster {
+		return n.Options().Addr
+	}
+	return c.hostPort
 }
 
 // nodeDown says that addr, a node of the cluster (learned from it, not

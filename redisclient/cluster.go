@@ -159,6 +159,11 @@ func (c *Client) clusterTopology(ctx context.Context) (Topology, error) {
 	if err := cc.ForEachSlave(ctx, probe(&listed.Replicas)); err != nil {
 		return Topology{}, c.explain(err)
 	}
+	if err := ctx.Err(); err != nil {
+		// Out of time (reading the slot map from a node that hangs, say):
+		// the nodes that did not answer may not have been asked.
+		return Topology{}, c.explain(err)
+	}
 	t := Topology{Kind: cluster}
 	for _, addr := range slices.Sorted(maps.Keys(answers)) {
 		out, err := answers[addr].ClusterNodes(ctx).Result()

@@ -61,9 +61,9 @@ func (r *reader) startDiscovery(ctx context.Context, reread bool) (*discovery, e
 	for _, n := range nodes {
 		// The size only feeds an estimate: a user not allowed DBSIZE still
 		// gets the pass, with progress counted in matches.
-		size, err := n.DBSize(ctx).Result()
+		size, err := r.c.dbSize(ctx, n)
 		if err != nil && !isReply(err) {
-			return nil, r.c.explain(err)
+			return nil, r.c.explainAt(err, r.c.nodeAddr(n))
 		}
 		d.parts = append(d.parts, discoveryPart{node: n, size: size})
 	}
@@ -104,7 +104,7 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		p := &d.parts[d.at]
 		keys, next, err := r.c.scanOnce(ctx, p.node, p.cursor, r.o.Patterns[p.pattern], r.o.ScanCount)
 		if err != nil {
-			return false, r.c.explain(err)
+			return false, r.c.explainAt(err, r.c.nodeAddr(p.node))
 		}
 		if p.cursor = next; next == 0 {
 			if p.pattern++; p.pattern == len(r.o.Patterns) {

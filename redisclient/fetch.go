@@ -29,7 +29,7 @@ const (
 // model.PTTLMissing.
 func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation, error) {
 	obs := make([]model.Observation, 0, len(keys))
-	err := c.fetchInOrder(ctx, keys, defaultBatchSize, func(batch []model.Observation) error {
+	err := c.fetchInOrder(ctx, keys, defaultBatchSize, c.hostPort, func(batch []model.Observation) error {
 		obs = append(obs, batch...)
 		return nil
 	})
@@ -55,7 +55,7 @@ const fetchAhead = 2
 func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
 	groups := c.byMaster(ctx, keys)
 	if len(groups) <= 1 {
-		return c.fetchInOrder(ctx, keys, batchSize, fn)
+		return c.fetchInOrder(ctx, keys, batchSize, c.hostPort, fn)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -65,7 +65,7 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 	var wg sync.WaitGroup
 	for i, group := range groups {
 		wg.Go(func() {
-			errs[i] = c.fetchInOrder(ctx, group, batchSize, func(obs []model.Observation) error {
+			errs[i] = c.fetchInOrder(ctx, group.keys, batchSize, group.addr, func(obs []model.Observation) error {
 				mu.Lock()
 				defer mu.Unlock()
 				if fnErr == nil {
@@ -89,11 +89,17 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 	return nil
 }
 
+// masterKeys are the keys one master serves.
+type masterKeys struct {
+	addr string
+	keys []string
+}
+
 // byMaster splits keys by the master that serves them, as the cluster's
 // slot map (as go-redis holds it) says, in the masters' address order; nil
 // for a single server, or when the slot map cannot be read (the reads then
 // say why).
-func (c *Client) byMaster(ctx context.Context, keys []string) [][]string {
+func (c *Client) byMaster(ctx context.Context, keys []string) []masterKeys {
 	cc, ok := c.rdb.(*redis.ClusterClient)
 	if !ok {
 		return nil
@@ -107,15 +113,15 @@ func (c *Client) byMaster(ctx context.Context, keys []string) [][]string {
 		addr := n.Options().Addr
 		byAddr[addr] = append(byAddr[addr], k)
 	}
-	groups := make([][]string, 0, len(byAddr))
+	groups := make([]masterKeys, 0, len(byAddr))
 	for _, addr := range slices.Sorted(maps.Keys(byAddr)) {
-		groups = append(groups, byAddr[addr])
+		groups = append(groups, masterKeys{addr, byAddr[addr]})
 	}
 	return groups
 }
 
 // fetchInOrder is fetch of keys in key order, from the calling goroutine.
-func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
+func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int, where string, fn func([]model.Observation) error) error {
 	type result struct {
 		obs []model.Observation
 		err error
@@ -140,7 +146,7 @@ func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int,
 			wg.Go(func() {
 				ctx, cancel := c.withPipelineTimeout(ctx)
 				defer cancel()
-				obs, err := c.fetchChunk(ctx, chunk)
+				obs, err := c.fetchChunk(ctx, chunk, where)
 				done <- result{obs, err}
 			})
 		}
@@ -167,7 +173,7 @@ func (c *Client) withPipelineTimeout(ctx context.Context) (context.Context, cont
 
 // fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of
 // TYPE for the keys that GETRANGE found are not strings.
-func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
+func (c *Client) fetchChunk(ctx context.Context, keys []string, where string) ([]model.Observation, error) {
 	values := make([]*redis.StringCmd, len(keys))
 	pttls := make([]*redis.Cmd, len(keys))
 	err := c.rerouted(ctx, func() error {
@@ -181,7 +187,7 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 		return execPipe(ctx, pipe)
 	})
 	if err != nil {
-		return nil, c.explain(err)
+		return nil, c.explainAt(err, where)
 	}
 	at := time.Now()
 
@@ -190,7 +196,7 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 	for i, k := range keys {
 		pttl, err := pttls[i].Int64()
 		if err != nil {
-			return nil, c.readError(k, err)
+			return nil, c.readError(k, err, where)
 		}
 		obs[i] = model.Observation{Key: k, Type: "string", PTTL: pttl, At: at}
 		switch raw, err := values[i].Result(); {
@@ -199,14 +205,14 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 		case redis.HasErrorPrefix(err, "WRONGTYPE"):
 			others = append(others, i)
 		default:
-			return nil, c.readError(k, err)
+			return nil, c.readError(k, err, where)
 		}
 		if pttl == model.PTTLMissing {
 			obs[i].Type = "none"
 		}
 	}
 	if len(others) > 0 {
-		if err := c.fetchTypes(ctx, obs, others); err != nil {
+		if err := c.fetchTypes(ctx, obs, others, where); err != nil {
 			return nil, err
 		}
 	}
@@ -215,7 +221,7 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string) ([]model.Observa
 
 // fetchTypes sets the Type of obs[i] for each i in idx with one pipeline of
 // TYPE. A key deleted since its PTTL was read is marked missing.
-func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []int) error {
+func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []int, where string) error {
 	types := make([]*redis.StatusCmd, len(idx))
 	err := c.rerouted(ctx, func() error {
 		pipe := c.rdb.Pipeline()
@@ -225,11 +231,11 @@ func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []
 		return execPipe(ctx, pipe)
 	})
 	if err != nil {
-		return c.explain(err)
+		return c.explainAt(err, where)
 	}
 	for j, i := range idx {
 		if err := types[j].Err(); err != nil {
-			return c.readError(obs[i].Key, err)
+			return c.readError(obs[i].Key, err, where)
 		}
 		obs[i].Type = types[j].Val()
 		if obs[i].Type == "none" {
@@ -261,13 +267,14 @@ func execPipe(ctx context.Context, pipe redis.Pipeliner) error {
 	return err
 }
 
-// readError explains err, the error of a read of key. A key the ACL user
-// may not read is named, and so is the way out: a pattern that leaves it
-// out. (Leaving it out here would hide a counter without a word.)
-func (c *Client) readError(key string, err error) error {
+// readError explains err, the error of a read of key sent to the server at
+// where. A key the ACL user may not read is named, and so is the way out: a
+// pattern that leaves it out. (Leaving it out here would hide a counter
+// without a word.)
+func (c *Client) readError(key string, err error, where string) error {
 	if redis.HasErrorPrefix(err, "NOPERM") && strings.Contains(strings.ToLower(err.Error()), "key") {
 		return explained(fmt.Sprintf("the Redis user may not read %s on %s (%s) — watch only keys it may read with --pattern, or grant it with ACL SETUSER",
-			model.Printable(key), c.hostPort, reason(err)), err)
+			model.Printable(key), where, reason(err)), err)
 	}
-	return c.explain(err)
+	return c.explainAt(err, where)
 }

@@ -76,7 +76,7 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 		g.Go(func() error {
 			for keys := range chunks {
 				ctx, cancel := c.withPipelineTimeout(ctx)
-				read, err := c.fetchChunk(ctx, keys)
+				read, err := c.fetchChunk(ctx, keys, c.hostPort)
 				cancel()
 				if err != nil {
 					return err
@@ -255,6 +255,13 @@ func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64
 	return node.Scan(ctx, cursor, pattern, count).Result()
 }
 
+// dbSize is DBSIZE on node, bounded as scanOnce is.
+func (c *Client) dbSize(ctx context.Context, node redis.Cmdable) (int64, error) {
+	ctx, cancel := c.withPipelineTimeout(ctx)
+	defer cancel()
+	return node.DBSize(ctx).Result()
+}
+
 // scanPass is the state of one call to Scan, shared by every pattern (and,
 // in a cluster, by every master).
 type scanPass struct {
@@ -273,10 +280,7 @@ func (c *Client) scan(ctx context.Context, node redis.Cmdable, patterns []string
 	if count <= 0 {
 		count = defaultScanCount
 	}
-	where := c.hostPort
-	if n, ok := node.(*redis.Client); ok && c.kind == cluster {
-		where = n.Options().Addr // a master: its refusal is its own
-	}
+	where := c.nodeAddr(node) // a master's refusal is its own
 	for _, pattern := range patterns {
 		var cursor uint64
 		for {
