@@ -154,3 +154,34 @@ func TestClusterPasswordRefusedByOneMaster(t *testing.T) {
 		t.Errorf("snapshot with %s refusing: %v; want the error to name it, and not the seed %s", other.Addr, err, rc.Nodes[0].Addr)
 	}
 }
+
+// A master that hangs without closing its connections (a frozen VM) holds
+// up its own keys only: the others' values arrive, and the sentence names
+// the master that does not answer, not the node given in --url.
+func TestClusterMasterFrozen(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000")
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL() + "?read_timeout=200ms&write_timeout=200ms"})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond})
+	f.waitAll("the first pass", want)
+	f.onBatch = func(b model.Batch) {
+		for _, k := range b.Removed {
+			t.Errorf("%s was reported removed while a master is frozen", k)
+		}
+	}
+
+	frozen := rc.Nodes[1]
+	frozen.Freeze(t)
+	defer frozen.Thaw(t)
+	live := keyOn(t, rc, rc.Nodes[0], want)
+	rc.Nodes[0].Do(t, "SET", live, "4343", "EX", "600")
+	f.waitValue(live, "4343")
+	prefix := frozen.Addr + ", a master of the cluster, did not answer in time"
+	f.until("the sentence to name the frozen master", func() string {
+		if !strings.HasPrefix(f.state.LastError, prefix) {
+			return fmt.Sprintf("error %q, want it to begin %q", f.state.LastError, prefix)
+		}
+		return ""
+	})
+}
