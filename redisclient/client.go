@@ -496,15 +496,25 @@ func (c *Client) nodeAddr(node redis.Cmdable) string {
 // what to do.
 func (c *Client) nodeDown(addr string, err error) string {
 	what := "refused the connection"
-	if isTimeout(err) {
-		what = "did not answer in time"
-	} else if !errors.Is(err, syscall.ECONNREFUSED) {
+	if !errors.Is(err, syscall.ECONNREFUSED) && !isTimeout(err) {
 		what = "could not be reached (" + reason(as[*net.OpError](err).Err) + ")"
 	}
 	var role nodeRole
 	known := false
 	if roles := c.roles.Load(); roles != nil {
 		role, known = (*roles)[addr]
+	}
+	if isTimeout(err) {
+		// Not down, as far as anyone knows: busy (a fork, a slow
+		// command), or frozen, or cut off.
+		kind := "node"
+		switch {
+		case known && role.master:
+			kind = "master"
+		case known:
+			kind = "replica"
+		}
+		return fmt.Sprintf("%s, a %s of the cluster, did not answer in time: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and its keys' values are as last read", addr, kind)
 	}
 	switch {
 	case !known:

@@ -145,13 +145,19 @@ func TestClusterNodesDown(t *testing.T) {
 func TestClusterPasswordRefusedByOneMaster(t *testing.T) {
 	t.Parallel()
 	rc := redistest.StartCluster(t, 3, 0)
-	fillCluster(t, rc)
+	want := fillCluster(t, rc)
 	other := rc.Nodes[1]
+	key := keyOn(t, rc, other, want)
 	other.Do(t, "CONFIG", "SET", "requirepass", "not-the-same") // the admin connection stays signed in
 	c := connectURL(t, redisclient.Options{URL: rc.URL()})
 	_, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
 	if err == nil || !strings.Contains(err.Error(), other.Addr) || strings.Contains(err.Error(), rc.Nodes[0].Addr) {
 		t.Errorf("snapshot with %s refusing: %v; want the error to name it, and not the seed %s", other.Addr, err, rc.Nodes[0].Addr)
+	}
+	// A read of its keys alone (the read after an increment, say).
+	_, err = c.Fetch(context.Background(), []string{key})
+	if err == nil || !strings.Contains(err.Error(), other.Addr) || strings.Contains(err.Error(), rc.Nodes[0].Addr) {
+		t.Errorf("Fetch of %s on %s refusing: %v; want the error to name it, and not the seed %s", key, other.Addr, err, rc.Nodes[0].Addr)
 	}
 }
 

@@ -28,6 +28,11 @@ type Error struct {
 func (e *Error) Error() string { return e.msg }
 func (e *Error) Unwrap() error { return e.err }
 
+// Refused reports whether the error is a refusal (see the function
+// Refused): nothing changed, whatever the connection does. The ui asks it
+// through an interface, without importing this package.
+func (e *Error) Refused() bool { return Refused(e) }
+
 func explained(msg string, cause error) *Error { return &Error{msg: msg, err: cause} }
 
 // Explain turns an error from go-redis, the network or TLS into an *Error

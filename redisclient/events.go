@@ -340,7 +340,9 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 	if err != nil {
 		return err
 	}
-	w.follow(ctx, nodes, nil)
+	if w.follow(ctx, nodes, nil) {
+		w.settling = 3 // see followMasters
+	}
 	if err := w.checkSettings(ctx, nodes); err != nil {
 		return err
 	}

@@ -28,8 +28,12 @@ const (
 // a key that no longer exists comes back with Type "none" and PTTL
 // model.PTTLMissing.
 func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation, error) {
+	where := c.hostPort
+	if groups := c.byMaster(ctx, keys); len(groups) == 1 {
+		where = groups[0].addr // a cluster's master, which errors name
+	}
 	obs := make([]model.Observation, 0, len(keys))
-	err := c.fetchInOrder(ctx, keys, defaultBatchSize, c.hostPort, func(batch []model.Observation) error {
+	err := c.fetchInOrder(ctx, keys, defaultBatchSize, where, func(batch []model.Observation) error {
 		obs = append(obs, batch...)
 		return nil
 	})
@@ -54,8 +58,11 @@ const fetchAhead = 2
 // Elsewhere, the batches come in key order, from the calling goroutine.
 func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
 	groups := c.byMaster(ctx, keys)
-	if len(groups) <= 1 {
+	switch len(groups) {
+	case 0:
 		return c.fetchInOrder(ctx, keys, batchSize, c.hostPort, fn)
+	case 1:
+		return c.fetchInOrder(ctx, keys, batchSize, groups[0].addr, fn)
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -63,8 +70,11 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 	var fnErr error
 	errs := make([]error, len(groups))
 	var wg sync.WaitGroup
+	running := make(chan struct{}, mastersAtOnce)
 	for i, group := range groups {
 		wg.Go(func() {
+			running <- struct{}{}
+			defer func() { <-running }()
 			errs[i] = c.fetchInOrder(ctx, group.keys, batchSize, group.addr, func(obs []model.Observation) error {
 				mu.Lock()
 				defer mu.Unlock()
@@ -94,6 +104,11 @@ type masterKeys struct {
 	addr string
 	keys []string
 }
+
+// mastersAtOnce is how many masters fetch reads at once: each has up to
+// fetchAhead pipelines in flight, whose replies (values up to 64 KiB) are
+// held meanwhile. A master that hangs holds one place until it times out.
+const mastersAtOnce = 4
 
 // byMaster splits keys by the master that serves them, as the cluster's
 // slot map (as go-redis holds it) says, in the masters' address order; nil

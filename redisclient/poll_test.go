@@ -178,6 +178,27 @@ func TestReadsOfAFrozenServerFailInTwiceTheReadTimeout(t *testing.T) {
 	}
 }
 
+// With no key to read (a pattern nothing matches), a cycle of the poller
+// asks Redis nothing before its pass: that must not say Redis answers
+// again while it does not.
+func TestPollWithNoKeysDoesNotSayRedisIsBackWhileItIsNot(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connectURL(t, redisclient.Options{URL: s.URL() + "?read_timeout=100ms&write_timeout=100ms"})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
+	f.waitFor("the first pass", func() bool { return f.passes > 0 && !f.state.Scanning })
+	s.Freeze(t)
+	defer s.Thaw(t)
+	f.waitFor("the state to say Redis stopped answering", func() bool { return f.state.LastError != "" })
+	f.onBatch = func(b model.Batch) {
+		if b.State != nil && b.State.LastError == "" {
+			t.Errorf("while Redis is frozen the feed said all is well: %+v", *b.State)
+		}
+	}
+	deadline := time.Now().Add(time.Second) // a few backoffs of 250 ms and up
+	f.waitFor("a second", func() bool { return time.Now().After(deadline) })
+}
+
 // A server that answered and then stops answering (a slow command, a save
 // forking a huge heap, a paused VM) is not a wrong address: the header says
 // it stopped answering, and is healthy again once it answers.

@@ -478,7 +478,9 @@ func (r *reader) readTopology(ctx context.Context) <-chan string {
 // masters' keys come while one master is down (see Client.fetch), and the
 // header must not say all is well between two failed reads.
 func (r *reader) fetch(ctx context.Context, keys []string) error {
+	read := false // nothing to read asks Redis nothing, and says nothing of it
 	err := r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
+		read = true
 		b := model.Batch{Observed: obs[:0]} // obs is ours: partition it in place
 		for _, o := range obs {
 			if o.PTTL == model.PTTLMissing {
@@ -496,7 +498,7 @@ func (r *reader) fetch(ctx context.Context, keys []string) error {
 		}
 		return r.emit(ctx, b)
 	})
-	if err == nil && r.state.LastError != r.outage {
+	if err == nil && read && r.state.LastError != r.outage {
 		r.healthy()
 	}
 	return err

@@ -12,7 +12,7 @@ import (
 type statusLine struct {
 	text string
 	kind statusKind
-	at   time.Time // when a write failed: see Model.apply
+	at   time.Time // when a write failed other than by a refusal: see Model.apply
 }
 
 type statusKind uint8

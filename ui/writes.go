@@ -258,8 +258,17 @@ func (m Model) writeFailed(cmd string, err error) statusLine {
 	if strings.Contains(text, " failed: ") || strings.Contains(text, "was not sent") {
 		s = failed("%s", text)
 	}
-	s.at = m.clock()
+	if !refused(err) {
+		s.at = m.clock() // it may be the outage's doing: see Model.apply
+	}
 	return s
+}
+
+// refused reports whether err says the write was refused (by Redis, or by
+// --read-only), as the Writer's errors can tell: no outage made it fail.
+func refused(err error) bool {
+	var r interface{ Refused() bool }
+	return errors.As(err, &r) && r.Refused()
 }
 
 // onIncrDone shows the new state at once, without waiting for the feed. An
