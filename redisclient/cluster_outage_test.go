@@ -191,3 +191,33 @@ func TestClusterMasterFrozen(t *testing.T) {
 		return ""
 	})
 }
+
+// Started while a master is down (before a replica takes over), the
+// poller shows the other masters' keys, names the one that is down, and
+// does not say all is well while it is.
+func TestClusterStartedWithAMasterDown(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000")
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	dead := rc.Nodes[1]
+	dead.Stop()
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
+	live := keyOn(t, rc, rc.Nodes[2], want)
+	f.waitValue(live, want[live])
+	prefix := dead.Addr + ", a master of the cluster,"
+	f.until("the sentence to name the master that is down", func() string {
+		if !strings.HasPrefix(f.state.LastError, prefix) {
+			return fmt.Sprintf("error %q, want it to begin %q", f.state.LastError, prefix)
+		}
+		return ""
+	})
+	f.onBatch = func(b model.Batch) {
+		if b.State != nil && b.State.LastError == "" {
+			t.Errorf("while %s is down the feed said all is well: %+v", dead.Addr, *b.State)
+		}
+	}
+	other := keyOn(t, rc, rc.Nodes[0], want)
+	rc.Nodes[0].Do(t, "SET", other, "99", "EX", "600")
+	f.waitValue(other, "99")
+}

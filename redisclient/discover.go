@@ -22,6 +22,10 @@ type discovery struct {
 	at       int                 // index in parts of the one being walked
 	found    map[string]struct{} // distinct keys SCAN returned so far
 	topology <-chan string       // see readTopology
+	// failed is why a master of a cluster was left out of the pass (it did
+	// not answer): the others are walked, and the pass ends with this
+	// error, without taking known keys it did not find for deleted.
+	failed error
 }
 
 // discoveryPart is a pass over one server.
@@ -63,7 +67,12 @@ func (r *reader) startDiscovery(ctx context.Context, reread bool) (*discovery, e
 		// gets the pass, with progress counted in matches.
 		size, err := r.c.dbSize(ctx, n)
 		if err != nil && !isReply(err) {
-			return nil, r.c.explainAt(err, r.c.nodeAddr(n))
+			err = r.c.explainAt(err, r.c.nodeAddr(n))
+			if r.c.kind != cluster || ctx.Err() != nil {
+				return nil, err
+			}
+			d.failed = cmp.Or(d.failed, err)
+			continue // the other masters' keys are worth finding meanwhile
 		}
 		d.parts = append(d.parts, discoveryPart{node: n, size: size})
 	}
@@ -104,7 +113,13 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		p := &d.parts[d.at]
 		keys, next, err := r.c.scanOnce(ctx, p.node, p.cursor, r.o.Patterns[p.pattern], r.o.ScanCount)
 		if err != nil {
-			return false, r.c.explainAt(err, r.c.nodeAddr(p.node))
+			err = r.c.explainAt(err, r.c.nodeAddr(p.node))
+			if r.c.kind != cluster || ctx.Err() != nil {
+				return false, err
+			}
+			d.failed = cmp.Or(d.failed, err)
+			d.at++ // leave this master out, and walk the others
+			continue
 		}
 		if p.cursor = next; next == 0 {
 			if p.pattern++; p.pattern == len(r.o.Patterns) {
@@ -126,13 +141,18 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 				return false, err
 			}
 		} else if d.at < len(d.parts) && time.Since(start) >= budget {
-			r.healthy()
+			if d.failed == nil {
+				r.healthy()
+			}
 			return false, r.emit(ctx, model.Batch{})
 		}
 	}
 
 	r.state.Scanning = false
 	r.state.Topology = cmp.Or(<-d.topology, r.state.Topology)
+	if d.failed != nil {
+		return true, d.failed
+	}
 	r.healthy()
 	var missed []string
 	for k := range r.known {

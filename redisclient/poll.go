@@ -105,6 +105,12 @@ func (r *reader) poll(ctx context.Context) {
 		wait := r.o.Interval - time.Since(start)
 		if err == nil {
 			backoff = 0
+			if r.state.LastError != r.outage { // a cycle that read all it set out to ends an outage
+				r.healthy()
+				if r.emit(ctx, model.Batch{}) != nil {
+					return
+				}
+			}
 		} else {
 			backoff = nextBackoff(backoff)
 			wait = backoff

@@ -473,14 +473,13 @@ func (r *reader) readTopology(ctx context.Context) <-chan string {
 
 // fetch reads keys in pipelined chunks and sends each chunk as a Batch:
 // keys that exist as Observed, keys that are gone as Removed. A chunk that
-// came says Redis answers, unless the feed is in an outage: then the
-// outage ends only once every key was read, since in a cluster the other
-// masters' keys come while one master is down (see Client.fetch), and the
-// header must not say all is well between two failed reads.
+// came says Redis answers, unless the feed is in an outage: in a cluster
+// the other masters' keys come while one master is down (see Client.fetch
+// and advance), and the header must not say all is well between two
+// failed reads. What ends an outage is a poll cycle, or a full pass, that
+// read everything it set out to.
 func (r *reader) fetch(ctx context.Context, keys []string) error {
-	read := false // nothing to read asks Redis nothing, and says nothing of it
-	err := r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
-		read = true
+	return r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
 		b := model.Batch{Observed: obs[:0]} // obs is ours: partition it in place
 		for _, o := range obs {
 			if o.PTTL == model.PTTLMissing {
@@ -498,10 +497,6 @@ func (r *reader) fetch(ctx context.Context, keys []string) error {
 		}
 		return r.emit(ctx, b)
 	})
-	if err == nil && read && r.state.LastError != r.outage {
-		r.healthy()
-	}
-	return err
 }
 
 // healthy records that Redis just answered.
