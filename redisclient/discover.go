@@ -132,7 +132,7 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		}
 		r.state.Seen, r.state.Matched = d.seen(len(r.o.Patterns)), int64(len(d.found))
 		if len(read) > 0 {
-			if err := r.fetch(ctx, read); err != nil {
+			if err := r.fetch(ctx, read, false); err != nil {
 				return false, err
 			}
 		}
@@ -143,6 +143,8 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		} else if d.at < len(d.parts) && time.Since(start) >= budget {
 			if d.failed == nil {
 				r.healthy()
+			} else {
+				r.failed(d.failed) // said now, though the pass goes on
 			}
 			return false, r.emit(ctx, model.Batch{})
 		}
@@ -160,7 +162,7 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 			missed = append(missed, k)
 		}
 	}
-	if err := r.fetch(ctx, missed); err != nil {
+	if err := r.fetch(ctx, missed, false); err != nil {
 		return false, err
 	}
 	return true, r.emit(ctx, model.Batch{})

@@ -509,7 +509,7 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
-	return w.fetch(ctx, w.changed.take())
+	return w.fetch(ctx, w.changed.take(), true)
 }
 
 // subscribe keeps s's subscription until ctx is done, telling the reader

@@ -88,7 +88,7 @@ func (r *reader) poll(ctx context.Context) {
 	rechecked := time.Now()
 	for {
 		start := time.Now()
-		err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)))
+		err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)), false)
 		if err == nil {
 			err = r.discoverSome(ctx, &p, start)
 		}
@@ -105,7 +105,9 @@ func (r *reader) poll(ctx context.Context) {
 		wait := r.o.Interval - time.Since(start)
 		if err == nil {
 			backoff = 0
-			if r.state.LastError != r.outage { // a cycle that read all it set out to ends an outage
+			// A cycle that read all it set out to ends an outage, unless the
+			// pass under way left a master out.
+			if r.state.LastError != r.outage && (p.pass == nil || p.pass.failed == nil) {
 				r.healthy()
 				if r.emit(ctx, model.Batch{}) != nil {
 					return

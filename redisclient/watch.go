@@ -473,13 +473,16 @@ func (r *reader) readTopology(ctx context.Context) <-chan string {
 
 // fetch reads keys in pipelined chunks and sends each chunk as a Batch:
 // keys that exist as Observed, keys that are gone as Removed. A chunk that
-// came says Redis answers, unless the feed is in an outage: in a cluster
-// the other masters' keys come while one master is down (see Client.fetch
-// and advance), and the header must not say all is well between two
-// failed reads. What ends an outage is a poll cycle, or a full pass, that
-// read everything it set out to.
-func (r *reader) fetch(ctx context.Context, keys []string) error {
-	return r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
+// came says Redis answers, except in a cluster during an outage: there the
+// other masters' keys come while one master is down (see Client.fetch and
+// advance), and the header must not say all is well between two failed
+// reads. In a cluster an outage ends with a poll cycle, or a full pass,
+// that read all it set out to, or, when settles is set (events' reads of
+// the keys that changed), with a fetch that read every key.
+func (r *reader) fetch(ctx context.Context, keys []string, settles bool) error {
+	read := false
+	err := r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
+		read = true
 		b := model.Batch{Observed: obs[:0]} // obs is ours: partition it in place
 		for _, o := range obs {
 			if o.PTTL == model.PTTLMissing {
@@ -490,13 +493,18 @@ func (r *reader) fetch(ctx context.Context, keys []string) error {
 				r.known[o.Key] = struct{}{}
 			}
 		}
-		if r.state.LastError == r.outage {
+		if r.state.LastError == r.outage || r.c.kind != cluster {
 			r.healthy()
 		} else {
 			r.state.UpdatedAt = time.Now()
 		}
 		return r.emit(ctx, b)
 	})
+	if err == nil && read && settles && r.state.LastError != r.outage {
+		r.healthy()
+		err = r.emit(ctx, model.Batch{})
+	}
+	return err
 }
 
 // healthy records that Redis just answered.
