@@ -495,10 +495,6 @@ func (c *Client) nodeAddr(node redis.Cmdable) string {
 // from --url), could not be reached, what that means for its slots, and
 // what to do.
 func (c *Client) nodeDown(addr string, err error) string {
-	what := "refused the connection"
-	if !errors.Is(err, syscall.ECONNREFUSED) && !isTimeout(err) {
-		what = "could not be reached (" + reason(as[*net.OpError](err).Err) + ")"
-	}
 	var role nodeRole
 	known := false
 	if roles := c.roles.Load(); roles != nil {
@@ -515,6 +511,10 @@ func (c *Client) nodeDown(addr string, err error) string {
 			kind = "replica"
 		}
 		return fmt.Sprintf("%s, a %s of the cluster, did not answer in time: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and its keys' values are as last read", addr, kind)
+	}
+	what := "refused the connection"
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		what = "could not be reached (" + reason(as[*net.OpError](err).Err) + ")"
 	}
 	switch {
 	case !known:

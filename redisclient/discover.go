@@ -67,17 +67,27 @@ func (r *reader) startDiscovery(ctx context.Context, reread bool) (*discovery, e
 		// gets the pass, with progress counted in matches.
 		size, err := r.c.dbSize(ctx, n)
 		if err != nil && !isReply(err) {
-			err = r.c.explainAt(err, r.c.nodeAddr(n))
-			if r.c.kind != cluster || ctx.Err() != nil {
+			if err := r.leaveOut(ctx, d, n, err); err != nil {
 				return nil, err
 			}
-			d.failed = cmp.Or(d.failed, err)
 			continue // the other masters' keys are worth finding meanwhile
 		}
 		d.parts = append(d.parts, discoveryPart{node: n, size: size})
 	}
 	d.topology = r.readTopology(ctx)
 	return d, nil
+}
+
+// leaveOut explains err, which node gave, and returns it; in a cluster it
+// notes it in d instead and returns nil, so that the pass leaves node out
+// and walks the other masters (see discovery.failed).
+func (r *reader) leaveOut(ctx context.Context, d *discovery, node redis.Cmdable, err error) error {
+	err = r.c.explainAt(err, r.c.nodeAddr(node))
+	if r.c.kind != cluster || ctx.Err() != nil {
+		return err
+	}
+	d.failed = cmp.Or(d.failed, err)
+	return nil
 }
 
 // discoveryNodes are the servers a pass walks: each master of a cluster
@@ -113,12 +123,10 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		p := &d.parts[d.at]
 		keys, next, err := r.c.scanOnce(ctx, p.node, p.cursor, r.o.Patterns[p.pattern], r.o.ScanCount)
 		if err != nil {
-			err = r.c.explainAt(err, r.c.nodeAddr(p.node))
-			if r.c.kind != cluster || ctx.Err() != nil {
+			if err := r.leaveOut(ctx, d, p.node, err); err != nil {
 				return false, err
 			}
-			d.failed = cmp.Or(d.failed, err)
-			d.at++ // leave this master out, and walk the others
+			d.at++ // walk the others
 			continue
 		}
 		if p.cursor = next; next == 0 {
