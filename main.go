@@ -429,6 +429,9 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !model.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
+	if f, ok := stdout.(*os.File); ok {
+		growPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
+	}
 	snap := model.NewSnapshot(format, &cfg.Rules)
 	if err := readAll(ctx, cfg, stderr, snap.Add); err != nil {
 		return err
