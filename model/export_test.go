@@ -816,3 +816,26 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 		}
 	}
 }
+
+// The table measures each TTL before it writes it: the width is the length
+// of what it then writes, at every unit's edges and far past them.
+func TestTTLWidthIsTheTTLsLength(t *testing.T) {
+	edges := []int64{-2, -1, 0, 1, 99, 100, 9_949, 9_999, 10_000, 59_999, 60_000, 599_999, 600_000,
+		3_599_999, 3_600_000, 35_999_999, 36_000_000, 86_399_999, 86_400_000, 863_999_999, 864_000_000,
+		8_639_999_999, 8_640_000_000, math.MaxInt64 / int64(time.Millisecond), math.MaxInt64}
+	for _, ms := range edges {
+		if got, want := ttlWidth(ms), len(appendTTL(nil, ms)); got != want {
+			t.Errorf("ttlWidth(%d) = %d, but the table writes %q", ms, got, appendTTL(nil, ms))
+		}
+	}
+}
+
+func FuzzTTLWidth(f *testing.F) {
+	f.Add(int64(59_999))
+	f.Add(int64(math.MaxInt64))
+	f.Fuzz(func(t *testing.T, ms int64) {
+		if got, want := ttlWidth(ms), len(appendTTL(nil, ms)); got != want {
+			t.Errorf("ttlWidth(%d) = %d, but the table writes %q", ms, got, appendTTL(nil, ms))
+		}
+	})
+}

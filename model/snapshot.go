@@ -337,7 +337,6 @@ func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableH
 	var halves [2][len(tableHeader)]int
 	inHalves(s.batches, parallel, func(half int, batches []renderedBatch) {
 		w := &halves[half]
-		var ttl [32]byte
 		for _, b := range batches {
 			for i := range b.rows {
 				r := &b.rows[i]
@@ -347,7 +346,7 @@ func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableH
 				w[0] = max(w[0], int(r.runes[0]))
 				w[1] = max(w[1], int(r.runes[1]))
 				w[2] = max(w[2], int(r.runes[2]))
-				w[3] = max(w[3], len(appendTTL(ttl[:0], r.ttlMS(elapsed))))
+				w[3] = max(w[3], ttlWidth(r.ttlMS(elapsed)))
 			}
 		}
 	})
