@@ -54,7 +54,7 @@ func main() {
 	flag.StringVar(&cfg.url, "url", "", "the benchmark Redis, seeded by bench/cmd/seed (required; never a shared one)")
 	flag.StringVar(&cfg.bin, "countertop", "", "the countertop binary to time (required)")
 	flag.StringVar(&cfg.pattern, "pattern", seed.Pattern, "the pattern the seeded counters match")
-	flag.IntVar(&cfg.runs, "runs", 5, "snapshot runs; the median is reported")
+	flag.IntVar(&cfg.runs, "runs", 11, "snapshot runs; the median is reported")
 	flag.IntVar(&cfg.sample, "sample", 1000, "keys the redis-cli-per-key baseline reads (it is slow)")
 	flag.BoolVar(&cfg.heap, "heap", true, "also track every key of the keyspace, to measure heap per key")
 	flag.DurationVar(&cfg.steady, "steady", 20*time.Second, "how long to watch the poller once its first pass is over")
