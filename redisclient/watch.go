@@ -343,8 +343,14 @@ func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
 		on = " on " + server
 	}
 	why := fmt.Sprintf("keyspace notifications are off on %s (notify-keyspace-events=%q)", server, set)
-	if !strings.Contains(missing, keyspaceFlag) && missing != neededClasses {
+	switch {
+	case !strings.Contains(missing, keyspaceFlag) && missing != neededClasses:
 		why = fmt.Sprintf("%s's keyspace notifications leave out events countertop needs (notify-keyspace-events=%q lacks %s)", server, set, missing)
+	case strings.Contains(missing, keyspaceFlag) && strings.Contains(set, "E") && strings.ContainsFunc(set, func(r rune) bool { return r != 'K' && r != 'E' }):
+		// E and a class send keyevent notifications, whose channels name
+		// the event, not the key: such a setting is not off, and saying
+		// so would read as a mistake.
+		why = fmt.Sprintf("%s sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events=%q lacks %s)", server, set, missing)
 	}
 	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + shellQuote(set+missing) + on, settable: true}
 }

@@ -52,8 +52,9 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 		{"K$gxe", "events", "full re-scan every 30s, in case an event was lost"},
 		{"Kg$lshzxetd", "events", "full re-scan every 30s, in case an event was lost"},
 		{"", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`},
-		{"EA", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="AE"); run with --enable-events or CONFIG SET notify-keyspace-events 'AEK' to get live updates`},
-		{"Elh", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="lhE"); run with --enable-events or CONFIG SET notify-keyspace-events 'lhEK$gxe' to get live updates`},
+		{"EA", "polling", `polling: the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="AE" lacks K); run with --enable-events or CONFIG SET notify-keyspace-events 'AEK' to get live updates`},
+		{"Elh", "polling", `polling: the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="lhE" lacks K$gxe); run with --enable-events or CONFIG SET notify-keyspace-events 'lhEK$gxe' to get live updates`},
+		{"E", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="E"); run with --enable-events or CONFIG SET notify-keyspace-events 'EK$gxe' to get live updates`},
 		{"Kgxe", "polling", `polling: the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $); run with --enable-events or CONFIG SET notify-keyspace-events 'gxeK$' to get live updates`},
 	} {
 		t.Run(cmp.Or(tc.flags, "empty"), func(t *testing.T) {
