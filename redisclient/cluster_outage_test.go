@@ -227,3 +227,20 @@ func TestClusterStartedWithAMasterDown(t *testing.T) {
 	rc.Nodes[0].Do(t, "SET", other, "99", "EX", "600")
 	f.waitValue(other, "99")
 }
+
+// A master that lets the snapshot walk its keys but refuses to read them
+// (an ACL on that node alone) is named in the error: the reads of a
+// snapshot's chunk, which can span masters, are each master's own.
+func TestClusterSnapshotReadRefusedByOneMaster(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0)
+	want := fillCluster(t, rc)
+	other := rc.Nodes[1]
+	keyOn(t, rc, other, want) // it holds keys of the pattern
+	other.Do(t, "ACL", "SETUSER", "default", "-getrange")
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	_, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
+	if err == nil || !strings.Contains(err.Error(), "on "+other.Addr) || strings.Contains(err.Error(), rc.Nodes[0].Addr) {
+		t.Errorf("snapshot with %s refusing GETRANGE: %v; want the error to name it, and not the seed %s", other.Addr, err, rc.Nodes[0].Addr)
+	}
+}

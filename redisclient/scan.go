@@ -75,9 +75,7 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 	for range fetchAhead {
 		g.Go(func() error {
 			for keys := range chunks {
-				ctx, cancel := c.withPipelineTimeout(ctx)
-				read, err := c.fetchChunk(ctx, keys, c.hostPort)
-				cancel()
+				read, err := c.snapshotChunk(ctx, keys)
 				if err != nil {
 					return err
 				}
@@ -126,6 +124,25 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 	}
 	close(chunks)
 	return g.Wait()
+}
+
+// snapshotChunk reads one pipeline's worth of a snapshot's keys. In a
+// cluster a chunk can span masters (where the walk passes from one to the
+// next): each master's part is read on its own (see fetch), so that an
+// error, a timeout above all, names the master it came from, not the node
+// given in --url.
+func (c *Client) snapshotChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
+	if _, ok := c.rdb.(*redis.ClusterClient); !ok {
+		ctx, cancel := c.withPipelineTimeout(ctx)
+		defer cancel()
+		return c.fetchChunk(ctx, keys, c.hostPort)
+	}
+	read := make([]model.Observation, 0, len(keys))
+	err := c.fetch(ctx, keys, len(keys), func(obs []model.Observation) error {
+		read = append(read, obs...) // one call at a time
+		return nil
+	})
+	return read, err
 }
 
 // snapshotStripes is how many parts of the keyspace Snapshot walks at once:
