@@ -244,3 +244,42 @@ func TestClusterSnapshotReadRefusedByOneMaster(t *testing.T) {
 		t.Errorf("snapshot with %s refusing GETRANGE: %v; want the error to name it, and not the seed %s", other.Addr, err, rc.Nodes[0].Addr)
 	}
 }
+
+// While a master is down, the masters that answer keep their rows as live
+// as ever: a poll cycle every interval, not the backoff of an outage, which
+// grows to 5 s. A counter a client keeps moving on a live master is read
+// many times over a few seconds, long after the master went down.
+func TestClusterLiveRowsKeepTheIntervalWhileAMasterIsDown(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000")
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond})
+	f.waitAll("the first pass", want)
+
+	dead := rc.Nodes[1]
+	dead.Stop()
+	f.waitFor("the sentence to name the dead master", func() bool { return strings.Contains(f.state.LastError, dead.Addr) })
+	time.Sleep(8 * time.Second) // backing off 0.25, 0.5, 1, 2 and 4 s would be at 5 s by now
+
+	live := keyOn(t, rc, rc.Nodes[0], want)
+	reads := map[string]bool{}
+	f.onBatch = func(b model.Batch) {
+		for _, o := range b.Observed {
+			if o.Key == live {
+				reads[o.Raw] = true
+			}
+		}
+	}
+	for i := range 30 { // 3 s: about 30 cycles at the interval
+		rc.Nodes[0].Do(t, "SET", live, fmt.Sprint(10_000+i), "EX", "600")
+		next := time.Now().Add(100 * time.Millisecond)
+		f.waitFor("the next value's turn", func() bool { return !time.Now().Before(next) })
+	}
+	if len(reads) < 10 {
+		t.Errorf("%d of 30 values of %s set 100 ms apart were read, want 10 or more: the live rows slowed down", len(reads), live)
+	}
+	if !strings.Contains(f.state.LastError, dead.Addr) {
+		t.Errorf("while the live rows come, the error is %q, want it to name %s", f.state.LastError, dead.Addr)
+	}
+}

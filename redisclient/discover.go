@@ -140,7 +140,7 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		}
 		r.state.Seen, r.state.Matched = d.seen(len(r.o.Patterns)), int64(len(d.found))
 		if len(read) > 0 {
-			if err := r.fetch(ctx, read, false); err != nil {
+			if _, err := r.fetch(ctx, read, false); err != nil {
 				return false, err
 			}
 		}
@@ -170,7 +170,7 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 			missed = append(missed, k)
 		}
 	}
-	if err := r.fetch(ctx, missed, false); err != nil {
+	if _, err := r.fetch(ctx, missed, false); err != nil {
 		return false, err
 	}
 	return true, r.emit(ctx, model.Batch{})

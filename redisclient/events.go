@@ -509,7 +509,8 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 		case <-t.C:
 		}
 	}
-	return w.fetch(ctx, w.changed.take(), true)
+	_, err := w.fetch(ctx, w.changed.take(), true)
+	return err
 }
 
 // subscribe keeps s's subscription until ctx is done, telling the reader

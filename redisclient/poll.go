@@ -88,7 +88,7 @@ func (r *reader) poll(ctx context.Context) {
 	rechecked := time.Now()
 	for {
 		start := time.Now()
-		err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)), false)
+		read, err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)), false)
 		if err == nil {
 			err = r.discoverSome(ctx, &p, start)
 		}
@@ -116,6 +116,13 @@ func (r *reader) poll(ctx context.Context) {
 		} else {
 			backoff = nextBackoff(backoff)
 			wait = backoff
+			if read && r.c.kind == cluster {
+				// Some masters answered: their rows stay live, a cycle
+				// every interval, while the others are tried again each
+				// time (a refused connection costs nothing; a master that
+				// hangs holds up the cycle by its timeout, as it did).
+				backoff, wait = 0, r.o.Interval-time.Since(start)
+			}
 			p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			r.failed(err)
 			r.rereadTopology(ctx)

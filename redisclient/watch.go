@@ -484,10 +484,10 @@ func (r *reader) readTopology(ctx context.Context) <-chan string {
 // advance), and the header must not say all is well between two failed
 // reads. In a cluster an outage ends with a poll cycle, or a full pass,
 // that read all it set out to, or, when settles is set (events' reads of
-// the keys that changed), with a fetch that read every key.
-func (r *reader) fetch(ctx context.Context, keys []string, settles bool) error {
-	read := false
-	err := r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
+// the keys that changed), with a fetch that read every key. read says
+// whether any key was read, even when err says that some were not.
+func (r *reader) fetch(ctx context.Context, keys []string, settles bool) (read bool, err error) {
+	err = r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
 		read = true
 		b := model.Batch{Observed: obs[:0]} // obs is ours: partition it in place
 		for _, o := range obs {
@@ -510,7 +510,7 @@ func (r *reader) fetch(ctx context.Context, keys []string, settles bool) error {
 		r.healthy()
 		err = r.emit(ctx, model.Batch{})
 	}
-	return err
+	return read, err
 }
 
 // healthy records that Redis just answered.
