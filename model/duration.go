@@ -17,26 +17,60 @@ func FormatDuration(d time.Duration) string {
 // AppendDuration appends FormatDuration(d) to dst, for callers that write
 // a hundred thousand of them.
 func AppendDuration(dst []byte, d time.Duration) []byte {
-	d = max(d, 0)
-	var big, small int64 // the larger unit, then the smaller in two digits
-	var units string
-	switch {
-	case d < 10*time.Second:
-		tenths := int64(d / (100 * time.Millisecond))
-		dst = strconv.AppendInt(dst, tenths/10, 10)
-		return append(dst, '.', byte('0'+tenths%10), 's')
-	case d < time.Minute:
-		dst = strconv.AppendInt(dst, int64(d/time.Second), 10)
-		return append(dst, 's')
-	case d < time.Hour:
-		big, small, units = int64(d/time.Minute), int64(d%time.Minute/time.Second), "ms"
-	case d < 24*time.Hour:
-		big, small, units = int64(d/time.Hour), int64(d%time.Hour/time.Minute), "hm"
-	default:
-		big, small, units = int64(d/(24*time.Hour)), int64(d%(24*time.Hour)/time.Hour), "dh"
+	big, small, units := durationParts(d)
+	switch units {
+	case tenths:
+		dst = strconv.AppendInt(dst, big/10, 10)
+		return append(dst, '.', byte('0'+big%10), 's')
+	case seconds:
+		return append(strconv.AppendInt(dst, big, 10), 's')
 	}
 	dst = strconv.AppendInt(dst, big, 10)
 	return append(dst, units[0], byte('0'+small/10), byte('0'+small%10), units[1])
+}
+
+// durationWidth is len(FormatDuration(d)), without writing it: a
+// snapshot's table measures every row's TTL before it writes any.
+func durationWidth(d time.Duration) int {
+	big, _, units := durationParts(d)
+	switch units {
+	case tenths:
+		return digits(big/10) + len(".0s")
+	case seconds:
+		return digits(big) + len("s")
+	}
+	return digits(big) + len("m00s")
+}
+
+// The units of durationParts under a minute.
+const tenths, seconds = ".", "s"
+
+// durationParts is how FormatDuration writes d: under 10 s, big tenths of
+// a second (units tenths); under a minute, big seconds (units seconds);
+// else big of the larger unit and small of the smaller, units naming both
+// ("ms", "hm", "dh").
+func durationParts(d time.Duration) (big, small int64, units string) {
+	d = max(d, 0)
+	switch {
+	case d < 10*time.Second:
+		return int64(d / (100 * time.Millisecond)), 0, tenths
+	case d < time.Minute:
+		return int64(d / time.Second), 0, seconds
+	case d < time.Hour:
+		return int64(d / time.Minute), int64(d % time.Minute / time.Second), "ms"
+	case d < 24*time.Hour:
+		return int64(d / time.Hour), int64(d % time.Hour / time.Minute), "hm"
+	}
+	return int64(d / (24 * time.Hour)), int64(d % (24 * time.Hour) / time.Hour), "dh"
+}
+
+// digits is how many decimal digits n >= 0 has.
+func digits(n int64) int {
+	d := 1
+	for ; n >= 10; n /= 10 {
+		d++
+	}
+	return d
 }
 
 // TTLPhrase is a PTTL read just now, as a write's result is reported in the

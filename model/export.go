@@ -267,31 +267,10 @@ func appendTTL(dst []byte, ms int64) []byte {
 	return AppendDuration(dst, PTTLDuration(ms))
 }
 
-// ttlWidth is len(appendTTL(nil, ms)), without writing it: a snapshot's
-// table measures every row's TTL before it writes any.
+// ttlWidth is len(appendTTL(nil, ms)), without writing it.
 func ttlWidth(ms int64) int {
 	if ms < 0 {
 		return len("no expiry")
 	}
-	d := PTTLDuration(ms)
-	switch {
-	case d < 10*time.Second:
-		return len("9.9s")
-	case d < time.Minute:
-		return len("59s")
-	case d < time.Hour:
-		return digits(int64(d/time.Minute)) + len("m00s")
-	case d < 24*time.Hour:
-		return digits(int64(d/time.Hour)) + len("h00m")
-	}
-	return digits(int64(d/(24*time.Hour))) + len("d00h")
-}
-
-// digits is how many decimal digits n >= 0 has.
-func digits(n int64) int {
-	d := 1
-	for ; n >= 10; n /= 10 {
-		d++
-	}
-	return d
+	return durationWidth(PTTLDuration(ms))
 }
