@@ -411,10 +411,30 @@ func TestAskForAWindowWhenNoRuleGivesOne(t *testing.T) {
 	if s := statusText(m); s != "EXPIRE quota:night 90 NX -> set, TTL 1m30s" {
 		t.Fatalf("status line %q", s)
 	}
-	m, cmd = press(m, "e") // the window given for quota:night is not asked for again
+	// The TTL lost again (a PERSIST, say): the window given for
+	// quota:night is not asked for again.
+	delete(w.ttls, "quota:night")
+	persisted := str("quota:night", "4", model.PTTLNoExpiry)
+	persisted.At = testNow() // read after the write
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{persisted}}}})
+	m, cmd = press(m, "e")
 	m = run(t, m, cmd)
-	if s := statusText(m); s != "EXPIRE quota:night 90 NX -> already had a TTL (1m30s), unchanged" {
-		t.Fatalf("status line %q", s)
+	if s := statusText(m); m.prompt != nil || s != "EXPIRE quota:night 90 NX -> set, TTL 1m30s" {
+		t.Fatalf("prompt %v, status line %q", m.prompt != nil, s)
+	}
+}
+
+// e on a counter whose TTL is still running sends nothing and asks for
+// nothing: EXPIRE NX would leave that TTL as it is.
+func TestExpireOnACounterWithATTLAsksNothing(t *testing.T) {
+	w := newFakeWriter().seed(str("quota:day", "4", 90_000))
+	m := newModel(t, w, 120, 40, str("quota:day", "4", 90_000))
+	m, cmd := press(m, "e")
+	if cmd != nil || m.prompt != nil || len(w.Calls()) > 0 {
+		t.Fatalf("e on a counter with a TTL asked for a window or sent something: prompt %v, calls %v", m.prompt != nil, w.Calls())
+	}
+	if s := statusText(m); s != "Nothing was sent: quota:day has a TTL already (1m28s left), and e gives one only to a counter without (EXPIRE NX)." {
+		t.Errorf("status line %q", s)
 	}
 }
 

@@ -182,7 +182,13 @@ func (m Model) refuseExpire(key string) (Model, bool) {
 	case !rule.ExpectTTL:
 		m.status = failed("Nothing was sent: keys no rule covers are expected to live forever here, so %s needs no expiry.", model.Printable(key))
 	default:
-		return m, false
+		// EXPIRE NX would leave a TTL that is still running as it is:
+		// asking for a window first would ask for nothing.
+		left, ok := c.TTLAt(m.clock())
+		if !ok || left <= 0 {
+			return m, false
+		}
+		m.status = info("Nothing was sent: %s has a TTL already (%s left), and e gives one only to a counter without (EXPIRE NX).", model.Printable(key), model.FormatDuration(left))
 	}
 	return m, true
 }
