@@ -5,6 +5,7 @@ import (
 	"errors"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -127,5 +128,54 @@ func TestHintUntilTheFirstAction(t *testing.T) {
 	m = run(t, m, cmd)
 	if strings.Contains(plain(m), "Demo:") || !strings.HasPrefix(statusText(m), "INCRBY") {
 		t.Errorf("the first action's answer should replace the hint: %q", statusText(m))
+	}
+}
+
+// The answer to an action that went as asked leaves the status line after
+// statusFade, so that it does not read as the answer to what comes next; a
+// failure stays until the next action, and the hint until the first.
+func TestStatusFadesUnlessItIsAFailure(t *testing.T) {
+	c := &clock{testNow()}
+	w := newFakeWriter().seed(fixture()...)
+	m := newModel(t, w, 120, 40, fixture()...)
+	m.now = c.now
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	answer := statusText(m)
+	if !strings.HasPrefix(answer, "INCR") {
+		t.Fatalf("status line after + is %q", answer)
+	}
+	c.t = c.t.Add(statusFade - time.Second)
+	m, _ = send(m, tickMsg{gen: m.tickGen})
+	if statusText(m) != answer {
+		t.Fatalf("before %s the status line is %q, want %q", statusFade, statusText(m), answer)
+	}
+	c.t = c.t.Add(time.Second)
+	m, _ = send(m, tickMsg{gen: m.tickGen})
+	if s := statusText(m); s != "" {
+		t.Errorf("after %s the status line still says %q", statusFade, s)
+	}
+
+	m = selectKey(t, m, "session:abc") // a hash: + is refused
+	m, _ = press(m, "+")
+	refusal := statusText(m)
+	if !strings.HasPrefix(refusal, "Nothing was sent") {
+		t.Fatalf("status line after + on a hash is %q", refusal)
+	}
+	c.t = c.t.Add(time.Minute)
+	m, _ = send(m, tickMsg{gen: m.tickGen})
+	if statusText(m) != refusal {
+		t.Errorf("a minute after a refusal the status line says %q, want it to stay %q", statusText(m), refusal)
+	}
+
+	store := model.NewStore(testRules())
+	store.Apply(model.Batch{Observed: fixture()})
+	h := New(Options{Store: store, Now: c.now, Hint: "Demo: press e on a red row."})
+	h, _ = send(h, tea.WindowSizeMsg{Width: 120, Height: 40})
+	c.t = c.t.Add(time.Minute)
+	h, _ = send(h, tickMsg{gen: h.tickGen})
+	if s := statusText(h); s != "Demo: press e on a red row." {
+		t.Errorf("the hint became %q before any action", s)
 	}
 }

@@ -112,6 +112,9 @@ type Model struct {
 	confirm   *confirm
 	repair    repairJob
 	status    statusLine
+	// statusSince is when an action last changed status (zero for the
+	// hint New shows): see fadeStatus.
+	statusSince time.Time
 
 	// given is the window the user typed for each key this session, so a
 	// key no rule gives one is asked about once, not at every +. Update

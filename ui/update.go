@@ -13,6 +13,22 @@ import (
 // countdowns and "updated Xs ago" keep moving.
 const tickEvery = 250 * time.Millisecond
 
+// statusFade is how long the answer to an action stays on the status line
+// when it says all went as asked: long enough to read, not so long that it
+// reads as the answer to what the user does next. A failure stays until the
+// next action.
+const statusFade = 10 * time.Second
+
+// fadeStatus clears a status that is not a failure once it has been shown
+// statusFade. The hint New shows stays until the first action.
+func (m Model) fadeStatus() Model {
+	if m.status.kind != statusFailed && !m.statusSince.IsZero() && m.prompt == nil && !m.repair.running() &&
+		m.now().Sub(m.statusSince) >= statusFade {
+		m.status = statusLine{}
+	}
+	return m
+}
+
 // tickMsg redraws the screen; gen tells the live tick chain from one that
 // a pause ended.
 type tickMsg struct{ gen int }
@@ -25,6 +41,9 @@ func tick(gen int) tea.Cmd {
 func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	body := m.bodyHeight()
 	next, cmd := m.update(msg)
+	if next.status != m.status {
+		next.statusSince = next.now()
+	}
 	if next.bodyHeight() != body {
 		// A status that takes more lines (or fewer), or a header that
 		// does, moved the bottom of the table: keep the selection in view.
@@ -65,7 +84,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.gen != m.tickGen || m.paused {
 			return m, nil
 		}
-		return m, tick(m.tickGen)
+		return m.fadeStatus(), tick(m.tickGen)
 	case incrDoneMsg:
 		return m.onIncrDone(msg)
 	case expireDoneMsg:
