@@ -451,6 +451,8 @@ func (c *Client) connectError(ctx context.Context, err error) error {
 		return explained(fmt.Sprintf("%s is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", c.hostPort), err)
 	case redis.HasErrorPrefix(err, "SELECT is not allowed in cluster mode"):
 		return errClusterDB(c.db(), err)
+	case redis.HasErrorPrefix(err, "DB index is out of range"):
+		return explained(fmt.Sprintf("%s has no database %d, the number at the end of --url — use one below its 'databases' setting (0 to 15 by default)", c.hostPort, c.db()), err)
 	}
 	return c.explain(err)
 }

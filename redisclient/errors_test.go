@@ -315,7 +315,7 @@ func TestConnectUnknownDatabase(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	err := connectErr(t, redisclient.Options{URL: "redis://" + s.Addr + "/99"})
-	checkSentence(t, err, s.Addr+" has no database with the number at the end of --url", "")
+	checkSentence(t, err, s.Addr+" has no database 99, the number at the end of --url", "")
 }
 
 func TestExplainNoPerm(t *testing.T) {
