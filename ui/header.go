@@ -66,7 +66,9 @@ func (m Model) wrapFeed(text string) []string {
 
 // sourceLine is the title, the address, the mode and the age of the data,
 // in room cells: the address is shortened first, so the mode and the age
-// stay in sight.
+// stay in sight. The topology goes before the address is cut, and then
+// the address loses its middle, so that the port, which tells two
+// servers on one host apart, stays.
 func (m Model) sourceLine(room int) string {
 	s := m.feedState
 	sep := m.theme.Dim.Render(" · ")
@@ -76,11 +78,11 @@ func (m Model) sourceLine(room int) string {
 		return title + tail
 	}
 	addr := model.Printable(s.Addr)
-	if s.Topology != "" {
-		addr += m.theme.Dim.Render(" (" + model.Printable(s.Topology) + ")")
-	}
 	fit := max(12, room-lipgloss.Width(title+sep+tail))
-	return title + sep + truncate(addr, fit) + tail
+	if topology := " (" + model.Printable(s.Topology) + ")"; s.Topology != "" && cells(addr+topology) <= fit {
+		addr += m.theme.Dim.Render(topology)
+	}
+	return title + sep + truncateMiddle(addr, fit) + tail
 }
 
 // mode is how data arrives, from the feed's latest state.

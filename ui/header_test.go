@@ -203,3 +203,20 @@ func TestAFailedFirstPassIsNotAnEmptyKeyspace(t *testing.T) {
 		t.Errorf("after a failed pass:\n%s", screen)
 	}
 }
+
+// On a narrow screen the header's address keeps its port, which tells two
+// servers on one host apart: the topology goes first, then the middle of
+// the address.
+func TestANarrowHeaderKeepsThePort(t *testing.T) {
+	for _, width := range []int{60, 50, 40} {
+		m := newModel(t, nil, width, 20, fixture()...)
+		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+			Mode: "polling", Interval: time.Second, Addr: "redis-cache-07.internal.example:26417", Topology: "standalone",
+			Connected: true, UpdatedAt: t0,
+		}}}})
+		first := strings.Split(plain(m), "\n")[0]
+		if !strings.Contains(first, ":26417 ") || width >= 60 && !strings.Contains(first, "polling 1s") {
+			t.Errorf("at %d columns the header's first line is %q, want the port (and at 60, the mode)", width, first)
+		}
+	}
+}
