@@ -151,14 +151,15 @@ func (m Model) badges() string {
 func (m Model) countsLine() string {
 	s := m.feedState
 	c := m.store.Counts()
-	keys := plural(c.Total, "key")
+	keys, all := plural(c.Total, "key"), ""
 	if c.Visible != c.Total {
-		keys = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, "key"))
+		// The alarms count every key, not the filter's: say so.
+		keys, all = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, "key")), " in all"
 	}
 	parts := []string{
 		keys,
 		m.alarm(c.ByStatus[model.StatusStuck], "stuck"),
-		m.alarm(c.ByStatus[model.StatusNoExpiry], "no-expiry"),
+		m.alarm(c.ByStatus[model.StatusNoExpiry], "no-expiry"+all),
 	}
 	if s.Scanning {
 		parts = append(parts, fmt.Sprintf("scanning… %s keys seen, %s matched", formatCount(s.Seen), formatCount(s.Matched)))

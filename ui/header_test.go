@@ -220,3 +220,16 @@ func TestANarrowHeaderKeepsThePort(t *testing.T) {
 		}
 	}
 }
+
+// With a filter on, the header's alarms still count every key, and say so:
+// "2 stuck" under "1 of 10 keys" would read as the filter's.
+func TestFilteredCountsSayTheAlarmsAreOfAll(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	if line := strings.Split(plain(m), "\n")[1]; strings.Contains(line, "in all") {
+		t.Errorf("without a filter the counts say %q", line)
+	}
+	m, _ = press(m, "/api:42<enter>")
+	if line := strings.Split(plain(m), "\n")[1]; !strings.Contains(line, "1 of 10 keys · 1 stuck · 1 no-expiry in all") {
+		t.Errorf("with a filter the counts say %q, want the alarms marked as of all keys", line)
+	}
+}
