@@ -218,3 +218,26 @@ func TestPollSaysWhenRedisStopsAnswering(t *testing.T) {
 	s.Do(t, "INCR", "rl:1")
 	f.waitValue("rl:1", "2")
 }
+
+// A server that answered and then refuses the reads (its password changed
+// under countertop) leaves the rows as stale as an outage does: the
+// sentence says why, and that the values shown are as last read.
+func TestPollSaysTheValuesAreStaleWhenRedisRefuses(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:1", "1")
+	c := connectURL(t, redisclient.Options{URL: s.URL()})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond})
+	f.waitValue("rl:1", "1")
+
+	s.Do(t, "CONFIG", "SET", "requirepass", "changed")
+	s.Do(t, "CLIENT", "KILL", "TYPE", "normal", "SKIPME", "yes")
+	f.until("the sentence to say the values are stale", func() string {
+		if e := f.state.LastError; !strings.Contains(e, "password") || !strings.HasSuffix(e, "; countertop keeps trying, and the values shown are as last read") {
+			return fmt.Sprintf("error %q", e)
+		}
+		return ""
+	})
+	s.Do(t, "CONFIG", "SET", "requirepass", "")
+	f.waitFor("the state to be healthy again", func() bool { return f.state.LastError == "" })
+}

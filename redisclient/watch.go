@@ -543,6 +543,11 @@ func (r *reader) failed(err error) {
 		r.state.LastError = fmt.Sprintf("%s stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read", addr)
 	case answered && errors.Is(err, syscall.ECONNREFUSED):
 		r.state.LastError = fmt.Sprintf("could not connect to %s: connection refused — it answered before, so it is restarting or was stopped; countertop keeps trying, and the values shown are as last read", addr)
+	case answered && r.state.Connected:
+		// Redis answers, but refuses the reads (a password changed under
+		// the connection, an ACL tightened): the rows are as stale as in an
+		// outage, though the header does not say reconnecting.
+		r.state.LastError = strings.TrimSuffix(r.state.LastError, ".") + "; countertop keeps trying, and the values shown are as last read"
 	}
 	r.state.Scanning = false
 }
