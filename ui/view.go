@@ -3,6 +3,7 @@ package ui
 import (
 	"strconv"
 	"strings"
+	"unicode/utf8"
 
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
@@ -104,7 +105,49 @@ func truncateMiddle(s string, width int) string {
 		return truncate(s, width)
 	}
 	head := (width - 1) / 2
-	return ansi.Truncate(s, head, "") + "…" + ansi.TruncateLeft(s, n-(width-1-head), "")
+	left, right := ansi.Truncate(s, head, ""), ansi.TruncateLeft(s, n-(width-1-head), "")
+	// Names come escaped (model.Printable): a cut inside an escape would
+	// show what is left of it as text ("…e[31m" for "\e[31m"), so the cut
+	// takes all of it.
+	if len(left) > 0 {
+		if start, end := escapeAt(s, len(left)-1); end > len(left) {
+			left = left[:start]
+		}
+	}
+	if off := len(s) - len(right); off < len(s) {
+		if start, end := escapeAt(s, off); start < off {
+			right = s[end:]
+		}
+	}
+	return left + "…" + right
+}
+
+// escapeAt is where the character or escape of s (as model.Printable
+// writes them: \\, \n, \e, \xNN, \uNNNN, \UNNNNNNNN) that holds byte off
+// starts and ends; off, off when off is at the end of s.
+func escapeAt(s string, off int) (start, end int) {
+	for i := 0; i < len(s); {
+		n := 1
+		if s[i] == '\\' && i+1 < len(s) {
+			switch s[i+1] {
+			case 'x':
+				n = 4
+			case 'u':
+				n = 6
+			case 'U':
+				n = 10
+			default:
+				n = 2
+			}
+		} else if s[i] >= utf8.RuneSelf {
+			_, n = utf8.DecodeRuneInString(s[i:])
+		}
+		if off < i+n {
+			return i, min(i+n, len(s))
+		}
+		i += n
+	}
+	return off, off
 }
 
 // padRight fills s with spaces up to width cells.

@@ -193,3 +193,36 @@ func TestLongKeysKeepTheirEnd(t *testing.T) {
 		t.Errorf("the delete dialog lost its buttons or the key's end:\n%s", screen)
 	}
 }
+
+// A name cut in its middle loses whole escapes, never part of one: what is
+// left of "\e[31m" would read as the text "e[31m".
+func TestACutKeepsEscapesWhole(t *testing.T) {
+	for _, raw := range []string{"ratelimit:evil:\x1b[31mRED\n", "a\xffb\u202ec:\\d\x00e", "日本\x7f語:\U000e0041x"} {
+		key := model.Printable(raw)
+		// Each side of the cut must be the escaped form of a part of the
+		// name itself.
+		isPrefix := func(p string) bool {
+			for k := 0; k <= len(raw); k++ {
+				if model.Printable(raw[:k]) == p {
+					return true
+				}
+			}
+			return false
+		}
+		isSuffix := func(p string) bool {
+			for k := 0; k <= len(raw); k++ {
+				if model.Printable(raw[k:]) == p {
+					return true
+				}
+			}
+			return false
+		}
+		for width := 3; width < cells(key); width++ {
+			got := truncateMiddle(key, width)
+			left, right, _ := strings.Cut(got, "…")
+			if cells(got) > width || !isPrefix(left) || !isSuffix(right) {
+				t.Errorf("truncateMiddle(%q, %d) = %q: a side is not the escaped form of part of the name", key, width, got)
+			}
+		}
+	}
+}
