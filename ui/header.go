@@ -16,8 +16,7 @@ const maxFeedLines = 3
 // headerLines is how many lines the header takes: two, and one or two
 // more (up to maxFeedLines) while the feed has an error or a note to tell.
 func (m Model) headerLines() int {
-	text, _ := m.feedText()
-	return 2 + len(m.wrapFeed(text))
+	return 2 + len(m.feedLines())
 }
 
 // headerView is where the data comes from and how fresh it is, then what
@@ -38,15 +37,24 @@ func (m Model) headerView() []string {
 }
 
 // feedLines is the feed's last error, else its note, wrapped to the width
-// in at most maxFeedLines lines; none when there is neither.
+// in at most maxFeedLines lines; none when there is neither. On a short
+// screen (under shortScreen lines) a note, which says how to get live
+// updates, takes one line: the rows come first. An error keeps its room.
 func (m Model) feedLines() []string {
 	text, style := m.feedText()
-	lines := m.wrapFeed(text)
+	room := maxFeedLines
+	if m.feedState.LastError == "" && m.height < shortScreen {
+		room = 1
+	}
+	lines := m.wrapFeed(text, room)
 	for i, l := range lines {
 		lines[i] = style.Render(l)
 	}
 	return lines
 }
+
+// shortScreen is the height under which the header's note takes one line.
+const shortScreen = 20
 
 // feedText is the feed's last error, else its note, and its style.
 func (m Model) feedText() (string, lipgloss.Style) {
@@ -56,12 +64,13 @@ func (m Model) feedText() (string, lipgloss.Style) {
 	return m.feedState.Note, m.theme.Dim
 }
 
-// wrapFeed is text wrapped as the header shows it, unstyled.
-func (m Model) wrapFeed(text string) []string {
+// wrapFeed is text wrapped as the header shows it, unstyled, in at most
+// room lines.
+func (m Model) wrapFeed(text string, room int) []string {
 	if text == "" || m.width <= 0 {
 		return nil
 	}
-	return wrapLines(model.SafeText(text), m.width, maxFeedLines) // the feed escaped what it quotes
+	return wrapLines(model.SafeText(text), m.width, room) // the feed escaped what it quotes
 }
 
 // sourceLine is the title, the address, the mode and the age of the data,
@@ -81,6 +90,10 @@ func (m Model) sourceLine(room int) string {
 	fit := max(12, room-lipgloss.Width(title+sep+tail))
 	if topology := " (" + model.Printable(s.Topology) + ")"; s.Topology != "" && cells(addr+topology) <= fit {
 		addr += m.theme.Dim.Render(topology)
+	}
+	if port := strings.LastIndexByte(addr, ':'); cells(addr) > fit && port > 0 && cells(addr[port:]) < fit-1 {
+		// host:port/db: the host gives way, the port and database stay.
+		return title + sep + truncate(addr[:port], fit-cells(addr[port:])) + addr[port:] + tail
 	}
 	return title + sep + truncateMiddle(addr, fit) + tail
 }

@@ -159,7 +159,7 @@ func TestFeedNoteFitsAt80Columns(t *testing.T) {
 	// (TestWatchFallsBackToPollingWhenNotificationsGoOff).
 	m.feedState.Note = `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
 		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
-	header := strings.Join(m.wrapFeed(m.feedState.Note), " ")
+	header := strings.Join(m.wrapFeed(m.feedState.Note, maxFeedLines), " ")
 	if !strings.HasSuffix(header, "notify-keyspace-events 'K$gxe' to get live updates") {
 		t.Errorf("the note is cut: %q", header)
 	}
@@ -208,15 +208,18 @@ func TestAFailedFirstPassIsNotAnEmptyKeyspace(t *testing.T) {
 // servers on one host apart: the topology goes first, then the middle of
 // the address.
 func TestANarrowHeaderKeepsThePort(t *testing.T) {
-	for _, width := range []int{60, 50, 40} {
-		m := newModel(t, nil, width, 20, fixture()...)
-		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "polling", Interval: time.Second, Addr: "redis-cache-07.internal.example:26417", Topology: "standalone",
-			Connected: true, UpdatedAt: t0,
-		}}}})
-		first := strings.Split(plain(m), "\n")[0]
-		if !strings.Contains(first, ":26417 ") || width >= 60 && !strings.Contains(first, "polling 1s") {
-			t.Errorf("at %d columns the header's first line is %q, want the port (and at 60, the mode)", width, first)
+	for _, addr := range []string{"redis-cache-07.internal.example:26417", "127.0.0.1:26417/3"} {
+		for _, width := range []int{60, 50, 40} {
+			m := newModel(t, nil, width, 20, fixture()...)
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+				Mode: "polling", Interval: time.Second, Addr: addr, Topology: "standalone",
+				Connected: true, UpdatedAt: t0,
+			}}}})
+			first := strings.Split(plain(m), "\n")[0]
+			port := addr[strings.LastIndexByte(addr, ':'):]
+			if !strings.Contains(first, port+" ") || width >= 60 && !strings.Contains(first, "polling 1s") {
+				t.Errorf("at %d columns the header's first line is %q, want %s (and at 60, the mode)", width, first, port)
+			}
 		}
 	}
 }

@@ -108,7 +108,7 @@ func TestWriteErrorsShowKeysAsTheTableDoes(t *testing.T) {
 	}
 
 	m.feedState.LastError = "NOPERM on channel " + model.Printable("__keyspace@0__:"+key) + "\a"
-	if got, want := strings.Join(m.wrapFeed(m.feedState.LastError), ""), `NOPERM on channel __keyspace@0__:ratelimit:a\\b\xff\x07`; got != want {
+	if got, want := strings.Join(m.wrapFeed(m.feedState.LastError, maxFeedLines), ""), `NOPERM on channel __keyspace@0__:ratelimit:a\\b\xff\x07`; got != want {
 		t.Errorf("header %q, want %q", got, want)
 	}
 }

@@ -108,6 +108,7 @@ type Model struct {
 	screen    screen
 	detailKey string // the key the detail screen shows
 	showHelp  bool   // the full help covers the screen
+	scroll    int    // how many lines the help or the detail screen is scrolled down
 	prompt    *prompt
 	confirm   *confirm
 	repair    repairJob

@@ -115,7 +115,9 @@ func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		case key.Matches(msg, m.keys.Quit):
 			return m, tea.Quit
 		case key.Matches(msg, m.keys.Help, m.keys.Back):
-			m.showHelp = false
+			m.showHelp, m.scroll = false, 0
+		default:
+			m, _ = m.scrollKey(msg)
 		}
 		return m, nil
 	}
@@ -123,7 +125,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case key.Matches(msg, m.keys.Quit):
 		return m, tea.Quit
 	case key.Matches(msg, m.keys.Help):
-		m.showHelp = true
+		m.showHelp, m.scroll = true, 0
 		return m, nil
 	case key.Matches(msg, m.keys.Pause):
 		return m.togglePause()
@@ -167,7 +169,7 @@ func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		return m.follow(), nil
 	case key.Matches(msg, m.keys.Detail):
 		if m.selected != "" {
-			m.screen, m.detailKey = screenDetail, m.selected
+			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
 		}
 		return m, nil
 	}
@@ -178,10 +180,35 @@ func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 // the key it shows.
 func (m Model) detailKeyPress(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	if key.Matches(msg, m.keys.Back, m.keys.Detail) {
-		m.screen = screenTable
+		m.screen, m.scroll = screenTable, 0
+		return m, nil
+	}
+	if m, ok := m.scrollKey(msg); ok {
 		return m, nil
 	}
 	return m.writeKey(msg, m.detailKey)
+}
+
+// scrollKey moves the help or the detail screen, when they do not fit the
+// screen, with the keys that move the table's cursor; ok is false for any
+// other key.
+func (m Model) scrollKey(msg tea.KeyPressMsg) (Model, bool) {
+	page := max(1, m.bodyHeight()-2)
+	switch {
+	case key.Matches(msg, m.keys.Up):
+		return m.scrolled(-1), true
+	case key.Matches(msg, m.keys.Down):
+		return m.scrolled(1), true
+	case key.Matches(msg, m.keys.PageUp):
+		return m.scrolled(-page), true
+	case key.Matches(msg, m.keys.PageDown):
+		return m.scrolled(page), true
+	case key.Matches(msg, m.keys.Top):
+		return m.scrolled(-m.scroll), true
+	case key.Matches(msg, m.keys.Bottom):
+		return m.scrolled(len(m.pagerContent())), true
+	}
+	return m, false
 }
 
 // togglePause freezes the view, or unfreezes it and applies what arrived

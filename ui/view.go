@@ -1,10 +1,12 @@
 package ui
 
 import (
+	"slices"
 	"strconv"
 	"strings"
 	"unicode/utf8"
 
+	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
@@ -40,14 +42,8 @@ func (m Model) render() string {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView()...)
 	body := m.bodyHeight()
-	var content []string
-	fitted := false // the content's lines are known to fit the width
-	switch {
-	case m.showHelp:
-		content = strings.Split(m.help.FullHelpView(m.keys.FullHelp()), "\n")
-	case m.screen == screenDetail:
-		content = m.detailView()
-	default:
+	content, fitted := m.pagerView(body) // fitted: the lines are known to fit the width
+	if content == nil {
 		content, fitted = m.tableView(body), true
 	}
 	for i := range body {
@@ -67,6 +63,67 @@ func (m Model) render() string {
 		frame = overlay(frame, m.confirmView(), m.width, m.height)
 	}
 	return frame
+}
+
+// pagerContent is the help or the detail screen, whichever covers the
+// table, all of it; nil for the table.
+func (m Model) pagerContent() []string {
+	switch {
+	case m.showHelp:
+		return m.fullHelp()
+	case m.screen == screenDetail:
+		return m.detailView()
+	}
+	return nil
+}
+
+// fullHelp is the help's columns side by side, or one under the other
+// when they do not fit the width side by side (the pager scrolls them).
+func (m Model) fullHelp() []string {
+	groups := m.keys.FullHelp()
+	whole := m.help
+	whole.SetWidth(0) // as wide as the columns need: the help cuts columns off to fit its width
+	if side := whole.FullHelpView(groups); lipgloss.Width(side) <= m.width {
+		return strings.Split(side, "\n")
+	}
+	var lines []string
+	for i, g := range groups {
+		if i > 0 {
+			lines = append(lines, "")
+		}
+		lines = append(lines, strings.Split(m.help.FullHelpView([][]key.Binding{g}), "\n")...)
+	}
+	return lines
+}
+
+// pagerView is what of pagerContent the body shows, scrolled by
+// m.scroll: its last line says there is more below when there is, and its
+// first that there is more above. nil for the table.
+func (m Model) pagerView(body int) ([]string, bool) {
+	content := m.pagerContent()
+	if content == nil || body <= 0 {
+		return content, false
+	}
+	top := min(m.scroll, m.scrollLimit(len(content)))
+	shown := slices.Clone(content[top:min(len(content), top+body)])
+	if top > 0 {
+		shown[0] = m.theme.Dim.Render("↑ more above (↑/k, pgup)")
+	}
+	if top+body < len(content) && body > 1 {
+		shown[len(shown)-1] = m.theme.Dim.Render("↓ more below (↓/j, pgdn)")
+	}
+	return shown, false
+}
+
+// scrollLimit is how far a pager of n lines scrolls: until its last line
+// is in sight.
+func (m Model) scrollLimit(n int) int { return max(0, n-m.bodyHeight()) }
+
+// scrolled moves the help or the detail screen by delta lines, within
+// what there is to show.
+func (m Model) scrolled(delta int) Model {
+	m.scroll = max(0, min(m.scroll+delta, m.scrollLimit(len(m.pagerContent()))))
+	return m
 }
 
 // bodyHeight is the number of lines between the header and the footer.

@@ -6,6 +6,7 @@ import (
 	"image/color"
 	"strings"
 	"testing"
+	"time"
 
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
@@ -223,6 +224,80 @@ func TestACutKeepsEscapesWhole(t *testing.T) {
 			if cells(got) > width || !isPrefix(left) || !isSuffix(right) {
 				t.Errorf("truncateMiddle(%q, %d) = %q: a side is not the escaped form of part of the name", key, width, got)
 			}
+		}
+	}
+}
+
+// On a short screen the detail screen and the help scroll with the keys
+// that move the cursor, and say when there is more: every field of the
+// detail and every key of the help can be reached at 40x12.
+func TestShortScreensScroll(t *testing.T) {
+	m := newModel(t, newFakeWriter().seed(fixture()...), 40, 12, fixture()...)
+	m = selectKey(t, m, "ratelimit:legacy")
+	m, _ = press(m, "<enter>")
+	if screen := plain(m); !strings.Contains(screen, "↓ more below") || strings.Contains(screen, "raw ") {
+		t.Fatalf("the detail at 40x12 does not say there is more, or shows it all:\n%s", screen)
+	}
+	seen := map[string]bool{}
+	for range 30 {
+		for _, l := range strings.Split(plain(m), "\n") {
+			seen[strings.TrimSpace(l)] = true
+		}
+		m, _ = press(m, "j")
+	}
+	var all string
+	for l := range seen {
+		all += l + "\n"
+	}
+	for _, field := range []string{"status", "value", "TTL", "limit", "window", "rule", "deadline", "type", "raw"} {
+		if !strings.Contains(all, "\n"+field+" ") && !strings.HasPrefix(all, field+" ") {
+			t.Errorf("scrolling the detail never showed its %s:\n%s", field, plain(m))
+		}
+	}
+	m, _ = press(m, "<esc>")
+	m, _ = press(m, "<enter>")
+	if !strings.Contains(plain(m), "status") {
+		t.Errorf("the detail opened again does not start at the top:\n%s", plain(m))
+	}
+
+	m, _ = press(m, "<esc>?")
+	seen = map[string]bool{}
+	for range 40 {
+		for _, l := range strings.Split(plain(m), "\n") {
+			seen[strings.TrimSpace(l)] = true
+		}
+		m, _ = press(m, "j")
+	}
+	for _, want := range []string{"/ filter", "d delete", "E repair all in view", "q quit"} {
+		found := false
+		for l := range seen {
+			found = found || strings.Contains(strings.Join(strings.Fields(l), " "), want)
+		}
+		if !found {
+			t.Errorf("scrolling the help at 40 columns never showed %q", want)
+		}
+	}
+}
+
+// On a short screen the header's note (how to get live updates) takes one
+// line, leaving the rows their room; an error keeps its lines.
+func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
+	note := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
+	for _, tc := range []struct {
+		height, lines int
+	}{{12, 1}, {40, 3}} {
+		m := newModel(t, nil, 60, tc.height, fixture()...)
+		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
+		}}}})
+		if got := m.headerLines() - 2; got != tc.lines {
+			t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
+		}
+		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
+		}}}})
+		if got := m.headerLines() - 2; got != 3 {
+			t.Errorf("at 60x%d an error takes %d lines, want 3", tc.height, got)
 		}
 	}
 }

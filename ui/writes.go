@@ -369,7 +369,7 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 		m.lost = "" // the user deleted it: the cursor on the next row is no surprise
 	}
 	if m.screen == screenDetail && m.detailKey == msg.key {
-		m.screen = screenTable
+		m.screen, m.scroll = screenTable, 0
 	}
 	if !msg.existed {
 		m.status = info("DEL %s -> it was gone already (expired, or deleted by someone else)", model.Printable(msg.key))
