@@ -123,7 +123,7 @@ func version() string {
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	var rev, dirty string
+	rev, dirty := " (commit unknown)", "" // built outside a checkout, or with -buildvcs=false
 	for _, s := range info.Settings {
 		switch {
 		case s.Key == "vcs.revision" && len(s.Value) >= 12:
@@ -418,7 +418,7 @@ func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var format string
 	cfg, rest, err := parse("snapshot", args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&format, "format", "table", "output format: table, json or csv")
+		fs.StringVar(&format, "format", "table", "output `FORMAT`: table, json or csv")
 	})
 	if err != nil {
 		return err
