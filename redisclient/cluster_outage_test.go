@@ -81,11 +81,7 @@ func TestClusterMasterKilledDuringPoll(t *testing.T) {
 // and what to do, and so does a snapshot, without blaming --url.
 func TestClusterNodesDown(t *testing.T) {
 	t.Parallel()
-	rc := redistest.StartCluster(t, 3, 1, "--cluster-node-timeout", "60000")
-	want := fillCluster(t, rc)
-	c := connectURL(t, redisclient.Options{URL: rc.URL()})
-	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond})
-	f.waitAll("the first pass", want)
+	rc, want, c, f := pollCluster(t, 1, "", 50*time.Millisecond)
 
 	// StartCluster gives Nodes[3] to Nodes[0] as its replica, Nodes[4] to
 	// Nodes[1].
@@ -166,11 +162,7 @@ func TestClusterPasswordRefusedByOneMaster(t *testing.T) {
 // the master that does not answer, not the node given in --url.
 func TestClusterMasterFrozen(t *testing.T) {
 	t.Parallel()
-	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000")
-	want := fillCluster(t, rc)
-	c := connectURL(t, redisclient.Options{URL: rc.URL() + "?read_timeout=200ms&write_timeout=200ms"})
-	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond})
-	f.waitAll("the first pass", want)
+	rc, want, _, f := pollCluster(t, 0, "?read_timeout=200ms&write_timeout=200ms", 100*time.Millisecond)
 	f.onBatch = func(b model.Batch) {
 		for _, k := range b.Removed {
 			t.Errorf("%s was reported removed while a master is frozen", k)
@@ -251,11 +243,7 @@ func TestClusterSnapshotReadRefusedByOneMaster(t *testing.T) {
 // many times over a few seconds, long after the master went down.
 func TestClusterLiveRowsKeepTheIntervalWhileAMasterIsDown(t *testing.T) {
 	t.Parallel()
-	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000")
-	want := fillCluster(t, rc)
-	c := connectURL(t, redisclient.Options{URL: rc.URL()})
-	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond})
-	f.waitAll("the first pass", want)
+	rc, want, _, f := pollCluster(t, 0, "", 100*time.Millisecond)
 
 	dead := rc.Nodes[1]
 	dead.Stop()
@@ -282,4 +270,18 @@ func TestClusterLiveRowsKeepTheIntervalWhileAMasterIsDown(t *testing.T) {
 	if !strings.Contains(f.state.LastError, dead.Addr) {
 		t.Errorf("while the live rows come, the error is %q, want it to name %s", f.state.LastError, dead.Addr)
 	}
+}
+
+// pollCluster starts a cluster of three masters, each with replicas
+// replicas, that fails over only when a test says (a minute's
+// cluster-node-timeout), fills it, and polls rl:* every interval on a
+// client of its URL with query, until the first pass is over.
+func pollCluster(t *testing.T, replicas int, query string, interval time.Duration) (*redistest.Cluster, map[string]string, *redisclient.Client, *feed) {
+	t.Helper()
+	rc := redistest.StartCluster(t, 3, replicas, "--cluster-node-timeout", "60000")
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL() + query})
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: interval})
+	f.waitAll("the first pass", want)
+	return rc, want, c, f
 }
