@@ -121,8 +121,12 @@ func (m Model) tableView(height int) []string {
 		return append(lines, m.emptyMessage(height-1)...)
 	}
 	now := m.clock()
+	names := make([]string, len(rows))
 	for i := range rows {
-		line := m.row(&rows[i], cols, now, m.offset+i == m.cursor)
+		names[i] = model.Printable(rows[i].Key)
+	}
+	for i := range rows {
+		line := m.row(&rows[i], keyCell(names, i, cols.key), cols, now, m.offset+i == m.cursor)
 		if cols.width() > m.width {
 			// Rows are as wide as their columns, which fill the width
 			// exactly unless it is too narrow for them.
@@ -184,9 +188,59 @@ func (m Model) titles(c columns) string {
 	return m.theme.Heading.Render(strings.Join(cells, c.gap))
 }
 
-// row renders one counter. A counter with no expiry is red across the row;
-// the STATUS cell and the gauge carry the status colour.
-func (m Model) row(c *model.Counter, cols columns, now time.Time, selected bool) string {
+// keyCell is names[i] in width cells: whole when it fits, else with its
+// middle taken out (truncateMiddle), which keeps the end, where keys of a
+// pattern differ (ratelimit:api:42). When they differ in the middle
+// instead (ratelimit:user:42:login beside ratelimit:user:43:login), that
+// cut would show the rows alike ("ratel…:login"): then the cut moves into
+// what the name shares with the other names on screen, so that it shows
+// from the word where it differs from the most alike to its end
+// ("rat…42:login").
+func keyCell(names []string, i, width int) string {
+	name := names[i]
+	if cells(name) <= width || width < 3 {
+		return truncateMiddle(name, width)
+	}
+	shared := 0 // bytes name shares from its start with the most alike name
+	for j, other := range names {
+		if j != i && other != name {
+			shared = max(shared, len(commonPrefix(name, other)))
+		}
+	}
+	differs, _ := escapeAt(name, shared) // whole characters and escapes
+	for differs > 0 && isWordByte(name[differs-1]) {
+		differs-- // from the start of the word: 42, not 2
+	}
+	head := (width - 1) / 2
+	const minHead = 3 // of the shared start, for context
+	tail := cells(name[differs:])
+	if differs >= len(name) || cells(name[:differs]) < head || tail <= width-1-head || tail > width-1-minHead {
+		return truncateMiddle(name, width) // the middle cut shows where it differs, or nothing can
+	}
+	return cutMiddle(name, width, width-1-tail)
+}
+
+// isWordByte reports whether b is an ASCII letter or digit: a key's words
+// (a user, an id) are runs of them between separators.
+func isWordByte(b byte) bool {
+	return b >= '0' && b <= '9' || b >= 'a' && b <= 'z' || b >= 'A' && b <= 'Z'
+}
+
+// commonPrefix is the longest prefix a and b share.
+func commonPrefix(a, b string) string {
+	n := min(len(a), len(b))
+	for i := range n {
+		if a[i] != b[i] {
+			return a[:i]
+		}
+	}
+	return a[:n]
+}
+
+// row renders one counter, its key shown as name. A counter with no expiry
+// is red across the row; the STATUS cell and the gauge carry the status
+// colour.
+func (m Model) row(c *model.Counter, name string, cols columns, now time.Time, selected bool) string {
 	look, marker := &m.theme.rows[c.Status][0], "  "
 	if selected {
 		look, marker = &m.theme.rows[c.Status][1], "▸ "
@@ -204,7 +258,7 @@ func (m Model) row(c *model.Counter, cols columns, now time.Time, selected bool)
 	gap := cols.gap
 
 	var b strings.Builder
-	b.WriteString(look.base.render(marker + padRight(truncateMiddle(model.Printable(c.Key), cols.key), cols.key)))
+	b.WriteString(look.base.render(marker + padRight(name, cols.key)))
 	b.WriteString(look.base.render(gap + padLeft(valueCell(c, cols.value), cols.value) + gap))
 	if cols.limit > 0 {
 		b.WriteString(m.limitCell(c, rule, cols, look))

@@ -154,6 +154,12 @@ func truncate(s string, width int) string {
 // "…": keys of a pattern share their beginning and differ at their end (a
 // user, an address), which must stay in sight.
 func truncateMiddle(s string, width int) string {
+	return cutMiddle(s, width, (width-1)/2)
+}
+
+// cutMiddle cuts s to width cells by taking out a part of it, marked "…",
+// that starts head cells in.
+func cutMiddle(s string, width, head int) string {
 	n := cells(s)
 	if n <= width {
 		return s
@@ -161,7 +167,6 @@ func truncateMiddle(s string, width int) string {
 	if width < 3 {
 		return truncate(s, width)
 	}
-	head := (width - 1) / 2
 	left, right := ansi.Truncate(s, head, ""), ansi.TruncateLeft(s, n-(width-1-head), "")
 	// Names come escaped (model.Printable): a cut inside an escape would
 	// show what is left of it as text ("…e[31m" for "\e[31m"), so the cut

@@ -301,3 +301,30 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 		}
 	}
 }
+
+// Keys that differ in their middle (ratelimit:user:N:login) stay apart on a
+// narrow screen: the cut moves into what a key shares with its neighbours,
+// so that where it differs from them shows.
+func TestKeysThatDifferInTheMiddleStayApart(t *testing.T) {
+	var obs []model.Observation
+	for i := range 6 {
+		obs = append(obs, str(fmt.Sprintf("ratelimit:user:%d:login", 41+i), "3", 60_000))
+	}
+	obs = append(obs, model.Observation{Key: "ratelimit:cfg", Type: "hash", PTTL: model.PTTLNoExpiry, At: t0})
+	m := newModel(t, nil, 40, 20, obs...)
+	screen := plain(m)
+	for i := range 6 {
+		if want := fmt.Sprintf("…%d:login ", 41+i); !strings.Contains(screen, want) {
+			t.Errorf("the row of ratelimit:user:%d:login does not show %q:\n%s", 41+i, want, screen)
+		}
+	}
+	// Each row's cell is as wide as the column, whatever the cut.
+	names := []string{"ratelimit:user:41:login", "ratelimit:user:42:login", `ratelimit:user:\e:login`}
+	for i := range names {
+		for width := 3; width <= 30; width++ {
+			if got := keyCell(names, i, width); cells(got) > width {
+				t.Errorf("keyCell(%q, %d) = %q: %d cells", names[i], width, got, cells(got))
+			}
+		}
+	}
+}
