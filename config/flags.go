@@ -253,6 +253,11 @@ type stringList []string
 func (p *stringList) String() string { return strings.Join(*p, " ") }
 
 func (p *stringList) Set(s string) error {
+	if len(s) > 2 && strings.HasPrefix(s, "--") && (s[2] >= 'a' && s[2] <= 'z') {
+		// "--pattern --url X" took the next flag for the value. (A glob
+		// for keys that begin so can say [-]-url.)
+		return errors.New("that is the next flag; give the value right after the flag, like --pattern 'ratelimit:*'")
+	}
 	*p = append(*p, s)
 	return nil
 }

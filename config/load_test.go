@@ -464,6 +464,19 @@ func TestPatterns(t *testing.T) {
 			}
 		})
 	}
+
+	// --pattern with its value left out takes the next flag for it: say
+	// so, rather than watch the keys matching "--url" and complain of the
+	// URL as an argument. A glob can still match keys that begin so.
+	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+	fs.SetOutput(io.Discard)
+	config.Register(fs)
+	if err := fs.Parse([]string{"--pattern", "--url", "redis://h:1"}); err == nil || !strings.Contains(err.Error(), "that is the next flag") {
+		t.Errorf("--pattern --url: %v", err)
+	}
+	if c, err := load(t, nil, "--pattern", "[-]-url*"); err != nil || !slices.Equal(c.Patterns, []string{"[-]-url*"}) {
+		t.Errorf("--pattern '[-]-url*': %q, %v", c.Patterns, err)
+	}
 }
 
 func TestFallbackRule(t *testing.T) {
