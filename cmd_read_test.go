@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime/debug"
 	"strings"
 	"testing"
 	"time"
@@ -203,6 +204,17 @@ func TestVersionAndUsage(t *testing.T) {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
 		}
 	}
+	// A release (go install ...@v1.2.3) is named by its version, which
+	// says which commit it is; a build from a checkout by its commit.
+	release := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "v1.2.3"}}
+	checkout := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
+		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "504b73e8975d0123456789"}, {Key: "vcs.modified", Value: "true"}}}
+	for info, want := range map[*debug.BuildInfo]string{release: "countertop v1.2.3, go1.26.8", checkout: "countertop devel 504b73e8975d (modified), go1.26.8"} {
+		if got := versionOf(info); got != want {
+			t.Errorf("versionOf(%+v) = %q, want %q", info.Main, got, want)
+		}
+	}
+
 	var out, errOut bytes.Buffer
 	if code := run([]string{"demo", "--help"}, &out, &errOut); code != exitOK || !strings.Contains(errOut.String(), "Usage: countertop demo\n\nOpens the dashboard") {
 		t.Errorf("demo --help: exit %d, stderr %q", code, errOut.String())

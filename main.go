@@ -119,11 +119,19 @@ func version() string {
 	if !ok {
 		return "countertop (no build information)"
 	}
+	return versionOf(info)
+}
+
+// versionOf is version's line for the build info.
+func versionOf(info *debug.BuildInfo) string {
 	v := info.Main.Version
 	if v == "" || v == "(devel)" {
 		v = "devel"
 	}
-	rev, dirty := " (commit unknown)", "" // built outside a checkout, or with -buildvcs=false
+	var rev, dirty string
+	if v == "devel" {
+		rev = " (commit unknown)" // built outside a checkout, or with -buildvcs=false; a release's version says which
+	}
 	for _, s := range info.Settings {
 		switch {
 		case s.Key == "vcs.revision" && len(s.Value) >= 12:

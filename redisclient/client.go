@@ -451,8 +451,6 @@ func (c *Client) connectError(ctx context.Context, err error) error {
 		return explained(fmt.Sprintf("%s is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", c.hostPort), err)
 	case redis.HasErrorPrefix(err, "SELECT is not allowed in cluster mode"):
 		return errClusterDB(c.db(), err)
-	case redis.HasErrorPrefix(err, "DB index is out of range"):
-		return explained(fmt.Sprintf("%s has no database %d, the number at the end of --url — use one below its 'databases' setting (0 to 15 by default)", c.hostPort, c.db()), err)
 	}
 	return c.explain(err)
 }
@@ -480,6 +478,9 @@ func (c *Client) explainAt(err error, addr string) error {
 	}
 	if c.kind == cluster && (unreachable(err) || isTimeout(err)) && !isA[*Error](err) && (where != c.hostPort || c.connected.Load()) {
 		return explained(c.nodeDown(where, err), err)
+	}
+	if c.kind == standalone && redis.HasErrorPrefix(err, "DB index is out of range") {
+		return explained(noDatabase(where, strconv.Itoa(c.db())), err) // at connect, or a server restarted with fewer
 	}
 	return Explain(err, where)
 }

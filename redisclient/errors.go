@@ -128,9 +128,7 @@ var explanations = []struct {
 	{reply("value is not a valid float"), unchanged("the key holds text, not a number: SET it to a number or DEL it")},
 	{reply("increment would produce NaN or Infinity"), unchanged("the value is, or would become, infinite: SET the key to a finite number or DEL it")},
 	{reply("WRONGTYPE"), unchanged("the key holds a hash, list or other type, not a string counter: pick another key, or DEL this one")},
-	{reply("DB index is out of range"), func(addr string, _ error) string {
-		return fmt.Sprintf("%s has no database with the number at the end of --url — use one below its 'databases' setting (0 to 15 by default)", addr)
-	}},
+	{reply("DB index is out of range"), func(addr string, _ error) string { return noDatabase(addr, "") }},
 	{reply("max number of clients reached"), func(addr string, _ error) string {
 		return fmt.Sprintf("%s has reached its maxclients limit — close idle clients or raise maxclients", addr)
 	}},
@@ -304,3 +302,13 @@ type handshakeError struct{ err error }
 
 func (e *handshakeError) Error() string { return "tls handshake: " + e.err.Error() }
 func (e *handshakeError) Unwrap() error { return e.err }
+
+// noDatabase says that addr has no database db, the number at the end of
+// --url ("" when it is not known here).
+func noDatabase(addr, db string) string {
+	which := "with the number at the end of --url"
+	if db != "" {
+		which = db + ", the number at the end of --url"
+	}
+	return fmt.Sprintf("%s has no database %s — use one below its 'databases' setting (0 to 15 by default)", addr, which)
+}

@@ -120,8 +120,12 @@ func (r *reader) poll(ctx context.Context) {
 				// Some masters answered: their rows stay live, a cycle
 				// every interval, while the others are tried again each
 				// time (a refused connection costs nothing; a master that
-				// hangs holds up the cycle by its timeout, as it did).
-				backoff, wait = 0, r.o.Interval-time.Since(start)
+				// hangs holds up the cycle by its timeout, as it did). A
+				// cycle that took longer than the interval (a slot map
+				// read again, retries) still waits minBackoff, or the
+				// interval if shorter, before the next.
+				backoff = 0
+				wait = max(r.o.Interval-time.Since(start), min(r.o.Interval, minBackoff))
 			}
 			p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			r.failed(err)

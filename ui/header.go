@@ -91,8 +91,9 @@ func (m Model) sourceLine(room int) string {
 	if topology := " (" + model.Printable(s.Topology) + ")"; s.Topology != "" && cells(addr+topology) <= fit {
 		addr += m.theme.Dim.Render(topology)
 	}
-	if port := strings.LastIndexByte(addr, ':'); cells(addr) > fit && port > 0 && cells(addr[port:]) < fit-1 {
+	if port := strings.LastIndexByte(addr, ':'); cells(addr) > fit && port > 0 && cells(addr[port:]) < fit-1 && !strings.Contains(addr, ",") {
 		// host:port/db: the host gives way, the port and database stay.
+		// (Several Sentinels' addresses are cut in the middle.)
 		return title + sep + truncate(addr[:port], fit-cells(addr[port:])) + addr[port:] + tail
 	}
 	return title + sep + truncateMiddle(addr, fit) + tail

@@ -208,6 +208,16 @@ func TestAFailedFirstPassIsNotAnEmptyKeyspace(t *testing.T) {
 // servers on one host apart: the topology goes first, then the middle of
 // the address.
 func TestANarrowHeaderKeepsThePort(t *testing.T) {
+	// Several Sentinels are cut in the middle, not shown as the first
+	// host with the last port.
+	m := newModel(t, nil, 60, 20, fixture()...)
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "polling", Interval: time.Second, Addr: "10.0.0.5:26379,10.0.0.6:26380,10.0.0.7:26381/0", Connected: true, UpdatedAt: t0,
+	}}}})
+	if first := strings.Split(plain(m), "\n")[0]; !strings.Contains(first, "10.0.…") || strings.Contains(first, "10.…:26381") {
+		t.Errorf("Sentinels' addresses in the header: %q", first)
+	}
+
 	for _, addr := range []string{"redis-cache-07.internal.example:26417", "127.0.0.1:26417/3"} {
 		for _, width := range []int{60, 50, 40} {
 			m := newModel(t, nil, width, 20, fixture()...)

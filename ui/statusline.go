@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"sync/atomic"
 	"time"
 )
 
@@ -13,7 +14,14 @@ type statusLine struct {
 	text string
 	kind statusKind
 	at   time.Time // when a write failed other than by a refusal: see Model.apply
+	// seq tells each status set apart from the last, though its words be
+	// the same (a second "Cancelled"), so that it is shown its whole
+	// statusFade anew: see Model.Update.
+	seq uint64
 }
+
+// statusSeq numbers the statuses made.
+var statusSeq atomic.Uint64
 
 type statusKind uint8
 
@@ -24,15 +32,15 @@ const (
 )
 
 func info(format string, a ...any) statusLine {
-	return statusLine{text: fmt.Sprintf(format, a...), kind: statusInfo}
+	return statusLine{text: fmt.Sprintf(format, a...), kind: statusInfo, seq: statusSeq.Add(1)}
 }
 
 func done(format string, a ...any) statusLine {
-	return statusLine{text: fmt.Sprintf(format, a...), kind: statusDone}
+	return statusLine{text: fmt.Sprintf(format, a...), kind: statusDone, seq: statusSeq.Add(1)}
 }
 
 func failed(format string, a ...any) statusLine {
-	return statusLine{text: fmt.Sprintf(format, a...), kind: statusFailed}
+	return statusLine{text: fmt.Sprintf(format, a...), kind: statusFailed, seq: statusSeq.Add(1)}
 }
 
 // statusRoom is how many lines the status may take: what a Redis error and

@@ -157,6 +157,18 @@ func TestStatusFadesUnlessItIsAFailure(t *testing.T) {
 		t.Errorf("after %s the status line still says %q", statusFade, s)
 	}
 
+	// The same words again are an answer anew: shown their whole time.
+	m, _ = press(m, "i<esc>")
+	cancelled := statusText(m)
+	c.t = c.t.Add(statusFade - time.Second)
+	m, _ = send(m, tickMsg{gen: m.tickGen})
+	m, _ = press(m, "i<esc>")
+	c.t = c.t.Add(2 * time.Second)
+	m, _ = send(m, tickMsg{gen: m.tickGen})
+	if statusText(m) != cancelled {
+		t.Errorf("a second %q, 2 s old, was cleared: the status line says %q", cancelled, statusText(m))
+	}
+
 	m = selectKey(t, m, "session:abc") // a hash: + is refused
 	m, _ = press(m, "+")
 	refusal := statusText(m)

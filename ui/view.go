@@ -98,7 +98,8 @@ func (m Model) fullHelp() []string {
 
 // pagerView is what of pagerContent the body shows, scrolled by
 // m.scroll: its last line says there is more below when there is, and its
-// first that there is more above. nil for the table.
+// first that there is more above, where the body has room for those and a
+// line between them. nil for the table.
 func (m Model) pagerView(body int) ([]string, bool) {
 	content := m.pagerContent()
 	if content == nil || body <= 0 {
@@ -106,10 +107,13 @@ func (m Model) pagerView(body int) ([]string, bool) {
 	}
 	top := min(m.scroll, m.scrollLimit(len(content)))
 	shown := slices.Clone(content[top:min(len(content), top+body)])
+	if body < 3 {
+		return shown, false // every line for the content
+	}
 	if top > 0 {
 		shown[0] = m.theme.Dim.Render("↑ more above (↑/k, pgup)")
 	}
-	if top+body < len(content) && body > 1 {
+	if top+body < len(content) {
 		shown[len(shown)-1] = m.theme.Dim.Render("↓ more below (↓/j, pgdn)")
 	}
 	return shown, false
@@ -119,10 +123,12 @@ func (m Model) pagerView(body int) ([]string, bool) {
 // is in sight.
 func (m Model) scrollLimit(n int) int { return max(0, n-m.bodyHeight()) }
 
-// scrolled moves the help or the detail screen by delta lines, within
-// what there is to show.
+// scrolled moves the help or the detail screen by delta lines from where
+// it shows now (a larger screen, or a shorter detail, may show it less
+// far down than m.scroll), within what there is to show.
 func (m Model) scrolled(delta int) Model {
-	m.scroll = max(0, min(m.scroll+delta, m.scrollLimit(len(m.pagerContent()))))
+	limit := m.scrollLimit(len(m.pagerContent()))
+	m.scroll = max(0, min(min(m.scroll, limit)+delta, limit))
 	return m
 }
 

@@ -8,6 +8,7 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 	"github.com/charmbracelet/x/ansi"
@@ -326,5 +327,43 @@ func TestKeysThatDifferInTheMiddleStayApart(t *testing.T) {
 				t.Errorf("keyCell(%q, %d) = %q: %d cells", names[i], width, got, cells(got))
 			}
 		}
+	}
+}
+
+// At the smallest screen, with a feed error taking three lines, the body
+// is a line or two: it shows content, not "more" lines, and scrolling
+// reaches every line of the detail. After the screen grows, the first
+// key up moves the detail up at once.
+func TestThePagerAtTheSmallestScreen(t *testing.T) {
+	m := newModel(t, newFakeWriter().seed(fixture()...), 40, minHeight, fixture()...)
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0,
+		LastError: "127.0.0.1:7000 stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read",
+	}}}})
+	m = selectKey(t, m, "ratelimit:legacy")
+	m, _ = press(m, "<enter>")
+	if body := m.bodyHeight(); body > 2 {
+		t.Fatalf("the body has %d lines: the test wants a screen with one or two", body)
+	}
+	all := strings.Join(m.detailView(), "\n")
+	seen := ""
+	for range 40 {
+		seen += plain(m)
+		m, _ = press(m, "j")
+	}
+	for _, field := range []string{"status", "value", "limit", "window", "rule", "deadline", "type", "raw"} {
+		if strings.Contains(all, field) && !strings.Contains(seen, field+" ") {
+			t.Errorf("scrolling the detail at 40x%d never showed its %s", minHeight, field)
+		}
+	}
+	if strings.Contains(seen, "more below") || strings.Contains(seen, "more above") {
+		t.Errorf("a body of one or two lines spent one on saying there is more")
+	}
+
+	m, _ = send(m, tea.WindowSizeMsg{Width: 60, Height: 14}) // room for more of it, not all
+	before := plain(m)
+	m, _ = press(m, "k")
+	if plain(m) == before {
+		t.Errorf("after the screen grew, k did not move the detail:\n%s", before)
 	}
 }
