@@ -288,3 +288,30 @@ func pollCluster(t *testing.T, replicas int, query string, interval time.Duratio
 	f.waitAll("the first pass", want)
 	return rc, want, c, f
 }
+
+// While a master is down, a key new on a master that answers appears: the
+// discovery passes go on over the masters that answer, and take no key of
+// the dead one for deleted.
+func TestClusterNewKeysAppearWhileAMasterIsDown(t *testing.T) {
+	t.Parallel()
+	rc, _, _, f := pollCluster(t, 0, "", 100*time.Millisecond)
+	f.onBatch = func(b model.Batch) {
+		for _, k := range b.Removed {
+			t.Errorf("%s was reported removed while a master is down", k)
+		}
+	}
+	dead := rc.Nodes[1]
+	dead.Stop()
+	f.waitFor("the sentence to name the dead master", func() bool { return strings.Contains(f.state.LastError, dead.Addr) })
+
+	names := map[string]string{}
+	for i := range 100 {
+		names[fmt.Sprintf("rl:new:%d", i)] = ""
+	}
+	fresh := keyOn(t, rc, rc.Nodes[0], names)
+	rc.Nodes[0].Do(t, "SET", fresh, "77", "EX", "600")
+	f.waitValue(fresh, "77")
+	if !strings.Contains(f.state.LastError, dead.Addr) {
+		t.Errorf("once the new key came, the error is %q, want it to name %s", f.state.LastError, dead.Addr)
+	}
+}

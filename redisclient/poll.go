@@ -1,6 +1,7 @@
 package redisclient
 
 import (
+	"cmp"
 	"context"
 	"maps"
 	"slices"
@@ -89,8 +90,14 @@ func (r *reader) poll(ctx context.Context) {
 	for {
 		start := time.Now()
 		read, err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)), false)
-		if err == nil {
-			err = r.discoverSome(ctx, &p, start)
+		// In a cluster, a master down leaves the others' keys read: their
+		// new keys are looked for too, in a pass that will not take the
+		// known keys it misses for deleted (see discovery.failed).
+		partial := err != nil && read && r.c.kind == cluster
+		if err == nil || partial {
+			if derr := r.discoverSome(ctx, &p, start, err); err == nil {
+				err = derr
+			}
 		}
 		if ctx.Err() != nil {
 			return
@@ -114,20 +121,21 @@ func (r *reader) poll(ctx context.Context) {
 				}
 			}
 		} else {
-			backoff = nextBackoff(backoff)
-			wait = backoff
-			if read && r.c.kind == cluster {
+			if partial {
 				// Some masters answered: their rows stay live, a cycle
 				// every interval, while the others are tried again each
 				// time (a refused connection costs nothing; a master that
-				// hangs holds up the cycle by its timeout, as it did). A
-				// cycle that took longer than the interval (a slot map
-				// read again, retries) still waits minBackoff, or the
-				// interval if shorter, before the next.
+				// hangs holds up the cycle by its timeout, as it did), and
+				// the pass under way goes on. A cycle that took longer
+				// than the interval (a slot map read again, retries) still
+				// waits minBackoff, or the interval if shorter.
 				backoff = 0
-				wait = max(r.o.Interval-time.Since(start), min(r.o.Interval, minBackoff))
+				wait = max(wait, min(r.o.Interval, minBackoff))
+			} else {
+				backoff = nextBackoff(backoff)
+				wait = backoff
+				p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			}
-			p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			r.failed(err)
 			r.rereadTopology(ctx)
 			if r.emit(ctx, model.Batch{}) != nil {
@@ -151,17 +159,22 @@ type pacer struct {
 
 // discoverSome is a poll cycle's share of discovery, in the cycle that
 // began at now: it begins a pass when one is due, and takes the pass under
-// way on for the budget, or to its end while no key is known.
-func (r *reader) discoverSome(ctx context.Context, p *pacer, now time.Time) error {
+// way on for the budget, or to its end while no key is known. missed is
+// why the cycle could not read some known keys (nil when it read them
+// all): the pass then counts as one that left a master out.
+func (r *reader) discoverSome(ctx context.Context, p *pacer, now time.Time, missed error) error {
 	if p.pass == nil {
 		if now.Before(p.next) {
-			return nil
+			return missed
 		}
 		d, err := r.startDiscovery(ctx, false)
 		if err != nil {
 			return err
 		}
 		p.pass, p.next = d, now.Add(r.o.DiscoverEvery)
+	}
+	if missed != nil {
+		p.pass.failed = cmp.Or(p.pass.failed, missed)
 	}
 	budget := r.o.scanBudget
 	if len(r.known) == 0 {
