@@ -550,6 +550,21 @@ func parseFilter(q string) filter {
 	return f
 }
 
+// UnknownStatuses is the is: terms of a filter query that name no status
+// (nor problem): the filter takes them as text that key names must hold,
+// which none likely does.
+func UnknownStatuses(q string) []string {
+	var unknown []string
+	for _, term := range strings.Fields(q) {
+		if name, ok := strings.CutPrefix(strings.ToLower(term), "is:"); ok {
+			if _, known := ParseStatus(name); !known && name != "problem" {
+				unknown = append(unknown, term)
+			}
+		}
+	}
+	return unknown
+}
+
 func (f *filter) isEmpty() bool { return f.statuses == allStatuses && len(f.names) == 0 }
 
 func (f *filter) keeps(e *entry) bool {

@@ -153,6 +153,9 @@ func (m Model) emptyMessage(height int) []string {
 		return lines[:min(len(lines), max(0, height))]
 	case m.store.Len() > 0:
 		msg = "No key matches the filter " + quoteTyped(m.store.Filter()) + " (esc clears it)."
+		if unknown := model.UnknownStatuses(m.store.Filter()); len(unknown) > 0 {
+			msg += " " + quoteTyped(unknown[0]) + " is not a status: is: takes " + statusNames() + ", or problem."
+		}
 	case m.feedState.Scanning || !m.feedState.Connected:
 		msg = "Looking for keys…"
 	case m.feedState.LastError != "" && m.lastData.IsZero():
@@ -162,6 +165,15 @@ func (m Model) emptyMessage(height int) []string {
 		msg = "No keys match the patterns."
 	}
 	return []string{truncate(m.theme.Dim.Render("  "+msg), m.width)}
+}
+
+// statusNames is every status's name, for the filter's is: terms.
+func statusNames() string {
+	names := make([]string, model.NumStatuses)
+	for st := range model.Status(model.NumStatuses) {
+		names[st] = st.String()
+	}
+	return strings.Join(names, ", ")
 }
 
 // titles is the column-title line; the sorted column is marked with ▾.

@@ -367,3 +367,17 @@ func TestThePagerAtTheSmallestScreen(t *testing.T) {
 		t.Errorf("after the screen grew, k did not move the detail:\n%s", before)
 	}
 }
+
+// A filter is:foo, where foo is no status, says so when nothing matches,
+// rather than only that nothing does.
+func TestAnUnknownStatusInTheFilterIsNamed(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = press(m, "/is:stcuk<enter>")
+	if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes `) || !strings.Contains(s, "stuck") {
+		t.Errorf("the empty table does not say is:stcuk is no status:\n%s", plain(m))
+	}
+	m, _ = press(m, "<esc>/is:stuck<enter>")
+	if s := flat(m); strings.Contains(s, "is not a status") {
+		t.Errorf("is:stuck was called no status:\n%s", plain(m))
+	}
+}
