@@ -42,7 +42,7 @@ func (m Model) render() string {
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView()...)
 	body := m.bodyHeight()
-	content, fitted := m.pagerView(body) // fitted: the lines are known to fit the width
+	content, fitted := m.pagerView(body), false // fitted: the lines are known to fit the width
 	if content == nil {
 		content, fitted = m.tableView(body), true
 	}
@@ -100,15 +100,15 @@ func (m Model) fullHelp() []string {
 // m.scroll: its last line says there is more below when there is, and its
 // first that there is more above, where the body has room for those and a
 // line between them. nil for the table.
-func (m Model) pagerView(body int) ([]string, bool) {
+func (m Model) pagerView(body int) []string {
 	content := m.pagerContent()
 	if content == nil || body <= 0 {
-		return content, false
+		return content
 	}
 	top := min(m.scroll, m.scrollLimit(len(content)))
 	shown := slices.Clone(content[top:min(len(content), top+body)])
 	if body < 3 {
-		return shown, false // every line for the content
+		return shown // every line for the content
 	}
 	if top > 0 {
 		shown[0] = m.theme.Dim.Render("↑ more above (↑/k, pgup)")
@@ -116,7 +116,7 @@ func (m Model) pagerView(body int) ([]string, bool) {
 	if top+body < len(content) {
 		shown[len(shown)-1] = m.theme.Dim.Render("↓ more below (↓/j, pgdn)")
 	}
-	return shown, false
+	return shown
 }
 
 // scrollLimit is how far a pager of n lines scrolls: until its last line
