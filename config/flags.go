@@ -230,6 +230,9 @@ func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 // positional arguments, so that "incr KEY --by 3" works; everything after
 // "--" is positional. It returns the positional arguments in order.
 func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
+	if err := valueLeftOut(fs, args); err != nil {
+		return nil, err
+	}
 	var positional []string
 	for {
 		if err := fs.Parse(args); err != nil {
@@ -247,17 +250,42 @@ func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
 	}
 }
 
+// valueLeftOut says so when a flag that takes a value is followed by
+// another flag of fs: "--pattern --url X" would take --url for the pattern
+// and X for an argument. (A value that begins with a dash goes after =:
+// --pattern=-x.)
+func valueLeftOut(fs *flag.FlagSet, args []string) error {
+	isFlag := func(a string) *flag.Flag {
+		if !strings.HasPrefix(a, "-") {
+			return nil
+		}
+		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		return fs.Lookup(name)
+	}
+	for i, a := range args[:max(0, len(args)-1)] {
+		if a == "--" {
+			return nil
+		}
+		f := isFlag(a)
+		if f == nil || strings.Contains(a, "=") {
+			continue
+		}
+		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
+			continue
+		}
+		if next := isFlag(args[i+1]); next != nil {
+			return fmt.Errorf("%s has no value: the word after it, %s, is a flag — give the value right after %s", a, args[i+1], a)
+		}
+	}
+	return nil
+}
+
 // stringList is the value of a repeatable flag (--pattern, --sentinel).
 type stringList []string
 
 func (p *stringList) String() string { return strings.Join(*p, " ") }
 
 func (p *stringList) Set(s string) error {
-	if len(s) > 2 && strings.HasPrefix(s, "--") && (s[2] >= 'a' && s[2] <= 'z') {
-		// "--pattern --url X" took the next flag for the value. (A glob
-		// for keys that begin so can say [-]-url.)
-		return errors.New("that is the next flag; give the value right after the flag, like --pattern 'ratelimit:*'")
-	}
 	*p = append(*p, s)
 	return nil
 }

@@ -471,8 +471,17 @@ func TestPatterns(t *testing.T) {
 	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	config.Register(fs)
-	if err := fs.Parse([]string{"--pattern", "--url", "redis://h:1"}); err == nil || !strings.Contains(err.Error(), "that is the next flag") {
-		t.Errorf("--pattern --url: %v", err)
+	want := "--pattern has no value: the word after it, --url, is a flag — give the value right after --pattern"
+	if _, err := config.ParseInterspersed(fs, []string{"--pattern", "--url", "redis://h:1"}); err == nil || err.Error() != want {
+		t.Errorf("--pattern --url: %v\nwant %q", err, want)
+	}
+	for _, args := range [][]string{{"--read-only", "--pattern", "a:*"}, {"--pattern=-x", "--url", "redis://h:1"}, {"--", "--pattern", "--url"}} {
+		fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+		fs.SetOutput(io.Discard)
+		config.Register(fs)
+		if _, err := config.ParseInterspersed(fs, args); err != nil {
+			t.Errorf("%q: %v", args, err)
+		}
 	}
 	if c, err := load(t, nil, "--pattern", "[-]-url*"); err != nil || !slices.Equal(c.Patterns, []string{"[-]-url*"}) {
 		t.Errorf("--pattern '[-]-url*': %q, %v", c.Patterns, err)
