@@ -29,6 +29,19 @@ func (m Model) detailView() []string {
 	field := func(label, value string) string {
 		return m.theme.Label.Render(padRight(label, labelWidth)) + value
 	}
+	// wrapped is a field whose words go on under it where they do not
+	// fit: the window's origin, the rule's pattern.
+	wrapped := func(label, value string) []string {
+		lines := wrapWords(value, max(20, m.width-labelWidth))
+		if len(lines) == 0 {
+			return []string{field(label, value)}
+		}
+		lines[0] = field(label, lines[0])
+		for i := 1; i < len(lines); i++ {
+			lines[i] = strings.Repeat(" ", labelWidth) + lines[i]
+		}
+		return lines
+	}
 
 	raw := "—"
 	if c.Type == "string" {
@@ -76,13 +89,14 @@ func (m Model) detailView() []string {
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
-	return append(lines,
+	lines = append(lines,
 		field("value", formatValue(&c)),
 		field("TTL", m.theme.style(ttlTone).Render(ttl)),
-		field("limit", limit),
-		field("window", window),
-		field("rate", formatRate(c.Rate)),
-		field("rule", ruleText),
+		field("limit", limit))
+	lines = append(lines, wrapped("window", window)...)
+	lines = append(lines, field("rate", formatRate(c.Rate)))
+	lines = append(lines, wrapped("rule", ruleText)...)
+	return append(lines,
 		field("deadline", deadline),
 		field("type", model.Printable(c.Type)),
 		field("raw", raw),

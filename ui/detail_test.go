@@ -55,3 +55,15 @@ func TestDetailOfACounterWhoseRuleHasNoLimit(t *testing.T) {
 		t.Errorf("the detail does not say %q:\n%s", want, plain(m))
 	}
 }
+
+// On a narrow screen the rule and the window go on under their label
+// rather than being cut: "none matched (the --limit/--window fallback
+// applies)" is read whole.
+func TestNarrowDetailWrapsTheRule(t *testing.T) {
+	m := newModel(t, nil, 40, 40, str("orphan:key", "3", model.PTTLNoExpiry))
+	m = selectKey(t, m, "orphan:key")
+	m, _ = press(m, "<enter>")
+	if s := flat(m); !strings.Contains(s, "rule none matched (the --limit/--window fallback applies)") {
+		t.Errorf("the rule is not whole at 40 columns:\n%s", plain(m))
+	}
+}

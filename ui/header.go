@@ -39,10 +39,11 @@ func (m Model) headerView() []string {
 // feedLines is the feed's last error, else its note, wrapped to the width
 // in at most maxFeedLines lines; none when there is neither. On a short
 // screen (under shortScreen lines) a note, which says how to get live
-// updates, takes one line: the rows come first. An error keeps its room.
+// updates, takes one line: the rows come first. An error keeps its room,
+// but for two lines of rows under the titles on the smallest screens.
 func (m Model) feedLines() []string {
 	text, style := m.feedText()
-	room := maxFeedLines
+	room := min(maxFeedLines, max(1, m.height-2-2-3)) // the header's two lines, the footer's two, titles and two rows
 	if m.feedState.LastError == "" && m.height < shortScreen {
 		room = 1
 	}

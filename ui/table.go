@@ -137,20 +137,16 @@ func (m Model) tableView(height int) []string {
 	return lines
 }
 
-// emptyMessage explains an empty table in at most height lines. When the
-// feed stopped for good (say --mode events on a server without
-// notifications), its reason is the whole message, wrapped, not a line the
-// header has to cut.
+// emptyMessage explains an empty table in at most height lines, wrapped.
+// When the feed stopped for good (say --mode events on a server without
+// notifications), its reason is the whole message, not a line the header
+// has to cut.
 func (m Model) emptyMessage(height int) []string {
 	var msg string
+	style := m.theme.Dim
 	switch {
 	case m.feedClosed && m.feedState.LastError != "":
-		text := "Stopped: " + strings.TrimSuffix(model.Printable(m.feedState.LastError), ".") + ". Press q to quit."
-		lines := wrapWords(text, max(10, m.width-2))
-		for i, l := range lines {
-			lines[i] = "  " + m.theme.Error.Render(l)
-		}
-		return lines[:min(len(lines), max(0, height))]
+		msg, style = "Stopped: "+strings.TrimSuffix(model.Printable(m.feedState.LastError), ".")+". Press q to quit.", m.theme.Error
 	case m.store.Len() > 0:
 		msg = "No key matches the filter " + quoteTyped(m.store.Filter()) + " (esc clears it)."
 		if unknown := model.UnknownStatuses(m.store.Filter()); len(unknown) > 0 {
@@ -164,7 +160,11 @@ func (m Model) emptyMessage(height int) []string {
 	default:
 		msg = "No keys match the patterns."
 	}
-	return []string{truncate(m.theme.Dim.Render("  "+msg), m.width)}
+	lines := wrapWords(msg, max(10, m.width-2))
+	for i, l := range lines {
+		lines[i] = "  " + style.Render(l)
+	}
+	return lines[:min(len(lines), max(0, height))]
 }
 
 // statusNames is every status's name, for the filter's is: terms.

@@ -190,9 +190,28 @@ func cutMiddle(s string, width, head int) string {
 	return left + "…" + right
 }
 
+// csiLength is how many bytes at the start of s, after an ESC, are a
+// control sequence's "[", parameters and final byte (ECMA-48); 0 when s
+// does not start one.
+func csiLength(s string) int {
+	if s == "" || s[0] != '[' {
+		return 0
+	}
+	j := 1
+	for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f { // parameters and intermediates
+		j++
+	}
+	if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
+		j++
+	}
+	return j
+}
+
 // escapeAt is where the character or escape of s (as model.Printable
 // writes them: \\, \n, \e, \xNN, \uNNNN, \UNNNNNNNN) that holds byte off
-// starts and ends; off, off when off is at the end of s.
+// starts and ends; off, off when off is at the end of s. An \e that starts
+// a terminal's control sequence, \e[31m, counts with the sequence: what is
+// left of it, 31m, would read as text of the name.
 func escapeAt(s string, off int) (start, end int) {
 	for i := 0; i < len(s); {
 		n := 1
@@ -204,6 +223,8 @@ func escapeAt(s string, off int) (start, end int) {
 				n = 6
 			case 'U':
 				n = 10
+			case 'e':
+				n = 2 + csiLength(s[i+2:])
 			default:
 				n = 2
 			}

@@ -197,8 +197,14 @@ func TestLongKeysKeepTheirEnd(t *testing.T) {
 }
 
 // A name cut in its middle loses whole escapes, never part of one: what is
-// left of "\e[31m" would read as the text "e[31m".
+// left of "\e[31m" would read as the text "e[31m", or "31m".
 func TestACutKeepsEscapesWhole(t *testing.T) {
+	evil := model.Printable("ratelimit:evil:\x1b[31mRED")
+	for width := 3; width < cells(evil); width++ {
+		if _, right, _ := strings.Cut(truncateMiddle(evil, width), "…"); strings.HasPrefix(right, "31m") || strings.HasPrefix(right, "[31m") || strings.HasPrefix(right, "1m") {
+			t.Errorf("truncateMiddle(%q, %d) leaves part of the control sequence: %q", evil, width, right)
+		}
+	}
 	for _, raw := range []string{"ratelimit:evil:\x1b[31mRED\n", "a\xffb\u202ec:\\d\x00e", "日本\x7f語:\U000e0041x"} {
 		key := model.Printable(raw)
 		// Each side of the cut must be the escaped form of a part of the
@@ -281,12 +287,13 @@ func TestShortScreensScroll(t *testing.T) {
 }
 
 // On a short screen the header's note (how to get live updates) takes one
-// line, leaving the rows their room; an error keeps its lines.
+// line, leaving the rows their room; an error keeps its lines but on the
+// smallest screen, where two rows must stay.
 func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 	note := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
 	for _, tc := range []struct {
-		height, lines int
-	}{{12, 1}, {40, 3}} {
+		height, lines, errLines int
+	}{{minHeight, 1, 1}, {12, 1, 3}, {40, 3, 3}} {
 		m := newModel(t, nil, 60, tc.height, fixture()...)
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
@@ -297,8 +304,8 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
 		}}}})
-		if got := m.headerLines() - 2; got != 3 {
-			t.Errorf("at 60x%d an error takes %d lines, want 3", tc.height, got)
+		if got := m.headerLines() - 2; got != tc.errLines {
+			t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
 		}
 	}
 }
@@ -330,8 +337,8 @@ func TestKeysThatDifferInTheMiddleStayApart(t *testing.T) {
 	}
 }
 
-// At the smallest screen, with a feed error taking three lines, the body
-// is a line or two: it shows content, not "more" lines, and scrolling
+// At the smallest screen, with a feed error and a status of two lines, the
+// body is a line or two: it shows content, not "more" lines, and scrolling
 // reaches every line of the detail. After the screen grows, the first
 // key up moves the detail up at once.
 func TestThePagerAtTheSmallestScreen(t *testing.T) {
@@ -340,8 +347,8 @@ func TestThePagerAtTheSmallestScreen(t *testing.T) {
 		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0,
 		LastError: "127.0.0.1:7000 stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read",
 	}}}})
-	m = selectKey(t, m, "ratelimit:legacy")
-	m, _ = press(m, "<enter>")
+	m = selectKey(t, m, "session:abc")
+	m, _ = press(m, "+<enter>") // refused (a hash): a status of two lines
 	if body := m.bodyHeight(); body > 2 {
 		t.Fatalf("the body has %d lines: the test wants a screen with one or two", body)
 	}
@@ -371,11 +378,14 @@ func TestThePagerAtTheSmallestScreen(t *testing.T) {
 // A filter is:foo, where foo is no status, says so when nothing matches,
 // rather than only that nothing does.
 func TestAnUnknownStatusInTheFilterIsNamed(t *testing.T) {
-	m := newModel(t, nil, 120, 40, fixture()...)
-	m, _ = press(m, "/is:stcuk<enter>")
-	if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes `) || !strings.Contains(s, "stuck") {
-		t.Errorf("the empty table does not say is:stcuk is no status:\n%s", plain(m))
+	for _, width := range []int{120, 40} { // wrapped over the empty rows, whole
+		m := newModel(t, nil, width, 20, fixture()...)
+		m, _ = press(m, "/is:stcuk<enter>")
+		if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes stuck, no-expiry, over, warn, ok, not-counter, or problem.`) {
+			t.Errorf("at %d columns the empty table does not say is:stcuk is no status, whole:\n%s", width, plain(m))
+		}
 	}
+	m := newModel(t, nil, 120, 40, fixture()...)
 	m, _ = press(m, "<esc>/is:stuck<enter>")
 	if s := flat(m); strings.Contains(s, "is not a status") {
 		t.Errorf("is:stuck was called no status:\n%s", plain(m))
