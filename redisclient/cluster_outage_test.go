@@ -111,11 +111,7 @@ func TestClusterNodesDown(t *testing.T) {
 	// The masters that answer keep their rows live meanwhile, with the
 	// sentence on: a value changed on one of them arrives, and no key of
 	// the dead master is reported gone.
-	f.onBatch = func(b model.Batch) {
-		for _, k := range b.Removed {
-			t.Errorf("%s was reported removed while its master is down", k)
-		}
-	}
+	f.noneRemoved("while its master is down")
 	live := keyOn(t, rc, rc.Nodes[0], want)
 	rc.Nodes[0].Do(t, "SET", live, "4242", "EX", "600")
 	f.waitValue(live, "4242")
@@ -163,11 +159,7 @@ func TestClusterPasswordRefusedByOneMaster(t *testing.T) {
 func TestClusterMasterFrozen(t *testing.T) {
 	t.Parallel()
 	rc, want, _, f := pollCluster(t, 0, "?read_timeout=200ms&write_timeout=200ms", 100*time.Millisecond)
-	f.onBatch = func(b model.Batch) {
-		for _, k := range b.Removed {
-			t.Errorf("%s was reported removed while a master is frozen", k)
-		}
-	}
+	f.noneRemoved("while a master is frozen")
 
 	frozen := rc.Nodes[1]
 	frozen.Freeze(t)
@@ -295,11 +287,7 @@ func pollCluster(t *testing.T, replicas int, query string, interval time.Duratio
 func TestClusterNewKeysAppearWhileAMasterIsDown(t *testing.T) {
 	t.Parallel()
 	rc, _, _, f := pollCluster(t, 0, "", 100*time.Millisecond)
-	f.onBatch = func(b model.Batch) {
-		for _, k := range b.Removed {
-			t.Errorf("%s was reported removed while a master is down", k)
-		}
-	}
+	f.noneRemoved("while a master is down")
 	dead := rc.Nodes[1]
 	dead.Stop()
 	f.waitFor("the sentence to name the dead master", func() bool { return strings.Contains(f.state.LastError, dead.Addr) })

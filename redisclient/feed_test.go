@@ -141,6 +141,16 @@ func (f *feed) waitFor(what string, cond func() bool) {
 	})
 }
 
+// noneRemoved fails the test if any batch from now on reports a key
+// removed: when says when none may be (while a master is down).
+func (f *feed) noneRemoved(when string) {
+	f.onBatch = func(b model.Batch) {
+		for _, k := range b.Removed {
+			f.t.Errorf("%s was reported removed %s", k, when)
+		}
+	}
+}
+
 // waitValue waits until the store holds key with the stored string want.
 func (f *feed) waitValue(key, want string) model.Counter {
 	f.t.Helper()
