@@ -5,6 +5,7 @@ import (
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
+	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/x/ansi"
 
 	"github.com/countertop/countertop/model"
@@ -39,12 +40,23 @@ func (m Model) confirmView() string {
 	c := m.confirm
 	width := min(maxDialogText, m.width-8)
 	wrap := func(s string) string { return ansi.Wrap(s, width, " ") }
-	lines := []string{m.theme.Bold.Render(wrap(c.question)), ""}
-	for _, d := range c.details {
-		lines = append(lines, wrap(d))
+	render := func(details []string) string {
+		lines := []string{m.theme.Bold.Render(wrap(c.question)), ""}
+		for _, d := range details {
+			lines = append(lines, wrap(d))
+		}
+		lines = append(lines, "", m.help.ShortHelpView([]key.Binding{m.keys.Confirm, m.keys.Cancel}))
+		return m.theme.Dialog.Render(strings.Join(lines, "\n"))
 	}
-	lines = append(lines, "", m.help.ShortHelpView([]key.Binding{m.keys.Confirm, m.keys.Cancel}))
-	return m.theme.Dialog.Render(strings.Join(lines, "\n"))
+	// On a short screen the details go, last first, before the answers
+	// would fall off its bottom: the question and y/n always show.
+	details := c.details
+	box := render(details)
+	for len(details) > 0 && lipgloss.Height(box) > m.height {
+		details = details[:len(details)-1]
+		box = render(details)
+	}
+	return box
 }
 
 // maxDialogKey is the most of a key name a dialog shows (its middle is

@@ -808,3 +808,17 @@ func TestWriteErrorNamingItsCommandIsShownOnce(t *testing.T) {
 		t.Fatalf("status line %q, want the Writer's sentence as is", s)
 	}
 }
+
+// On the smallest screen a dialog keeps its question and its answers: the
+// details give way first.
+func TestADialogKeepsItsAnswersOnASmallScreen(t *testing.T) {
+	m := newModel(t, newFakeWriter().seed(fixture()...), 40, minHeight, fixture()...)
+	m = selectKey(t, m, "ratelimit:legacy")
+	m, _ = press(m, "d")
+	screen := plain(m)
+	for _, want := range []string{"Delete ratelimit:legacy?", "y yes", "n/esc no"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("at 40x%d the dialog does not show %q:\n%s", minHeight, want, screen)
+		}
+	}
+}
