@@ -254,13 +254,16 @@ func TestClusterLiveRowsKeepTheIntervalWhileAMasterIsDown(t *testing.T) {
 			}
 		}
 	}
-	for i := range 30 { // 3 s: about 30 cycles at the interval
+	// 5 s of values, one every 100 ms. A cycle here, under the race
+	// detector, takes up to a few hundred ms (a discovery pass's share,
+	// the topology read again); backing off, one comes every 5 s.
+	for i := range 50 {
 		rc.Nodes[0].Do(t, "SET", live, fmt.Sprint(10_000+i), "EX", "600")
 		next := time.Now().Add(100 * time.Millisecond)
 		f.waitFor("the next value's turn", func() bool { return !time.Now().Before(next) })
 	}
-	if len(reads) < 10 {
-		t.Errorf("%d of 30 values of %s set 100 ms apart were read, want 10 or more: the live rows slowed down", len(reads), live)
+	if len(reads) < 8 {
+		t.Errorf("%d of 50 values of %s set 100 ms apart over 5 s were read, want 8 or more: the live rows slowed down", len(reads), live)
 	}
 	if !strings.Contains(f.state.LastError, dead.Addr) {
 		t.Errorf("while the live rows come, the error is %q, want it to name %s", f.state.LastError, dead.Addr)
