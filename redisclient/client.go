@@ -177,7 +177,15 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 			}
 		}
 	}
-	if !stop() { // cancelled: c is closed, and any error came of that
+	if stopped := stop(); !stopped || ctx.Err() != nil {
+		// Cancelled, and any error came of that. The cancel can reach the
+		// PING before it starts the close above: then c is closed here,
+		// in the background, since a Sentinel lookup under way holds
+		// go-redis's lock until its own timeout (5 s), and the user who
+		// pressed ctrl+c should not wait for it.
+		if stopped {
+			go c.Close()
+		}
 		return nil, c.explain(ctx.Err())
 	}
 	if err != nil {
