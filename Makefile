@@ -43,6 +43,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotJSON$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotCSV$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzKeySorter$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzTTLWidth$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzKeyLines$$' -fuzztime=$(FUZZTIME) ./config/
 
 bench:
