@@ -2,6 +2,7 @@ package redisclient_test
 
 import (
 	"context"
+	"fmt"
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
@@ -26,6 +27,29 @@ func startConnected(t *testing.T, args ...string) (*redistest.Server, *redisclie
 	t.Helper()
 	s := redistest.Start(t, args...)
 	return s, connect(t, s)
+}
+
+// msetNumbered sets n keys for each of the formats, key i (a format of
+// one %d) to i, in one MSET.
+func msetNumbered(t *testing.T, s *redistest.Server, n int, formats ...string) {
+	t.Helper()
+	args := []any{"MSET"}
+	for i := range n {
+		for _, f := range formats {
+			args = append(args, fmt.Sprintf(f, i), i)
+		}
+	}
+	s.Do(t, args...)
+}
+
+// mustSnapshot is snapshot, failing the test at once on an error.
+func mustSnapshot(t *testing.T, c *redisclient.Client, patterns []string, count int64) []model.Observation {
+	t.Helper()
+	obs, err := snapshot(context.Background(), c, patterns, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	return obs
 }
 
 // snapshot runs c.Snapshot and returns every key it read.

@@ -177,10 +177,7 @@ func TestSnapshot(t *testing.T) {
 	s.Do(t, "SET", "rl:2", "7")
 	s.Do(t, "SET", "other", "1")
 	c := connect(t, s)
-	obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	obs := mustSnapshot(t, c, []string{"rl:*"}, 0)
 	got := map[string]string{}
 	for _, o := range obs {
 		got[o.Key] = o.Raw
@@ -232,17 +229,10 @@ func TestSnapshotFindsEveryKey(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	const n = 3000
-	args := []any{"MSET"}
-	for i := range n {
-		args = append(args, fmt.Sprintf("rl:%d", i), i, fmt.Sprintf("other:%d", i), i)
-	}
-	s.Do(t, args...)
+	msetNumbered(t, s, n, "rl:%d", "other:%d")
 	c := connect(t, s)
 	// COUNT 10: hundreds of SCAN calls, the walk in stripes that meet.
-	obs, err := snapshot(context.Background(), c, []string{"rl:*", "rl:1*"}, 10)
-	if err != nil {
-		t.Fatal(err)
-	}
+	obs := mustSnapshot(t, c, []string{"rl:*", "rl:1*"}, 10)
 	seen := map[string]int{}
 	for _, o := range obs {
 		seen[o.Key]++
@@ -272,16 +262,9 @@ func TestSnapshotReadsASmallKeyspaceOnce(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	const n = 300
-	args := []any{"MSET"}
-	for i := range n {
-		args = append(args, fmt.Sprintf("rl:%d", i), i)
-	}
-	s.Do(t, args...)
+	msetNumbered(t, s, n, "rl:%d")
 	c := connect(t, s)
-	obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0)
-	if err != nil {
-		t.Fatal(err)
-	}
+	obs := mustSnapshot(t, c, []string{"rl:*"}, 0)
 	seen := map[string]int{}
 	for _, o := range obs {
 		seen[o.Key]++
