@@ -154,6 +154,19 @@ func BenchmarkRows(b *testing.B) {
 			i++
 		}
 	})
+	// Keyspace events: once a second the rates of the keys not read since
+	// fade (QuietUntil), and an order by rate is sorted again. The rates
+	// of the last batches make most keys' rates other than 0.
+	b.Run("after-quiet-second/by-rate", func(b *testing.B) {
+		s.SetSort(SortRate)
+		frame()
+		b.ReportAllocs()
+		for b.Loop() {
+			at = at.Add(quietStep)
+			s.QuietUntil(at)
+			frame()
+		}
+	})
 	b.Run("after-filter/by-key", func(b *testing.B) {
 		filters := []string{"login 4", "is:warn"}
 		frame()

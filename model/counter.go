@@ -15,7 +15,7 @@ type Counter struct {
 	ObservedAt time.Time // when PTTL was read (monotonic)
 	Rule       int16     // index into Rules.List, -1 for the fallback
 	Status     Status
-	Rate       float64 // change per second, smoothed; 0 until two readings
+	Rate       float64 // change per second, smoothed; 0 until two readings; see Store.QuietUntil
 }
 
 // NewCounter is o as the Store would hold it after this one reading: its

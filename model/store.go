@@ -65,6 +65,7 @@ type Store struct {
 	index   map[string]int32  // key -> position in entries
 	types   map[string]string // type names other than "string", shared by their keys
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
+	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
 	byStatus [NumStatuses]int
 	sortKey  SortKey
@@ -151,6 +152,7 @@ func (s *Store) observe(o *Observation) bool {
 	}
 	if len(s.index) == 0 {
 		s.epoch = o.At // keeps the monotonic reading, so TTLs count down with it
+		s.quiet = 0
 	}
 	at := int64(o.At.Sub(s.epoch))
 	var v Value
@@ -334,6 +336,48 @@ func (e *entry) rate() float64 {
 	return float64(e.sumDelta) / float64(e.sumSecs)
 }
 
+// quietStep is how far QuietUntil must move on to count: the rates of
+// quiet keys fall a step a second, so an order by rate is sorted again at
+// most once a second, not at every frame.
+const quietStep = time.Second
+
+// QuietUntil tells the Store that no key changed up to now unless it was
+// read since: true of a feed of keyspace events, which reads a key as soon
+// as it changes, and not of polling, which reads every key in turn
+// whether it changed or not. The rate of a key last read before now then
+// counts the time since as time without an increase, as a reading now
+// would: a counter nobody increments any more falls to 0/s within a few
+// rateHorizons, rather than showing its last rate until something reads
+// it again. It only moves forward, in steps of quietStep; the rates are as
+// of the last step until the next.
+func (s *Store) QuietUntil(now time.Time) {
+	if len(s.entries) == 0 {
+		return
+	}
+	quiet := int64(now.Sub(s.epoch))
+	if quiet-s.quiet < int64(quietStep) {
+		return
+	}
+	s.quiet = quiet
+	if s.sortKey == SortRate {
+		s.order.resort = true
+	}
+}
+
+// rateOf is e's rate as of its last reading or, when later, as of the
+// moment the Store knows it has not changed since (see QuietUntil): the
+// time in between folded in as a reading with no increase, as addReading
+// would fold it.
+func (s *Store) rateOf(e *entry) float64 {
+	r := e.rate()
+	if r == 0 || s.quiet <= e.at {
+		return r
+	}
+	secs := float64(s.quiet-e.at) / float64(time.Second)
+	faded := float64(e.sumSecs) * math.Exp(-secs/rateHorizon)
+	return r * faded / (faded + secs)
+}
+
 func (s *Store) counter(i int32) Counter {
 	e := &s.entries[i]
 	typ, raw := e.text, ""
@@ -352,7 +396,7 @@ func (s *Store) counter(i int32) Counter {
 		ObservedAt: s.epoch.Add(time.Duration(e.at)),
 		Rule:       e.rule,
 		Status:     e.status,
-		Rate:       e.rate(),
+		Rate:       s.rateOf(e),
 	}
 }
 
@@ -469,7 +513,7 @@ func (s *Store) compareEntries(x, y *entry) int {
 		yp, yok := y.percent(s.rules)
 		c = compareDesc(xp, xok, yp, yok)
 	case SortRate:
-		c = cmp.Compare(y.rate(), x.rate())
+		c = cmp.Compare(s.rateOf(y), s.rateOf(x))
 	}
 	if c != 0 {
 		return c

@@ -194,6 +194,73 @@ func TestStoreRate(t *testing.T) {
 	}
 }
 
+// TestStoreRateFadesWhenQuiet is a keyspace-event feed's rates: a key is
+// read when it changes and not otherwise, so a counter that stopped would
+// show its last rate for ever but for QuietUntil.
+func TestStoreRateFadesWhenQuiet(t *testing.T) {
+	// busy counts 10 a second for 5 s, then stops; slow counts 1 a second
+	// throughout.
+	s := NewStore(testRules())
+	for sec := range 21 {
+		at := time.Duration(sec) * time.Second
+		b := Batch{Observed: []Observation{read("rl:slow", fmt.Sprint(sec), 60_000, at)}}
+		if sec <= 5 {
+			b.Observed = append(b.Observed, read("rl:busy", fmt.Sprint(10*sec), 60_000, at))
+		}
+		s.Apply(b)
+	}
+	s.SetSort(SortRate)
+	busy := mustGet(t, s, "rl:busy").Rate
+	if busy < 9 || busy > 11 {
+		t.Fatalf("busy's rate as of its last reading: %v, want about 10", busy)
+	}
+	if got := keys(s.Rows(0, 2)); !slices.Equal(got, []string{"rl:busy", "rl:slow"}) {
+		t.Errorf("by rate, before anything is known of the quiet: %v", got)
+	}
+
+	// Quiet since 5 s, as far as the feed knows: busy's rate is what one
+	// more reading of the same value would give.
+	s.QuietUntil(t0.Add(20 * time.Second))
+	faded := mustGet(t, s, "rl:busy").Rate
+	again := NewStore(testRules())
+	for sec := range 6 {
+		again.Apply(Batch{Observed: []Observation{read("rl:busy", fmt.Sprint(10*sec), 60_000, time.Duration(sec)*time.Second)}})
+	}
+	again.Apply(Batch{Observed: []Observation{read("rl:busy", "50", 60_000, 20*time.Second)}})
+	if want := mustGet(t, again, "rl:busy").Rate; math.Abs(faded-want) > 1e-6*want {
+		t.Errorf("busy's rate 15 s into the quiet: %v, want %v, as a reading then would give", faded, want)
+	}
+	if faded > 0.5 {
+		t.Errorf("busy's rate 15 s into the quiet: %v, want under 0.5", faded)
+	}
+	if slow := mustGet(t, s, "rl:slow").Rate; slow < 0.9 || slow > 1.1 {
+		t.Errorf("slow, read at the moment of the quiet: rate %v, want about 1 still", slow)
+	}
+	if got := keys(s.Rows(0, 2)); !slices.Equal(got, []string{"rl:slow", "rl:busy"}) {
+		t.Errorf("by rate, once busy has been quiet 15 s: %v, want the one still counting first", got)
+	}
+
+	// A minute on, it reads 0/s; the quiet moves in whole steps only.
+	s.QuietUntil(t0.Add(65 * time.Second))
+	if r := mustGet(t, s, "rl:busy").Rate; r >= 0.05 {
+		t.Errorf("busy a minute into the quiet: rate %v, want under 0.05 (0/s on screen)", r)
+	}
+	step := mustGet(t, s, "rl:slow").Rate
+	s.QuietUntil(t0.Add(65*time.Second + quietStep/2))
+	if r := mustGet(t, s, "rl:slow").Rate; r != step {
+		t.Errorf("half a step later: rate %v, want %v as of the last step", r, step)
+	}
+
+	// Polling never calls QuietUntil: a rate is as of its last reading.
+	polled := NewStore(testRules())
+	for sec := range 6 {
+		polled.Apply(Batch{Observed: []Observation{read("rl:busy", fmt.Sprint(10*sec), 60_000, time.Duration(sec)*time.Second)}})
+	}
+	if r := mustGet(t, polled, "rl:busy").Rate; r != busy {
+		t.Errorf("without QuietUntil: rate %v, want %v", r, busy)
+	}
+}
+
 func TestStoreSorts(t *testing.T) {
 	s := NewStore(testRules())
 	s.Apply(Batch{Observed: []Observation{
@@ -381,11 +448,13 @@ func checkAgainstModel(t *testing.T, s *Store) {
 		for _, o := range b.Observed {
 			live[o.Key] = o.PTTL != PTTLMissing
 		}
-		switch rng.IntN(4) {
+		switch rng.IntN(5) {
 		case 0:
 			s.SetSort(SortKey(rng.IntN(int(numSortKeys))))
 		case 1:
 			s.SetFilter(filters[rng.IntN(len(filters))])
+		case 2:
+			s.QuietUntil(t0.Add(now)) // the rates of keys not read since fade
 		}
 		if rng.IntN(3) > 0 { // sometimes let changes pile up unread
 			checkStoreModel(t, step, s, live)

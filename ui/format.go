@@ -78,11 +78,15 @@ func valueCell(c *model.Counter, width int) string {
 
 // formatRate is a change per second: "+1.2/s", "-30/s", "+4.1k/s".
 func formatRate(r float64) string {
-	if math.Abs(r) < 0.05 { // what would read "+0.0/s"
+	if still(r) {
 		return "0/s"
 	}
 	return signed(r) + "/s"
 }
+
+// still reports whether a rate reads as no change: under 0.05/s, which
+// would read "+0.0/s", as a rate that fades does before it reaches 0.
+func still(r float64) bool { return math.Abs(r) < 0.05 }
 
 // signed is a number with its sign and at most about three significant
 // digits, for rates; in a float counter's rate anything goes, so from a

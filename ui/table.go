@@ -260,7 +260,7 @@ func (m Model) row(c *model.Counter, name string, cols columns, now time.Time, s
 	rule, _ := m.store.RuleOf(*c)
 	ttl, ttlTone := m.ttlCell(c, rule, now)
 	rateTone := tonePlain
-	if c.Rate == 0 {
+	if still(c.Rate) {
 		rateTone = toneDim
 	}
 

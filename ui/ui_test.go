@@ -822,3 +822,63 @@ func TestADialogKeepsItsAnswersOnASmallScreen(t *testing.T) {
 		}
 	}
 }
+
+// With keyspace events a key is read when it changes and not otherwise: a
+// counter that stopped must not go on showing its last rate. While polling,
+// a rate is as of the last reading, which comes every interval.
+func TestARateFadesWhileEventsAreQuiet(t *testing.T) {
+	for _, tc := range []struct {
+		mode  string
+		fades bool // to 0/s half a minute after the last increment
+	}{
+		{"events", true},
+		{"polling", false},
+	} {
+		t.Run(tc.mode, func(t *testing.T) {
+			c := &clock{t0}
+			m := newModel(t, nil, 120, 20)
+			m.now = c.now
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+				Mode: tc.mode, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+			}}}})
+			for sec := range 6 { // 10 a second for 5 s, then nothing
+				at := t0.Add(time.Duration(sec) * time.Second)
+				c.t = at
+				o := str("ratelimit:busy", fmt.Sprint(10*sec), 60_000)
+				o.At = at
+				m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{o}}}}, tickMsg{gen: m.tickGen})
+			}
+			counting := rateCell(t, m, "ratelimit:busy")
+			if !strings.HasPrefix(counting, "+10") && !strings.HasPrefix(counting, "+9.9") {
+				t.Fatalf("RATE while it counts: %q, want about +10/s", counting)
+			}
+			for range 30 {
+				c.t = c.t.Add(time.Second)
+				m, _ = send(m, tickMsg{gen: m.tickGen})
+			}
+			want := counting
+			if tc.fades {
+				want = "0/s"
+			}
+			if rate := rateCell(t, m, "ratelimit:busy"); rate != want {
+				t.Errorf("RATE 30 s after the last increment: %q, want %q", rate, want)
+			}
+		})
+	}
+}
+
+// rateCell is the RATE cell of key's row on m's screen.
+func rateCell(t *testing.T, m Model, key string) string {
+	t.Helper()
+	for line := range strings.Lines(plain(m)) {
+		if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "▸")); len(f) > 0 && f[0] == key {
+			for _, cell := range f {
+				if strings.HasSuffix(cell, "/s") {
+					return cell
+				}
+			}
+		}
+	}
+	t.Fatalf("no row of %s with a RATE on screen:\n%s", key, plain(m))
+	return ""
+}

@@ -29,6 +29,18 @@ func (m Model) fadeStatus() Model {
 	return m
 }
 
+// fadeRates tells the Store, while keyspace events come in, that the keys
+// not read since have not changed: their rates fade, and a counter that
+// stopped reads 0/s within half a minute rather than its last rate until
+// the next full pass (see model.Store.QuietUntil). Polling reads every key
+// each interval, changed or not, so its rates are as of the last reading;
+// so are they while the events are down, from the moment the feed says so.
+func (m Model) fadeRates() {
+	if m.feedState.Mode == "events" && reachable(m.feedState) && !m.feedClosed {
+		m.store.QuietUntil(m.now())
+	}
+}
+
 // tickMsg redraws the screen; gen tells the live tick chain from one that
 // a pause ended.
 type tickMsg struct{ gen int }
@@ -84,6 +96,7 @@ func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
 		if msg.gen != m.tickGen || m.paused {
 			return m, nil
 		}
+		m.fadeRates()
 		return m.fadeStatus(), tick(m.tickGen)
 	case incrDoneMsg:
 		return m.onIncrDone(msg)
