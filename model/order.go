@@ -283,7 +283,7 @@ func (s *Store) takeMoved() []int32 {
 // a rate that fades as time passes (see QuietUntil) takes an exp.
 func (s *Store) sortByRate(keys []int32) {
 	rates := make([]float64, len(s.entries))
-	for _, e := range keys {
+	for e := range s.entries { // in memory order, not the keys'
 		rates[e] = s.rateOf(&s.entries[e])
 	}
 	slices.SortFunc(keys, func(a, b int32) int {

@@ -337,8 +337,8 @@ func (e *entry) rate() float64 {
 }
 
 // quietStep is how far QuietUntil must move on to count: the rates of
-// quiet keys fall a step a second, so an order by rate is sorted again at
-// most once a second, not at every frame.
+// quiet keys fall a step a second, so an order by rate changes at most
+// once a second, not at every frame.
 const quietStep = time.Second
 
 // QuietUntil tells the Store that no key changed up to now unless it was
@@ -360,7 +360,14 @@ func (s *Store) QuietUntil(now time.Time) {
 	}
 	s.quiet = quiet
 	if s.sortKey == SortRate {
-		s.order.resort = true
+		// Only the keys with a rate, read before now, fade: the others
+		// keep their places, and these are placed again (or, when they are
+		// many, everything is sorted again).
+		for i := range s.entries {
+			if e := &s.entries[i]; e.at < quiet && e.rate() != 0 {
+				s.markMoved(int32(i))
+			}
+		}
 	}
 }
 
