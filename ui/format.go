@@ -54,16 +54,16 @@ func formatValue(c *model.Counter) string {
 }
 
 // valueCell is formatValue in at most width cells. A number too long for
-// them is rounded to fewer digits, with an exponent where it needs one
-// (12345678901234567 in 10 cells is 1.23457e16), never cut: a number with
-// its end cut off reads as a smaller one. Other values are cut, with an
-// ellipsis.
+// them is rounded to three significant digits or fewer, with an exponent
+// where it needs one (12345678901234567 is 1.23e16), never cut: a number
+// with its end cut off reads as a smaller one, and more digits of a
+// rounded one are hard to read. Other values are cut, with an ellipsis.
 func valueCell(c *model.Counter, width int) string {
 	s := formatValue(c)
 	if cells(s) <= width || c.Value.Kind == model.KindNone {
 		return truncate(s, width)
 	}
-	for digits := width; digits > 0; digits-- {
+	for digits := min(width, 3); digits > 0; digits-- {
 		g := strconv.FormatFloat(c.Value.Float, 'g', digits, 64)
 		if mantissa, exp, ok := strings.Cut(g, "e"); ok { // e+16 -> e16, e-05 -> e-5
 			sign, exp := strings.TrimPrefix(exp[:1], "+"), strings.TrimLeft(exp[1:], "0")
@@ -190,6 +190,51 @@ func wrapWords(s string, width int) []string {
 	return lines
 }
 
+// wrapPhrases is s wrapped at spaces to width, as wrapWords wraps it, but
+// for a phrase (what follows "; ", ": " or " — ") that would be broken
+// where it fits on a line of its own: that line starts with it, so that a
+// command to run ("…; for live updates run CONFIG SET
+// notify-keyspace-events 'K$gxe'") stays whole, to read and to copy.
+func wrapPhrases(s string, width int) []string {
+	var lines []string
+	line := ""
+	for _, phrase := range phrases(s) {
+		if line != "" && cells(line)+1+cells(phrase) > width && cells(phrase) <= width {
+			lines, line = append(lines, line), phrase
+			continue
+		}
+		if line != "" {
+			line += " "
+		}
+		line += phrase
+		if cells(line) > width {
+			words := wrapWords(line, width)
+			lines, line = append(lines, words[:len(words)-1]...), words[len(words)-1]
+		}
+	}
+	if line != "" {
+		lines = append(lines, line)
+	}
+	return lines
+}
+
+// phrases is s cut after each "; ", ": " and " —", each phrase keeping its
+// punctuation and losing the space that follows it.
+func phrases(s string) []string {
+	var out []string
+	for s != "" {
+		cut := len(s)
+		for _, sep := range []string{"; ", ": ", " — "} {
+			if i := strings.Index(s, sep); i >= 0 && i+len(sep)-1 < cut {
+				cut = i + len(sep) - 1 // before the space that ends sep
+			}
+		}
+		out = append(out, s[:cut])
+		s = strings.TrimPrefix(s[cut:], " ")
+	}
+	return out
+}
+
 // wrapLines is text (plain, already printable) wrapped at spaces to width
 // in at most maxLines lines, each cut to the width; when it needs more, the
 // last line ends in " …" to say so. The header's feed note and the status
@@ -199,6 +244,9 @@ func wrapLines(text string, width, maxLines int) []string {
 		return []string{text}
 	}
 	lines := wrapWords(text, width)
+	if phrased := wrapPhrases(text, width); len(phrased) <= len(lines) {
+		lines = phrased
+	}
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
 		lines[maxLines-1] += " …"

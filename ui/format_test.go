@@ -79,9 +79,9 @@ func TestFormatRateFitsItsColumn(t *testing.T) {
 	}
 }
 
-// A number too long for the VALUE column keeps its magnitude, rounded, and
-// never has its end cut off (it would read as a smaller number); text is
-// cut with an ellipsis.
+// A number too long for the VALUE column keeps its magnitude, rounded to
+// three digits at most, and never has its end cut off (it would read as a
+// smaller number); text is cut with an ellipsis.
 func TestValueCellNeverCutsANumber(t *testing.T) {
 	rules := testRules()
 	for _, tc := range []struct {
@@ -91,12 +91,14 @@ func TestValueCellNeverCutsANumber(t *testing.T) {
 	}{
 		{"17", 5, "17"},
 		{"12345678901234567", 20, "12345678901234567"},
-		{"12345678901234567", 10, "1.23457e16"},
-		{"-12345678901234567", 10, "-1.2346e16"},
-		{"9223372036854775807", 8, "9.223e18"},
+		{"12345678901234567", 10, "1.23e16"},
+		{"-12345678901234567", 10, "-1.23e16"},
+		{"9223372036854775807", 8, "9.22e18"},
+		{"9223372036854775807", 6, "9.2e18"},
 		{"9223372036854775807", 5, "9e18"},
+		{"1234567", 6, "1.23e6"},
 		{"0.30000000000000004", 8, "0.3"},
-		{"0.000000123456789", 9, "1.2346e-7"},
+		{"0.000000123456789", 9, "1.23e-7"},
 		{"1.000000000000000000000001", 6, "1"},
 		{"not a number", 3, "te…"}, // "text"
 	} {
@@ -109,5 +111,35 @@ func TestValueCellNeverCutsANumber(t *testing.T) {
 		if w := lipgloss.Width(got); w > tc.width {
 			t.Errorf("valueCell(%s, %d) = %q is %d cells", tc.raw, tc.width, got, w)
 		}
+	}
+}
+
+// A note's command to run is not broken across lines where it fits on one
+// of its own, at no cost in lines; and the wrapped text is the text.
+func TestWrapKeepsACommandWhole(t *testing.T) {
+	note := `keyspace notifications are off (notify-keyspace-events is ""): polling every 1s; for live updates run CONFIG SET notify-keyspace-events 'K$gxe'`
+	const command = "CONFIG SET notify-keyspace-events 'K$gxe'"
+	for width := 70; width < cells(note); width++ {
+		lines := wrapLines(note, width, 3)
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, command) }) {
+			t.Errorf("at %d columns the command is broken:\n%s", width, strings.Join(lines, "\n"))
+		}
+		if words := wrapWords(note, width); len(lines) > len(words) {
+			t.Errorf("at %d columns: %d lines, where breaking at any space takes %d", width, len(lines), len(words))
+		}
+		for _, l := range lines {
+			if cells(l) > width {
+				t.Errorf("at %d columns, a line of %d: %q", width, cells(l), l)
+			}
+		}
+		if got := strings.Join(lines, " "); got != note {
+			t.Errorf("at %d columns the lines say %q", width, got)
+		}
+	}
+	// Too long for a line of its own, a phrase breaks at its words.
+	got := wrapLines("short: "+strings.Repeat("word ", 10)+"end", 16, 9)
+	want := []string{"short: word word", "word word word", "word word word", "word word end"}
+	if !slices.Equal(got, want) {
+		t.Errorf("a long phrase: %q, want %q", got, want)
 	}
 }

@@ -170,6 +170,10 @@ func (m Model) countsLine() string {
 	if c.Visible != c.Total {
 		// The alarms count every key, not the filter's: say so.
 		keys, all = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, "key")), " in all"
+		alarms := fmt.Sprintf(" · %d stuck · %d no-expiry in all", c.ByStatus[model.StatusStuck], c.ByStatus[model.StatusNoExpiry])
+		if cells(keys+alarms) > m.width {
+			keys = fmt.Sprintf("%d/%s", c.Visible, plural(c.Total, "key")) // so that "in all" stays in sight
+		}
 	}
 	parts := []string{
 		keys,
@@ -183,7 +187,22 @@ func (m Model) countsLine() string {
 	if f := m.store.Filter(); f != "" {
 		parts = append(parts, "filter: "+quoteTyped(f))
 	}
-	return strings.Join(parts, m.theme.Dim.Render(" · "))
+	// The sort and the filter come whole, or not at all: where they do
+	// not fit, they are left out rather than cut (the counts and the
+	// progress are cut, by the caller).
+	must := 3
+	if s.Scanning {
+		must++
+	}
+	sep := m.theme.Dim.Render(" · ")
+	line := strings.Join(parts[:must], sep)
+	for _, p := range parts[must:] {
+		if lipgloss.Width(line+sep+p) > m.width {
+			break
+		}
+		line += sep + p
+	}
+	return line
 }
 
 // spread puts left at the start of a line and right at its end, cutting

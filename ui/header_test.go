@@ -88,6 +88,20 @@ func TestANarrowTableGivesTheKeyItsShare(t *testing.T) {
 	}
 }
 
+// A number that must be rounded to fit is rounded to three digits, and
+// the room its other digits took goes to the names: at 60 columns,
+// 9223372036854775807 reads 9.22e18, not 9.2233720368548e18, and
+// ratelimit:api:expired is whole.
+func TestARoundedValueGivesTheKeyTheRoom(t *testing.T) {
+	m := newModel(t, nil, 60, 20, append(fixture(), str("ratelimit:big", "9223372036854775807", model.PTTLNoExpiry))...)
+	screen := plain(m)
+	for _, want := range []string{" 9.22e18 ", " ratelimit:api:expired "} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the screen does not show %q:\n%s", want, screen)
+		}
+	}
+}
+
 // The sorted column's title has a ▾ after it: at every width, with every
 // sort, each title stays over its column (STATUS over the statuses).
 func TestTitlesStayOverTheirColumns(t *testing.T) {
@@ -244,5 +258,10 @@ func TestFilteredCountsSayTheAlarmsAreOfAll(t *testing.T) {
 	m, _ = press(m, "/api:42<enter>")
 	if line := strings.Split(plain(m), "\n")[1]; !strings.Contains(line, "1 of 10 keys · 1 stuck · 1 no-expiry in all") {
 		t.Errorf("with a filter the counts say %q, want the alarms marked as of all keys", line)
+	}
+	// Where that does not fit, the counts of keys shorten, not the alarms.
+	m, _ = send(m, tea.WindowSizeMsg{Width: 40, Height: 20})
+	if line := strings.Split(plain(m), "\n")[1]; !strings.HasPrefix(line, "1/10 keys · 1 stuck · 1 no-expiry in all") {
+		t.Errorf("at 40 columns, with a filter, the counts say %q", line)
 	}
 }

@@ -56,6 +56,10 @@ func (c columns) fixed() int {
 	return w
 }
 
+// roundedValue is as wide as VALUE gets once its numbers are rounded to
+// make room for KEY.
+const roundedValue = "-9.22e18"
+
 // layout fits the columns to width, for values up to value cells wide and
 // key names up to key, with the table sorted on sorted (whose title takes a
 // cell more, for its ▾): KEY gets the rest. When that would be narrower
@@ -64,8 +68,9 @@ func (c columns) fixed() int {
 // its fair share (a third of the row, or what the names need when they are
 // shorter), the others give way further, since the key is what tells one
 // row from another: TTL and the gaps narrow, then LIMIT goes (STATUS still
-// says over and warn), then STATUS narrows, and last VALUE, down to the
-// width of its title.
+// says over and warn), then STATUS narrows, and last VALUE, to what a
+// number rounded to three digits takes, or less, down to the width of its
+// title.
 func layout(width, value, key int, sorted model.SortKey) columns {
 	arrow := func(k model.SortKey) int {
 		if k == sorted {
@@ -90,7 +95,11 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 		{fair, func(c *columns) { c.gap = narrowGap }},
 		{fair, func(c *columns) { c.limit = 0 }},
 		{fair, func(c *columns) { c.status = narrowStatusWidth }},
-		{fair, func(c *columns) { c.value = max(minValue, c.value-(fair-(width-c.fixed()))) }},
+		{fair, func(c *columns) {
+			// A number that no longer fits is rounded: to three digits
+			// ("9.22e18", not "9.2233720368548e18"), and KEY gets the rest.
+			c.value = max(minValue, min(c.value-(fair-(width-c.fixed())), len(roundedValue)))
+		}},
 	}
 	for _, s := range steps {
 		if width-c.fixed() >= s.goal {
