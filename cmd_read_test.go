@@ -10,6 +10,7 @@ import (
 	"net"
 	"os"
 	"path/filepath"
+	"runtime"
 	"runtime/debug"
 	"strings"
 	"testing"
@@ -17,6 +18,7 @@ import (
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 func TestSnapshotJSON(t *testing.T) {
@@ -313,5 +315,43 @@ func TestConfigProblemsALineEach(t *testing.T) {
 	if code != exitFailed || len(lines) != 2 ||
 		!strings.HasPrefix(lines[0], "countertop: "+path+":3: rule[1].limit") || !strings.HasPrefix(lines[1], path+":4: rule[1].warn_at") {
 		t.Errorf("exit %d, stderr %q: want a line for each problem", code, errOut.String())
+	}
+}
+
+// A pass reads on half the cores and gives them all back for what
+// follows (see readOnHalfTheCores), also when passes overlap, as this
+// package's tests do: the last to end restores what the first found.
+// Not parallel, so that no other test's pass runs meanwhile.
+func TestOverlappingPassesGiveTheCoresBack(t *testing.T) {
+	s := redistest.Start(t)
+	s.Do(t, "SET", "k:1", "1")
+	cfg := config.Config{Redis: config.Redis{URL: s.URL()}, Patterns: []string{"k:*"}}
+	before := runtime.GOMAXPROCS(0)
+
+	// a starts, b starts, a ends, b ends.
+	aIn, bIn, aDone, bDone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
+	during := 0
+	go func() {
+		defer close(aDone)
+		readAll(context.Background(), cfg, io.Discard, func([]model.Observation) {
+			during = runtime.GOMAXPROCS(0)
+			close(aIn)
+			<-bIn
+		})
+	}()
+	<-aIn
+	go func() {
+		defer close(bDone)
+		readAll(context.Background(), cfg, io.Discard, func([]model.Observation) {
+			close(bIn)
+			<-aDone
+		})
+	}()
+	<-bDone
+	if want := max(1, before/2); during != want {
+		t.Errorf("GOMAXPROCS during a pass: %d, want %d (half of %d)", during, want, before)
+	}
+	if after := runtime.GOMAXPROCS(0); after != before {
+		t.Errorf("GOMAXPROCS %d before two overlapping passes, %d after", before, after)
 	}
 }

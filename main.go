@@ -19,6 +19,7 @@ import (
 	"runtime/debug"
 	"slices"
 	"strings"
+	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -395,7 +396,7 @@ func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect f
 		return err
 	}
 	defer client.Close()
-	defer runtime.GOMAXPROCS(runtime.GOMAXPROCS(readingProcs()))
+	defer readOnHalfTheCores()()
 	err = client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
 		collect(obs)
 		return nil
@@ -406,15 +407,44 @@ func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect f
 	return err
 }
 
-// readingProcs is how many cores the Go code of a pass may use at once:
-// half of them. A pass needs a fraction of one (a third of one at 100,000
-// keys among a million), in bursts; given every core, the runtime's
-// threads take turns on all of them and keep a Redis on the same machine
-// waiting for one. On two cores, with one for the pass, Redis waited
-// 3-4 ms of a snapshot for a core instead of 6-7, countertop used 30 ms
-// less CPU, and the snapshot took 3-4 % less time (BENCHMARKS.md). What
-// follows the pass, the sort and the rows, has every core again.
-func readingProcs() int { return max(1, runtime.GOMAXPROCS(0)/2) }
+// readOnHalfTheCores lets the Go code of a pass use half the cores at
+// once, until the function it returns is called. A pass needs a fraction
+// of one (a third of one at 100,000 keys among a million), in bursts;
+// given every core, the runtime's threads take turns on all of them and
+// keep a Redis on the same machine waiting for one. On two cores, with one
+// for the pass, Redis waited 3-4 ms of a snapshot for a core instead of
+// 6-7, countertop used 30 ms less CPU, and the snapshot took 3-4 % less
+// time (BENCHMARKS.md). What follows the pass, the sort and the rows, has
+// every core again: the last pass to end (tests run several at once)
+// gives back the setting the first found, or the runtime's own, which
+// follows the machine's CPU limits, when no GOMAXPROCS was set.
+func readOnHalfTheCores() (restore func()) {
+	passes.Lock()
+	defer passes.Unlock()
+	if passes.n == 0 {
+		passes.procs = runtime.GOMAXPROCS(max(1, runtime.GOMAXPROCS(0)/2))
+	}
+	passes.n++
+	return func() {
+		passes.Lock()
+		defer passes.Unlock()
+		if passes.n--; passes.n > 0 {
+			return
+		}
+		if os.Getenv("GOMAXPROCS") == "" {
+			runtime.SetDefaultGOMAXPROCS()
+		} else {
+			runtime.GOMAXPROCS(passes.procs)
+		}
+	}
+}
+
+// passes is how many passes run on half the cores, and the setting the
+// first of them found.
+var passes struct {
+	sync.Mutex
+	n, procs int
+}
 
 // readSorted is readAll's counters, classified by cfg.Rules, in key order.
 func readSorted(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {

@@ -155,9 +155,19 @@ func BenchmarkRows(b *testing.B) {
 		}
 	})
 	// Keyspace events: once a second the rates of the keys not read since
-	// fade (QuietUntil), and an order by rate is sorted again. The rates
-	// of the last batches make most keys' rates other than 0.
+	// fade (QuietUntil), and those keys are placed again in an order by
+	// rate. 20,000 keys got a rate in the last minute (their fades are
+	// spread over it); a rate read a minute ago is 0.
 	b.Run("after-quiet-second/by-rate", func(b *testing.B) {
+		const active = 20_000
+		for sec := range 61 {
+			at = at.Add(time.Second)
+			batch := updates(n, active/60, sec, at)
+			for j := range batch.Observed {
+				batch.Observed[j].Raw = raws[(j+sec)%len(raws)]
+			}
+			s.Apply(batch)
+		}
 		s.SetSort(SortRate)
 		frame()
 		b.ReportAllocs()

@@ -341,15 +341,22 @@ func (e *entry) rate() float64 {
 // once a second, not at every frame.
 const quietStep = time.Second
 
+// fadedOut is how long after its last reading a quiet key's rate is 0: by
+// then (twelve rateHorizons) it has fallen to a millionth of what it was,
+// and a million keys that once had a rate do not each need placing again,
+// every second, for as long as they stay quiet.
+const fadedOut = 12 * rateHorizon * float64(time.Second)
+
 // QuietUntil tells the Store that no key changed up to now unless it was
 // read since: true of a feed of keyspace events, which reads a key as soon
 // as it changes, and not of polling, which reads every key in turn
 // whether it changed or not. The rate of a key last read before now then
 // counts the time since as time without an increase, as a reading now
-// would: a counter nobody increments any more falls to 0/s within a few
-// rateHorizons, rather than showing its last rate until something reads
-// it again. It only moves forward, in steps of quietStep; the rates are as
-// of the last step until the next.
+// would: a counter nobody increments any more falls to 0/s (from 10/s, in
+// about 20 s; from 1,000/s, in about 40), rather than showing its last
+// rate until something reads it again, and is 0 from fadedOut on. It only
+// moves forward, in steps of quietStep; the rates are as of the last step
+// until the next.
 func (s *Store) QuietUntil(now time.Time) {
 	if len(s.entries) == 0 {
 		return
@@ -358,13 +365,16 @@ func (s *Store) QuietUntil(now time.Time) {
 	if quiet-s.quiet < int64(quietStep) {
 		return
 	}
+	last := s.quiet
 	s.quiet = quiet
 	if s.sortKey == SortRate {
-		// Only the keys with a rate, read before now, fade: the others
-		// keep their places, and these are placed again (or, when they are
-		// many, everything is sorted again).
+		// Only the keys whose rates fade between the two steps move: with
+		// a rate, read before now, and not faded out at the last step.
+		// They are placed again (or, when they are many, everything is
+		// sorted again); the others keep their places.
 		for i := range s.entries {
-			if e := &s.entries[i]; e.at < quiet && e.rate() != 0 {
+			e := &s.entries[i]
+			if e.at < quiet && e.rate() != 0 && (last <= e.at || float64(last-e.at) < fadedOut) {
 				s.markMoved(int32(i))
 			}
 		}
@@ -374,13 +384,17 @@ func (s *Store) QuietUntil(now time.Time) {
 // rateOf is e's rate as of its last reading or, when later, as of the
 // moment the Store knows it has not changed since (see QuietUntil): the
 // time in between folded in as a reading with no increase, as addReading
-// would fold it.
+// would fold it; 0 from fadedOut on.
 func (s *Store) rateOf(e *entry) float64 {
 	r := e.rate()
-	if r == 0 || s.quiet <= e.at {
+	if r == 0 || s.quiet == 0 || s.quiet <= e.at {
 		return r
 	}
-	secs := float64(s.quiet-e.at) / float64(time.Second)
+	secs := float64(s.quiet - e.at)
+	if secs >= fadedOut {
+		return 0
+	}
+	secs /= float64(time.Second)
 	faded := float64(e.sumSecs) * math.Exp(-secs/rateHorizon)
 	return r * faded / (faded + secs)
 }

@@ -240,24 +240,15 @@ func TestStoreRateFadesWhenQuiet(t *testing.T) {
 		t.Errorf("by rate, once busy has been quiet 15 s: %v, want the one still counting first", got)
 	}
 
-	// A minute on, it reads 0/s; the quiet moves in whole steps only.
+	// A minute on, its rate is 0; the quiet moves in whole steps only.
 	s.QuietUntil(t0.Add(65 * time.Second))
-	if r := mustGet(t, s, "rl:busy").Rate; r >= 0.05 {
-		t.Errorf("busy a minute into the quiet: rate %v, want under 0.05 (0/s on screen)", r)
+	if r := mustGet(t, s, "rl:busy").Rate; r != 0 {
+		t.Errorf("busy a minute into the quiet: rate %v, want 0", r)
 	}
 	step := mustGet(t, s, "rl:slow").Rate
 	s.QuietUntil(t0.Add(65*time.Second + quietStep/2))
 	if r := mustGet(t, s, "rl:slow").Rate; r != step {
 		t.Errorf("half a step later: rate %v, want %v as of the last step", r, step)
-	}
-
-	// Polling never calls QuietUntil: a rate is as of its last reading.
-	polled := NewStore(testRules())
-	for sec := range 6 {
-		polled.Apply(Batch{Observed: []Observation{read("rl:busy", fmt.Sprint(10*sec), 60_000, time.Duration(sec)*time.Second)}})
-	}
-	if r := mustGet(t, polled, "rl:busy").Rate; r != busy {
-		t.Errorf("without QuietUntil: rate %v, want %v", r, busy)
 	}
 }
 
@@ -454,7 +445,9 @@ func checkAgainstModel(t *testing.T, s *Store) {
 		case 1:
 			s.SetFilter(filters[rng.IntN(len(filters))])
 		case 2:
-			s.QuietUntil(t0.Add(now)) // the rates of keys not read since fade
+			// The rates of keys not read since fade; the quiet may run
+			// ahead of the readings to come, which may be older.
+			s.QuietUntil(t0.Add(now + time.Duration(rng.IntN(3000))*time.Millisecond))
 		}
 		if rng.IntN(3) > 0 { // sometimes let changes pile up unread
 			checkStoreModel(t, step, s, live)

@@ -828,18 +828,19 @@ func TestADialogKeepsItsAnswersOnASmallScreen(t *testing.T) {
 // a rate is as of the last reading, which comes every interval.
 func TestARateFadesWhileEventsAreQuiet(t *testing.T) {
 	for _, tc := range []struct {
-		mode  string
-		fades bool // to 0/s half a minute after the last increment
+		name, mode, lastError string
+		fades                 bool // to 0/s half a minute after the last increment
 	}{
-		{"events", true},
-		{"polling", false},
+		{"events", "events", "", true},
+		{"polling", "polling", "", false},
+		{"events down", "reconnecting", "127.0.0.1:7000 stopped answering", false},
 	} {
-		t.Run(tc.mode, func(t *testing.T) {
+		t.Run(tc.name, func(t *testing.T) {
 			c := &clock{t0}
 			m := newModel(t, nil, 120, 20)
 			m.now = c.now
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: tc.mode, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+				Mode: tc.mode, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: tc.lastError == "", LastError: tc.lastError,
 			}}}})
 			for sec := range 6 { // 10 a second for 5 s, then nothing
 				at := t0.Add(time.Duration(sec) * time.Second)
