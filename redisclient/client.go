@@ -16,6 +16,7 @@ import (
 	"slices"
 	"strconv"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"syscall"
 	"time"
@@ -107,6 +108,10 @@ type Client struct {
 	// that cannot be reached was learned from the cluster, not from --url).
 	roles     atomic.Pointer[map[string]nodeRole]
 	connected atomic.Bool
+	stalls    stalls // masters that hang, tried in the background (see onMaster)
+
+	done      chan struct{} // closed by Close
+	closeOnce sync.Once
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
@@ -122,7 +127,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{readOnly: o.ReadOnly, pipelineTimeout: 2 * readTimeoutOf(opt)}
+	c := &Client{readOnly: o.ReadOnly, pipelineTimeout: 2 * readTimeoutOf(opt), done: make(chan struct{})}
 	switch {
 	case target != nil && o.Cluster:
 		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)
@@ -540,6 +545,11 @@ func (c *Client) nodeDown(addr string, err error) string {
 
 // Close closes every connection.
 func (c *Client) Close() error {
+	c.closeOnce.Do(func() {
+		if c.done != nil { // nil in a Client a test made itself
+			close(c.done)
+		}
+	})
 	for _, s := range c.sentinels {
 		s.Close()
 	}

@@ -143,7 +143,9 @@ func (c *Client) clusterTopology(ctx context.Context) (Topology, error) {
 	var listed Topology                   // the slot map's nodes: the answer when CLUSTER NODES is not
 	probe := func(list *[]Node) func(context.Context, *redis.Client) error {
 		return func(ctx context.Context, n *redis.Client) error {
-			up := n.Ping(ctx).Err() == nil
+			// A master that hangs is down (see onMaster): not asked again,
+			// which would take the whole timeout.
+			up := c.stalled(n.Options().Addr) == nil && n.Ping(ctx).Err() == nil
 			mu.Lock()
 			defer mu.Unlock()
 			*list = append(*list, Node{Addr: n.Options().Addr, Up: up})

@@ -306,3 +306,57 @@ func TestClusterNewKeysAppearWhileAMasterIsDown(t *testing.T) {
 		t.Errorf("once the new key came, the error is %q, want it to name %s", f.state.LastError, dead.Addr)
 	}
 }
+
+// A master that hangs (a frozen VM) costs a read timeout once: from then
+// on the masters that answer keep their rows live at the poll interval,
+// rather than each cycle waiting for it to time out again, while it is
+// tried in the background; once it answers, its keys are read again and
+// the sentence goes.
+func TestClusterLiveRowsKeepTheIntervalWhileAMasterIsFrozen(t *testing.T) {
+	t.Parallel()
+	// Reads give up after 1 s (twice the read timeout).
+	rc, want, _, f := pollCluster(t, 0, "?read_timeout=500ms&write_timeout=500ms", 100*time.Millisecond)
+	f.noneRemoved("while a master is frozen")
+	frozen := rc.Nodes[1]
+	frozen.Freeze(t)
+	thawed := false
+	defer func() {
+		if !thawed {
+			frozen.Thaw(t)
+		}
+	}()
+	prefix := frozen.Addr + ", a master of the cluster, did not answer in time"
+	f.waitFor("the sentence to name the frozen master", func() bool { return strings.HasPrefix(f.state.LastError, prefix) })
+
+	live := keyOn(t, rc, rc.Nodes[0], want)
+	reads := map[string]bool{}
+	f.onBatch = func(b model.Batch) {
+		for _, o := range b.Observed {
+			if o.Key == live {
+				reads[o.Raw] = true
+			}
+		}
+	}
+	// 4 s of values, one every 100 ms. Cycles that each waited for the
+	// frozen master would read one a second or fewer.
+	for i := range 40 {
+		rc.Nodes[0].Do(t, "SET", live, fmt.Sprint(20_000+i), "EX", "600")
+		next := time.Now().Add(100 * time.Millisecond)
+		f.waitFor("the next value's turn", func() bool { return !time.Now().Before(next) })
+	}
+	t.Logf("%d of 40 values read", len(reads))
+	if len(reads) < 8 {
+		t.Errorf("%d of 40 values of %s set 100 ms apart over 4 s were read, want 8 or more: the live rows waited for the frozen master", len(reads), live)
+	}
+	if !strings.HasPrefix(f.state.LastError, prefix) {
+		t.Errorf("while the live rows come, the error is %q, want it to begin %q", f.state.LastError, prefix)
+	}
+
+	f.onBatch = nil
+	frozen.Thaw(t)
+	thawed = true
+	key := keyOn(t, rc, frozen, want)
+	frozen.Do(t, "SET", key, "5151", "EX", "600")
+	f.waitValue(key, "5151")
+	f.waitFor("the sentence to go once the master answers", func() bool { return f.state.LastError == "" })
+}

@@ -17,11 +17,10 @@ import (
 // that at millions of keys the refresh of the keys already known does not
 // wait for the pass to end.
 type discovery struct {
-	reread   bool                // read the keys found that are known already, not just the new ones
-	parts    []discoveryPart     // one per master; a single server is one
-	at       int                 // index in parts of the one being walked
-	found    map[string]struct{} // distinct keys SCAN returned so far
-	topology <-chan string       // see readTopology
+	reread bool                // read the keys found that are known already, not just the new ones
+	parts  []discoveryPart     // one per master; a single server is one
+	at     int                 // index in parts of the one being walked
+	found  map[string]struct{} // distinct keys SCAN returned so far
 	// failed is why a master of a cluster was left out of the pass (it did
 	// not answer): the others are walked, and the pass ends with this
 	// error, without taking known keys it did not find for deleted.
@@ -74,7 +73,9 @@ func (r *reader) startDiscovery(ctx context.Context, reread bool) (*discovery, e
 		}
 		d.parts = append(d.parts, discoveryPart{node: n, size: size})
 	}
-	d.topology = r.readTopology(ctx)
+	if r.topology == nil {
+		r.topology = r.readTopology(ctx)
+	}
 	return d, nil
 }
 
@@ -159,7 +160,13 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 	}
 
 	r.state.Scanning = false
-	r.state.Topology = cmp.Or(<-d.topology, r.state.Topology)
+	select {
+	case t := <-r.topology:
+		r.state.Topology, r.topology = cmp.Or(t, r.state.Topology), nil
+	default:
+		// Still being read (a node that hangs takes its timeout): the
+		// end of a later pass takes it, and this one need not wait.
+	}
 	if d.failed != nil {
 		return true, d.failed
 	}

@@ -62,7 +62,7 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 	case 0:
 		return c.fetchInOrder(ctx, keys, batchSize, c.hostPort, fn)
 	case 1:
-		return c.fetchInOrder(ctx, keys, batchSize, groups[0].addr, fn)
+		return c.onMaster(ctx, groups[0].addr, func() error { return c.fetchInOrder(ctx, keys, batchSize, groups[0].addr, fn) })
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
@@ -75,15 +75,17 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 		wg.Go(func() {
 			running <- struct{}{}
 			defer func() { <-running }()
-			errs[i] = c.fetchInOrder(ctx, group.keys, batchSize, group.addr, func(obs []model.Observation) error {
-				mu.Lock()
-				defer mu.Unlock()
-				if fnErr == nil {
-					if fnErr = fn(obs); fnErr != nil {
-						cancel()
+			errs[i] = c.onMaster(ctx, group.addr, func() error {
+				return c.fetchInOrder(ctx, group.keys, batchSize, group.addr, func(obs []model.Observation) error {
+					mu.Lock()
+					defer mu.Unlock()
+					if fnErr == nil {
+						if fnErr = fn(obs); fnErr != nil {
+							cancel()
+						}
 					}
-				}
-				return fnErr
+					return fnErr
+				})
 			})
 		})
 	}

@@ -125,9 +125,10 @@ func (r *reader) poll(ctx context.Context) {
 				// Some masters answered: their rows stay live, a cycle
 				// every interval, while the others are tried again each
 				// time (a refused connection costs nothing; a master that
-				// hangs holds up the cycle by its timeout, as it did), and
-				// the pass under way goes on. A cycle that took longer
-				// than the interval (a slot map read again, retries) still
+				// hangs holds up one cycle by its timeout, and is then
+				// tried in the background: see Client.onMaster), and the
+				// pass under way goes on. A cycle that took longer than
+				// the interval (a slot map read again, retries) still
 				// waits minBackoff, or the interval if shorter.
 				backoff = 0
 				wait = max(wait, min(r.o.Interval, minBackoff))
@@ -137,7 +138,9 @@ func (r *reader) poll(ctx context.Context) {
 				p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			}
 			r.failed(err)
-			r.rereadTopology(ctx)
+			if !r.c.isStall(err) { // read when it stalled
+				r.rereadTopology(ctx)
+			}
 			if r.emit(ctx, model.Batch{}) != nil {
 				return
 			}

@@ -266,17 +266,25 @@ func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i,
 
 // scanOnce is one SCAN on node, bounded as a pipeline of reads is (see
 // readTimeoutOf).
-func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64, pattern string, count int64) ([]string, uint64, error) {
-	ctx, cancel := c.withPipelineTimeout(ctx)
-	defer cancel()
-	return node.Scan(ctx, cursor, pattern, count).Result()
+func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64, pattern string, count int64) (keys []string, next uint64, err error) {
+	err = c.onMaster(ctx, c.nodeAddr(node), func() error {
+		ctx, cancel := c.withPipelineTimeout(ctx)
+		defer cancel()
+		keys, next, err = node.Scan(ctx, cursor, pattern, count).Result()
+		return err
+	})
+	return keys, next, err
 }
 
 // dbSize is DBSIZE on node, bounded as scanOnce is.
-func (c *Client) dbSize(ctx context.Context, node redis.Cmdable) (int64, error) {
-	ctx, cancel := c.withPipelineTimeout(ctx)
-	defer cancel()
-	return node.DBSize(ctx).Result()
+func (c *Client) dbSize(ctx context.Context, node redis.Cmdable) (size int64, err error) {
+	err = c.onMaster(ctx, c.nodeAddr(node), func() error {
+		ctx, cancel := c.withPipelineTimeout(ctx)
+		defer cancel()
+		size, err = node.DBSize(ctx).Result()
+		return err
+	})
+	return size, err
 }
 
 // scanPass is the state of one call to Scan, shared by every pattern (and,

@@ -444,6 +444,10 @@ type reader struct {
 	// recheck, when set, tells poll to stop (it returns true) so that the
 	// watch can go live: see Watch. poll calls it every recheckIntervals.
 	recheck func(ctx context.Context) bool
+	// topology is the topology being read in the background for the
+	// header (see readTopology), nil when none is: a pass starts a read
+	// unless one is under way, and takes it at its end if it is there.
+	topology <-chan string
 }
 
 func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {

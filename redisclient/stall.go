@@ -1,0 +1,132 @@
+package redisclient
+
+import (
+	"context"
+	"sync"
+	"time"
+)
+
+// A master of a cluster that hangs (a frozen VM: its connections stay
+// open and nothing answers) costs every read sent to it the whole
+// pipeline timeout. Polling reads all masters in each cycle, so without
+// more, every cycle would wait that long (6 s by default) and the other
+// masters' rows with it. Instead, the first read of it that times out
+// marks it stalled: from then on, reads that would go to it fail at once
+// with the error that first timeout gave (which names it), while a probe
+// PINGs it in the background; once it answers, or is no longer a master
+// (a replica took over), reads go to it again.
+
+// stalls are the masters whose reads timed out, by address, with the
+// error each gave.
+type stalls struct {
+	mu sync.Mutex
+	by map[string]error
+}
+
+// stalled is the error the reads of the master at addr timed out with,
+// while it has not answered since; nil when it is not stalled.
+func (c *Client) stalled(addr string) error {
+	c.stalls.mu.Lock()
+	defer c.stalls.mu.Unlock()
+	return c.stalls.by[addr]
+}
+
+// isStall reports whether err is the error a stalled master gave, as
+// onMaster returns it while the master is stalled: nothing new, and the
+// topology, read when it stalled, is not worth reading again meanwhile.
+func (c *Client) isStall(err error) bool {
+	c.stalls.mu.Lock()
+	defer c.stalls.mu.Unlock()
+	for _, e := range c.stalls.by {
+		if err == e {
+			return true
+		}
+	}
+	return false
+}
+
+// onMaster runs read, which goes to the master of the cluster at addr,
+// unless that master is stalled: then it returns the error it stalled
+// with, at once. A read that times out, before ctx (the caller's, not the
+// read's own deadline) is done, stalls it. Elsewhere (a single server,
+// Sentinel), it runs read.
+func (c *Client) onMaster(ctx context.Context, addr string, read func() error) error {
+	if c.kind != cluster {
+		return read()
+	}
+	if err := c.stalled(addr); err != nil {
+		return err
+	}
+	err := read()
+	if isTimeout(err) && ctx.Err() == nil && !c.isClosed() {
+		c.stall(addr, err)
+	}
+	return err
+}
+
+// closing is closed once the client is.
+func (c *Client) closing() <-chan struct{} { return c.done }
+
+// isClosed reports whether the client has been closed.
+func (c *Client) isClosed() bool {
+	select {
+	case <-c.done:
+		return true
+	default:
+		return false
+	}
+}
+
+// stall marks the master at addr stalled with err, and starts its probe,
+// unless it is stalled already.
+func (c *Client) stall(addr string, err error) {
+	c.stalls.mu.Lock()
+	defer c.stalls.mu.Unlock()
+	if c.stalls.by == nil {
+		c.stalls.by = map[string]error{}
+	}
+	if _, ok := c.stalls.by[addr]; ok {
+		return
+	}
+	c.stalls.by[addr] = err
+	go c.probe(addr)
+}
+
+// probe PINGs the stalled master at addr, backing off as polling does
+// (250 ms, doubling to 5 s), until it answers or is no longer a master,
+// then ends the stall; or until the client is closed.
+func (c *Client) probe(addr string) {
+	var wait time.Duration
+	for {
+		wait = nextBackoff(wait)
+		select {
+		case <-c.closing():
+			return
+		case <-time.After(wait):
+		}
+		if answers, gone := c.pingMaster(addr); answers || gone {
+			c.stalls.mu.Lock()
+			delete(c.stalls.by, addr)
+			c.stalls.mu.Unlock()
+			return
+		}
+	}
+}
+
+// pingMaster PINGs the master at addr, within the pipeline timeout, and
+// reports whether it answered, or whether the slot map no longer has a
+// master there.
+func (c *Client) pingMaster(addr string) (answers, gone bool) {
+	ctx, cancel := c.withPipelineTimeout(context.Background())
+	defer cancel()
+	masters, err := c.masters(ctx)
+	if err != nil {
+		return false, false
+	}
+	for _, m := range masters {
+		if m.Options().Addr == addr {
+			return m.Ping(ctx).Err() == nil, false
+		}
+	}
+	return false, true
+}
