@@ -319,15 +319,27 @@ func deadline(pttl, at int64) int64 {
 	return at + d
 }
 
-// addReading folds an increase over secs seconds into the rate. Both sums
-// fade first, so the rate is the increase per second over about the last
-// rateHorizon seconds, however irregular the readings: a reading a few
-// milliseconds after the last one moves it little.
+// addReading folds an increase over secs seconds (> 0) into the rate, a
+// moving average whose weights fade as e^(-age/rateHorizon): both sums
+// fade by the time that passed, and the new span counts for its faded
+// weight (spanWeight), with the increase spread over it. So the rate is
+// about the increase per second over the last rateHorizon seconds,
+// however irregular the readings: a reading a few milliseconds after the
+// last one moves it little, and one after a long quiet spell (keyspace
+// events read a key only when it changes) weighs that spell as
+// rateHorizon seconds without an increase, not its whole length, so a
+// counter that starts again climbs as fast after a minute of quiet as
+// after ten seconds, and as fast as when it is polled.
 func (e *entry) addReading(delta, secs float64) {
-	fade := math.Exp(-secs / rateHorizon)
-	e.sumDelta = float32(float64(e.sumDelta)*fade + delta)
-	e.sumSecs = float32(float64(e.sumSecs)*fade + secs)
+	fade, weight := math.Exp(-secs/rateHorizon), spanWeight(secs)
+	e.sumDelta = float32(float64(e.sumDelta)*fade + delta*weight/secs)
+	e.sumSecs = float32(float64(e.sumSecs)*fade + weight)
 }
+
+// spanWeight is the weight of the last secs seconds in the rate: the
+// integral of e^(-t/rateHorizon) over them, about secs for a short span
+// and rateHorizon for a long one.
+func spanWeight(secs float64) float64 { return -rateHorizon * math.Expm1(-secs/rateHorizon) }
 
 func (e *entry) rate() float64 {
 	if e.sumSecs == 0 {
@@ -353,7 +365,7 @@ const fadedOut = 12 * rateHorizon * float64(time.Second)
 // whether it changed or not. The rate of a key last read before now then
 // counts the time since as time without an increase, as a reading now
 // would: a counter nobody increments any more falls to 0/s (from 10/s, in
-// about 20 s; from 1,000/s, in about 40), rather than showing its last
+// 27 s; from 1,000/s, in 50, as when polled), rather than showing its last
 // rate until something reads it again, and is 0 from fadedOut on. It only
 // moves forward, in steps of quietStep; the rates are as of the last step
 // until the next.
@@ -396,7 +408,7 @@ func (s *Store) rateOf(e *entry) float64 {
 	}
 	secs /= float64(time.Second)
 	faded := float64(e.sumSecs) * math.Exp(-secs/rateHorizon)
-	return r * faded / (faded + secs)
+	return r * faded / (faded + spanWeight(secs))
 }
 
 func (s *Store) counter(i int32) Counter {

@@ -169,10 +169,11 @@ func TestStoreRate(t *testing.T) {
 	if r := rate(read("k", "7", 1000, 0)); r != 0 {
 		t.Errorf("one reading: rate %v, want 0", r)
 	}
-	if r := rate(read("k", "0", 1000, 0), read("k", "10", 1000, 2*time.Second)); r != 5 {
+	near := func(r, want float64) bool { return math.Abs(r-want) < 1e-6*want } // float32 sums
+	if r := rate(read("k", "0", 1000, 0), read("k", "10", 1000, 2*time.Second)); !near(r, 5) {
 		t.Errorf("+10 in 2s: rate %v, want 5", r)
 	}
-	if r := rate(read("k", "50", 1000, 0), read("k", "3", 1000, time.Second)); r != 3 {
+	if r := rate(read("k", "50", 1000, 0), read("k", "3", 1000, time.Second)); !near(r, 3) {
 		t.Errorf("50 then 3 a second later (a new window): rate %v, want 3", r)
 	}
 	if r := rate(read("k", "0", 1000, 0), read("k", "0", 1000, time.Second)); r != 0 {
@@ -186,6 +187,19 @@ func TestStoreRate(t *testing.T) {
 	r := rate(read("k", "0", 1000, 0), read("k", "10", 1000, time.Second), read("k", "11", 1000, 1010*time.Millisecond))
 	if r < 9 || r > 12 {
 		t.Errorf("a reading 10ms after the last: rate %v, want about 10", r)
+	}
+	// A counter that starts again after a long quiet spell climbs as fast
+	// as after half a minute: the spell weighs as rateHorizon seconds at
+	// most. (Keyspace events read a key only when it changes.)
+	climb := func(quiet time.Duration) float64 {
+		readings := []Observation{read("k", "0", 1000, 0), read("k", "100", 1000, time.Second), read("k", "100", 1000, time.Second+quiet)}
+		for i := range 20 { // 20 a second for a second, in readings 50 ms apart
+			readings = append(readings, read("k", fmt.Sprint(101+i), 1000, time.Second+quiet+time.Duration(i+1)*50*time.Millisecond))
+		}
+		return rate(readings...)
+	}
+	if after30s, after5m := climb(30*time.Second), climb(5*time.Minute); math.Abs(after5m-after30s) > 0.05*after30s || after30s < 3 {
+		t.Errorf("a second into 20/s: rate %v after 30 s of quiet, %v after 5 min; want them alike, and over 3", after30s, after5m)
 	}
 	// An old rate fades: after a burst, a long quiet spell brings it near 0.
 	r = rate(read("k", "0", 1000, 0), read("k", "100", 1000, time.Second), read("k", "100", 1000, 60*time.Second))

@@ -100,13 +100,15 @@ func signed(f float64) string {
 		sign = "-"
 	}
 	a := math.Abs(f)
+	// The form goes by the value as it will read: 9.96 is "+10", not
+	// "+10.0", so that a steady rate does not change its look.
 	switch {
-	case a < 10:
+	case a < 9.95:
 		return sign + strconv.FormatFloat(a, 'f', 1, 64)
-	case a < 1000:
+	case a < 999.5:
 		return sign + strconv.FormatFloat(a, 'f', 0, 64)
 	case a < 1e8:
-		return sign + formatCount(int64(a))
+		return sign + formatCount(int64(math.Round(a)))
 	case math.IsInf(a, 0):
 		return sign + "∞"
 	}

@@ -66,7 +66,8 @@ func TestFormatPercent(t *testing.T) {
 // whatever it is, and never reads as a wrapped integer.
 func TestFormatRateFitsItsColumn(t *testing.T) {
 	for r, want := range map[float64]string{
-		0: "0/s", 0.04: "0/s", -0.01: "0/s", 0.25: "+0.2/s", -3: "-3.0/s", 42: "+42/s", 4100: "+4k/s", 2.5e6: "+2.5M/s",
+		0: "0/s", 0.04: "0/s", -0.01: "0/s", 0.25: "+0.2/s", -3: "-3.0/s", 9.94: "+9.9/s", 9.96: "+10/s", 42: "+42/s",
+		999.4: "+999/s", 999.6: "+1k/s", 4100: "+4k/s", 2.5e6: "+2.5M/s",
 		99_949_999: "+99.9M/s", 1.5e8: "+2e8/s", 1e20: "+1e20/s", -1e300: "-1e300/s", math.Inf(1): "+∞/s", math.Inf(-1): "-∞/s", math.NaN(): "?/s",
 	} {
 		got := formatRate(r)

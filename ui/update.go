@@ -31,7 +31,7 @@ func (m Model) fadeStatus() Model {
 
 // fadeRates tells the Store, while keyspace events come in, that the keys
 // not read since have not changed: their rates fade, and a counter that
-// stopped reads 0/s (from 10/s, after about 20 s) rather than its last
+// stopped reads 0/s (from 10/s, after 27 s, as when polled) rather than its last
 // rate until the next full pass (see model.Store.QuietUntil). Polling
 // reads every key each interval, changed or not, so its rates are as of
 // the last reading; so are they while the events are down (reconnecting,
