@@ -64,7 +64,8 @@ const roundedValue = "-9.22e18"
 // key names up to key, with the table sorted on sorted (whose title takes a
 // cell more, for its ▾): KEY gets the rest. When that would be narrower
 // than minKeyWidth, RATE goes first, then the LIMIT gauge (leaving the
-// percentage). On a narrow terminal, where KEY would still get less than
+// percentage); sorted by rate, the gauge goes first, so that the column
+// the rows are in the order of stays in sight. On a narrow terminal, where KEY would still get less than
 // its fair share (a third of the row, or what the names need when they are
 // shorter), the others give way further, since the key is what tells one
 // row from another: TTL and the gaps narrow, then LIMIT goes (STATUS still
@@ -85,12 +86,17 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 		gauge: true, rate: true, gap: gap,
 	}
 	fair := min(minKeyWidth, (width-gutterWidth)/3, max(key, len("KEY")+arrow(model.SortKeyName)))
-	steps := []struct {
+	type step struct {
 		goal int
 		give func(*columns)
-	}{
-		{minKeyWidth, func(c *columns) { c.rate = false }},
-		{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }},
+	}
+	dropRate := step{minKeyWidth, func(c *columns) { c.rate = false }}
+	dropGauge := step{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }}
+	first := []step{dropRate, dropGauge}
+	if sorted == model.SortRate {
+		first = []step{dropGauge, dropRate} // the column the rows are in the order of stays longest
+	}
+	steps := append(first, []step{
 		{fair, func(c *columns) { c.ttl = narrowTTLWidth }},
 		{fair, func(c *columns) { c.gap = narrowGap }},
 		{fair, func(c *columns) { c.limit = 0 }},
@@ -100,7 +106,7 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 			// ("9.22e18", not "9.2233720368548e18"), and KEY gets the rest.
 			c.value = max(minValue, min(c.value-(fair-(width-c.fixed())), len(roundedValue)))
 		}},
-	}
+	}...)
 	for _, s := range steps {
 		if width-c.fixed() >= s.goal {
 			break

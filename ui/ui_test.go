@@ -768,12 +768,24 @@ func TestEveryLineFitsTheScreen(t *testing.T) {
 func TestNarrowScreensDropRateThenGauge(t *testing.T) {
 	for _, tc := range []struct {
 		width       int
+		byRate      bool
 		rate, gauge bool
-	}{{120, true, true}, {80, false, true}, {60, false, false}} {
+	}{
+		{120, false, true, true}, {80, false, false, true}, {60, false, false, false},
+		// Sorted by rate, the gauge goes first: the rows' order stays
+		// explained.
+		{120, true, true, true}, {80, true, true, false},
+	} {
 		m := newModel(t, nil, tc.width, 24, fixture()...)
+		if tc.byRate {
+			m, _ = press(m, "ssss") // key, value, TTL, % of limit, rate
+		}
 		screen := plain(m)
+		if tc.byRate && !strings.Contains(screen, "sort: rate") {
+			t.Fatalf("not sorted by rate:\n%s", screen)
+		}
 		if strings.Contains(screen, "RATE") != tc.rate || strings.Contains(screen, "█") != tc.gauge {
-			t.Errorf("at %d columns: rate %v, gauge %v; want %v, %v", tc.width,
+			t.Errorf("at %d columns, sorted by rate %v: rate %v, gauge %v; want %v, %v", tc.width, tc.byRate,
 				strings.Contains(screen, "RATE"), strings.Contains(screen, "█"), tc.rate, tc.gauge)
 		}
 	}
