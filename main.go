@@ -507,6 +507,16 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		if err := model.WriteProblems(stdout, counters, &cfg.Rules); err != nil {
 			return exitFailed, err
 		}
+		var stuck, noExpiry int
+		for _, c := range counters {
+			switch c.Status {
+			case model.StatusStuck:
+				stuck++
+			case model.StatusNoExpiry:
+				noExpiry++
+			}
+		}
+		fmt.Fprintf(stdout, "%d of %d key%s checked: %d stuck, %d no-expiry\n", stuck+noExpiry, len(counters), plural(len(counters)), stuck, noExpiry)
 		return exitProblems, nil
 	}
 	if len(counters) == 0 {

@@ -7,16 +7,20 @@ import (
 	"time"
 )
 
-// WriteProblems writes one line per problem counter (see Status.Problem), in
-// the order given, for `countertop check`: status, printable key, and why,
-// in words an on-call engineer can act on.
+// WriteProblems writes one line per problem counter (see Status.Problem),
+// for `countertop check`: status, printable key, and why, in words an
+// on-call engineer can act on; the stuck counters first (clients over
+// their limit are blocked by them now), then those without expiry, each
+// in the order given.
 func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
-	for _, c := range rows {
-		if !c.Status.Problem() {
-			continue
-		}
-		if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, Printable(c.Key), problemReason(c, rules)); err != nil {
-			return err
+	for _, status := range []Status{StatusStuck, StatusNoExpiry} {
+		for _, c := range rows {
+			if c.Status != status {
+				continue
+			}
+			if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, Printable(c.Key), problemReason(c, rules)); err != nil {
+				return err
+			}
 		}
 	}
 	return nil

@@ -38,6 +38,33 @@ func TestWriteProblemsOneLinePerProblem(t *testing.T) {
 	}
 }
 
+// The stuck counters come first, whatever their keys: clients over their
+// limit are blocked by them now.
+func TestWriteProblemsStuckFirst(t *testing.T) {
+	rules := &Rules{List: []Rule{{Pattern: "*", Limit: 100, Window: time.Minute, ExpectTTL: true}}}
+	s := NewStore(rules)
+	now := time.Now()
+	s.Apply(Batch{Observed: []Observation{
+		{Key: "a", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: now},
+		{Key: "b", Type: "string", Raw: "500", PTTL: PTTLNoExpiry, At: now},
+		{Key: "c", Type: "string", Raw: "2", PTTL: PTTLNoExpiry, At: now},
+		{Key: "d", Type: "string", Raw: "101", PTTL: PTTLNoExpiry, At: now},
+	}})
+	var out strings.Builder
+	if err := WriteProblems(&out, refs(s.Rows(0, s.Len())), rules); err != nil {
+		t.Fatal(err)
+	}
+	var got []string
+	for _, l := range strings.Split(strings.TrimSpace(out.String()), "\n") {
+		f := strings.Fields(l)
+		got = append(got, f[0]+" "+f[1])
+	}
+	want := []string{"stuck b", "stuck d", "no-expiry a", "no-expiry c"}
+	if strings.Join(got, ", ") != strings.Join(want, ", ") {
+		t.Errorf("lines begin %q, want %q", got, want)
+	}
+}
+
 func TestWriteProblemsSubSecondWindow(t *testing.T) {
 	rules := &Rules{List: []Rule{{Pattern: "*", Window: 500 * time.Millisecond, ExpectTTL: true}}}
 	s := NewStore(rules)
