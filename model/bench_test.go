@@ -154,26 +154,36 @@ func BenchmarkRows(b *testing.B) {
 			i++
 		}
 	})
-	// Keyspace events: once a second the rates of the keys not read since
-	// fade (QuietUntil), and those keys are placed again in an order by
-	// rate. 20,000 keys got a rate in the last minute (their fades are
-	// spread over it); a rate read a minute ago is 0.
+	// Keyspace events, steady: each second 333 keys change (and are read),
+	// and the rates of the keys not read since fade (QuietUntil); those
+	// are placed again in an order by rate. About 20,000 keys read in the
+	// last minute are fading at any time; a rate a minute old is 0.
 	b.Run("after-quiet-second/by-rate", func(b *testing.B) {
-		const active = 20_000
-		for sec := range 61 {
+		const perSecond = 333
+		s := fillStore(n) // none of the other runs' rates
+		frame := func() {
+			s.Rows(n/2, 40)
+			s.IndexOf(benchKey(n / 2))
+		}
+		sec := 0
+		second := func() {
 			at = at.Add(time.Second)
-			batch := updates(n, active/60, sec, at)
+			batch := updates(n, perSecond, sec, at)
 			for j := range batch.Observed {
 				batch.Observed[j].Raw = raws[(j+sec)%len(raws)]
 			}
 			s.Apply(batch)
+			s.QuietUntil(at)
+			sec++
+		}
+		for range 61 {
+			second()
 		}
 		s.SetSort(SortRate)
 		frame()
 		b.ReportAllocs()
 		for b.Loop() {
-			at = at.Add(quietStep)
-			s.QuietUntil(at)
+			second()
 			frame()
 		}
 	})
