@@ -148,7 +148,7 @@ func TestCheckExitCodes(t *testing.T) {
 	wantRun(t, code, out, errOut, exitProblems, "", "")
 	lines := strings.Split(strings.TrimSpace(out), "\n")
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "stuck      ratelimit:api:stuck") || !strings.HasPrefix(lines[1], "no-expiry  ratelimit:api:fresh") ||
-		lines[2] != "2 of 4 keys checked: 1 stuck, 1 no-expiry" {
+		lines[2] != "problems: 2 of 4 keys checked (1 stuck, 1 no-expiry)" {
 		t.Errorf("want a line per problem counter, the stuck one first, then their count:\n%s", out)
 	}
 }

@@ -9,11 +9,14 @@ import (
 
 // WriteProblems writes one line per problem counter (see Status.Problem),
 // for `countertop check`: status, printable key, and why, in words an
-// on-call engineer can act on; the stuck counters first (clients over
-// their limit are blocked by them now), then those without expiry, each
-// in the order given.
+// on-call engineer can act on; the most severe first (stuck counters
+// block clients over their limit now, those without expiry will), each
+// status in the order given.
 func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
-	for _, status := range []Status{StatusStuck, StatusNoExpiry} {
+	for status := range NumStatuses { // most severe first
+		if !status.Problem() {
+			continue
+		}
 		for _, c := range rows {
 			if c.Status != status {
 				continue

@@ -332,8 +332,15 @@ func deadline(pttl, at int64) int64 {
 // after ten seconds, and as fast as when it is polled.
 func (e *entry) addReading(delta, secs float64) {
 	fade, weight := math.Exp(-secs/rateHorizon), spanWeight(secs)
-	e.sumDelta = float32(float64(e.sumDelta)*fade + delta*weight/secs)
-	e.sumSecs = float32(float64(e.sumSecs)*fade + weight)
+	e.sumDelta = toFloat32(float64(e.sumDelta)*fade + delta*weight/secs)
+	e.sumSecs = toFloat32(float64(e.sumSecs)*fade + weight)
+}
+
+// toFloat32 is f as a float32 sum of the rate can hold it: a float
+// counter's jump past 3.4e38 is held at the largest float32, not as an
+// infinity that, faded to nothing, would read as NaN for ever.
+func toFloat32(f float64) float32 {
+	return float32(max(-math.MaxFloat32, min(math.MaxFloat32, f)))
 }
 
 // spanWeight is the weight of the last secs seconds in the rate: the

@@ -201,6 +201,15 @@ func TestStoreRate(t *testing.T) {
 	if after30s, after5m := climb(30*time.Second), climb(5*time.Minute); math.Abs(after5m-after30s) > 0.05*after30s || after30s < 3 {
 		t.Errorf("a second into 20/s: rate %v after 30 s of quiet, %v after 5 min; want them alike, and over 3", after30s, after5m)
 	}
+	// A float counter's jump past what a float32 holds stays a number,
+	// and fades to 0 like any other, never to NaN ("?/s").
+	huge := rate(read("k", "0", 1000, 0), read("k", "1e300", 1000, time.Second))
+	if math.IsNaN(huge) || huge < 1e38 {
+		t.Errorf("a jump of 1e300 in a second: rate %v, want a huge number", huge)
+	}
+	if r := rate(read("k", "0", 1000, 0), read("k", "1e300", 1000, time.Second), read("k", "1e300", 1000, time.Hour)); r != 0 {
+		t.Errorf("an hour after a jump of 1e300: rate %v, want 0", r)
+	}
 	// An old rate fades: after a burst, a long quiet spell brings it near 0.
 	r = rate(read("k", "0", 1000, 0), read("k", "100", 1000, time.Second), read("k", "100", 1000, 60*time.Second))
 	if r > 0.5 {

@@ -74,7 +74,7 @@ func (r *reader) startDiscovery(ctx context.Context, reread bool) (*discovery, e
 		d.parts = append(d.parts, discoveryPart{node: n, size: size})
 	}
 	if r.topology == nil {
-		r.topology = r.readTopology(ctx)
+		r.topology, r.topologyFrom = r.readTopology(ctx), time.Now()
 	}
 	return d, nil
 }
@@ -160,12 +160,18 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 	}
 
 	r.state.Scanning = false
-	select {
-	case t := <-r.topology:
-		r.state.Topology, r.topology = cmp.Or(t, r.state.Topology), nil
-	default:
-		// Still being read (a node that hangs takes its timeout): the
-		// end of a later pass takes it, and this one need not wait.
+	if r.c.anyStalled() {
+		// A master hangs (see Client.onMaster), and the read may wait on
+		// it: the end of a later pass takes it, and this one does not wait.
+		select {
+		case t := <-r.topology:
+			r.setTopology(t, r.topologyFrom)
+			r.topology = nil
+		default:
+		}
+	} else {
+		r.setTopology(<-r.topology, r.topologyFrom)
+		r.topology = nil
 	}
 	if d.failed != nil {
 		return true, d.failed

@@ -86,6 +86,7 @@ func (r *reader) poll(ctx context.Context) {
 	r.state.Mode, r.state.Interval, r.state.Connected, r.state.LastError = r.mode, r.o.Interval, true, ""
 	var p pacer
 	var backoff time.Duration
+	var reread time.Time // when a failure last had the topology read again
 	rechecked := time.Now()
 	for {
 		start := time.Now()
@@ -138,8 +139,9 @@ func (r *reader) poll(ctx context.Context) {
 				p = pacer{} // keys may have changed while we could not look: a new pass, at once
 			}
 			r.failed(err)
-			if !r.c.isStall(err) { // read when it stalled
+			if !partial || time.Since(reread) >= partialTopologyEvery {
 				r.rereadTopology(ctx)
+				reread = time.Now()
 			}
 			if r.emit(ctx, model.Batch{}) != nil {
 				return
@@ -152,6 +154,12 @@ func (r *reader) poll(ctx context.Context) {
 		}
 	}
 }
+
+// partialTopologyEvery is how often the topology is read again while some
+// masters of a cluster answer and others do not: the cycles come every
+// interval then, and a read of the topology can wait on a node that hangs
+// (see outageTopologyTimeout).
+const partialTopologyEvery = 5 * time.Second
 
 // pacer is where polling's discovery stands: the pass under way, and when
 // the next may begin.

@@ -31,18 +31,11 @@ func (c *Client) stalled(addr string) error {
 	return c.stalls.by[addr]
 }
 
-// isStall reports whether err is the error a stalled master gave, as
-// onMaster returns it while the master is stalled: nothing new, and the
-// topology, read when it stalled, is not worth reading again meanwhile.
-func (c *Client) isStall(err error) bool {
+// anyStalled reports whether a master is stalled.
+func (c *Client) anyStalled() bool {
 	c.stalls.mu.Lock()
 	defer c.stalls.mu.Unlock()
-	for _, e := range c.stalls.by {
-		if err == e {
-			return true
-		}
-	}
-	return false
+	return len(c.stalls.by) > 0
 }
 
 // onMaster runs read, which goes to the master of the cluster at addr,
@@ -59,7 +52,7 @@ func (c *Client) onMaster(ctx context.Context, addr string, read func() error) e
 	}
 	err := read()
 	if isTimeout(err) && ctx.Err() == nil && !c.isClosed() {
-		c.stall(addr, err)
+		c.stall(addr, c.explainAt(err, addr)) // the sentence that names it, whoever reads next
 	}
 	return err
 }

@@ -446,8 +446,12 @@ type reader struct {
 	recheck func(ctx context.Context) bool
 	// topology is the topology being read in the background for the
 	// header (see readTopology), nil when none is: a pass starts a read
-	// unless one is under way, and takes it at its end if it is there.
-	topology <-chan string
+	// unless one is under way, and takes it at its end (while a master
+	// hangs, only if it is there).
+	// topologyFrom is when that read began, and topologyAt when the one the
+	// header shows began: an older read does not replace a newer.
+	topology                 <-chan string
+	topologyFrom, topologyAt time.Time
 }
 
 func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
@@ -570,8 +574,18 @@ func (r *reader) rereadTopology(ctx context.Context) {
 	}
 	ctx, cancel := context.WithTimeout(ctx, outageTopologyTimeout)
 	defer cancel()
+	from := time.Now()
 	if t, err := r.c.Topology(ctx); err == nil {
-		r.state.Topology = t.String()
+		r.setTopology(t.String(), from)
+	}
+}
+
+// setTopology shows t, a topology read that began at from, in the header,
+// unless it is empty (it could not be read) or the header shows one read
+// since.
+func (r *reader) setTopology(t string, from time.Time) {
+	if t != "" && !from.Before(r.topologyAt) {
+		r.state.Topology, r.topologyAt = t, from
 	}
 }
 
