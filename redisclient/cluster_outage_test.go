@@ -342,3 +342,32 @@ func (f *feed) readsOfValuesSet(node *redistest.Server, key string, n int) map[s
 	}
 	return reads
 }
+
+// With keyspace events, a master that hangs is named as what it is, a
+// master of the cluster that does not answer (not as a wrong address in
+// --url), and the other masters' changes keep arriving.
+func TestClusterEventsWhileAMasterIsFrozen(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000", "--notify-keyspace-events", "K$gxe")
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL() + "?read_timeout=500ms&write_timeout=500ms"})
+	w := watchEvents(t, c, "rl:*")
+	w.noneRemoved("while a master is frozen")
+	frozen := rc.Nodes[1]
+	frozen.Freeze(t)
+	defer frozen.Thaw(t)
+
+	// Its subscription's watchdog notices first (a PING unanswered for
+	// 5 s, sent after 5 s of silence), then the subscription cannot be
+	// made again.
+	sentence := frozen.Addr + ", a master of the cluster, did not answer in time"
+	w.untilWithin(30*time.Second, "the sentence to name the frozen master", func() string {
+		if !strings.HasPrefix(w.state.LastError, sentence) {
+			return fmt.Sprintf("error %q, want it to begin %q", w.state.LastError, sentence)
+		}
+		return ""
+	})
+	live := keyOn(t, rc, rc.Nodes[0], want)
+	rc.Nodes[0].Do(t, "SET", live, "6161", "EX", "600")
+	w.waitValue(live, "6161")
+}

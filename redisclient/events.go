@@ -281,7 +281,11 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 		if last < 0 {
 			continue // refused
 		}
-		n, err := flushes(ctx, s.client)
+		var n int64
+		err := w.c.onMaster(ctx, addr, func() (err error) { // a master that hangs is not waited for
+			n, err = flushes(ctx, s.client)
+			return err
+		})
 		switch {
 		case redis.HasErrorPrefix(err, "NOPERM"):
 			w.flushes[addr] = -1
@@ -294,8 +298,12 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 	pass := false
 	if ran {
 		var size int64
-		for _, s := range w.subs {
-			n, err := s.client.DBSize(ctx).Result()
+		for addr, s := range w.subs {
+			var n int64
+			err := w.c.onMaster(ctx, addr, func() (err error) {
+				n, err = s.client.DBSize(ctx).Result()
+				return err
+			})
 			switch {
 			case isReply(err):
 				pass = true // the keys cannot be counted: a pass is the safe side
@@ -361,7 +369,11 @@ func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client)
 	var nos []*noEvents
 	var without []string // the masters of nos
 	for _, n := range nodes {
-		conf, err := n.ConfigGet(ctx, "notify-keyspace-events").Result()
+		var conf map[string]string
+		err := w.c.onMaster(ctx, n.Options().Addr, func() (err error) { // a master that hangs is passed over at once
+			conf, err = n.ConfigGet(ctx, "notify-keyspace-events").Result()
+			return err
+		})
 		set, ok := conf["notify-keyspace-events"]
 		if err != nil || !ok {
 			continue
@@ -534,7 +546,7 @@ func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, ps *redis.P
 		} else {
 			backoff = nextBackoff(backoff)
 		}
-		if ctx.Err() != nil || !w.report(ctx, subStatus{sub: s, err: Explain(err, s.node)}) {
+		if ctx.Err() != nil || !w.report(ctx, subStatus{sub: s, err: w.c.explainAt(err, s.node)}) { // in a cluster, the sentence that says it is a master
 			return
 		}
 		select {

@@ -84,7 +84,13 @@ func startFeed(t *testing.T, name string, w watcher) *feed {
 // batch, and every few milliseconds for what batches do not tell.
 func (f *feed) until(what string, check func() string) {
 	f.t.Helper()
-	deadline := time.After(waitTimeout)
+	f.untilWithin(waitTimeout, what, check)
+}
+
+// untilWithin is until, giving up after timeout.
+func (f *feed) untilWithin(timeout time.Duration, what string, check func() string) {
+	f.t.Helper()
+	deadline := time.After(timeout)
 	tick := time.NewTicker(20 * time.Millisecond)
 	defer tick.Stop()
 	for {

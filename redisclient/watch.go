@@ -394,7 +394,7 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 		}
 		return no, nil, nil
 	case err != nil:
-		return nil, nil, Explain(err, node.Options().Addr)
+		return nil, nil, c.explainAt(err, node.Options().Addr)
 	case !reported:
 		return &noEvents{why: server + " has no notify-keyspace-events setting, so countertop cannot tell whether keyspace notifications are on"}, nil, nil
 	}
@@ -414,7 +414,7 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	case isReply(err):
 		return &noEvents{why: fmt.Sprintf("countertop could not turn keyspace notifications on%s (%s)", on, reason(err)), fix: fix}, nil, nil
 	case err != nil:
-		return nil, nil, Explain(err, node.Options().Addr)
+		return nil, nil, c.explainAt(err, node.Options().Addr)
 	}
 	return nil, &settingChange{where: where, was: set, now: want}, nil
 }
