@@ -3,6 +3,7 @@ package ui
 import (
 	"fmt"
 	"math"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -192,41 +193,44 @@ func wrapWords(s string, width int) []string {
 	return lines
 }
 
-// wrapPhrases is s wrapped at spaces to width, as wrapWords wraps it, but
-// for a phrase (what follows "; ", ": " or " — ") that would be broken
-// where it fits on a line of its own: that line starts with it, so that a
-// command to run ("…; for live updates run CONFIG SET
-// notify-keyspace-events 'K$gxe'") stays whole, to read and to copy.
+// wrapPhrases is s wrapped at spaces to width in as few lines as wrapWords
+// takes, breaking as few of its phrases (see phrases) across lines as it
+// can: a line may end early, where a phrase begins, so that a command to
+// run ("…; run with --enable-events or CONFIG SET notify-keyspace-events
+// 'K$gxe' to get live updates") stays whole, to read and to copy. It tries
+// each place where one phrase ends and the next begins as a line's end,
+// with the words wrapped on either side.
 func wrapPhrases(s string, width int) []string {
-	var lines []string
-	line := ""
-	for _, phrase := range phrases(s) {
-		if line != "" && cells(line)+1+cells(phrase) > width && cells(phrase) <= width {
-			lines, line = append(lines, line), phrase
-			continue
-		}
-		if line != "" {
-			line += " "
-		}
-		line += phrase
-		if cells(line) > width {
-			words := wrapWords(line, width)
-			lines, line = append(lines, words[:len(words)-1]...), words[len(words)-1]
+	ps := phrases(s)
+	best := wrapWords(s, width)
+	broken := brokenPhrases(best, ps)
+	for i := 1; i < len(ps) && broken > 0; i++ {
+		lines := append(wrapWords(strings.Join(ps[:i], " "), width), wrapWords(strings.Join(ps[i:], " "), width)...)
+		if b := brokenPhrases(lines, ps); len(lines) < len(best) || len(lines) == len(best) && b < broken {
+			best, broken = lines, b
 		}
 	}
-	if line != "" {
-		lines = append(lines, line)
-	}
-	return lines
+	return best
 }
 
-// phrases is s cut after each "; ", ": " and " —", each phrase keeping its
-// punctuation and losing the space that follows it.
+// brokenPhrases is how many of phrases lines show on no single line.
+func brokenPhrases(lines, phrases []string) int {
+	n := 0
+	for _, p := range phrases {
+		if !slices.ContainsFunc(lines, func(l string) bool { return strings.Contains(l, p) }) {
+			n++
+		}
+	}
+	return n
+}
+
+// phrases is s cut after each "; ", ": ", " —" and " or", each phrase
+// keeping its punctuation (or its "or") and losing the space that follows.
 func phrases(s string) []string {
 	var out []string
 	for s != "" {
 		cut := len(s)
-		for _, sep := range []string{"; ", ": ", " — "} {
+		for _, sep := range []string{"; ", ": ", " — ", " or "} {
 			if i := strings.Index(s, sep); i >= 0 && i+len(sep)-1 < cut {
 				cut = i + len(sep) - 1 // before the space that ends sep
 			}
@@ -245,10 +249,7 @@ func wrapLines(text string, width, maxLines int) []string {
 	if cells(text) <= width {
 		return []string{text}
 	}
-	lines := wrapWords(text, width)
-	if phrased := wrapPhrases(text, width); len(phrased) <= len(lines) {
-		lines = phrased
-	}
+	lines := wrapPhrases(text, width)
 	if len(lines) > maxLines {
 		lines = lines[:maxLines]
 		lines[maxLines-1] += " …"
