@@ -160,17 +160,20 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 	}
 
 	r.state.Scanning = false
+	t, ready := "", true
 	if r.c.anyStalled() {
 		// A master hangs (see Client.onMaster), and the read may wait on
 		// it: the end of a later pass takes it, and this one does not wait.
 		select {
-		case t := <-r.topology:
-			r.setTopology(t, r.topologyFrom)
-			r.topology = nil
+		case t = <-r.topology:
 		default:
+			ready = false
 		}
 	} else {
-		r.setTopology(<-r.topology, r.topologyFrom)
+		t = <-r.topology
+	}
+	if ready {
+		r.setTopology(t, r.topologyFrom)
 		r.topology = nil
 	}
 	if d.failed != nil {

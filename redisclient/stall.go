@@ -57,9 +57,6 @@ func (c *Client) onMaster(ctx context.Context, addr string, read func() error) e
 	return err
 }
 
-// closing is closed once the client is.
-func (c *Client) closing() <-chan struct{} { return c.done }
-
 // isClosed reports whether the client has been closed.
 func (c *Client) isClosed() bool {
 	select {
@@ -93,7 +90,7 @@ func (c *Client) probe(addr string) {
 	for {
 		wait = nextBackoff(wait)
 		select {
-		case <-c.closing():
+		case <-c.done:
 			return
 		case <-time.After(wait):
 		}

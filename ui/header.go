@@ -170,15 +170,15 @@ func (m Model) countsLine() string {
 	if c.Visible != c.Total {
 		// The alarms count every key, not the filter's: say so.
 		keys, all = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, "key")), " in all"
-		alarms := fmt.Sprintf(" · %d stuck · %d no-expiry in all", c.ByStatus[model.StatusStuck], c.ByStatus[model.StatusNoExpiry])
-		if cells(keys+alarms) > m.width {
-			keys = fmt.Sprintf("%d/%s", c.Visible, plural(c.Total, "key")) // so that "in all" stays in sight
-		}
 	}
+	sep := m.theme.Dim.Render(" · ")
 	parts := []string{
 		keys,
 		m.alarm(c.ByStatus[model.StatusStuck], "stuck"),
 		m.alarm(c.ByStatus[model.StatusNoExpiry], "no-expiry"+all),
+	}
+	if all != "" && lipgloss.Width(strings.Join(parts, sep)) > m.width {
+		parts[0] = fmt.Sprintf("%d/%s", c.Visible, plural(c.Total, "key")) // so that "in all" stays in sight
 	}
 	if s.Scanning {
 		parts = append(parts, fmt.Sprintf("scanning… %s keys seen, %s matched", formatCount(s.Seen), formatCount(s.Matched)))
@@ -194,7 +194,6 @@ func (m Model) countsLine() string {
 	if s.Scanning {
 		must++
 	}
-	sep := m.theme.Dim.Render(" · ")
 	line := strings.Join(parts[:must], sep)
 	for _, p := range parts[must:] {
 		if lipgloss.Width(line+sep+p) > m.width {

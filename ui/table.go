@@ -65,13 +65,13 @@ const roundedValue = "-9.22e18"
 // cell more, for its ▾): KEY gets the rest. When that would be narrower
 // than minKeyWidth, RATE goes first, then the LIMIT gauge (leaving the
 // percentage); sorted by rate, the gauge goes first, so that the column
-// the rows are in the order of stays in sight. On a narrow terminal, where KEY would still get less than
-// its fair share (a third of the row, or what the names need when they are
-// shorter), the others give way further, since the key is what tells one
-// row from another: TTL and the gaps narrow, then LIMIT goes (STATUS still
-// says over and warn), then STATUS narrows, and last VALUE, to what a
-// number rounded to three digits takes, or less, down to the width of its
-// title.
+// the rows are in the order of stays in sight. On a narrow terminal,
+// where KEY would still get less than its fair share (a third of the row,
+// or what the names need when they are shorter), the others give way
+// further, since the key is what tells one row from another: TTL and the
+// gaps narrow, then LIMIT goes (STATUS still says over and warn), then
+// STATUS narrows, and last VALUE, to what a number rounded to three digits
+// takes, or less, down to the width of its title.
 func layout(width, value, key int, sorted model.SortKey) columns {
 	arrow := func(k model.SortKey) int {
 		if k == sorted {
