@@ -15,7 +15,7 @@ import (
 func benchKey(i int) string { return fmt.Sprintf("ratelimit:user:%07d", i) }
 
 // benchModel is a 120x40 dashboard over n keys, with the last row selected.
-func benchModel(n int) Model {
+func benchModel(n int) *Model {
 	obs := make([]model.Observation, n)
 	for i := range obs {
 		obs[i] = str(benchKey(i), fmt.Sprint(i%150), int64(i%60_000))

@@ -16,10 +16,12 @@ import (
 type confirm struct {
 	question string
 	details  []string
-	yes      func(Model) (Model, tea.Cmd)
+	yes      func(*Model) tea.Cmd
 }
 
-func (m Model) confirmKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+// confirmKey answers the open dialog: y runs what it asked about, n or esc
+// closes it, and any other key is ignored.
+func (m *Model) confirmKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case keyMatches(msg, m.keys.Confirm):
 		yes := m.confirm.yes
@@ -29,14 +31,14 @@ func (m Model) confirmKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 		m.confirm = nil
 		m.status = info("Cancelled: nothing was sent.")
 	}
-	return m, nil
+	return nil
 }
 
 // maxDialogText is the widest a dialog's text runs on a wide terminal.
 const maxDialogText = 72
 
 // confirmView is the dialog box, its text wrapped to fit the terminal.
-func (m Model) confirmView() string {
+func (m *Model) confirmView() string {
 	c := m.confirm
 	width := min(maxDialogText, m.width-8)
 	wrap := func(s string) string { return ansi.Wrap(s, width, " ") }
@@ -64,7 +66,7 @@ func (m Model) confirmView() string {
 const maxDialogKey = 2 * maxDialogText
 
 // askDelete asks before deleting key, naming it.
-func (m Model) askDelete(key string) (Model, tea.Cmd) {
+func (m *Model) askDelete(key string) {
 	name := model.Printable(key)
 	shown := truncateMiddle(name, maxDialogKey)
 	gone := "The key and its value are gone for good; a rate limiter starts it again from 0."
@@ -74,10 +76,9 @@ func (m Model) askDelete(key string) (Model, tea.Cmd) {
 	m.confirm = &confirm{
 		question: "Delete " + shown + "?",
 		details:  []string{"DEL " + shown, gone},
-		yes: func(m Model) (Model, tea.Cmd) {
+		yes: func(m *Model) tea.Cmd {
 			m.status = info("DEL %s …", name)
-			return m, m.deleteCmd(key)
+			return m.deleteCmd(key)
 		},
 	}
-	return m, nil
 }

@@ -15,7 +15,7 @@ const labelWidth = 10
 
 // detailView is every field of the key the detail screen shows, and what
 // its status means for the clients it counts, that first.
-func (m Model) detailView() []string {
+func (m *Model) detailView() []string {
 	c, ok := m.store.Get(m.detailKey)
 	if !ok {
 		return []string{
@@ -119,7 +119,7 @@ func keyLines(name string, width int) []string {
 //
 // listed tells a rule of the config from the fallback, which applies to
 // keys no rule matched: the sentences must say which one they speak of.
-func (m Model) explain(c *model.Counter, rule model.Rule, listed bool, now time.Time) string {
+func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time.Time) string {
 	limit := formatNumber(rule.Limit)
 	left, _ := c.TTLAt(now)
 	switch c.Status {
@@ -166,7 +166,7 @@ func (m Model) explain(c *model.Counter, rule model.Rule, listed bool, now time.
 }
 
 // repairHint says which key repairs a counter with no expiry.
-func (m Model) repairHint(key string, rule model.Rule) string {
+func (m *Model) repairHint(key string, rule model.Rule) string {
 	if w, ok := m.windowFor(key, rule); ok {
 		name, n := expireArgs(w)
 		return fmt.Sprintf("Press e to set %s %d NX.", name, n)

@@ -47,7 +47,7 @@ func listen(feed <-chan model.Batch) tea.Cmd {
 // onBatches applies what the feed sent, or holds it while paused, and
 // listens again. The feed is drained either way, so a watcher never blocks
 // on a paused dashboard.
-func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
+func (m *Model) onBatches(msg batchesMsg) tea.Cmd {
 	now := m.now()
 	for _, b := range msg.batches {
 		if m.paused {
@@ -56,22 +56,22 @@ func (m Model) onBatches(msg batchesMsg) (Model, tea.Cmd) {
 				m.held.arrived = now
 			}
 		} else {
-			m = m.apply(b, now)
+			m.apply(b, now)
 		}
 	}
 	if !m.paused {
-		m = m.followFeed()
+		m.followFeed()
 	}
 	if msg.closed {
 		m.feedClosed = true
-		return m, nil
+		return nil
 	}
-	return m, listen(m.feed)
+	return listen(m.feed)
 }
 
 // apply puts one batch that arrived at the given time into the Store and
 // the header's feed state.
-func (m Model) apply(b model.Batch, arrived time.Time) Model {
+func (m *Model) apply(b model.Batch, arrived time.Time) {
 	if b.State != nil {
 		was := reachable(m.feedState)
 		m.feedState = *b.State
@@ -92,7 +92,6 @@ func (m Model) apply(b model.Batch, arrived time.Time) Model {
 		m.store.Apply(b)
 		m.lastData = arrived
 	}
-	return m
 }
 
 // held is what arrived while paused, reduced to the latest word on each key

@@ -15,7 +15,7 @@ const maxFeedLines = 3
 
 // headerLines is how many lines the header takes: two, and one or two
 // more (up to maxFeedLines) while the feed has an error or a note to tell.
-func (m Model) headerLines() int {
+func (m *Model) headerLines() int {
 	return 2 + len(m.feedLines())
 }
 
@@ -23,7 +23,7 @@ func (m Model) headerLines() int {
 // it says (counts, scanning) and how it is shown (sort, filter), then the
 // feed's last error or its note (why it polls, and how to get events) on a
 // line of its own, so that the advice is not cut off.
-func (m Model) headerView() []string {
+func (m *Model) headerView() []string {
 	badges := m.badges()
 	room := m.width
 	if badges != "" {
@@ -41,7 +41,7 @@ func (m Model) headerView() []string {
 // screen (under shortScreen lines) a note, which says how to get live
 // updates, takes one line: the rows come first. An error keeps its room,
 // but for two lines of rows under the titles on the smallest screens.
-func (m Model) feedLines() []string {
+func (m *Model) feedLines() []string {
 	text, style := m.feedText()
 	room := min(maxFeedLines, max(1, m.height-2-2-3)) // the header's two lines, the footer's two, titles and two rows
 	if m.feedState.LastError == "" && m.height < shortScreen {
@@ -58,7 +58,7 @@ func (m Model) feedLines() []string {
 const shortScreen = 20
 
 // feedText is the feed's last error, else its note, and its style.
-func (m Model) feedText() (string, lipgloss.Style) {
+func (m *Model) feedText() (string, lipgloss.Style) {
 	if m.feedState.LastError != "" {
 		return m.feedState.LastError, m.theme.Error
 	}
@@ -67,7 +67,7 @@ func (m Model) feedText() (string, lipgloss.Style) {
 
 // wrapFeed is text wrapped as the header shows it, unstyled, in at most
 // room lines.
-func (m Model) wrapFeed(text string, room int) []string {
+func (m *Model) wrapFeed(text string, room int) []string {
 	if text == "" || m.width <= 0 {
 		return nil
 	}
@@ -79,7 +79,7 @@ func (m Model) wrapFeed(text string, room int) []string {
 // stay in sight. The topology goes before the address is cut, and then
 // the address loses its middle, so that the port, which tells two
 // servers on one host apart, stays.
-func (m Model) sourceLine(room int) string {
+func (m *Model) sourceLine(room int) string {
 	s := m.feedState
 	sep := m.theme.Dim.Render(" · ")
 	title := m.theme.Title.Render(m.title)
@@ -101,7 +101,7 @@ func (m Model) sourceLine(room int) string {
 }
 
 // mode is how data arrives, from the feed's latest state.
-func (m Model) mode() string {
+func (m *Model) mode() string {
 	s := m.feedState
 	switch {
 	case m.feedClosed:
@@ -117,7 +117,7 @@ func (m Model) mode() string {
 }
 
 // alarm is a count of problem keys, red when there are any.
-func (m Model) alarm(n int, what string) string {
+func (m *Model) alarm(n int, what string) string {
 	text := fmt.Sprintf("%d %s", n, what)
 	if n > 0 {
 		return m.theme.Alarm.Render(text)
@@ -126,7 +126,7 @@ func (m Model) alarm(n int, what string) string {
 }
 
 // age is how long ago data last arrived, by the screen's clock.
-func (m Model) age() string {
+func (m *Model) age() string {
 	last := m.lastData
 	if m.feedState.UpdatedAt.After(last) {
 		last = m.feedState.UpdatedAt
@@ -146,7 +146,7 @@ func (m Model) age() string {
 }
 
 // badges flag the states that change what keys do: PAUSED and READ-ONLY.
-func (m Model) badges() string {
+func (m *Model) badges() string {
 	var b []string
 	if m.paused {
 		text := "PAUSED"
@@ -163,7 +163,7 @@ func (m Model) badges() string {
 
 // countsLine is how many keys there are and how many are in trouble, the
 // scanning progress, and the sort and filter.
-func (m Model) countsLine() string {
+func (m *Model) countsLine() string {
 	s := m.feedState
 	c := m.store.Counts()
 	keys, all := plural(c.Total, "key"), ""

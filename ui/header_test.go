@@ -137,7 +137,7 @@ func TestNarrowColumnsDoNotShiftAsTheListScrolls(t *testing.T) {
 		}
 		obs = append(obs, str(key, "1234567", 50_000))
 	}
-	titles := func(m Model) string {
+	titles := func(m *Model) string {
 		for _, l := range strings.Split(plain(m), "\n") {
 			if strings.HasPrefix(strings.TrimSpace(l), "KEY") {
 				return l

@@ -59,7 +59,7 @@ func fixture() []model.Observation {
 
 // newModel is a dashboard sized w×h, holding obs, writing through w (nil:
 // no writer).
-func newModel(t *testing.T, w Writer, width, height int, obs ...model.Observation) Model {
+func newModel(t *testing.T, w Writer, width, height int, obs ...model.Observation) *Model {
 	t.Helper()
 	store := model.NewStore(testRules())
 	store.Apply(model.Batch{Observed: obs})
@@ -73,12 +73,12 @@ func newModel(t *testing.T, w Writer, width, height int, obs ...model.Observatio
 }
 
 // send runs msgs through Update and returns the model and the last command.
-func send(m Model, msgs ...tea.Msg) (Model, tea.Cmd) {
+func send(m *Model, msgs ...tea.Msg) (*Model, tea.Cmd) {
 	var cmd tea.Cmd
 	for _, msg := range msgs {
 		var next tea.Model
 		next, cmd = m.Update(msg)
-		m = next.(Model)
+		m = next.(*Model)
 	}
 	return m, cmd
 }
@@ -109,14 +109,14 @@ func keys(s string) []tea.Msg {
 }
 
 // press types s (see keys) into m.
-func press(m Model, s string) (Model, tea.Cmd) { return send(m, keys(s)...) }
+func press(m *Model, s string) (*Model, tea.Cmd) { return send(m, keys(s)...) }
 
 // run executes a write command (or a batch of them) and feeds the results
 // back into the model, with what those bring in turn (a repair's next
 // writes). Messages of other packages (a prompt's cursor blinking, which
 // would go on for ever) are dropped. Only call it with commands that do not
 // wait on timers or the feed.
-func run(t *testing.T, m Model, cmd tea.Cmd) Model {
+func run(t *testing.T, m *Model, cmd tea.Cmd) *Model {
 	t.Helper()
 	if cmd == nil {
 		t.Fatal("expected a command, got none")
@@ -145,11 +145,11 @@ func run(t *testing.T, m Model, cmd tea.Cmd) Model {
 }
 
 // plain is the screen as text, without styles.
-func plain(m Model) string { return ansi.Strip(m.View().Content) }
+func plain(m *Model) string { return ansi.Strip(m.View().Content) }
 
 // statusText is the status as text, its lines (when it is wrapped) joined
 // by a space, as they are read.
-func statusText(m Model) string { return ansi.Strip(strings.Join(m.statusView(), " ")) }
+func statusText(m *Model) string { return ansi.Strip(strings.Join(m.statusView(), " ")) }
 
 // fakeWriter records the writes it is asked for and answers from a small
 // in-memory copy of Redis.

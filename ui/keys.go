@@ -107,7 +107,7 @@ func (b bindings) ShortHelp() []key.Binding  { return b }
 func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 
 // helpFor is the help for whatever has the focus.
-func (m Model) helpFor() help.KeyMap {
+func (m *Model) helpFor() help.KeyMap {
 	k := m.keys
 	switch {
 	case m.prompt != nil:
@@ -130,7 +130,7 @@ func (m Model) helpFor() help.KeyMap {
 // When the keys do not all fit, the ones nearest the end go first, except
 // ? and q: the ? screen lists the rest, and help and quit must stay in
 // sight on a narrow terminal.
-func (m Model) helpLine() string {
+func (m *Model) helpLine() string {
 	keys := slices.Clone(m.helpFor().ShortHelp())
 	h := m.help
 	h.SetWidth(0) // measured whole here: help would cut at the width, ? and q first

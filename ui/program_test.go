@@ -34,7 +34,7 @@ func TestProgram(t *testing.T) {
 	waitFor(t, tm, "-> 18")
 	tm.Send(tea.KeyPressMsg{Code: 'q', Text: "q"})
 
-	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(Model)
+	final := tm.FinalModel(t, teatest.WithFinalTimeout(5*time.Second)).(*Model)
 	if c, _ := final.store.Get("ratelimit:api:42"); c.Value.Int != 18 {
 		t.Fatalf("value after + is %v, want 18", c.Value)
 	}

@@ -16,10 +16,10 @@ import (
 type prompt struct {
 	input textinput.Model
 	// live, when set, runs on every edit: the filter narrows as you type.
-	live   func(Model, string) Model
-	submit func(Model, string) (Model, tea.Cmd)
+	live   func(*Model, string)
+	submit func(*Model, string) tea.Cmd
 	// cancel, when set, runs on esc.
-	cancel func(Model) Model
+	cancel func(*Model)
 	// check, when set, vets an answer before submit sees it: one it
 	// refuses stays in the input to mend, with why above it (problem), so
 	// that what is typed next does not land on the dashboard's keys.
@@ -31,7 +31,9 @@ type prompt struct {
 // types one that long.
 const maxInput = 1024
 
-func (m Model) openPrompt(label, value, placeholder string, p prompt) (Model, tea.Cmd) {
+// openPrompt shows p in place of the status line, labelled and holding
+// value, and gives it the focus.
+func (m *Model) openPrompt(label, value, placeholder string, p prompt) tea.Cmd {
 	in := textinput.New()
 	in.Prompt = label
 	in.Placeholder = placeholder
@@ -40,7 +42,7 @@ func (m Model) openPrompt(label, value, placeholder string, p prompt) (Model, te
 	p.input = in
 	m.prompt = &p
 	m.sizePrompt()
-	return m, m.prompt.input.Focus()
+	return m.prompt.input.Focus()
 }
 
 // sizePrompt fits the open prompt's input to the terminal's width, so long
@@ -49,26 +51,26 @@ func (m *Model) sizePrompt() {
 	if m.prompt == nil {
 		return
 	}
-	p := *m.prompt
-	p.input.SetWidth(max(1, m.width-lipgloss.Width(p.input.Prompt)-1))
-	m.prompt = &p
+	in := &m.prompt.input
+	in.SetWidth(max(1, m.width-lipgloss.Width(in.Prompt)-1))
 }
 
-func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
-	p := *m.prompt
+// promptKey gives a key to the open prompt: esc closes it, enter submits
+// what it holds once check lets it, any other key edits it.
+func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
+	p := m.prompt
 	switch {
 	case keyMatches(msg, m.keys.Back):
 		m.prompt = nil
 		if p.cancel != nil {
-			m = p.cancel(m)
+			p.cancel(m)
 		}
-		return m, nil
+		return nil
 	case keyMatches(msg, m.keys.Submit):
 		if p.check != nil {
 			if err := p.check(p.input.Value()); err != nil {
 				p.problem = "Nothing was sent: " + model.SafeText(err.Error()) + "; mend it, or esc to cancel."
-				m.prompt = &p
-				return m, nil
+				return nil
 			}
 		}
 		m.prompt = nil
@@ -78,41 +80,41 @@ func (m Model) promptKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 // updatePrompt gives msg (a key, a paste, a cursor blink) to the input.
-func (m Model) updatePrompt(msg tea.Msg) (Model, tea.Cmd) {
-	p := *m.prompt
+func (m *Model) updatePrompt(msg tea.Msg) tea.Cmd {
+	p := m.prompt
 	before := p.input.Value()
 	var cmd tea.Cmd
 	p.input, cmd = p.input.Update(msg)
 	if p.input.Value() != before {
 		p.problem = "" // being mended
+		if p.live != nil {
+			p.live(m, p.input.Value())
+		}
 	}
-	m.prompt = &p
-	if p.live != nil && p.input.Value() != before {
-		m = p.live(m, p.input.Value())
-	}
-	return m, cmd
+	return cmd
 }
 
 // openFilter edits the filter, applying it as it is typed; enter keeps it,
 // esc clears it.
-func (m Model) openFilter() (Model, tea.Cmd) {
-	setFilter := func(m Model, q string) Model {
+func (m *Model) openFilter() tea.Cmd {
+	setFilter := func(m *Model, q string) {
 		m.store.SetFilter(q)
-		return m.follow()
+		m.follow()
 	}
 	return m.openPrompt("/", m.store.Filter(), "text in the key, is:stuck, is:problem…", prompt{
 		live: setFilter,
-		submit: func(m Model, q string) (Model, tea.Cmd) {
-			return setFilter(m, q), nil
+		submit: func(m *Model, q string) tea.Cmd {
+			setFilter(m, q)
+			return nil
 		},
-		cancel: func(m Model) Model { return setFilter(m, "") },
+		cancel: func(m *Model) { setFilter(m, "") },
 	})
 }
 
 // askAmount asks how much to add to key; withDefault lets an empty answer
 // mean 1. What cannot be read as an amount is refused before anything is
 // sent.
-func (m Model) askAmount(key string, withDefault bool) (Model, tea.Cmd) {
+func (m *Model) askAmount(key string, withDefault bool) tea.Cmd {
 	label := "increment " + model.Printable(key) + " by: "
 	if withDefault {
 		label = "increment " + model.Printable(key) + " by (enter for 1): "
@@ -125,7 +127,7 @@ func (m Model) askAmount(key string, withDefault bool) (Model, tea.Cmd) {
 			_, err := model.ParseAmount(s)
 			return err
 		},
-		submit: func(m Model, s string) (Model, tea.Cmd) {
+		submit: func(m *Model, s string) tea.Cmd {
 			if withDefault && s == "" {
 				return m.incr(key, model.Amount{Int: 1})
 			}
@@ -137,7 +139,7 @@ func (m Model) askAmount(key string, withDefault bool) (Model, tea.Cmd) {
 
 // askKeyName asks which key to increment (it may not exist yet), then how
 // much by.
-func (m Model) askKeyName() (Model, tea.Cmd) {
+func (m *Model) askKeyName() tea.Cmd {
 	return m.openPrompt("increment key: ", "", "key name, e.g. ratelimit:test:1", prompt{
 		check: func(name string) error {
 			if name == "" {
@@ -145,9 +147,9 @@ func (m Model) askKeyName() (Model, tea.Cmd) {
 			}
 			return nil
 		},
-		submit: func(m Model, name string) (Model, tea.Cmd) {
-			if refused, ok := m.refuseNotString(name, "INCRBY"); ok {
-				return refused, nil
+		submit: func(m *Model, name string) tea.Cmd {
+			if m.refuseNotString(name, "INCRBY") {
+				return nil
 			}
 			return m.askAmount(name, true)
 		},
@@ -156,19 +158,18 @@ func (m Model) askKeyName() (Model, tea.Cmd) {
 
 // askWindow asks for the expiry a write should give, for keys no rule gives
 // one, then runs then with it.
-func (m Model) askWindow(label string, then func(Model, time.Duration) (Model, tea.Cmd)) (Model, tea.Cmd) {
+func (m *Model) askWindow(label string, then func(*Model, time.Duration) tea.Cmd) tea.Cmd {
 	return m.openPrompt(label, "", "", prompt{
 		check: func(s string) error {
 			_, err := parseWindow(s)
 			return err
 		},
-		submit: func(m Model, s string) (Model, tea.Cmd) {
+		submit: func(m *Model, s string) tea.Cmd {
 			w, _ := parseWindow(s) // checked
 			return then(m, w)
 		},
-		cancel: func(m Model) Model {
+		cancel: func(m *Model) {
 			m.status = info("Cancelled: nothing was sent.")
-			return m
 		},
 	})
 }

@@ -43,10 +43,10 @@ func (j repairJob) progress() string {
 // repairAll offers to EXPIRE NX every stuck or no-expiry counter that the
 // filter shows. It asks for a window first when none is known for some of
 // them (windowFor), and always asks for confirmation before anything is sent.
-func (m Model) repairAll() (Model, tea.Cmd) {
+func (m *Model) repairAll() tea.Cmd {
 	if m.repair.running() {
 		m.status = info("A repair is already running: wait for it to finish.")
-		return m, nil
+		return nil
 	}
 	var targets []repairTarget
 	var windowless []string
@@ -60,21 +60,23 @@ func (m Model) repairAll() (Model, tea.Cmd) {
 	switch {
 	case len(targets)+len(windowless) == 0:
 		m.status = info("Nothing to repair: no stuck or no-expiry counter in view.")
-		return m, nil
+		return nil
 	case len(windowless) > 0:
 		label := fmt.Sprintf("window for the %s whose rule gives none (e.g. 60s): ", plural(len(windowless), "key"))
-		return m.askWindow(label, func(m Model, w time.Duration) (Model, tea.Cmd) {
+		return m.askWindow(label, func(m *Model, w time.Duration) tea.Cmd {
 			for _, k := range windowless {
 				targets = append(targets, repairTarget{k, w})
 			}
-			return m.confirmRepair(targets), nil
+			m.confirmRepair(targets)
+			return nil
 		})
 	}
-	return m.confirmRepair(targets), nil
+	m.confirmRepair(targets)
+	return nil
 }
 
 // confirmRepair opens the dialog that says how many keys get which window.
-func (m Model) confirmRepair(targets []repairTarget) Model {
+func (m *Model) confirmRepair(targets []repairTarget) {
 	perWindow := map[time.Duration]int{}
 	for _, t := range targets {
 		perWindow[t.window]++
@@ -92,16 +94,15 @@ func (m Model) confirmRepair(targets []repairTarget) Model {
 	m.confirm = &confirm{
 		question: fmt.Sprintf("Set an expiry on %s that have none?", plural(len(targets), "counter")),
 		details:  details,
-		yes: func(m Model) (Model, tea.Cmd) {
+		yes: func(m *Model) tea.Cmd {
 			m.repair = repairJob{queue: targets, total: len(targets)}
 			return m.sendRepairs()
 		},
 	}
-	return m
 }
 
 // sendRepairs sends queued writes until repairInFlight are under way.
-func (m Model) sendRepairs() (Model, tea.Cmd) {
+func (m *Model) sendRepairs() tea.Cmd {
 	var cmds []tea.Cmd
 	for m.repair.inFlight < repairInFlight && len(m.repair.queue) > 0 {
 		t := m.repair.queue[0]
@@ -109,12 +110,12 @@ func (m Model) sendRepairs() (Model, tea.Cmd) {
 		m.repair.inFlight++
 		cmds = append(cmds, m.expireCmd(t.key, t.window, true))
 	}
-	return m, tea.Batch(cmds...)
+	return tea.Batch(cmds...)
 }
 
 // onRepaired counts one write of a repair-all, sends the next, and when the
 // last one is back, sums up in the status line.
-func (m Model) onRepaired(msg expireDoneMsg) (Model, tea.Cmd) {
+func (m *Model) onRepaired(msg expireDoneMsg) tea.Cmd {
 	j := &m.repair
 	j.inFlight--
 	switch {
@@ -140,7 +141,7 @@ func (m Model) onRepaired(msg expireDoneMsg) (Model, tea.Cmd) {
 	} else {
 		m.status = done("%s", summary)
 	}
-	return m, nil
+	return nil
 }
 
 // plural is "1 key", "5 keys".

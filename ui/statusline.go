@@ -47,14 +47,14 @@ func failed(format string, a ...any) statusLine {
 // its advice need (two at 120 columns, three or four at 80), up to a
 // quarter of the screen, and never so many that the body loses its column
 // titles and one row.
-func (m Model) statusRoom() int {
+func (m *Model) statusRoom() int {
 	return max(1, min(m.height/4, m.height-m.headerLines()-1-2))
 }
 
 // statusLines is what statusView shows, unstyled: the open prompt (below
 // why its last answer was refused, if it was) or the repair's progress on
 // one line, else the status wrapped.
-func (m Model) statusLines() []string {
+func (m *Model) statusLines() []string {
 	switch {
 	case m.prompt != nil:
 		var lines []string
@@ -70,7 +70,7 @@ func (m Model) statusLines() []string {
 
 // statusView is the status, wrapped over as many lines as it needs up to
 // statusRoom, or the open prompt or the repair's progress in its place.
-func (m Model) statusView() []string {
+func (m *Model) statusView() []string {
 	lines := m.statusLines()
 	if m.prompt != nil {
 		for i := range lines[:len(lines)-1] { // the problem above the input

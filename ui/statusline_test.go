@@ -18,7 +18,7 @@ import (
 
 // flat is the screen's text with every run of spaces and line breaks made
 // one space, to find a sentence however it was wrapped.
-func flat(m Model) string { return strings.Join(strings.Fields(plain(m)), " ") }
+func flat(m *Model) string { return strings.Join(strings.Fields(plain(m)), " ") }
 
 // A write Redis refuses is explained in full on the status line: Redis's
 // own error and then what to do, wrapped over the lines it needs (two at

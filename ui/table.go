@@ -118,12 +118,12 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 }
 
 // tableRows is how many counters fit under the column titles.
-func (m Model) tableRows() int { return max(0, m.bodyHeight()-1) }
+func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 
 // tableView is the column titles and the visible rows, height lines at most,
 // each cut to the width. Only the rows on screen are read from the Store,
 // so a frame costs the same at ten keys or a million.
-func (m Model) tableView(height int) []string {
+func (m *Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
 	valueWidth := 0
 	for i := range rows {
@@ -156,7 +156,7 @@ func (m Model) tableView(height int) []string {
 // When the feed stopped for good (say --mode events on a server without
 // notifications), its reason is the whole message, not a line the header
 // has to cut.
-func (m Model) emptyMessage(height int) []string {
+func (m *Model) emptyMessage(height int) []string {
 	var msg string
 	style := m.theme.Dim
 	switch {
@@ -192,7 +192,7 @@ func statusNames() string {
 }
 
 // titles is the column-title line; the sorted column is marked with ▾.
-func (m Model) titles(c columns) string {
+func (m *Model) titles(c columns) string {
 	sorted := m.store.Sort()
 	title := func(name string, k model.SortKey) string {
 		if k == sorted {
@@ -267,7 +267,7 @@ func commonPrefix(a, b string) string {
 // row renders one counter, its key shown as name. A counter with no expiry
 // is red across the row; the STATUS cell and the gauge carry the status
 // colour.
-func (m Model) row(c *model.Counter, name string, cols columns, now time.Time, selected bool) string {
+func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, selected bool) string {
 	look, marker := &m.theme.rows[c.Status][0], "  "
 	if selected {
 		look, marker = &m.theme.rows[c.Status][1], "▸ "
@@ -303,7 +303,7 @@ func (m Model) row(c *model.Counter, name string, cols columns, now time.Time, s
 
 // limitCell is the LIMIT cell: a gauge and the percentage of the limit, or
 // "—" when the key has no limit or no number.
-func (m Model) limitCell(c *model.Counter, rule model.Rule, cols columns, look *rowLook) string {
+func (m *Model) limitCell(c *model.Counter, rule model.Rule, cols columns, look *rowLook) string {
 	frac, ok := c.Percent(rule.Limit)
 	if !ok {
 		return look.tones[toneDim].render(padRight("—", cols.limit))
@@ -318,7 +318,7 @@ func (m Model) limitCell(c *model.Counter, rule model.Rule, cols columns, look *
 // ttlCell is the live countdown and the tone it is drawn in: never
 // negative; "expired" once the deadline passed but no reading has said the
 // key is gone; "no expiry" in red where the rule expects a TTL.
-func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string, tone) {
+func (m *Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string, tone) {
 	switch {
 	case c.Expired(now):
 		return "expired", toneDim
@@ -336,29 +336,30 @@ func (m Model) ttlCell(c *model.Counter, rule model.Rule, now time.Time) (string
 // follow puts the cursor back on the selected key after the rows changed
 // (new batch, sort, filter, resize). When the key is gone or filtered out,
 // the cursor keeps its index, clamped, and selects what is there now.
-func (m Model) follow() Model {
+func (m *Model) follow() {
 	if !m.picked {
-		return m.moveTo(0)
+		m.moveTo(0)
+		return
 	}
 	if i := m.store.IndexOf(m.selected); m.selected != "" && i >= 0 {
 		m.cursor = i
 	}
-	return m.moveTo(m.cursor)
+	m.moveTo(m.cursor)
 }
 
 // followFeed is follow after the feed changed the rows. A picked key that
 // left the view by itself (deleted, expired, or out of a status filter by
 // a change of its own) is noted as lost: the row that takes its place was
 // not the user's choice, and the next write must not land on it.
-func (m Model) followFeed() Model {
+func (m *Model) followFeed() {
 	if m.picked && m.selected != "" && m.lost == "" && m.store.IndexOf(m.selected) < 0 {
 		m.lost = m.selected
 	}
-	return m.follow()
+	m.follow()
 }
 
 // moveTo selects the row at index i (clamped) and scrolls it into view.
-func (m Model) moveTo(i int) Model {
+func (m *Model) moveTo(i int) {
 	n := m.store.Visible()
 	m.cursor = max(0, min(i, n-1))
 	m.selected = ""
@@ -375,5 +376,4 @@ func (m Model) moveTo(i int) Model {
 		m.offset = m.cursor - rows + 1
 	}
 	m.offset = max(0, min(m.offset, n-rows))
-	return m
 }

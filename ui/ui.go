@@ -62,7 +62,9 @@ type Options struct {
 	Hint string
 }
 
-// Model is the dashboard, a tea.Model.
+// Model is the dashboard. *Model is the tea.Model: Update changes the
+// Model in place and returns the same pointer, so there is one copy of its
+// state, the one New returned.
 type Model struct {
 	store    *model.Store
 	feed     <-chan model.Batch
@@ -73,7 +75,7 @@ type Model struct {
 	title    string
 
 	keys  keyMap
-	theme *theme // shared, never changed: Model is copied at every call
+	theme *theme // built anew by restyle, never changed in place
 	help  help.Model
 	dark  bool                 // the terminal's background is dark
 	color colorprofile.Profile // what colours the terminal shows
@@ -118,8 +120,7 @@ type Model struct {
 	statusSince time.Time
 
 	// given is the window the user typed for each key this session, so a
-	// key no rule gives one is asked about once, not at every +. Update
-	// replaces the map rather than writing to it: Models are values.
+	// key no rule gives one is asked about once, not at every +.
 	given map[string]time.Duration
 
 	// widestKey is the widest key name the table has shown (measureKeys).
@@ -134,8 +135,8 @@ const (
 	screenDetail
 )
 
-// New returns the dashboard for o.
-func New(o Options) Model {
+// New returns the dashboard for o, ready for tea.NewProgram.
+func New(o Options) *Model {
 	now := o.Now
 	if now == nil {
 		now = time.Now
@@ -144,7 +145,7 @@ func New(o Options) Model {
 	if title == "" {
 		title = "countertop"
 	}
-	m := Model{
+	m := &Model{
 		store:    o.Store,
 		feed:     o.Feed,
 		writer:   o.Writer,
@@ -167,7 +168,7 @@ func New(o Options) Model {
 
 // Init starts listening to the feed and the clock, and asks the terminal for
 // its background colour so the styles can suit it.
-func (m Model) Init() tea.Cmd {
+func (m *Model) Init() tea.Cmd {
 	cmds := []tea.Cmd{tick(m.tickGen), tea.RequestBackgroundColor}
 	if m.feed != nil {
 		cmds = append(cmds, listen(m.feed))

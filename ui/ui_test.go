@@ -15,7 +15,7 @@ import (
 )
 
 // selectKey moves the cursor down until key is selected.
-func selectKey(t *testing.T, m Model, key string) Model {
+func selectKey(t *testing.T, m *Model, key string) *Model {
 	t.Helper()
 	m, _ = press(m, "g")
 	for range m.store.Visible() {
@@ -29,7 +29,7 @@ func selectKey(t *testing.T, m Model, key string) Model {
 }
 
 // selectedLine is the screen line the cursor is on.
-func selectedLine(t *testing.T, m Model) string {
+func selectedLine(t *testing.T, m *Model) string {
 	t.Helper()
 	for _, l := range strings.Split(plain(m), "\n") {
 		if strings.HasPrefix(l, "▸ ") {
@@ -746,12 +746,12 @@ func TestListenCoalescesABurst(t *testing.T) {
 func TestEveryLineFitsTheScreen(t *testing.T) {
 	long := str("ratelimit:"+strings.Repeat("very-long-segment:", 12)+"end", "12345678901234567", 50_000)
 	for _, size := range [][2]int{{120, 40}, {80, 24}, {60, 16}, {40, 8}} {
-		m := newModel(t, nil, size[0], size[1], append(fixture(), long)...)
-		m.feedState.LastError = "Redis at 127.0.0.1:7000 refused the connection; retrying every 2s with a rather long explanation."
-		m.feedState.Note = "keyspace events are off (notify-keyspace-events is empty), so countertop polls"
-		m.feedState.Scanning = true
 		for _, keys := range []string{"", "?", "jj<enter>", "d"} {
-			m, _ := press(m, keys)
+			m := newModel(t, nil, size[0], size[1], append(fixture(), long)...)
+			m.feedState.LastError = "Redis at 127.0.0.1:7000 refused the connection; retrying every 2s with a rather long explanation."
+			m.feedState.Note = "keyspace events are off (notify-keyspace-events is empty), so countertop polls"
+			m.feedState.Scanning = true
+			m, _ = press(m, keys)
 			lines := strings.Split(m.View().Content, "\n")
 			if len(lines) > size[1] {
 				t.Errorf("%dx%d %q: %d lines", size[0], size[1], keys, len(lines))
@@ -881,7 +881,7 @@ func TestARateFadesWhileEventsAreQuiet(t *testing.T) {
 }
 
 // rateCell is the RATE cell of key's row on m's screen.
-func rateCell(t *testing.T, m Model, key string) string {
+func rateCell(t *testing.T, m *Model, key string) string {
 	t.Helper()
 	for line := range strings.Lines(plain(m)) {
 		if f := strings.Fields(strings.TrimPrefix(strings.TrimSpace(line), "▸")); len(f) > 0 && f[0] == key {

@@ -21,12 +21,11 @@ const statusFade = 10 * time.Second
 
 // fadeStatus clears a status that is not a failure once it has been shown
 // statusFade. The hint New shows stays until the first action.
-func (m Model) fadeStatus() Model {
+func (m *Model) fadeStatus() {
 	if m.status.kind != statusFailed && !m.statusSince.IsZero() && m.prompt == nil && !m.repair.running() &&
 		m.now().Sub(m.statusSince) >= statusFade {
 		m.status = statusLine{}
 	}
-	return m
 }
 
 // fadeRates tells the Store, while keyspace events come in, that the keys
@@ -37,7 +36,7 @@ func (m Model) fadeStatus() Model {
 // as of the last reading; so are they while the events are down
 // (reconnecting, or a master of a cluster is), from the moment the feed
 // says so.
-func (m Model) fadeRates() {
+func (m *Model) fadeRates() {
 	if m.feedState.Mode == "events" && reachable(m.feedState) && !m.feedClosed {
 		m.store.QuietUntil(m.now())
 	}
@@ -51,76 +50,81 @@ func tick(gen int) tea.Cmd {
 	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{gen} })
 }
 
-// Update applies one message. It never blocks and does no I/O.
-func (m Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
-	body := m.bodyHeight()
-	next, cmd := m.update(msg)
-	if next.status != m.status {
-		next.statusSince = next.now()
+// Update applies one message to m and returns m. It never blocks and does
+// no I/O: see the package documentation for what it may do.
+func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
+	body, status := m.bodyHeight(), m.status
+	cmd := m.update(msg)
+	if m.status != status {
+		m.statusSince = m.now()
 	}
-	if next.bodyHeight() != body {
+	if m.bodyHeight() != body {
 		// A status that takes more lines (or fewer), or a header that
 		// does, moved the bottom of the table: keep the selection in view.
-		next = next.follow()
+		m.follow()
 	}
-	return next.measureKeys(), cmd
+	m.measureKeys()
+	return m, cmd
 }
 
 // measureKeys notes the widest key name on screen now in widestKey, which
 // only grows: the layout gives KEY its fair share of a narrow row up to
 // that width, so the columns do not shift each time the list scrolls past
 // a shorter name. Forty rows, whatever the store holds.
-func (m Model) measureKeys() Model {
+func (m *Model) measureKeys() {
 	for _, c := range m.store.Rows(m.offset, m.tableRows()) {
 		m.widestKey = max(m.widestKey, cells(model.Printable(c.Key)))
 	}
-	return m
 }
 
-func (m Model) update(msg tea.Msg) (Model, tea.Cmd) {
+// update is Update without the bookkeeping every message needs.
+func (m *Model) update(msg tea.Msg) tea.Cmd {
 	switch msg := msg.(type) {
 	case tea.WindowSizeMsg:
 		m.width, m.height = msg.Width, msg.Height
 		m.help.SetWidth(msg.Width)
 		m.sizePrompt()
-		return m.follow(), nil
+		m.follow()
+		return nil
 	case tea.BackgroundColorMsg:
 		m.dark = msg.IsDark()
 		m.restyle()
-		return m, nil
+		return nil
 	case tea.ColorProfileMsg:
 		m.color = msg.Profile
 		m.restyle()
-		return m, nil
+		return nil
 	case batchesMsg:
 		return m.onBatches(msg)
 	case tickMsg:
 		if msg.gen != m.tickGen || m.paused {
-			return m, nil
+			return nil
 		}
 		m.fadeRates()
-		return m.fadeStatus(), tick(m.tickGen)
+		m.fadeStatus()
+		return tick(m.tickGen)
 	case incrDoneMsg:
 		return m.onIncrDone(msg)
 	case expireDoneMsg:
 		return m.onExpireDone(msg)
 	case deleteDoneMsg:
-		return m.onDeleteDone(msg), nil
+		m.onDeleteDone(msg)
+		return nil
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
 	}
 	if m.prompt != nil { // paste, cursor blink
 		return m.updatePrompt(msg)
 	}
-	return m, nil
+	return nil
 }
 
 // onKey routes a key to whatever has the focus: a dialog, a prompt, the
 // help, the detail screen or the table.
-func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) onKey(msg tea.KeyPressMsg) tea.Cmd {
 	switch {
 	case key.Matches(msg, m.keys.Interrupt):
-		return m, tea.Quit
+		return tea.Quit
 	case m.confirm != nil:
 		return m.confirmKey(msg)
 	case m.prompt != nil:
@@ -128,20 +132,20 @@ func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	case m.showHelp:
 		switch {
 		case key.Matches(msg, m.keys.Quit):
-			return m, tea.Quit
+			return tea.Quit
 		case key.Matches(msg, m.keys.Help, m.keys.Back):
 			m.showHelp, m.scroll = false, 0
 		default:
-			m, _ = m.scrollKey(msg)
+			m.scrollKey(msg)
 		}
-		return m, nil
+		return nil
 	}
 	switch {
 	case key.Matches(msg, m.keys.Quit):
-		return m, tea.Quit
+		return tea.Quit
 	case key.Matches(msg, m.keys.Help):
 		m.showHelp, m.scroll = true, 0
-		return m, nil
+		return nil
 	case key.Matches(msg, m.keys.Pause):
 		return m.togglePause()
 	}
@@ -152,7 +156,7 @@ func (m Model) onKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 }
 
 // tableKey handles a key on the main screen.
-func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 	page := max(1, m.tableRows())
 	m.picked = true
 	if !keyMatches(msg, m.keys.Incr, m.keys.Decr, m.keys.IncrBy, m.keys.Expire, m.keys.Delete) {
@@ -160,89 +164,99 @@ func (m Model) tableKey(msg tea.KeyPressMsg) (Model, tea.Cmd) {
 	}
 	switch {
 	case key.Matches(msg, m.keys.Up):
-		return m.moveTo(m.cursor - 1), nil
+		m.moveTo(m.cursor - 1)
+		return nil
 	case key.Matches(msg, m.keys.Down):
-		return m.moveTo(m.cursor + 1), nil
+		m.moveTo(m.cursor + 1)
+		return nil
 	case key.Matches(msg, m.keys.PageUp):
-		return m.moveTo(m.cursor - page), nil
+		m.moveTo(m.cursor - page)
+		return nil
 	case key.Matches(msg, m.keys.PageDown):
-		return m.moveTo(m.cursor + page), nil
+		m.moveTo(m.cursor + page)
+		return nil
 	case key.Matches(msg, m.keys.Top):
-		return m.moveTo(0), nil
+		m.moveTo(0)
+		return nil
 	case key.Matches(msg, m.keys.Bottom):
-		return m.moveTo(m.store.Visible() - 1), nil
+		m.moveTo(m.store.Visible() - 1)
+		return nil
 	case key.Matches(msg, m.keys.Filter):
 		return m.openFilter()
 	case key.Matches(msg, m.keys.Back):
 		if m.store.Filter() != "" {
 			m.store.SetFilter("")
-			return m.follow(), nil
+			m.follow()
 		}
-		return m, nil
+		return nil
 	case key.Matches(msg, m.keys.Sort):
 		m.store.SetSort(m.store.Sort().Next())
-		return m.follow(), nil
+		m.follow()
+		return nil
 	case key.Matches(msg, m.keys.Detail):
 		if m.selected != "" {
 			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
 		}
-		return m, nil
+		return nil
 	}
 	return m.writeKey(msg, m.selected)
 }
 
 // detailKeyPress handles a key on the detail screen: back, or a write on
 // the key it shows.
-func (m Model) detailKeyPress(msg tea.KeyPressMsg) (Model, tea.Cmd) {
+func (m *Model) detailKeyPress(msg tea.KeyPressMsg) tea.Cmd {
 	if key.Matches(msg, m.keys.Back, m.keys.Detail) {
 		m.screen, m.scroll = screenTable, 0
-		return m, nil
+		return nil
 	}
-	if m, ok := m.scrollKey(msg); ok {
-		return m, nil
+	if m.scrollKey(msg) {
+		return nil
 	}
 	return m.writeKey(msg, m.detailKey)
 }
 
 // scrollKey moves the help or the detail screen, when they do not fit the
-// screen, with the keys that move the table's cursor; ok is false for any
-// other key.
-func (m Model) scrollKey(msg tea.KeyPressMsg) (Model, bool) {
+// screen, with the keys that move the table's cursor; it reports false for
+// any other key.
+func (m *Model) scrollKey(msg tea.KeyPressMsg) bool {
 	page := max(1, m.bodyHeight()-2)
 	switch {
 	case key.Matches(msg, m.keys.Up):
-		return m.scrolled(-1), true
+		m.scrolled(-1)
 	case key.Matches(msg, m.keys.Down):
-		return m.scrolled(1), true
+		m.scrolled(1)
 	case key.Matches(msg, m.keys.PageUp):
-		return m.scrolled(-page), true
+		m.scrolled(-page)
 	case key.Matches(msg, m.keys.PageDown):
-		return m.scrolled(page), true
+		m.scrolled(page)
 	case key.Matches(msg, m.keys.Top):
-		return m.scrolled(-m.scroll), true
+		m.scrolled(-m.scroll)
 	case key.Matches(msg, m.keys.Bottom):
-		return m.scrolled(len(m.pagerContent())), true
+		m.scrolled(len(m.pagerContent()))
+	default:
+		return false
 	}
-	return m, false
+	return true
 }
 
 // togglePause freezes the view, or unfreezes it and applies what arrived
 // meanwhile. While paused the feed is still drained (see onBatches) and the
 // clock stops, so countdowns stand still.
-func (m Model) togglePause() (Model, tea.Cmd) {
+func (m *Model) togglePause() tea.Cmd {
 	if !m.paused {
 		m.paused, m.pausedAt = true, m.now()
-		return m, nil
+		return nil
 	}
 	m.paused = false
-	m = m.apply(m.held.batch(), m.held.arrived)
+	m.apply(m.held.batch(), m.held.arrived)
 	m.held = held{}
 	m.tickGen++
-	return m.followFeed(), tick(m.tickGen)
+	m.followFeed()
+	return tick(m.tickGen)
 }
 
 // clock is the time the screen is drawn at: frozen while paused.
-func (m Model) clock() time.Time {
+func (m *Model) clock() time.Time {
 	if m.paused {
 		return m.pausedAt
 	}

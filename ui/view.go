@@ -24,14 +24,14 @@ const (
 // (one line, more when it is long) and help line, with a confirmation
 // dialog on top when one is open. Every line is cut to the terminal's
 // width, so nothing wraps but what is wrapped on purpose.
-func (m Model) View() tea.View {
+func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = m.title
 	return v
 }
 
-func (m Model) render() string {
+func (m *Model) render() string {
 	if m.width == 0 || m.height == 0 {
 		return ""
 	}
@@ -67,7 +67,7 @@ func (m Model) render() string {
 
 // pagerContent is the help or the detail screen, whichever covers the
 // table, all of it; nil for the table.
-func (m Model) pagerContent() []string {
+func (m *Model) pagerContent() []string {
 	switch {
 	case m.showHelp:
 		return m.fullHelp()
@@ -79,7 +79,7 @@ func (m Model) pagerContent() []string {
 
 // fullHelp is the help's columns side by side, or one under the other
 // when they do not fit the width side by side (the pager scrolls them).
-func (m Model) fullHelp() []string {
+func (m *Model) fullHelp() []string {
 	groups := m.keys.FullHelp()
 	whole := m.help
 	whole.SetWidth(0) // as wide as the columns need: the help cuts columns off to fit its width
@@ -100,7 +100,7 @@ func (m Model) fullHelp() []string {
 // m.scroll: its last line says there is more below when there is, and its
 // first that there is more above, where the body has room for those and a
 // line between them. nil for the table.
-func (m Model) pagerView(body int) []string {
+func (m *Model) pagerView(body int) []string {
 	content := m.pagerContent()
 	if content == nil || body <= 0 {
 		return content
@@ -121,23 +121,22 @@ func (m Model) pagerView(body int) []string {
 
 // scrollLimit is how far a pager of n lines scrolls: until its last line
 // is in sight.
-func (m Model) scrollLimit(n int) int { return max(0, n-m.bodyHeight()) }
+func (m *Model) scrollLimit(n int) int { return max(0, n-m.bodyHeight()) }
 
 // scrolled moves the help or the detail screen by delta lines from where
 // it shows now (a larger screen, or a shorter detail, may show it less
 // far down than m.scroll), within what there is to show.
-func (m Model) scrolled(delta int) Model {
+func (m *Model) scrolled(delta int) {
 	limit := m.scrollLimit(len(m.pagerContent()))
 	m.scroll = max(0, min(min(m.scroll, limit)+delta, limit))
-	return m
 }
 
 // bodyHeight is the number of lines between the header and the footer.
-func (m Model) bodyHeight() int { return max(0, m.height-m.headerLines()-m.footerLines()) }
+func (m *Model) bodyHeight() int { return max(0, m.height-m.headerLines()-m.footerLines()) }
 
 // footerLines is the status (one line or more, see statusView) and the help
 // line.
-func (m Model) footerLines() int { return len(m.statusLines()) + 1 }
+func (m *Model) footerLines() int { return len(m.statusLines()) + 1 }
 
 // overlay draws box centred on frame.
 func overlay(frame, box string, width, height int) string {

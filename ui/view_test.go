@@ -19,7 +19,7 @@ import (
 )
 
 // frame is the screen as a 256-colour terminal is sent it.
-func frame(t *testing.T, m Model) string {
+func frame(t *testing.T, m *Model) string {
 	t.Helper()
 	var b bytes.Buffer
 	w := &colorprofile.Writer{Forward: &b, Profile: colorprofile.ANSI256}
@@ -49,7 +49,7 @@ func TestGoldenScreens(t *testing.T) {
 }
 
 // terminal writes m's frame into a virtual terminal, to read its cells back.
-func terminal(t *testing.T, m Model) *vt.Emulator {
+func terminal(t *testing.T, m *Model) *vt.Emulator {
 	t.Helper()
 	term := vt.NewEmulator(m.width, m.height)
 	if _, err := term.WriteString(strings.ReplaceAll(frame(t, m), "\n", "\r\n")); err != nil {
@@ -60,7 +60,7 @@ func terminal(t *testing.T, m Model) *vt.Emulator {
 
 // keyCells returns the foreground colour of each cell of key's name on the
 // screen.
-func keyCells(t *testing.T, m Model, term *vt.Emulator, key string) []color.Color {
+func keyCells(t *testing.T, m *Model, term *vt.Emulator, key string) []color.Color {
 	t.Helper()
 	for y, line := range strings.Split(ansi.Strip(m.View().Content), "\n") {
 		i := strings.Index(line, key)
@@ -118,9 +118,8 @@ func TestHostileKeyNamesAreEscaped(t *testing.T) {
 	for _, k := range hostile {
 		obs = append(obs, model.Observation{Key: k, Type: "string", Raw: "1\x1b[31m", PTTL: model.PTTLNoExpiry, At: t0})
 	}
-	m := newModel(t, nil, 120, 40, obs...)
 	for _, keys := range []string{"", "<enter>", "<esc>d", "<esc>/\x1b<enter>"} {
-		m, _ := press(m, keys)
+		m, _ := press(newModel(t, nil, 120, 40, obs...), keys)
 		text := ansi.Strip(m.View().Content)
 		if i := strings.IndexAny(text, "\x1b\x07\u202e"); i >= 0 {
 			t.Fatalf("after %q a control character reached the screen at %d: %q", keys, i, text)
@@ -129,7 +128,7 @@ func TestHostileKeyNamesAreEscaped(t *testing.T) {
 			t.Fatalf("after %q the screen has %d lines, want %d: a key broke a line", keys, n, m.height)
 		}
 	}
-	text := ansi.Strip(m.View().Content)
+	text := ansi.Strip(newModel(t, nil, 120, 40, obs...).View().Content)
 	for _, k := range hostile {
 		if !strings.Contains(text, model.Printable(k)) {
 			t.Errorf("%q is not shown escaped as %q", k, model.Printable(k))

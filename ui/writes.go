@@ -4,7 +4,6 @@ import (
 	"context"
 	"errors"
 	"fmt"
-	"maps"
 	"slices"
 	"strings"
 	"time"
@@ -44,61 +43,62 @@ type (
 )
 
 // writesOff reports whether every write is refused.
-func (m Model) writesOff() bool { return m.readOnly || m.writer == nil }
+func (m *Model) writesOff() bool { return m.readOnly || m.writer == nil }
 
 // writeKey handles the keys that change Redis, acting on key (the selected
 // key, or the one the detail screen shows). Every write is refused before
 // anything is sent when writes are off.
-func (m Model) writeKey(msg tea.KeyPressMsg, key string) (Model, tea.Cmd) {
+func (m *Model) writeKey(msg tea.KeyPressMsg, key string) tea.Cmd {
 	k := m.keys
 	if !keyMatches(msg, k.Incr, k.Decr, k.IncrBy, k.IncrName, k.Expire, k.RepairAll, k.Delete) {
-		return m, nil
+		return nil
 	}
 	switch {
 	case m.readOnly:
 		m.status = failed("Read-only: nothing was sent (countertop was started with --read-only).")
-		return m, nil
+		return nil
 	case m.writer == nil:
 		m.status = failed("This dashboard cannot write to Redis: nothing was sent.")
-		return m, nil
+		return nil
 	case keyMatches(msg, k.IncrName):
 		return m.askKeyName()
 	case keyMatches(msg, k.RepairAll):
 		return m.repairAll()
 	case key == "":
 		m.status = failed("No key is selected: nothing was sent.")
-		return m, nil
+		return nil
 	case m.lost != "" && key == m.selected && m.screen == screenTable:
 		m.status = failed("Nothing was sent: %s, which you had selected, left the rows (deleted, expired, or out of the filter), and the cursor moved to %s: press the key again to act on it.",
 			model.Printable(m.lost), model.Printable(key))
 		m.lost = ""
-		return m, nil
+		return nil
 	case keyMatches(msg, k.Incr):
 		return m.incr(key, model.Amount{Int: 1})
 	case keyMatches(msg, k.Decr):
 		return m.incr(key, model.Amount{Int: -1})
 	case keyMatches(msg, k.IncrBy):
-		if refused, ok := m.refuseNotString(key, "INCRBY"); ok {
-			return refused, nil
+		if m.refuseNotString(key, "INCRBY") {
+			return nil
 		}
 		return m.askAmount(key, false)
 	case keyMatches(msg, k.Expire):
-		if refused, ok := m.refuseExpire(key); ok {
-			return refused, nil
+		if m.refuseExpire(key) {
+			return nil
 		}
-		return m.withWindow(key, m.ruleFor(key), func(m Model, w time.Duration) (Model, tea.Cmd) {
+		return m.withWindow(key, m.ruleFor(key), func(m *Model, w time.Duration) tea.Cmd {
 			m.status = info("%s …", expireCommand(key, w))
-			return m, m.expireCmd(key, w, false)
+			return m.expireCmd(key, w, false)
 		})
 	}
-	return m.askDelete(key)
+	m.askDelete(key)
+	return nil
 }
 
 var keyMatches = key.Matches[tea.KeyPressMsg]
 
 // ruleFor is the rule that applies to key, whether or not the Store holds it
 // yet (`n` can create a key).
-func (m Model) ruleFor(key string) model.Rule {
+func (m *Model) ruleFor(key string) model.Rule {
 	if c, ok := m.store.Get(key); ok {
 		r, _ := m.store.RuleOf(c)
 		return r
@@ -110,7 +110,7 @@ func (m Model) ruleFor(key string) model.Rule {
 // windowFor is the expiry to give key under rule: the rule's window, else
 // the fallback's (--window), else the one the user gave for key earlier in
 // this session; ok is false when none is known.
-func (m Model) windowFor(key string, rule model.Rule) (time.Duration, bool) {
+func (m *Model) windowFor(key string, rule model.Rule) (time.Duration, bool) {
 	if w := m.store.Rules().WindowOf(rule); w > 0 {
 		return w, true
 	}
@@ -120,22 +120,22 @@ func (m Model) windowFor(key string, rule model.Rule) (time.Duration, bool) {
 
 // remember notes w as the window the user gave for key, so that it is not
 // asked for again this session.
-func (m Model) remember(key string, w time.Duration) Model {
-	given := make(map[string]time.Duration, len(m.given)+1)
-	maps.Copy(given, m.given)
-	given[key] = w
-	m.given = given
-	return m
+func (m *Model) remember(key string, w time.Duration) {
+	if m.given == nil {
+		m.given = make(map[string]time.Duration)
+	}
+	m.given[key] = w
 }
 
 // withWindow runs then with the window for key, asking the user for one
 // first when none is known, and remembering the answer for key.
-func (m Model) withWindow(key string, rule model.Rule, then func(Model, time.Duration) (Model, tea.Cmd)) (Model, tea.Cmd) {
+func (m *Model) withWindow(key string, rule model.Rule, then func(*Model, time.Duration) tea.Cmd) tea.Cmd {
 	if w, ok := m.windowFor(key, rule); ok {
 		return then(m, w)
 	}
-	return m.askWindow("window for "+model.Printable(key)+" (e.g. 60s): ", func(m Model, w time.Duration) (Model, tea.Cmd) {
-		return then(m.remember(key, w), w)
+	return m.askWindow("window for "+model.Printable(key)+" (e.g. 60s): ", func(m *Model, w time.Duration) tea.Cmd {
+		m.remember(key, w)
+		return then(m, w)
 	})
 }
 
@@ -143,12 +143,12 @@ func (m Model) withWindow(key string, rule model.Rule, then func(Model, time.Dur
 // knows holds a hash, a list or another type that is not a string, or a
 // string that is not a number: Redis would refuse it (WRONGTYPE, not an
 // integer), after the user was asked for an amount or a window for
-// nothing. ok says it refused.
-func (m Model) refuseNotString(key, command string) (Model, bool) {
+// nothing. It reports whether it refused, having said why in the status.
+func (m *Model) refuseNotString(key, command string) bool {
 	c, known := m.store.Get(key)
 	switch {
 	case !known || c.Type == "":
-		return m, false
+		return false
 	case c.Type != "string":
 		m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
 			model.Printable(key), model.Printable(c.Type), command)
@@ -156,18 +156,19 @@ func (m Model) refuseNotString(key, command string) (Model, bool) {
 		m.status = failed("Nothing was sent: %s holds text, not a number, and %s adds only to a number: pick a counter.",
 			model.Printable(key), command)
 	default:
-		return m, false
+		return false
 	}
-	return m, true
+	return true
 }
 
 // refuseExpire refuses at once an expiry for a key that is not a counter
 // (a hash, a list, text: e would make it vanish one day, unasked) or whose
-// rule says it lives forever (expect_ttl = false). ok says it refused.
-func (m Model) refuseExpire(key string) (Model, bool) {
+// rule says it lives forever (expect_ttl = false). It reports whether it
+// refused, having said why in the status.
+func (m *Model) refuseExpire(key string) bool {
 	c, known := m.store.Get(key)
 	if !known {
-		return m, false
+		return false
 	}
 	rule, ruled := m.store.RuleOf(c)
 	switch {
@@ -186,18 +187,18 @@ func (m Model) refuseExpire(key string) (Model, bool) {
 		// asking for a window first would ask for nothing.
 		left, ok := c.TTLAt(m.clock())
 		if !ok || left <= 0 {
-			return m, false
+			return false
 		}
 		m.status = info("Nothing was sent: %s has a TTL already (%s left), and e gives one only to a counter without (EXPIRE NX).", model.Printable(key), model.FormatDuration(left))
 	}
-	return m, true
+	return true
 }
 
 // incr fires an atomic increment of key by by. A key whose rule expects no
 // TTL is sent window 0: a plain INCRBY, as its rule wants.
-func (m Model) incr(key string, by model.Amount) (Model, tea.Cmd) {
-	if refused, ok := m.refuseNotString(key, by.Command()); ok {
-		return refused, nil
+func (m *Model) incr(key string, by model.Amount) tea.Cmd {
+	if m.refuseNotString(key, by.Command()) {
+		return nil
 	}
 	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat && !by.IsFloat {
 		// INCRBY refuses a value like 2.5: a decimal counter takes
@@ -219,12 +220,12 @@ func (m Model) incr(key string, by model.Amount) (Model, tea.Cmd) {
 }
 
 // sendIncr sends the increment of key by by, with window w.
-func (m Model) sendIncr(key string, by model.Amount, w time.Duration) (Model, tea.Cmd) {
+func (m *Model) sendIncr(key string, by model.Amount, w time.Duration) tea.Cmd {
 	m.status = info("%s %s %s …", by.Command(), model.Printable(key), by)
-	return m, m.incrCmd(key, by, w)
+	return m.incrCmd(key, by, w)
 }
 
-func (m Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cmd {
+func (m *Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
@@ -234,7 +235,7 @@ func (m Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cm
 	}
 }
 
-func (m Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd {
+func (m *Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
@@ -244,7 +245,7 @@ func (m Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd 
 	}
 }
 
-func (m Model) deleteCmd(key string) tea.Cmd {
+func (m *Model) deleteCmd(key string) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
@@ -258,7 +259,7 @@ func (m Model) deleteCmd(key string) tea.Cmd {
 // refused. The Writer's errors are whole sentences; most already name the
 // command ("INCRBY k 1 failed: ..."), and saying it twice would push the
 // part that tells the user what to do off the screen.
-func (m Model) writeFailed(cmd string, err error) statusLine {
+func (m *Model) writeFailed(cmd string, err error) statusLine {
 	text := model.SafeText(err.Error()) // its key names are escaped already
 	s := failed("%s failed: %s", cmd, text)
 	if strings.Contains(text, " failed: ") || strings.Contains(text, "was not sent") {
@@ -280,41 +281,43 @@ func refused(err error) bool {
 // onIncrDone shows the new state at once, without waiting for the feed. An
 // increment sent with no window known, to a key that turned out to have no
 // TTL, was not sent: the user is asked for a window, and it goes again.
-func (m Model) onIncrDone(msg incrDoneMsg) (Model, tea.Cmd) {
+func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
 	if errors.Is(msg.err, model.ErrNeedsWindow) {
 		if m.prompt != nil || m.confirm != nil {
 			// The answer came back while the user types or decides
 			// something else: that is not to be taken over.
 			m.status = failed("Nothing was sent: %s has no TTL yet, so %s needs a window: press the key again to give one.", model.Printable(msg.key), cmd)
-			return m, nil
+			return nil
 		}
 		state := " has no TTL yet" // a key of the rows; one typed by name (n) may not exist
 		if _, known := m.store.Get(msg.key); !known {
 			state = " is new, or has no TTL"
 		}
 		prompt := model.Printable(msg.key) + state + ": window to give it (e.g. 60s): "
-		return m.askWindow(prompt, func(m Model, w time.Duration) (Model, tea.Cmd) {
-			return m.remember(msg.key, w).sendIncr(msg.key, msg.by, w)
+		return m.askWindow(prompt, func(m *Model, w time.Duration) tea.Cmd {
+			m.remember(msg.key, w)
+			return m.sendIncr(msg.key, msg.by, w)
 		})
 	}
 	if msg.err != nil {
 		m.status = m.writeFailed(cmd, msg.err)
-		return m, nil
+		return nil
 	}
 	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
 	if !m.watched(msg.key) {
 		// Nothing would read it again: a row would go stale, and stay
 		// after Redis dropped the key. The table holds the watched keys.
 		m.status.text += fmt.Sprintf(" (not in the table: it is outside the watched patterns %s)", quotePatterns(m.patterns))
-		return m, nil
+		return nil
 	}
-	return m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}}), nil
+	m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+	return nil
 }
 
 // watched reports whether the feed reads key: it matches one of the
 // patterns (or no patterns were given to tell).
-func (m Model) watched(key string) bool {
+func (m *Model) watched(key string) bool {
 	return len(m.patterns) == 0 || slices.ContainsFunc(m.patterns, func(p string) bool { return model.GlobMatch(p, key) })
 }
 
@@ -329,18 +332,18 @@ func quotePatterns(patterns []string) string {
 }
 
 // onExpireDone reports one EXPIRE NX, or counts it towards a repair-all.
-func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
+func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 	switch {
 	case errors.Is(msg.err, model.ErrNoSuchKey):
 		// Deleted or expired since it was read: not a failure, and the
 		// row goes now rather than at the next read.
 		msg.err, msg.obs = nil, model.Observation{Key: msg.key, PTTL: model.PTTLMissing}
-		m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
+		m.applyWrite(model.Batch{Removed: []string{msg.key}})
 		if !msg.repair && m.lost == msg.key {
 			m.lost = "" // the status says it is gone; a repair-all's summary names no key
 		}
 	case msg.err == nil:
-		m = m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+		m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	}
 	if msg.repair {
 		return m.onRepaired(msg)
@@ -356,15 +359,16 @@ func (m Model) onExpireDone(msg expireDoneMsg) (Model, tea.Cmd) {
 	default:
 		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, model.FormatDuration(model.PTTLDuration(msg.obs.PTTL)))
 	}
-	return m, nil
+	return nil
 }
 
-func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
+// onDeleteDone reports a DEL, and takes the key off the table at once.
+func (m *Model) onDeleteDone(msg deleteDoneMsg) {
 	if msg.err != nil {
 		m.status = m.writeFailed("DEL "+model.Printable(msg.key), msg.err)
-		return m
+		return
 	}
-	m = m.applyWrite(model.Batch{Removed: []string{msg.key}})
+	m.applyWrite(model.Batch{Removed: []string{msg.key}})
 	if m.lost == msg.key {
 		m.lost = "" // the user deleted it: the cursor on the next row is no surprise
 	}
@@ -373,10 +377,9 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 	}
 	if !msg.existed {
 		m.status = info("DEL %s -> it was gone already (expired, or deleted by someone else)", model.Printable(msg.key))
-		return m
+		return
 	}
 	m.status = done("DEL %s -> deleted", model.Printable(msg.key))
-	return m
 }
 
 // applyWrite puts a write's result into the Store at once. While paused it
@@ -384,10 +387,10 @@ func (m Model) onDeleteDone(msg deleteDoneMsg) Model {
 // that were held before it. A write can move its key out of the filter (+
 // under is:ok makes a counter warn): the cursor then moves as it does for
 // the feed, and the next write is refused once (see followFeed).
-func (m Model) applyWrite(b model.Batch) Model {
+func (m *Model) applyWrite(b model.Batch) {
 	m.store.Apply(b)
 	if m.paused {
 		m.held.add(b)
 	}
-	return m.followFeed()
+	m.followFeed()
 }

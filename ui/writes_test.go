@@ -110,7 +110,6 @@ func TestNoWindowIsAskedForWhenTheRuleOrWindowFlagGivesOne(t *testing.T) {
 func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 	obs := append(fixture(), model.Observation{Key: "quota:config", Type: "hash", PTTL: model.PTTLNoExpiry, At: t0})
 	w := newFakeWriter().seed(obs...)
-	m := newModel(t, w, 120, 40, obs...)
 	for _, tc := range []struct{ key, keys string }{
 		{"quota:config", "+"},       // quota:* has no window: it would have asked for one
 		{"quota:config", "-"},       //
@@ -118,7 +117,7 @@ func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 		{"session:abc", "<enter>+"}, // from the detail screen
 		{"", "nsession:abc<enter>"}, // by name
 	} {
-		m := m
+		m := newModel(t, w, 120, 40, obs...)
 		if tc.key != "" {
 			m = selectKey(t, m, tc.key)
 		}
@@ -133,7 +132,7 @@ func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 	}
 	// Text: INCRBY would be refused as not an integer.
 	for _, keys := range []string{"+", "i"} {
-		m := selectKey(t, m, "cache:greeting")
+		m := selectKey(t, newModel(t, w, 120, 40, obs...), "cache:greeting")
 		m, cmd := press(m, keys)
 		if cmd != nil || m.prompt != nil ||
 			statusText(m) != "Nothing was sent: cache:greeting holds text, not a number, and INCRBY adds only to a number: pick a counter." {
