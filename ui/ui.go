@@ -1,10 +1,3 @@
-// Package ui is countertop's dashboard: a Bubble Tea v2 program that shows
-// the counters in a model.Store, keeps it current from a feed of
-// model.Batches, and sends the writes a user asks for (test increments,
-// expiry repairs, deletes) through a Writer.
-//
-// Update never blocks: waiting on the feed, ticking the clock and every write
-// happen in tea.Cmds whose results come back as messages.
 package ui
 
 import (
