@@ -194,12 +194,9 @@ func wrapWords(s string, width int) []string {
 }
 
 // wrapPhrases is s wrapped at spaces to width in as few lines as wrapWords
-// takes, breaking as few of its phrases (see phrases) across lines as it
-// can: a line may end early, where a phrase begins, so that a command to
-// run ("…; run with --enable-events or CONFIG SET notify-keyspace-events
-// 'K$gxe' to get live updates") stays whole, to read and to copy. It tries
-// each place where one phrase ends and the next begins as a line's end,
-// with the words wrapped on either side.
+// takes, breaking as few of its phrases (see phrases) as it can: a line may
+// end early, where a phrase begins, so that a command to run stays whole,
+// to read and to copy.
 func wrapPhrases(s string, width int) []string {
 	ps := phrases(s)
 	best := wrapWords(s, width)

@@ -149,12 +149,10 @@ func newRowLook(t *theme, row lipgloss.Style) rowLook {
 	return l
 }
 
-// ink draws text in a style with the bytes that style's Render would
-// produce, at a fraction of the cost: the table draws a dozen cells per
-// row at every frame, and Render works the whole style out each time. A
-// style that only sets colours and attributes reduces to the escape
-// sequence that opens it; any other (padding, borders, underlined spaces)
-// is left to Render.
+// ink draws text with the bytes its style's Render would produce, for
+// less: the table draws many cells every frame, and Render works the whole
+// style out each time. Only a style of colours and attributes is drawn
+// with its opening sequence; any other is left to Render.
 type ink struct {
 	style *lipgloss.Style
 	fast  bool   // style reduces to open

@@ -61,17 +61,9 @@ func (c columns) fixed() int {
 const roundedValue = "-9.22e18"
 
 // layout fits the columns to width, for values up to value cells wide and
-// key names up to key, with the table sorted on sorted (whose title takes a
-// cell more, for its ▾): KEY gets the rest. When that would be narrower
-// than minKeyWidth, RATE goes first, then the LIMIT gauge (leaving the
-// percentage); sorted by rate, the gauge goes first, so that the column
-// the rows are in the order of stays in sight. On a narrow terminal,
-// where KEY would still get less than its fair share (a third of the row,
-// or what the names need when they are shorter), the others give way
-// further, since the key is what tells one row from another: TTL and the
-// gaps narrow, then LIMIT goes (STATUS still says over and warn), then
-// STATUS narrows, and last VALUE, to what a number rounded to three digits
-// takes, or less, down to the width of its title.
+// key names up to key, sorted on sorted (whose title takes a cell more, for
+// its ▾). KEY gets the rest; where that is too little, the other columns
+// give way in steps, as the key is what tells one row from another.
 func layout(width, value, key int, sorted model.SortKey) columns {
 	arrow := func(k model.SortKey) int {
 		if k == sorted {
@@ -90,12 +82,16 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 		goal int
 		give func(*columns)
 	}
+	// Under minKeyWidth, RATE goes, then the gauge (the percentage stays).
 	dropRate := step{minKeyWidth, func(c *columns) { c.rate = false }}
 	dropGauge := step{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }}
 	first := []step{dropRate, dropGauge}
 	if sorted == model.SortRate {
 		first = []step{dropGauge, dropRate} // the column the rows are in the order of stays longest
 	}
+	// Under KEY's fair share (a third of the row, or what the names need),
+	// TTL and the gaps narrow, LIMIT goes (STATUS still says over and
+	// warn), STATUS narrows, and last VALUE rounds its numbers.
 	steps := append(first, []step{
 		{fair, func(c *columns) { c.ttl = narrowTTLWidth }},
 		{fair, func(c *columns) { c.gap = narrowGap }},
@@ -216,13 +212,10 @@ func (m *Model) titles(c columns) string {
 }
 
 // keyCell is names[i] in width cells: whole when it fits, else with its
-// middle taken out (truncateMiddle), which keeps the end, where keys of a
-// pattern differ (ratelimit:api:42). When they differ in the middle
-// instead (ratelimit:user:42:login beside ratelimit:user:43:login), that
-// cut would show the rows alike ("ratel…:login"): then the cut moves into
-// what the name shares with the other names on screen, so that it shows
-// from the word where it differs from the most alike to its end
-// ("rat…42:login").
+// middle cut out (truncateMiddle), which keeps the end, where keys of a
+// pattern differ. Names that differ in the middle (user:42:login beside
+// user:43:login) are cut inside what they share instead, so that where
+// they differ stays in sight and the rows do not read alike.
 func keyCell(names []string, i, width int) string {
 	name := names[i]
 	if cells(name) <= width || width < 3 {

@@ -15,12 +15,11 @@ import (
 // implements it; the ui knows only this interface, so it can run without one
 // (read-only) and be tested with a fake.
 type Writer interface {
-	// Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and,
-	// in the same atomic step, gives the key window as its TTL when it has
-	// none afterwards (EXPIRE NX semantics), so a crash can never leave an
-	// immortal counter behind. window 0 means no expiry is wanted: a plain
-	// INCRBY, for rules with expect_ttl = false and for the CLI's
-	// --no-expire. It returns the key's new state.
+	// Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and
+	// returns its new state. In the same atomic step it gives the key
+	// window as its TTL when it has none (EXPIRE NX), so a crash cannot
+	// leave an immortal counter. window 0, for keys meant to live forever,
+	// is a plain INCRBY.
 	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error)
 	// Expire sets key's TTL to window only if it has none (EXPIRE NX); set
 	// is false when it already had one, and a key that does not exist is an
@@ -87,10 +86,8 @@ type Model struct {
 	selected string
 	picked   bool
 	// lost is the picked key, since gone from the rows by itself (see
-	// followFeed):
-	// the cursor moved to the row that took its place, and the next write
-	// on the selection is refused rather than sent to a key the user did
-	// not choose.
+	// followFeed): the next write on the selection, now the row that took
+	// its place, is refused rather than sent to a key the user did not pick.
 	lost   string
 	cursor int // selected's index in the filtered, sorted order
 	offset int // index of the first row on screen

@@ -28,14 +28,10 @@ func (m *Model) fadeStatus() {
 	}
 }
 
-// fadeRates tells the Store, while keyspace events come in, that the keys
-// not read since have not changed: their rates fade, and a counter that
-// stopped reads 0/s (from 10/s, after 27 s, as when polled) rather than
-// its last rate until the next full pass (see model.Store.QuietUntil).
-// Polling reads every key each interval, changed or not, so its rates are
-// as of the last reading; so are they while the events are down
-// (reconnecting, or a master of a cluster is), from the moment the feed
-// says so.
+// fadeRates tells the Store, while keyspace events arrive, that keys not
+// read since are unchanged, so a counter that stopped fades to 0/s (see
+// model.Store.QuietUntil). Polled, or with the events down, a key not read
+// may have changed all the same: its rate stays as last read.
 func (m *Model) fadeRates() {
 	if m.feedState.Mode == "events" && reachable(m.feedState) && !m.feedClosed {
 		m.store.QuietUntil(m.now())
