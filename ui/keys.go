@@ -103,7 +103,10 @@ func (k keyMap) FullHelp() [][]key.Binding {
 // or the detail screen.
 type bindings []key.Binding
 
-func (b bindings) ShortHelp() []key.Binding  { return b }
+// ShortHelp is all of b.
+func (b bindings) ShortHelp() []key.Binding { return b }
+
+// FullHelp is all of b, in one column.
 func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 
 // helpFor is the help for whatever has the focus.

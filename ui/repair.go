@@ -34,8 +34,10 @@ type repairJob struct {
 	lastErr                    string
 }
 
+// running reports whether writes of the job are queued or under way.
 func (j repairJob) running() bool { return j.inFlight > 0 || len(j.queue) > 0 }
 
+// progress is the status line while the job runs: how many keys are done.
 func (j repairJob) progress() string {
 	return fmt.Sprintf("repairing… %d of %d keys", j.total-len(j.queue)-j.inFlight, j.total)
 }

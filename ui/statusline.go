@@ -23,6 +23,8 @@ type statusLine struct {
 // statusSeq numbers the statuses made.
 var statusSeq atomic.Uint64
 
+// statusKind is how a status is drawn and whether it fades: a failure
+// stays until the next action.
 type statusKind uint8
 
 const (
@@ -31,14 +33,18 @@ const (
 	statusFailed
 )
 
+// info is a status that is neither a success nor a failure: a write under
+// way, a cancel, a write that changed nothing.
 func info(format string, a ...any) statusLine {
 	return statusLine{text: fmt.Sprintf(format, a...), kind: statusInfo, seq: statusSeq.Add(1)}
 }
 
+// done is the status of a write that went as asked.
 func done(format string, a ...any) statusLine {
 	return statusLine{text: fmt.Sprintf(format, a...), kind: statusDone, seq: statusSeq.Add(1)}
 }
 
+// failed is the status of an action that failed or was refused.
 func failed(format string, a ...any) statusLine {
 	return statusLine{text: fmt.Sprintf(format, a...), kind: statusFailed, seq: statusSeq.Add(1)}
 }

@@ -136,6 +136,7 @@ type rowLook struct {
 	gauge  [model.NumStatuses]ink
 }
 
+// newRowLook returns the look of a row drawn in row, with t's cell styles.
 func newRowLook(t *theme, row lipgloss.Style) rowLook {
 	on := func(s lipgloss.Style) ink { return newInk(s.Inherit(row)) }
 	l := rowLook{base: newInk(row)}
@@ -163,6 +164,8 @@ type ink struct {
 // because some styles treat spaces apart.
 const inkProbe = "a b"
 
+// newInk returns the ink of s, learning from one Render whether s reduces
+// to its opening sequence.
 func newInk(s lipgloss.Style) ink {
 	k := ink{style: &s}
 	out := s.Render(inkProbe)

@@ -42,6 +42,7 @@ func (m *Model) fadeRates() {
 // a pause ended.
 type tickMsg struct{ gen int }
 
+// tick is the next redraw of the tick chain gen, tickEvery from now.
 func tick(gen int) tea.Cmd {
 	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{gen} })
 }

@@ -31,6 +31,7 @@ func (m *Model) View() tea.View {
 	return v
 }
 
+// render is View's content: the whole screen as one string.
 func (m *Model) render() string {
 	if m.width == 0 || m.height == 0 {
 		return ""

@@ -94,6 +94,7 @@ func (m *Model) writeKey(msg tea.KeyPressMsg, key string) tea.Cmd {
 	return nil
 }
 
+// keyMatches is key.Matches for key presses, as a value the handlers share.
 var keyMatches = key.Matches[tea.KeyPressMsg]
 
 // ruleFor is the rule that applies to key, whether or not the Store holds it
@@ -225,6 +226,8 @@ func (m *Model) sendIncr(key string, by model.Amount, w time.Duration) tea.Cmd {
 	return m.incrCmd(key, by, w)
 }
 
+// incrCmd sends the increment, within writeTimeout, and reports it as an
+// incrDoneMsg.
 func (m *Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
@@ -235,6 +238,8 @@ func (m *Model) incrCmd(key string, by model.Amount, window time.Duration) tea.C
 	}
 }
 
+// expireCmd sends EXPIRE NX, within writeTimeout, and reports it as an
+// expireDoneMsg; repair marks one of a repair-all's writes.
 func (m *Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
@@ -245,6 +250,8 @@ func (m *Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd
 	}
 }
 
+// deleteCmd sends DEL, within writeTimeout, and reports it as a
+// deleteDoneMsg.
 func (m *Model) deleteCmd(key string) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
