@@ -40,14 +40,14 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzParseValue$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzGlobMatch$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzPrintable$$' -fuzztime=$(FUZZTIME) ./model/
-	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotJSON$$' -fuzztime=$(FUZZTIME) ./model/
-	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotCSV$$' -fuzztime=$(FUZZTIME) ./model/
-	$(GO) test -run='^$$' -fuzz='^FuzzKeySorter$$' -fuzztime=$(FUZZTIME) ./model/
-	$(GO) test -run='^$$' -fuzz='^FuzzTTLWidth$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotJSON$$' -fuzztime=$(FUZZTIME) ./internal/report/
+	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotCSV$$' -fuzztime=$(FUZZTIME) ./internal/report/
+	$(GO) test -run='^$$' -fuzz='^FuzzKeySorter$$' -fuzztime=$(FUZZTIME) ./internal/report/
+	$(GO) test -run='^$$' -fuzz='^FuzzTTLWidth$$' -fuzztime=$(FUZZTIME) ./internal/report/
 	$(GO) test -run='^$$' -fuzz='^FuzzKeyLines$$' -fuzztime=$(FUZZTIME) ./config/
 
 bench:
-	$(GO) test -run='^$$' -bench=. -benchmem ./model/ ./ui/
+	$(GO) test -run='^$$' -bench=. -benchmem ./model/ ./internal/report/ ./ui/
 
 clean:
 	rm -rf bin

@@ -317,7 +317,7 @@ func TestConfigProblemsALineEach(t *testing.T) {
 }
 
 // A pass reads on half the cores and gives them all back for what
-// follows (see readOnHalfTheCores), also when passes overlap, as this
+// follows (see report.ReadOnHalfTheCores), also when passes overlap, as this
 // package's tests do: the last to end restores what the first found.
 // Not parallel, so that no other test's pass runs meanwhile.
 func TestOverlappingPassesGiveTheCoresBack(t *testing.T) {

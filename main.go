@@ -15,17 +15,16 @@ import (
 	"io"
 	"os"
 	"os/signal"
-	"runtime"
 	"runtime/debug"
 	"slices"
 	"strings"
-	"sync"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/demo"
+	"github.com/countertop/countertop/internal/report"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 	"github.com/countertop/countertop/ui"
@@ -396,7 +395,7 @@ func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect f
 		return err
 	}
 	defer client.Close()
-	defer readOnHalfTheCores()()
+	defer report.ReadOnHalfTheCores()()
 	err = client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
 		collect(obs)
 		return nil
@@ -407,42 +406,9 @@ func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect f
 	return err
 }
 
-// readOnHalfTheCores lets the Go code of a pass use half the cores at
-// once, until the function it returns is called. A pass needs a fraction
-// of one (a third of one at 100,000 keys among a million), in bursts;
-// given every core, the runtime's threads take turns on all of them and
-// keep a Redis on the same machine waiting for one. On two cores, with one
-// for the pass, Redis waited 3-4 ms of a snapshot for a core instead of
-// 6-7, countertop used 30 ms less CPU, and the snapshot took 3-4 % less
-// time (BENCHMARKS.md). What follows the pass, the sort and the rows, has
-// every core again: the last pass to end (tests run several at once)
-// gives back the setting the first found.
-func readOnHalfTheCores() (restore func()) {
-	passes.Lock()
-	defer passes.Unlock()
-	if passes.n == 0 {
-		passes.procs = runtime.GOMAXPROCS(max(1, runtime.GOMAXPROCS(0)/2))
-	}
-	passes.n++
-	return func() {
-		passes.Lock()
-		defer passes.Unlock()
-		if passes.n--; passes.n == 0 {
-			runtime.GOMAXPROCS(passes.procs)
-		}
-	}
-}
-
-// passes is how many passes run on half the cores, and the setting the
-// first of them found.
-var passes struct {
-	sync.Mutex
-	n, procs int
-}
-
 // readSorted is readAll's counters, classified by cfg.Rules, in key order.
 func readSorted(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {
-	var sorter model.KeySorter
+	var sorter report.KeySorter
 	err := readAll(ctx, cfg, stderr, func(obs []model.Observation) {
 		counters := make([]model.Counter, len(obs))
 		for i := range obs {
@@ -470,13 +436,13 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	if !model.ValidFormat(format) {
+	if !report.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
 	if f, ok := stdout.(*os.File); ok {
-		growPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
+		report.GrowPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
 	}
-	snap := model.NewSnapshot(format, &cfg.Rules)
+	snap := report.NewSnapshot(format, &cfg.Rules)
 	if err := readAll(ctx, cfg, stderr, snap.Add); err != nil {
 		return err
 	}
@@ -498,7 +464,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return exitFailed, fmt.Errorf("could not check: %w", err)
 	}
 	if slices.ContainsFunc(counters, isProblem) {
-		if err := model.WriteProblems(stdout, counters, &cfg.Rules); err != nil {
+		if err := report.WriteProblems(stdout, counters, &cfg.Rules); err != nil {
 			return exitFailed, err
 		}
 		var stuck, noExpiry int

@@ -77,4 +77,4 @@ echo "(1) countertop's own work in a snapshot of 100,000 keys, in each format: w
 echo "    arrive (arrive: classify, render each row, note its place in key order), and once Redis has"
 echo "    answered (write: sort, put the rows together with their TTLs, write them); sort is the end of"
 echo "    check's and repair's sort"
-go test -run '^$' -bench 'BenchmarkSnapshot' -benchmem ./model/ | grep '^Benchmark'
+go test -run '^$' -bench 'BenchmarkSnapshot' -benchmem ./internal/report/ | grep '^Benchmark'

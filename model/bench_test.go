@@ -2,9 +2,7 @@ package model
 
 import (
 	"fmt"
-	"io"
 	"runtime"
-	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -215,67 +213,6 @@ func BenchmarkStoreMemory(b *testing.B) {
 		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/key")
 		runtime.KeepAlive(s)
 	}
-}
-
-// BenchmarkSnapshot is the client-side work of `countertop snapshot` of
-// 100,000 keys, in each format: arrive is what it does as the reads
-// arrive, while Redis works on the next ones (classify each counter,
-// render its row, note its place in key order); write is what is left
-// once Redis has answered, while the user waits (sort the places, put the
-// rows together with their TTLs, write them). sort is the end of the
-// KeySorter that check and repair use.
-func BenchmarkSnapshot(b *testing.B) {
-	const n = 100_000
-	obs := updates(n, n, 0, t0).Observed
-	rules := &Rules{
-		List:     []Rule{{Pattern: "ratelimit:*", Limit: 100, Window: time.Minute, ExpectTTL: true}},
-		Fallback: Rule{ExpectTTL: true},
-	}
-	arrive := func(s *Snapshot) {
-		for batch := range slices.Chunk(obs, 500) {
-			s.Add(batch)
-		}
-	}
-	for _, format := range Formats {
-		b.Run("arrive/"+format, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				arrive(NewSnapshot(format, rules))
-			}
-		})
-		b.Run("write/"+format, func(b *testing.B) {
-			b.ReportAllocs()
-			for b.Loop() {
-				b.StopTimer()
-				s := NewSnapshot(format, rules)
-				arrive(s)
-				b.StartTimer()
-				if err := s.Write(io.Discard, t0); err != nil {
-					b.Fatal(err)
-				}
-			}
-		})
-	}
-	b.Run("sort", func(b *testing.B) {
-		var batches [][]Counter
-		for batch := range slices.Chunk(obs, 500) {
-			counters := make([]Counter, len(batch))
-			for i := range batch {
-				counters[i] = NewCounter(&batch[i], rules)
-			}
-			batches = append(batches, counters)
-		}
-		b.ReportAllocs()
-		for b.Loop() {
-			b.StopTimer()
-			var sorter KeySorter
-			for _, batch := range batches {
-				sorter.Add(batch)
-			}
-			b.StartTimer()
-			sorter.Sorted()
-		}
-	})
 }
 
 // BenchmarkEachProblem is what E (repair every problem counter in view)

@@ -29,9 +29,10 @@ func AppendDuration(dst []byte, d time.Duration) []byte {
 	return append(dst, units[0], byte('0'+small/10), byte('0'+small%10), units[1])
 }
 
-// durationWidth is len(FormatDuration(d)), without writing it: a
-// snapshot's table measures every row's TTL before it writes any.
-func durationWidth(d time.Duration) int {
+// DurationWidth returns len(FormatDuration(d)) without writing it: the
+// snapshot table (internal/report) measures every row's TTL before it
+// writes any.
+func DurationWidth(d time.Duration) int {
 	big, _, units := durationParts(d)
 	switch units {
 	case tenths:

@@ -54,7 +54,7 @@ func escape(s string, backslash bool) string {
 			continue
 		}
 		r, size := utf8.DecodeRuneInString(s[i:])
-		if size == 1 || escapedRune(r) { // size 1 here: an invalid byte
+		if size == 1 || EscapedRune(r) { // size 1 here: an invalid byte
 			return escapeFrom(s, i, backslash)
 		}
 		i += size
@@ -80,8 +80,9 @@ func plain8(s string, backslash bool) bool {
 	return bad&highs == 0
 }
 
-// escapedRune reports whether Printable escapes the non-ASCII rune r as \uNNNN.
-func escapedRune(r rune) bool {
+// EscapedRune reports whether Printable escapes the non-ASCII rune r as
+// \uNNNN; the snapshot's JSON (internal/report) escapes the same runes.
+func EscapedRune(r rune) bool {
 	switch {
 	case 0x80 <= r && r <= 0x9f, // C1 controls
 		r == 0x061c, r == 0x200e, r == 0x200f, // ALM, LRM, RLM
@@ -89,15 +90,15 @@ func escapedRune(r rune) bool {
 		0x2066 <= r && r <= 0x2069: // LRI, RLI, FSI, PDI
 		return true
 	}
-	return invisible(r)
+	return Invisible(r)
 }
 
-// invisible reports whether r is a character terminals draw as nothing,
+// Invisible reports whether r is a character terminals draw as nothing,
 // so that two keys told apart only by it would look the same: Unicode's
 // default-ignorable characters and the basic plane's two noncharacters.
 // The zero-width joiner and non-joiner and the variation selectors are
 // kept: emoji and several scripts are written with them.
-func invisible(r rune) bool {
+func Invisible(r rune) bool {
 	switch {
 	case r == 0x00ad, // soft hyphen
 		r == 0x034f,              // combining grapheme joiner
@@ -152,12 +153,12 @@ func escapeFrom(s string, i int, backslash bool) string {
 		switch {
 		case size == 1:
 			writeHexByte(&b, c)
-		case escapedRune(r) && r > 0xffff:
+		case EscapedRune(r) && r > 0xffff:
 			b.WriteString(`\U`)
 			for shift := 28; shift >= 0; shift -= 4 {
 				b.WriteByte(hexDigits[r>>shift&0xf])
 			}
-		case escapedRune(r):
+		case EscapedRune(r):
 			b.WriteString(`\u`)
 			for shift := 12; shift >= 0; shift -= 4 {
 				b.WriteByte(hexDigits[r>>shift&0xf])

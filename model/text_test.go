@@ -75,16 +75,16 @@ func TestInvisible(t *testing.T) {
 	for r := rune(0); r <= unicode.MaxRune; r++ {
 		ignorable := unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) || unicode.Is(unicode.Cf, r) ||
 			unicode.Is(unicode.Variation_Selector, r) || unicode.Is(unicode.Noncharacter_Code_Point, r)
-		if invisible(r) && !ignorable {
-			t.Errorf("invisible(%U), which Unicode does not say is ignorable", r)
+		if Invisible(r) && !ignorable {
+			t.Errorf("Invisible(%U), which Unicode does not say is ignorable", r)
 		}
-		if unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) && !invisible(r) {
-			t.Errorf("invisible(%U) = false for a default-ignorable character", r)
+		if unicode.Is(unicode.Other_Default_Ignorable_Code_Point, r) && !Invisible(r) {
+			t.Errorf("Invisible(%U) = false for a default-ignorable character", r)
 		}
 	}
 	for _, r := range []rune{0x200c, 0x200d, 0xfe0f, 0x00a0, 0x202f} {
-		if invisible(r) {
-			t.Errorf("invisible(%U): it is part of written text", r)
+		if Invisible(r) {
+			t.Errorf("Invisible(%U): it is part of written text", r)
 		}
 	}
 }
@@ -167,7 +167,7 @@ func FuzzPrintable(f *testing.F) {
 			t.Fatalf("Printable(%q) = %q: not UTF-8", s, out)
 		}
 		for _, r := range out {
-			if r < 0x20 || (0x7f <= r && r <= 0x9f) || escapedRune(r) {
+			if r < 0x20 || (0x7f <= r && r <= 0x9f) || EscapedRune(r) {
 				t.Fatalf("Printable(%q) = %q: holds %U", s, out, r)
 			}
 		}
@@ -186,7 +186,7 @@ func FuzzPrintable(f *testing.F) {
 		}
 		safe := SafeText(s)
 		for _, r := range safe {
-			if r < 0x20 || (0x7f <= r && r <= 0x9f) || escapedRune(r) {
+			if r < 0x20 || (0x7f <= r && r <= 0x9f) || EscapedRune(r) {
 				t.Fatalf("SafeText(%q) = %q: holds %U", s, safe, r)
 			}
 		}

@@ -1,4 +1,4 @@
-package model
+package report
 
 import (
 	"math"
@@ -8,6 +8,8 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/countertop/countertop/model"
 )
 
 // Snapshot formats, as `snapshot --format` names them.
@@ -42,7 +44,7 @@ type ruleText struct {
 // ruleTexts holds the ruleText of every rule, the fallback first.
 type ruleTexts []ruleText
 
-func newRuleTexts(rules *Rules) ruleTexts {
+func newRuleTexts(rules *model.Rules) ruleTexts {
 	texts := make(ruleTexts, len(rules.List)+1)
 	for i := range texts {
 		rule := rules.At(i - 1)
@@ -50,7 +52,7 @@ func newRuleTexts(rules *Rules) ruleTexts {
 		t.jsonRule = "null"
 		if i > 0 {
 			t.jsonRule = string(appendJSONString(nil, rule.Pattern))
-			t.csvRule = string(appendCSVField(nil, Printable(rule.Pattern)))
+			t.csvRule = string(appendCSVField(nil, model.Printable(rule.Pattern)))
 		}
 		if rule.Limit > 0 {
 			t.limit = string(appendFloat(nil, rule.Limit))
@@ -62,20 +64,18 @@ func newRuleTexts(rules *Rules) ruleTexts {
 	return texts
 }
 
-// of is the ruleText of c's rule; the fallback's for a rule it does not
-// know, as Rules.At does.
-func (t ruleTexts) of(c *Counter) *ruleText {
+// of returns the ruleText of c's rule; the fallback's for a rule it does
+// not know, as model.Rules.At does.
+func (t ruleTexts) of(c *model.Counter) *ruleText {
 	if i := int(c.Rule) + 1; i > 0 && i < len(t) {
 		return &t[i]
 	}
 	return &t[0]
 }
 
-// ttlLeft is what is left, in milliseconds, of a PTTL of pttl read since
-// ago; -1 for no expiry (pttl < 0). It counts in milliseconds, as PTTL
-// does, so that a TTL past what a time.Duration holds (Redis takes
-// millennia) is written as Redis has it: the PTTL read, less the time
-// since, rounded down as a Duration would be.
+// ttlLeft returns what is left, in milliseconds, of a PTTL of pttl read
+// since ago; -1 for no expiry. It counts in milliseconds, as PTTL does, so
+// that a TTL past what a time.Duration holds is written as Redis has it.
 func ttlLeft(pttl int64, since time.Duration) int64 {
 	if pttl < 0 {
 		return -1
@@ -91,13 +91,13 @@ func ttlLeft(pttl int64, since time.Duration) int64 {
 }
 
 // appendNumber appends the value as JSON and CSV write it: integers
-// exactly, floats (always finite: see ParseValue) with appendFloat; nothing
-// when the key holds no number.
-func appendNumber(dst []byte, v Value) []byte {
+// exactly, floats (always finite: see model.ParseValue) with appendFloat;
+// nothing when the key holds no number.
+func appendNumber(dst []byte, v model.Value) []byte {
 	switch v.Kind {
-	case KindInt:
+	case model.KindInt:
 		return strconv.AppendInt(dst, v.Int, 10)
-	case KindFloat:
+	case model.KindFloat:
 		return appendFloat(dst, v.Float)
 	}
 	return dst
@@ -105,8 +105,7 @@ func appendNumber(dst []byte, v Value) []byte {
 
 // appendFloat appends f as encoding/json writes a float64: the shortest
 // digits that read back the same, plain from 1e-6 to 1e21 (a limit of a
-// million is "1000000", not "1e+06"), with an exponent beyond ("1e+21",
-// "5e-7").
+// million is "1000000", not "1e+06"), with an exponent beyond.
 func appendFloat(dst []byte, f float64) []byte {
 	format := byte('f')
 	if abs := math.Abs(f); abs != 0 && (abs < 1e-6 || abs >= 1e21) {
@@ -129,17 +128,10 @@ func appendOrNull(before, appended []byte) []byte {
 	return appended
 }
 
-// appendJSONString appends s as encoding/json quotes a string with
-// SetEscapeHTML(false) — `"` and `\` escaped, C0 control characters as
-// \n-style or \u00XX escapes, U+2028 and U+2029 as \u2028 and \u2029,
-// invalid UTF-8 as \ufffd (JSONKey has replaced it by then) — and, where
-// encoding/json writes them raw, with DEL, the C1 controls (U+0080-U+009F:
-// U+009B is a CSI to some terminals), the bidirectional controls and the
-// characters drawn as nothing (escapedRune) as \u escapes too. A snapshot
-// is often printed straight to a terminal, which would act on those,
-// reorder the line around them or show two keys alike; a
-// JSON reader decodes the escapes to the same string, so scripts see the
-// real key name all the same.
+// appendJSONString appends s quoted as encoding/json does with
+// SetEscapeHTML(false), and with \u escapes also for what that writes raw
+// but a terminal would act on or hide (DEL, model.EscapedRune): a JSON
+// reader decodes them to the same string, so scripts see the real key.
 func appendJSONString(dst []byte, s string) []byte {
 	const hex = "0123456789abcdef"
 	dst = append(dst, '"')
@@ -177,7 +169,7 @@ func appendJSONString(dst []byte, s string) []byte {
 		case r == utf8.RuneError && size == 1:
 			dst = append(dst, s[start:i]...)
 			dst = append(dst, `\ufffd`...)
-		case escapedRune(r): // U+2028 and U+2029 among them
+		case model.EscapedRune(r): // U+2028 and U+2029 among them
 			dst = append(dst, s[start:i]...)
 			for _, u := range utf16.AppendRune(nil, r) { // a surrogate pair past the basic plane, as JSON has it
 				dst = append(dst, '\\', 'u', hex[u>>12], hex[u>>8&0xf], hex[u>>4&0xf], hex[u&0xf])
@@ -231,18 +223,18 @@ func csvQuoted(field string) bool {
 	return false
 }
 
-// tableCells are c's key, value and limit as the table shows them.
-func tableCells(c *Counter, texts ruleTexts) (key, value, limit string) {
+// tableCells returns c's key, value and limit as the table shows them.
+func tableCells(c *model.Counter, texts ruleTexts) (key, value, limit string) {
 	if c.Type == "string" {
-		value = truncate(Printable(c.Raw), maxTableValue)
+		value = truncate(model.Printable(c.Raw), maxTableValue)
 	} else {
-		value = "(" + Printable(c.Type) + ")"
+		value = "(" + model.Printable(c.Type) + ")"
 	}
 	limit = texts.of(c).limit
 	if limit == "" {
 		limit = "-"
 	}
-	return Printable(c.Key), value, limit
+	return model.Printable(c.Key), value, limit
 }
 
 // truncate cuts s to at most n characters, marking the cut with "…".
@@ -259,18 +251,18 @@ func truncate(s string, n int) string {
 }
 
 // appendTTL appends milliseconds left the way the dashboard shows them:
-// "no expiry", else FormatDuration.
+// "no expiry", else model.FormatDuration.
 func appendTTL(dst []byte, ms int64) []byte {
 	if ms < 0 {
 		return append(dst, "no expiry"...)
 	}
-	return AppendDuration(dst, PTTLDuration(ms))
+	return model.AppendDuration(dst, model.PTTLDuration(ms))
 }
 
-// ttlWidth is len(appendTTL(nil, ms)), without writing it.
+// ttlWidth returns len(appendTTL(nil, ms)) without writing it.
 func ttlWidth(ms int64) int {
 	if ms < 0 {
 		return len("no expiry")
 	}
-	return durationWidth(PTTLDuration(ms))
+	return model.DurationWidth(model.PTTLDuration(ms))
 }

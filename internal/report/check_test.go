@@ -1,18 +1,20 @@
-package model
+package report
 
 import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/countertop/countertop/model"
 )
 
 func TestWriteProblemsOneLinePerProblem(t *testing.T) {
-	rules := &Rules{List: []Rule{{Pattern: "ratelimit:*", Limit: 100, Window: 60 * time.Second, ExpectTTL: true}}}
-	s := NewStore(rules)
+	rules := &model.Rules{List: []model.Rule{{Pattern: "ratelimit:*", Limit: 100, Window: 60 * time.Second, ExpectTTL: true}}}
+	s := model.NewStore(rules)
 	now := time.Now()
-	s.Apply(Batch{Observed: []Observation{
-		{Key: "ratelimit:stuck", Type: "string", Raw: "150", PTTL: PTTLNoExpiry, At: now},
-		{Key: "ratelimit:fresh\x1b[2J", Type: "string", Raw: "3", PTTL: PTTLNoExpiry, At: now},
+	s.Apply(model.Batch{Observed: []model.Observation{
+		{Key: "ratelimit:stuck", Type: "string", Raw: "150", PTTL: model.PTTLNoExpiry, At: now},
+		{Key: "ratelimit:fresh\x1b[2J", Type: "string", Raw: "3", PTTL: model.PTTLNoExpiry, At: now},
 		{Key: "ratelimit:ok", Type: "string", Raw: "3", PTTL: 5000, At: now},
 	}})
 	var out strings.Builder
@@ -41,14 +43,14 @@ func TestWriteProblemsOneLinePerProblem(t *testing.T) {
 // The stuck counters come first, whatever their keys: clients over their
 // limit are blocked by them now.
 func TestWriteProblemsStuckFirst(t *testing.T) {
-	rules := &Rules{List: []Rule{{Pattern: "*", Limit: 100, Window: time.Minute, ExpectTTL: true}}}
-	s := NewStore(rules)
+	rules := &model.Rules{List: []model.Rule{{Pattern: "*", Limit: 100, Window: time.Minute, ExpectTTL: true}}}
+	s := model.NewStore(rules)
 	now := time.Now()
-	s.Apply(Batch{Observed: []Observation{
-		{Key: "a", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: now},
-		{Key: "b", Type: "string", Raw: "500", PTTL: PTTLNoExpiry, At: now},
-		{Key: "c", Type: "string", Raw: "2", PTTL: PTTLNoExpiry, At: now},
-		{Key: "d", Type: "string", Raw: "101", PTTL: PTTLNoExpiry, At: now},
+	s.Apply(model.Batch{Observed: []model.Observation{
+		{Key: "a", Type: "string", Raw: "1", PTTL: model.PTTLNoExpiry, At: now},
+		{Key: "b", Type: "string", Raw: "500", PTTL: model.PTTLNoExpiry, At: now},
+		{Key: "c", Type: "string", Raw: "2", PTTL: model.PTTLNoExpiry, At: now},
+		{Key: "d", Type: "string", Raw: "101", PTTL: model.PTTLNoExpiry, At: now},
 	}})
 	var out strings.Builder
 	if err := WriteProblems(&out, refs(s.Rows(0, s.Len())), rules); err != nil {
@@ -66,9 +68,9 @@ func TestWriteProblemsStuckFirst(t *testing.T) {
 }
 
 func TestWriteProblemsSubSecondWindow(t *testing.T) {
-	rules := &Rules{List: []Rule{{Pattern: "*", Window: 500 * time.Millisecond, ExpectTTL: true}}}
-	s := NewStore(rules)
-	s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: time.Now()}}})
+	rules := &model.Rules{List: []model.Rule{{Pattern: "*", Window: 500 * time.Millisecond, ExpectTTL: true}}}
+	s := model.NewStore(rules)
+	s.Apply(model.Batch{Observed: []model.Observation{{Key: "k", Type: "string", Raw: "1", PTTL: model.PTTLNoExpiry, At: time.Now()}}})
 	var out strings.Builder
 	if err := WriteProblems(&out, refs(s.Rows(0, 1)), rules); err != nil {
 		t.Fatal(err)
@@ -81,9 +83,9 @@ func TestWriteProblemsSubSecondWindow(t *testing.T) {
 // A counter whose rule has no window cannot be repaired as it is: the fix
 // says what to add first.
 func TestWriteProblemsWithoutAWindow(t *testing.T) {
-	rules := &Rules{List: []Rule{{Pattern: "*", ExpectTTL: true}}}
-	s := NewStore(rules)
-	s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: "1", PTTL: PTTLNoExpiry, At: time.Now()}}})
+	rules := &model.Rules{List: []model.Rule{{Pattern: "*", ExpectTTL: true}}}
+	s := model.NewStore(rules)
+	s.Apply(model.Batch{Observed: []model.Observation{{Key: "k", Type: "string", Raw: "1", PTTL: model.PTTLNoExpiry, At: time.Now()}}})
 	var out strings.Builder
 	if err := WriteProblems(&out, refs(s.Rows(0, 1)), rules); err != nil {
 		t.Fatal(err)
@@ -99,17 +101,17 @@ func TestWriteProblemsWithoutAWindow(t *testing.T) {
 func TestWriteProblemsTakeTheFallbacksWindow(t *testing.T) {
 	for _, tc := range []struct {
 		name  string
-		rules *Rules
+		rules *model.Rules
 		key   string
 		want  string
 	}{
-		{"a rule without a window", &Rules{List: []Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: Rule{Window: 45 * time.Second, ExpectTTL: true}},
+		{"a rule without a window", &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}},
 			"nw:a", "fix: countertop repair (EXPIRE 45 NX)\n"},
-		{"no rule", &Rules{List: []Rule{{Pattern: "nw:*", ExpectTTL: true}}, Fallback: Rule{ExpectTTL: true}},
+		{"no rule", &model.Rules{List: []model.Rule{{Pattern: "nw:*", ExpectTTL: true}}, Fallback: model.Rule{ExpectTTL: true}},
 			"other", "fix: pass --window (or give it a [[rule]] with a window), then countertop repair\n"},
 	} {
-		s := NewStore(tc.rules)
-		s.Apply(Batch{Observed: []Observation{{Key: tc.key, Type: "string", Raw: "3", PTTL: PTTLNoExpiry, At: time.Now()}}})
+		s := model.NewStore(tc.rules)
+		s.Apply(model.Batch{Observed: []model.Observation{{Key: tc.key, Type: "string", Raw: "3", PTTL: model.PTTLNoExpiry, At: time.Now()}}})
 		var out strings.Builder
 		if err := WriteProblems(&out, refs(s.Rows(0, 1)), tc.rules); err != nil {
 			t.Fatal(err)

@@ -1,4 +1,4 @@
-package model
+package report
 
 import (
 	"bytes"
@@ -19,22 +19,24 @@ import (
 	"unicode"
 	"unicode/utf16"
 	"unicode/utf8"
+
+	"github.com/countertop/countertop/model"
 )
 
 // snapshotRows is a Store's view of some awkward keys, ten seconds after
 // they were read.
-func snapshotRows(t *testing.T) ([]*Counter, *Rules, time.Time) {
+func snapshotRows(t *testing.T) ([]*model.Counter, *model.Rules, time.Time) {
 	t.Helper()
 	rules := testRules()
-	s := NewStore(rules)
-	s.Apply(Batch{Observed: []Observation{
+	s := model.NewStore(rules)
+	s.Apply(model.Batch{Observed: []model.Observation{
 		read("rl:\x1b[31m", "9223372036854775807", 60_000, 0),
-		read("line\nbreak", "2.5", PTTLNoExpiry, 0),
+		read("line\nbreak", "2.5", model.PTTLNoExpiry, 0),
 		read("bad\xffbyte", "text\xfe", 5_000, 0),
 		read(`back\slash`, "-3", 5_000, 0),
-		{Key: "rl:hash", Type: "hash", PTTL: PTTLNoExpiry, At: t0},
-		read("views:home", "1e400", PTTLNoExpiry, 0),
-		read("rl:inf", "inf", PTTLNoExpiry, 0),
+		{Key: "rl:hash", Type: "hash", PTTL: model.PTTLNoExpiry, At: t0},
+		read("views:home", "1e400", model.PTTLNoExpiry, 0),
+		read("rl:inf", "inf", model.PTTLNoExpiry, 0),
 	}})
 	return refs(s.Rows(0, s.Len())), rules, t0.Add(10 * time.Second)
 }
@@ -123,7 +125,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 
 // encodingJSON is the snapshot document as encoding/json writes it: the
 // reference the JSON a Snapshot writes by hand must match byte for byte.
-func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules) string {
+func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *model.Rules) string {
 	t.Helper()
 	type counter struct {
 		Key     string  `json:"key"`
@@ -142,9 +144,9 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules
 	}{TakenAt: takenAt.Format(time.RFC3339), Counters: []counter{}}
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
-		jc := counter{Key: JSONKey(c.Key), Type: JSONKey(c.Type), Value: f.value, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
+		jc := counter{Key: model.JSONKey(c.Key), Type: model.JSONKey(c.Type), Value: f.value, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
 		if c.Type == "string" {
-			raw := JSONKey(c.Raw)
+			raw := model.JSONKey(c.Raw)
 			jc.Raw = &raw
 		}
 		if f.ruled {
@@ -167,13 +169,13 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules
 // controls (Unicode's Cc past ASCII's C0, which encoding/json escapes
 // already) and the bidirectional controls (Unicode's Bidi_Control). They
 // can only stand inside strings, where JSON reads \uXXXX as the same
-// character. The tables are Unicode's, not the package's own list; the
-// characters a terminal draws as nothing are the package's (invisible,
-// which TestInvisible checks).
+// character. The tables are Unicode's, not model's own list; the
+// characters a terminal draws as nothing are model's (model.Invisible,
+// which model's TestInvisible checks).
 func escapeTerminalActive(doc string) string {
 	var b strings.Builder
 	for _, r := range doc {
-		if (unicode.Is(unicode.Cc, r) && r >= 0x7f) || unicode.Is(unicode.Bidi_Control, r) || invisible(r) {
+		if (unicode.Is(unicode.Cc, r) && r >= 0x7f) || unicode.Is(unicode.Bidi_Control, r) || model.Invisible(r) {
 			for _, u := range utf16.AppendRune(nil, r) {
 				fmt.Fprintf(&b, `\u%04x`, u)
 			}
@@ -195,12 +197,12 @@ type reference struct {
 	ruled                bool
 }
 
-func referenceFields(c *Counter, takenAt time.Time, rules *Rules) reference {
+func referenceFields(c *model.Counter, takenAt time.Time, rules *model.Rules) reference {
 	r := reference{ttlMS: -1}
 	switch {
-	case c.Value.Kind == KindInt:
+	case c.Value.Kind == model.KindInt:
 		r.value = json.Number(strconv.FormatInt(c.Value.Int, 10))
-	case c.Value.Kind == KindFloat:
+	case c.Value.Kind == model.KindFloat:
 		r.value = c.Value.Float // encoding/json fails on ±Inf or NaN, which a value never is
 	}
 	if c.HasTTL() {
@@ -232,20 +234,20 @@ func (r reference) text(t testing.TB, v any) string {
 // bigNumbers are rules and counters whose numbers strconv's 'g' would
 // write with an exponent: a limit of a million, a window of two weeks, a
 // float value of 1500000.5.
-func bigNumbers(rules *Rules, at time.Time) (*Rules, []*Counter) {
+func bigNumbers(rules *model.Rules, at time.Time) (*model.Rules, []*model.Counter) {
 	big := *rules
-	big.List = append(slices.Clone(rules.List), Rule{Pattern: "big:*", Limit: 1_000_000, Window: 14 * 24 * time.Hour, ExpectTTL: true})
-	o := Observation{Key: "big:1", Type: "string", Raw: "1500000.5", PTTL: 1000, At: at}
-	c := NewCounter(&o, &big)
-	tiny := Observation{Key: "big:2", Type: "string", Raw: "0.0000005", PTTL: 1000, At: at}
-	d := NewCounter(&tiny, &big)
-	return &big, []*Counter{&c, &d}
+	big.List = append(slices.Clone(rules.List), model.Rule{Pattern: "big:*", Limit: 1_000_000, Window: 14 * 24 * time.Hour, ExpectTTL: true})
+	o := model.Observation{Key: "big:1", Type: "string", Raw: "1500000.5", PTTL: 1000, At: at}
+	c := model.NewCounter(&o, &big)
+	tiny := model.Observation{Key: "big:2", Type: "string", Raw: "0.0000005", PTTL: 1000, At: at}
+	d := model.NewCounter(&tiny, &big)
+	return &big, []*model.Counter{&c, &d}
 }
 
 // checkReference fails unless writeSnapshot writes rows in format exactly
 // as the reference writer does, and returns what it wrote.
-func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, rules *Rules,
-	reference func(testing.TB, time.Time, []*Counter, *Rules) string) string {
+func checkReference(t *testing.T, format string, at time.Time, rows []*model.Counter, rules *model.Rules,
+	reference func(testing.TB, time.Time, []*model.Counter, *model.Rules) string) string {
 	t.Helper()
 	var buf bytes.Buffer
 	if err := writeSnapshot(&buf, format, at, rows, rules); err != nil {
@@ -260,12 +262,12 @@ func checkReference(t *testing.T, format string, at time.Time, rows []*Counter, 
 // fuzzReference checks that any key, type, value and TTL is written in
 // format as the reference writer writes it, with nothing a terminal could
 // act on; and that JSON gives back the real strings.
-func fuzzReference(f *testing.F, format string, reference func(testing.TB, time.Time, []*Counter, *Rules) string) {
+func fuzzReference(f *testing.F, format string, reference func(testing.TB, time.Time, []*model.Counter, *model.Rules) string) {
 	rules := testRules()
 	f.Fuzz(func(t *testing.T, key, typ, raw string, pttl int64) {
-		o := Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, PTTLNoExpiry), At: t0}
-		c := NewCounter(&o, rules)
-		out := checkReference(t, format, t0.Add(time.Second), []*Counter{&c}, rules, reference)
+		o := model.Observation{Key: key, Type: typ, Raw: raw, PTTL: max(pttl, model.PTTLNoExpiry), At: t0}
+		c := model.NewCounter(&o, rules)
+		out := checkReference(t, format, t0.Add(time.Second), []*model.Counter{&c}, rules, reference)
 		checkTerminalSafe(t, out)
 		if format == FormatJSON {
 			checkJSONStrings(t, out, &c)
@@ -274,9 +276,9 @@ func fuzzReference(f *testing.F, format string, reference func(testing.TB, time.
 }
 
 // checkJSONStrings fails unless the one counter in the JSON document out
-// reads back as c's key, type and raw value (JSONKey's form: the real
+// reads back as c's key, type and raw value (model.JSONKey's form: the real
 // string, where it is UTF-8).
-func checkJSONStrings(t *testing.T, out string, c *Counter) {
+func checkJSONStrings(t *testing.T, out string, c *model.Counter) {
 	t.Helper()
 	var doc struct {
 		Counters []struct {
@@ -289,11 +291,11 @@ func checkJSONStrings(t *testing.T, out string, c *Counter) {
 		t.Fatalf("decode: %v, %d counters\n%s", err, len(doc.Counters), out)
 	}
 	got := doc.Counters[0]
-	if got.Key != JSONKey(c.Key) || got.Type != JSONKey(c.Type) {
-		t.Errorf("JSON reads back key %q type %q, want %q %q", got.Key, got.Type, JSONKey(c.Key), JSONKey(c.Type))
+	if got.Key != model.JSONKey(c.Key) || got.Type != model.JSONKey(c.Type) {
+		t.Errorf("JSON reads back key %q type %q, want %q %q", got.Key, got.Type, model.JSONKey(c.Key), model.JSONKey(c.Type))
 	}
-	if c.Type == "string" && (got.Raw == nil || *got.Raw != JSONKey(c.Raw)) {
-		t.Errorf("JSON reads back raw %v, want %q", got.Raw, JSONKey(c.Raw))
+	if c.Type == "string" && (got.Raw == nil || *got.Raw != model.JSONKey(c.Raw)) {
+		t.Errorf("JSON reads back raw %v, want %q", got.Raw, model.JSONKey(c.Raw))
 	}
 }
 
@@ -301,12 +303,12 @@ func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
 	rules, big := bigNumbers(rules, at)
 	rows = append(rows, big...)
-	rows = append(rows, &Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
-	rows = append(rows, &Counter{Key: hostileKey, Type: "string\u009b", Raw: hostileKey, ObservedAt: at, Rule: 0})
-	rows = append(rows, &Counter{Key: "kept: \u00a0\u00ff\u2027\u202f\u200c\u200d\ufe0f\u2764", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
-	rows = append(rows, &Counter{Key: "invisible: \u200b\u2065\u206a\ufeff\u00ad\uffff\U000e0041\U0001d173", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
-	rows = append(rows, &Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
-	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
+	rows = append(rows, &model.Counter{Key: "quote\"<&>\u2028\u2029\b\f\t\r\x7f\x00é", Type: "string", Raw: "1.5e300", ObservedAt: at, Rule: 0})
+	rows = append(rows, &model.Counter{Key: hostileKey, Type: "string\u009b", Raw: hostileKey, ObservedAt: at, Rule: 0})
+	rows = append(rows, &model.Counter{Key: "kept: \u00a0\u00ff\u2027\u202f\u200c\u200d\ufe0f\u2764", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
+	rows = append(rows, &model.Counter{Key: "invisible: \u200b\u2065\u206a\ufeff\u00ad\uffff\U000e0041\U0001d173", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
+	rows = append(rows, &model.Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
+	for _, rows := range [][]*model.Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatJSON, at, rows, rules, encodingJSON)
 	}
 }
@@ -365,7 +367,7 @@ func TestWriteSnapshotCSV(t *testing.T) {
 
 // encodingCSV is the snapshot as encoding/csv writes the same records: the
 // reference the CSV a Snapshot writes by hand must match byte for byte.
-func encodingCSV(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules) string {
+func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *model.Rules) string {
 	t.Helper()
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
@@ -374,10 +376,10 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*Counter, rules *Rules)
 		f := referenceFields(c, takenAt, rules)
 		rule := ""
 		if f.ruled {
-			rule = Printable(f.pattern)
+			rule = model.Printable(f.pattern)
 		}
 		cw.Write([]string{
-			Printable(c.Key), Printable(c.Type), f.text(t, f.value), Printable(c.Raw),
+			model.Printable(c.Key), model.Printable(c.Type), f.text(t, f.value), model.Printable(c.Raw),
 			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(),
 		})
 	}
@@ -393,9 +395,9 @@ func TestWriteSnapshotCSVIsEncodingCSV(t *testing.T) {
 	rules, big := bigNumbers(rules, at)
 	rows = append(rows, big...)
 	for _, key := range []string{`\.`, " lead", "\tlead", `say "hi"`, "a,b", "", "\u00a0nbsp", "é"} {
-		rows = append(rows, &Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
+		rows = append(rows, &model.Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
 	}
-	for _, rows := range [][]*Counter{rows, rows[:1], nil} {
+	for _, rows := range [][]*model.Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatCSV, at, rows, rules, encodingCSV)
 	}
 }
@@ -414,13 +416,13 @@ func FuzzWriteSnapshotCSV(f *testing.F) {
 // table is aligned on every row.
 func TestWriteSnapshotInHalves(t *testing.T) {
 	rules := testRules()
-	var rows []*Counter
+	var rows []*model.Counter
 	for i := range parallelRows + 3 {
-		o := Observation{Key: fmt.Sprintf("rl:%06d", i), Type: "string", Raw: strconv.Itoa(i % 150), PTTL: int64(i * 997 % 90_000_000), At: t0}
+		o := model.Observation{Key: fmt.Sprintf("rl:%06d", i), Type: "string", Raw: strconv.Itoa(i % 150), PTTL: int64(i * 997 % 90_000_000), At: t0}
 		if i == parallelRows-5 {
-			o = Observation{Key: "rl:" + strings.Repeat("w", 70), Type: "hash", PTTL: PTTLNoExpiry, At: t0} // the widest, in the second half
+			o = model.Observation{Key: "rl:" + strings.Repeat("w", 70), Type: "hash", PTTL: model.PTTLNoExpiry, At: t0} // the widest, in the second half
 		}
-		c := NewCounter(&o, rules)
+		c := model.NewCounter(&o, rules)
 		rows = append(rows, &c)
 	}
 	at := t0.Add(time.Second)
@@ -443,7 +445,7 @@ func TestWriteSnapshotInHalves(t *testing.T) {
 		t.Errorf("the widest key (73 runes) is in the second half, but VALUE starts at %d", col)
 	}
 	for i, l := range lines[1:] {
-		if !strings.HasPrefix(l, Printable(rows[i].Key)+" ") || l[col-tableGap:col] != "  " || l[col] == ' ' {
+		if !strings.HasPrefix(l, model.Printable(rows[i].Key)+" ") || l[col-tableGap:col] != "  " || l[col] == ' ' {
 			t.Fatalf("line %d is %q, want the row of %s with VALUE at %d", i+1, l, rows[i].Key, col)
 		}
 	}
@@ -456,13 +458,13 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 	rules, _ := bigNumbers(testRules(), t0)
 	at := t0.Add(time.Second)
 	for _, n := range []int{0, 1, parallelRows - 1, parallelRows, parallelRows + 1, 3*parallelRows + 7} {
-		rows := make([]*Counter, n)
+		rows := make([]*model.Counter, n)
 		for i := range rows {
-			o := Observation{Key: fmt.Sprintf("rl:é%d", i), Type: "string", Raw: strconv.Itoa(i % 97), PTTL: int64(i%50) * 1000, At: t0}
+			o := model.Observation{Key: fmt.Sprintf("rl:é%d", i), Type: "string", Raw: strconv.Itoa(i % 97), PTTL: int64(i%50) * 1000, At: t0}
 			if i == n-1 && n > 1 { // the widest of each column, last
-				o = Observation{Key: "big:" + strings.Repeat("ü", 60), Type: "string", Raw: strings.Repeat("9", 45), PTTL: PTTLNoExpiry, At: t0}
+				o = model.Observation{Key: "big:" + strings.Repeat("ü", 60), Type: "string", Raw: strings.Repeat("9", 45), PTTL: model.PTTLNoExpiry, At: t0}
 			}
-			c := NewCounter(&o, rules)
+			c := model.NewCounter(&o, rules)
 			rows[i] = &c
 		}
 		var got bytes.Buffer
@@ -483,7 +485,7 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 
 // tabwriterTable is the table of rows as text/tabwriter writes the same
 // cells: the reference for the table's layout.
-func tabwriterTable(_ testing.TB, at time.Time, rows []*Counter, rules *Rules) string {
+func tabwriterTable(_ testing.TB, at time.Time, rows []*model.Counter, rules *model.Rules) string {
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
 	fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
@@ -505,28 +507,28 @@ func tabwriterTable(_ testing.TB, at time.Time, rows []*Counter, rules *Rules) s
 func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 	rules := testRules()
 	at := t0.Add(time.Minute)
-	read := func(key, raw string, pttl int64, when time.Duration) Observation {
-		return Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: t0.Add(when)}
+	read := func(key, raw string, pttl int64, when time.Duration) model.Observation {
+		return model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: t0.Add(when)}
 	}
-	small := [][]Observation{
-		{read("rl:c", "3", 5000, 0), read("rl:b", strings.Repeat("7", 30), PTTLNoExpiry, 0)},
+	small := [][]model.Observation{
+		{read("rl:c", "3", 5000, 0), read("rl:b", strings.Repeat("7", 30), model.PTTLNoExpiry, 0)},
 		{read("rl:a", "1", 60_000, time.Millisecond), read("rl:b", "2", 59_000, 2*time.Millisecond)},
 		{read("rl:d", "4", 1000, 3*time.Millisecond)},
 	}
-	cases := map[string][][]Observation{"4 keys": small}
+	cases := map[string][][]model.Observation{"4 keys": small}
 
 	// The prefix every key shares shrinks in a later batch (rl:user:00 to
 	// nothing), and one key is read three times, its widest reading first.
-	cases["a shrinking prefix"] = [][]Observation{
+	cases["a shrinking prefix"] = [][]model.Observation{
 		{read("rl:user:0002:login", strings.Repeat("9", 25), 7000, 0), read("rl:user:0001:login", "1", 5000, 0)},
 		{read("rl:user:0010:login", "10", 3000, time.Millisecond), read("rl:user:0002:login", "22", 6000, 2*time.Millisecond)},
-		{read("a", "0", PTTLNoExpiry, 3*time.Millisecond), read("rl:user:0002:login", "2", 5000, 4*time.Millisecond)},
+		{read("a", "0", model.PTTLNoExpiry, 3*time.Millisecond), read("rl:user:0002:login", "2", 5000, 4*time.Millisecond)},
 	}
 
 	// Past parallelRows, in batches of 500 (a SCAN-like order), one key in
 	// 50 read twice, its later reading in a later batch.
 	rng := rand.New(rand.NewPCG(3, 4))
-	var all []Observation
+	var all []model.Observation
 	for i := range 3*parallelRows + 7 {
 		key := fmt.Sprintf("rl:%d:%s", rng.IntN(1_000_000), strings.Repeat("é", i%7))
 		all = append(all, read(key, strconv.Itoa(i%1000), int64(rng.IntN(90_000_000)), time.Duration(i)*time.Microsecond))
@@ -537,17 +539,17 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 	cases["past parallelRows"] = slices.Collect(slices.Chunk(all, 500))
 
 	for name, batches := range cases {
-		latest := map[string]*Counter{}
+		latest := map[string]*model.Counter{}
 		for _, b := range batches {
 			for i := range b {
 				if old, ok := latest[b[i].Key]; !ok || b[i].At.After(old.ObservedAt) {
-					c := NewCounter(&b[i], rules)
+					c := model.NewCounter(&b[i], rules)
 					latest[b[i].Key] = &c
 				}
 			}
 		}
-		want := slices.SortedFunc(maps.Values(latest), func(a, b *Counter) int { return strings.Compare(a.Key, b.Key) })
-		for format, reference := range map[string]func(testing.TB, time.Time, []*Counter, *Rules) string{
+		want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return strings.Compare(a.Key, b.Key) })
+		for format, reference := range map[string]func(testing.TB, time.Time, []*model.Counter, *model.Rules) string{
 			FormatTable: tabwriterTable, FormatJSON: encodingJSON, FormatCSV: encodingCSV,
 		} {
 			s := NewSnapshot(format, rules)
@@ -576,10 +578,10 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 // it makes for a batch is a guess from the rows so far, kept small.
 func TestSnapshotRoomForABatchStaysSmall(t *testing.T) {
 	s := NewSnapshot(FormatJSON, testRules())
-	s.Add([]Observation{{Key: "rl:big", Type: "string", Raw: strings.Repeat("\x01", 64<<10), PTTL: 1000, At: t0}})
-	batch := make([]Observation, 500)
+	s.Add([]model.Observation{{Key: "rl:big", Type: "string", Raw: strings.Repeat("\x01", 64<<10), PTTL: 1000, At: t0}})
+	batch := make([]model.Observation, 500)
 	for i := range batch {
-		batch[i] = Observation{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: "1", PTTL: 1000, At: t0}
+		batch[i] = model.Observation{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: "1", PTTL: 1000, At: t0}
 	}
 	s.Add(batch)
 	if room, used := cap(s.batches[1].text), len(s.batches[1].text); room > 1<<20 {
@@ -591,7 +593,7 @@ func TestSnapshotRoomForABatchStaysSmall(t *testing.T) {
 func TestSnapshotWriteFails(t *testing.T) {
 	for _, format := range Formats {
 		s := NewSnapshot(format, testRules())
-		s.Add([]Observation{{Key: "rl:1", Type: "string", Raw: "1", PTTL: 1000, At: t0}})
+		s.Add([]model.Observation{{Key: "rl:1", Type: "string", Raw: "1", PTTL: 1000, At: t0}})
 		if err := s.Write(failingWriter{}, t0); !errors.Is(err, errDiskFull) {
 			t.Errorf("%s: Write to a failing writer returned %v, want %v", format, err, errDiskFull)
 		}
@@ -606,7 +608,7 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
 
 func TestWriteSnapshotTable(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
-	rows = append(rows, &Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: StatusOK})
+	rows = append(rows, &model.Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: model.StatusOK})
 	var buf bytes.Buffer
 	if err := writeSnapshot(&buf, FormatTable, at, rows, rules); err != nil {
 		t.Fatal(err)
@@ -673,17 +675,17 @@ const hostileKey = "rl:\x7f\u0085\u009b2J\u061c\u200e\u200f\u202a\u202b\u202c\u2
 // the terminal escaped in every format, JSON included (as \u escapes, which
 // give back the real strings).
 func TestSnapshotHostileKeyIsTerminalSafe(t *testing.T) {
-	rules := &Rules{
-		List:     []Rule{{Pattern: "rl:*\u202e*", Limit: 100, Window: time.Minute, ExpectTTL: true}},
-		Fallback: Rule{Limit: 10, ExpectTTL: true},
+	rules := &model.Rules{
+		List:     []model.Rule{{Pattern: "rl:*\u202e*", Limit: 100, Window: time.Minute, ExpectTTL: true}},
+		Fallback: model.Rule{Limit: 10, ExpectTTL: true},
 	}
-	o := Observation{Key: hostileKey, Type: "string", Raw: "\u009b" + hostileKey, PTTL: 30_000, At: t0}
-	c := NewCounter(&o, rules)
-	h := Counter{Key: "\u202ehash\u0085", Type: "hash\u2066\x7f", PTTL: PTTLNoExpiry, ObservedAt: t0, Rule: -1, Status: StatusNotCounter}
+	o := model.Observation{Key: hostileKey, Type: "string", Raw: "\u009b" + hostileKey, PTTL: 30_000, At: t0}
+	c := model.NewCounter(&o, rules)
+	h := model.Counter{Key: "\u202ehash\u0085", Type: "hash\u2066\x7f", PTTL: model.PTTLNoExpiry, ObservedAt: t0, Rule: -1, Status: model.StatusNotCounter}
 	if c.Rule != 0 {
 		t.Fatalf("the hostile key matched rule %d, want 0", c.Rule)
 	}
-	rows := []*Counter{&c, &h}
+	rows := []*model.Counter{&c, &h}
 	for _, format := range Formats {
 		var buf bytes.Buffer
 		if err := writeSnapshot(&buf, format, t0.Add(time.Second), rows, rules); err != nil {
@@ -744,15 +746,6 @@ func TestAppendTTL(t *testing.T) {
 	}
 }
 
-// refs points at each of rows, as the writers take them.
-func refs(rows []Counter) []*Counter {
-	out := make([]*Counter, len(rows))
-	for i := range rows {
-		out[i] = &rows[i]
-	}
-	return out
-}
-
 // ttl_ms is the PTTL Redis gave, less the time since it was read, even
 // past what a time.Duration holds (PEXPIREAT far in the future).
 func TestTTLMSBeyondADuration(t *testing.T) {
@@ -766,7 +759,7 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 		{60_000, 1500 * time.Microsecond, 59_998}, // 59,998.5 ms, cut as a Duration is
 		{60_000, 0, 60_000},
 		{1, time.Second, 0},
-		{PTTLNoExpiry, time.Second, -1},
+		{model.PTTLNoExpiry, time.Second, -1},
 		{60_000, math.MaxInt64, 0}, // read ages ago (a zero ObservedAt): nothing left, not a wrap
 	} {
 		if got := ttlLeft(tc.pttl, tc.since); got != tc.want {
@@ -776,9 +769,9 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 	// A Snapshot counts read times from its own start: readings with no
 	// time, from long ago, or after the moment written come out as
 	// encoding/json writes them too.
-	var rows []*Counter
+	var rows []*model.Counter
 	for i, read := range []time.Time{{}, at.Add(-200 * 365 * 24 * time.Hour), at.Add(-time.Second), at, at.Add(time.Second)} {
-		rows = append(rows, &Counter{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: "1", PTTL: 60_000, ObservedAt: read})
+		rows = append(rows, &model.Counter{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: "1", PTTL: 60_000, ObservedAt: read})
 	}
 	checkReference(t, FormatJSON, at, rows, testRules(), encodingJSON)
 }
@@ -787,7 +780,7 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 // counters in key order: added in batches of 500, as a pipeline's worth
 // arrives, each row rendered as it is added, and put together when
 // written. The rows are taken as they are, not classified again.
-func writeSnapshot(w io.Writer, format string, at time.Time, rows []*Counter, rules *Rules) error {
+func writeSnapshot(w io.Writer, format string, at time.Time, rows []*model.Counter, rules *model.Rules) error {
 	s := NewSnapshot(format, rules)
 	var order []place
 	for from := 0; from < len(rows); from += 500 {
@@ -795,7 +788,7 @@ func writeSnapshot(w io.Writer, format string, at time.Time, rows []*Counter, ru
 		for i := range batch {
 			order = append(order, place{batch: uint32(from / 500), i: uint32(i)})
 		}
-		s.add(len(batch), func(i int) Counter { return *batch[i] })
+		s.add(len(batch), func(i int) model.Counter { return *batch[i] })
 	}
 	return s.write(w, at, order)
 }
@@ -803,9 +796,9 @@ func writeSnapshot(w io.Writer, format string, at time.Time, rows []*Counter, ru
 // A rule with no window of its own takes the fallback's (--window, or
 // [defaults] window) in a snapshot, as repair gives it.
 func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
-	rules := &Rules{List: []Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: Rule{Window: 45 * time.Second, ExpectTTL: true}}
-	s := NewStore(rules)
-	s.Apply(Batch{Observed: []Observation{read("nw:a", "3", PTTLNoExpiry, 0)}})
+	rules := &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}}
+	s := model.NewStore(rules)
+	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
 	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,3,3,-1,10,45,nw:*,no-expiry\n"} {
 		var buf bytes.Buffer
 		if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {

@@ -1,4 +1,4 @@
-package model
+package report
 
 import (
 	"bufio"
@@ -11,45 +11,25 @@ import (
 	"strings"
 	"time"
 	"unicode/utf8"
+
+	"github.com/countertop/countertop/model"
 )
 
-// Snapshot is one pass's counters, collected as they arrive and written in
+// Snapshot collects one pass's counters as they arrive and writes them in
 // key order, as they stood at one moment, in one of the Formats: what
 // `countertop snapshot` prints.
 //
-// JSON is the form for scripts, as ../DESIGN.md specifies: key and raw are
-// the real strings (JSONKey: invalid UTF-8 bytes as the text \xNN), with
-// what a terminal could act on as \u escapes (appendJSONString), value is
-// the number exactly as stored for integers, null when the key holds no
-// number (raw still has what it holds: text, inf, 1e400), and every field
-// is present in every counter: raw is null for keys that are not strings,
-// as limit, window_s and rule are null when unknown. It is exactly what
-// json.Encoder with a two-space indent would write, but for the characters
-// appendJSONString escapes where encoding/json does not.
+// JSON is DESIGN.md's document for scripts, exactly as json.Encoder with a
+// two-space indent writes it but for what appendJSONString also escapes;
+// the table (text/tabwriter's layout) and CSV (encoding/csv's) carry names
+// and values in model.Printable form, since they often go straight to a terminal.
 //
-// The table is for people: Printable names and values, long values cut to
-// fit, each column as wide as its widest cell in runes and then tableGap
-// spaces, as text/tabwriter would write it. CSV has the JSON fields as
-// columns, empty for null, with names and raw values in Printable form, as
-// encoding/csv would write them: CSV has no escapes of its own, and a
-// snapshot is often printed straight to a terminal. Every format writes a
-// limit, a window or a float value as encoding/json writes a float64
-// (1000000, not 1e+06). Tests compare each format with the standard
-// library's writer.
-//
-// The user of a snapshot waits from Redis's last answer to the last row,
-// so most of the work is done as the counters arrive, while Redis works on
-// the next ones: Add renders each counter's row but for its TTL, which
-// counts down to the moment written, and the table's padding, which waits
-// for the widest cell; and notes its place in key order (keyOrder). Write
-// orders the places and puts the rows together. It keeps the rows and the
-// keys, not the counters: less memory (46 MB at the peak of a snapshot of
-// 100,000 keys, not 65), which the garbage collector and the page faults
-// of a growing heap made worth saving. See
-// BenchmarkSnapshot and BENCHMARKS.md for what each part costs.
+// The user waits from Redis's last answer to the last row, so Add does most
+// of the work while Redis reads on: it renders each row but for its TTL and
+// padding, and keeps rows and keys rather than counters, to hold less memory.
 type Snapshot struct {
 	format      string
-	rules       *Rules
+	rules       *model.Rules
 	texts       ruleTexts
 	start       time.Time // the rows' read times count from it
 	order       keyOrder
@@ -64,18 +44,11 @@ type renderedBatch struct {
 	rows []rendered // counter i's row
 }
 
-// rendered is where one row's parts are in its batch's text: part k ends
-// ends[k] bytes after start, where part k+1 starts. Write adds the TTL
-// between parts 2 and 3. A table row's parts are its key, value and limit
-// cells (runes are their widths) and its status with the line's end; a
-// JSON object's and a CSV record's are what comes before the TTL (part 0;
-// 1 and 2 are empty) and what comes after it.
-//
-// It holds the counter's PTTL and when it was read, for the TTL, so that
-// Write, which goes through the rows in key order, need not visit the
-// counters too: each is another cache miss. It holds no pointer (the read
-// time is a Duration from the Snapshot's start, not a time.Time), so the
-// collector, which runs while the rows arrive, need not scan the rows.
+// rendered is where one row's parts lie in its batch's text: part k ends
+// ends[k] bytes after start, and Write puts the TTL between parts 2 and 3
+// (a table's key, value and limit cells, then its status; JSON and CSV use
+// parts 0 and 3 alone). It keeps the PTTL and read time but no pointer, so
+// that Write need not visit the counters, nor the collector scan the rows.
 type rendered struct {
 	start   int
 	ends    [4]uint32
@@ -85,14 +58,14 @@ type rendered struct {
 	readAt  time.Duration // since the Snapshot's start
 }
 
-// ttlMS is the row's TTL in milliseconds at the moment elapsed after the
-// Snapshot's start.
+// ttlMS returns the row's TTL in milliseconds at the moment elapsed after
+// the Snapshot's start.
 func (r *rendered) ttlMS(elapsed time.Duration) int64 {
 	return ttlLeft(r.pttl, subDurations(elapsed, r.readAt))
 }
 
-// subDurations is a-b, held at the largest or smallest Duration where it
-// would overflow (a reading with no time, from a test, is ages ago).
+// subDurations returns a-b, held at the largest or smallest Duration where
+// it would overflow (a reading with no time, from a test, is ages ago).
 func subDurations(a, b time.Duration) time.Duration {
 	d := a - b
 	switch {
@@ -104,7 +77,7 @@ func subDurations(a, b time.Duration) time.Duration {
 	return d
 }
 
-// part is the row's part k in text, its batch's.
+// part returns the row's part k in text, its batch's.
 func (r *rendered) part(text []byte, k int) []byte {
 	from := r.start
 	if k > 0 {
@@ -113,20 +86,20 @@ func (r *rendered) part(text []byte, k int) []byte {
 	return text[from : r.start+int(r.ends[k])]
 }
 
-// NewSnapshot is an empty snapshot to write in format; rules classify the
-// counters and give each row's limit, window and pattern.
-func NewSnapshot(format string, rules *Rules) *Snapshot {
+// NewSnapshot returns an empty snapshot to write in format; rules classify
+// the counters and give each row's limit, window and pattern.
+func NewSnapshot(format string, rules *model.Rules) *Snapshot {
 	return &Snapshot{format: format, rules: rules, texts: newRuleTexts(rules), start: time.Now()}
 }
 
 // Add classifies and renders a batch of readings, as they arrive. A key
 // can come in several batches; Write writes its latest reading.
-func (s *Snapshot) Add(batch []Observation) {
-	s.add(len(batch), func(i int) Counter { return NewCounter(&batch[i], s.rules) })
+func (s *Snapshot) Add(batch []model.Observation) {
+	s.add(len(batch), func(i int) model.Counter { return model.NewCounter(&batch[i], s.rules) })
 }
 
 // add renders n counters, counter(i) the i-th, as the next batch.
-func (s *Snapshot) add(n int, counter func(i int) Counter) {
+func (s *Snapshot) add(n int, counter func(i int) model.Counter) {
 	if n == 0 {
 		return
 	}
@@ -164,7 +137,7 @@ func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
 
 // render appends c's row to text, in s's format, and notes in r where it
 // is.
-func (s *Snapshot) render(text []byte, r *rendered, c *Counter) []byte {
+func (s *Snapshot) render(text []byte, r *rendered, c *model.Counter) []byte {
 	r.start, r.pttl, r.readAt = len(text), c.PTTL, c.ObservedAt.Sub(s.start)
 	end := func() uint32 { return uint32(len(text) - r.start) }
 	switch s.format {
@@ -192,7 +165,7 @@ func (s *Snapshot) render(text []byte, r *rendered, c *Counter) []byte {
 	return text
 }
 
-// row is the row of the counter at p, and its batch's text.
+// row returns the row of the counter at p, and its batch's text.
 func (s *Snapshot) row(p place) (*rendered, []byte) {
 	b := &s.batches[p.batch]
 	return &b.rows[p.i], b.text
@@ -239,23 +212,23 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 
 // appendJSONHead appends c's object as JSON up to the value of ttl_ms,
 // which comes next; appendJSONTail the rest.
-func (s *Snapshot) appendJSONHead(buf []byte, c *Counter) []byte {
+func (s *Snapshot) appendJSONHead(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, "\n    {\n      \"key\": "...)
-	buf = appendJSONString(buf, JSONKey(c.Key))
+	buf = appendJSONString(buf, model.JSONKey(c.Key))
 	buf = append(buf, ",\n      \"type\": "...)
-	buf = appendJSONString(buf, JSONKey(c.Type))
+	buf = appendJSONString(buf, model.JSONKey(c.Type))
 	buf = append(buf, ",\n      \"value\": "...)
 	buf = appendOrNull(buf, appendNumber(buf, c.Value))
 	buf = append(buf, ",\n      \"raw\": "...)
 	if c.Type == "string" {
-		buf = appendJSONString(buf, JSONKey(c.Raw))
+		buf = appendJSONString(buf, model.JSONKey(c.Raw))
 	} else {
 		buf = append(buf, "null"...)
 	}
 	return append(buf, ",\n      \"ttl_ms\": "...)
 }
 
-func (s *Snapshot) appendJSONTail(buf []byte, c *Counter) []byte {
+func (s *Snapshot) appendJSONTail(buf []byte, c *model.Counter) []byte {
 	t := s.texts.of(c)
 	buf = append(buf, ",\n      \"limit\": "...)
 	buf = appendOrNull(buf, append(buf, t.limit...))
@@ -270,18 +243,18 @@ func (s *Snapshot) appendJSONTail(buf []byte, c *Counter) []byte {
 
 // appendCSVHead appends c's record up to its ttl_ms, which comes next;
 // appendCSVTail the rest.
-func (s *Snapshot) appendCSVHead(buf []byte, c *Counter) []byte {
-	buf = appendCSVField(buf, Printable(c.Key))
+func (s *Snapshot) appendCSVHead(buf []byte, c *model.Counter) []byte {
+	buf = appendCSVField(buf, model.Printable(c.Key))
 	buf = append(buf, ',')
-	buf = appendCSVField(buf, Printable(c.Type))
+	buf = appendCSVField(buf, model.Printable(c.Type))
 	buf = append(buf, ',')
 	buf = appendNumber(buf, c.Value)
 	buf = append(buf, ',')
-	buf = appendCSVField(buf, Printable(c.Raw))
+	buf = appendCSVField(buf, model.Printable(c.Raw))
 	return append(buf, ',')
 }
 
-func (s *Snapshot) appendCSVTail(buf []byte, c *Counter) []byte {
+func (s *Snapshot) appendCSVTail(buf []byte, c *model.Counter) []byte {
 	t := s.texts.of(c)
 	buf = append(buf, ',')
 	buf = append(buf, t.limit...)
@@ -329,10 +302,9 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 	})
 }
 
-// tableWidths is the width in runes of each padded column: its widest
-// cell, header included. It goes through the rows as they were added,
-// which is quicker than in key order (the next row is the next in
-// memory), and leaves out the dropped ones.
+// tableWidths returns the width in runes of each padded column, header
+// included. It goes through the rows as they were added, the next in
+// memory, which is quicker than key order; dropped rows do not count.
 func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableHeader)]int {
 	var halves [2][len(tableHeader)]int
 	inHalves(s.batches, parallel, func(half int, batches []renderedBatch) {
@@ -357,9 +329,9 @@ func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableH
 	return widths
 }
 
-// parallelRows is how many rows a snapshot needs before its work is
-// shared by two goroutines, one per core: a snapshot's rows are put
-// together once Redis is done with it, when both cores are free.
+// parallelRows is how many rows a snapshot needs before two goroutines
+// share its work: the rows are put together once Redis is done, when the
+// cores are free.
 const parallelRows = 4096
 
 // inHalves calls f(0, items[:n/2]) and f(1, items[n/2:]) at once when
@@ -384,11 +356,10 @@ func inHalves[T any](items []T, parallel bool, f func(half int, part []T)) {
 // (writeRows), and how many rows prefetch brings into cache at a time.
 const rowBlock = 1024
 
-// writeRows writes the rows at order, each as appendRow makes it (given
-// its index). From parallelRows on, two goroutines put blocks of rowBlock
-// rows together in turns (one the even blocks, the other the odd), each
-// up to blocksAhead blocks ahead, while this one writes the blocks in
-// order: a few buffers are held, whatever the number of rows.
+// writeRows writes the rows at order, each as appendRow makes it. From
+// parallelRows on, two goroutines put the even and the odd blocks of
+// rowBlock rows together, while this one writes them in order, so that a
+// few buffers are held whatever the number of rows.
 func (s *Snapshot) writeRows(w *bufio.Writer, order []place, appendRow func(dst []byte, i int, p place) []byte) {
 	const blocksAhead = 2
 	if len(order) < parallelRows {
@@ -428,17 +399,10 @@ func (s *Snapshot) writeRows(w *bufio.Writer, order []place, appendRow func(dst 
 	}
 }
 
-// prefetch reads the first and last bytes of each row and of its text, and
-// throws them away. Rows in key order are scattered over memory: putting
-// one together waits on a cache miss for each, one after the other. This
-// loop is short enough that the processor has many rows' misses in flight
-// at once, and the block that follows finds them in cache. Both ends,
-// because most rows and their texts (56 and about 60 bytes) cross from one
-// 64-byte cache line into the next: reading the first byte alone left the
-// second line to a miss while the row was put together (BenchmarkSnapshot
-// write/table took 11.7 ms that way, 8.9 ms reading both ends). The sum
-// goes to runtime.KeepAlive, which keeps the reads without a variable
-// that two goroutines would write at once.
+// prefetch reads both ends of each row and of its text and throws them
+// away: rows in key order are scattered over memory, and this short loop
+// has many rows' cache misses in flight at once, so the block that follows
+// finds them in cache (both ends, as most rows cross a cache line).
 func (s *Snapshot) prefetch(order []place) {
 	var sum byte
 	for _, p := range order {

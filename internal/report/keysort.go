@@ -1,9 +1,11 @@
-package model
+package report
 
 import (
 	"encoding/binary"
 	"slices"
 	"strings"
+
+	"github.com/countertop/countertop/model"
 )
 
 // KeySorter collects counters as they arrive, a batch at a time, and puts
@@ -12,12 +14,12 @@ import (
 // instead of counters, in the same order).
 type KeySorter struct {
 	order   keyOrder
-	batches [][]Counter
+	batches [][]model.Counter
 }
 
 // Add keeps batch (not a copy of it) until Sorted. A key can come in
 // several batches; Sorted keeps its latest reading.
-func (s *KeySorter) Add(batch []Counter) {
+func (s *KeySorter) Add(batch []model.Counter) {
 	if len(batch) == 0 {
 		return
 	}
@@ -32,25 +34,22 @@ func (s *KeySorter) Add(batch []Counter) {
 // Sorted returns every counter added, in key order, each key once: of a
 // key added twice, the later reading (either, when both were read at the
 // same moment, in one pipeline). The KeySorter is empty afterwards.
-func (s *KeySorter) Sorted() []*Counter {
+func (s *KeySorter) Sorted() []*model.Counter {
 	batches := s.batches
-	at := func(p place) *Counter { return &batches[p.batch][p.i] }
+	at := func(p place) *model.Counter { return &batches[p.batch][p.i] }
 	places := s.order.sorted(func(a, b place) bool { return at(a).ObservedAt.After(at(b).ObservedAt) }, nil)
 	*s = KeySorter{}
-	out := make([]*Counter, len(places))
+	out := make([]*model.Counter, len(places))
 	for i, p := range places {
 		out[i] = at(p)
 	}
 	return out
 }
 
-// keyOrder puts keys in order, given a batch at a time as they arrive. A
-// snapshot's user waits from Redis's last answer to the last row, so the
-// work is split: as each batch arrives (while Redis works on the next) it
-// notes, for each key, the 8 bytes that follow the prefix every key so far
-// shares (its place); at the end a radix sort orders the places, and only
-// keys whose 8 bytes are equal are compared whole. At 100,000 keys the end
-// takes a few milliseconds (BenchmarkSnapshot; see BENCHMARKS.md).
+// keyOrder puts keys in order, given a batch at a time as they arrive. As
+// each batch arrives, while Redis works on the next, it notes each key's 8
+// bytes past the shared prefix; at the end a radix sort orders those, and
+// only keys whose 8 bytes are equal are compared whole.
 type keyOrder struct {
 	keys   [][]string // the batches' keys
 	places []place    // one per key added, in the order added
@@ -63,27 +62,18 @@ type keyOrder struct {
 	bytes histogram // of the places' nexts
 }
 
-// place is a key, as its batch and index there, and next: the 8 bytes of
-// the key that follow the prefix every key shares, big-endian and padded
-// with zero bytes. Of two keys, the one whose next is less sorts first;
-// only equal nexts need the keys compared. With keys like
-// ratelimit:user:NNNNNNNN:login, whose shared prefix ends in the user
-// number, two keys' nexts differ; keys of two patterns (ratelimit:* and
-// quota:*) share less, and the keys decide more often.
-//
-// A place holds no pointer, so that moving it costs the garbage collector
-// nothing (sorting structs that held the key and the counter took longer
-// than the sort, when a collection was under way).
+// place is a key, as its batch and index there, and next: the key's 8
+// bytes past the prefix every key shares, big-endian, zero-padded, so that
+// the lesser next sorts first and only equal nexts need the keys compared.
+// It holds no pointer, so that moving it costs the garbage collector nothing.
 type place struct {
 	next     uint64
 	batch, i uint32
 }
 
-// nextBytes is key's 8 bytes from shared on, as a place holds them.
-// Padding cannot disorder two keys: where one key ends within the 8 bytes
-// and the other goes on with non-zero bytes, the shorter is less either
-// way; zero bytes where the shorter ended make the nexts equal, and the
-// keys decide.
+// nextBytes returns key's 8 bytes from shared on, as a place holds them.
+// Padding cannot disorder two keys: a shorter key is less either way, or
+// its zero bytes make the nexts equal and the keys decide.
 func nextBytes(key string, shared int) uint64 {
 	var b [8]byte
 	if shared < len(key) {
@@ -123,9 +113,7 @@ func (o *keyOrder) add(keys []string) {
 	b := uint32(len(o.keys))
 	o.keys = append(o.keys, keys)
 	// append grows a long slice by a quarter at a time, copying every place
-	// four times over and leaving the copies to the collector: at 100,000
-	// keys that was 6 MB of the 21 MB a Snapshot's rows allocate.
-	// Doubling copies each place about once.
+	// several times over for the collector; doubling copies each about once.
 	if n := len(o.places) + len(keys); n > cap(o.places) {
 		o.places = slices.Grow(o.places, max(n, 2*cap(o.places))-len(o.places))
 	}
@@ -137,8 +125,8 @@ func (o *keyOrder) add(keys []string) {
 	o.exact += len(keys)
 }
 
-// sharedPrefix is the length of the longest prefix of a that b starts
-// with.
+// sharedPrefix returns the length of the longest prefix of a that b
+// starts with.
 func sharedPrefix(a, b string) int {
 	n := min(len(a), len(b))
 	for i := range n {
@@ -149,7 +137,7 @@ func sharedPrefix(a, b string) int {
 	return n
 }
 
-// key is the key at p.
+// key returns the key at p.
 func (o *keyOrder) key(p place) string { return o.keys[p.batch][p.i] }
 
 // sorted returns the places of the keys added, in key order, each key
@@ -182,11 +170,9 @@ func (o *keyOrder) sorted(later func(a, b place) bool, drop func(place)) []place
 	return kept
 }
 
-// sortPlaces returns the places in their keys' order (o.places itself, or
-// a slice of the same length), using up the histogram. A radix sort orders
-// them by next, least significant byte first, with one pass for each byte
-// in which their nexts differ (keys that share a long prefix differ in a
-// few); then each run of equal nexts is sorted by its keys.
+// sortPlaces returns the places in their keys' order, using up the
+// histogram: a radix sort by next, one pass per byte in which the nexts
+// differ, then each run of equal nexts sorted by its keys.
 func (o *keyOrder) sortPlaces() []place {
 	from, to := o.places, []place(nil)
 	for b := range o.bytes {

@@ -1,19 +1,19 @@
-package model
+package report
 
 import (
 	"fmt"
 	"io"
 	"strconv"
 	"time"
+
+	"github.com/countertop/countertop/model"
 )
 
-// WriteProblems writes one line per problem counter (see Status.Problem),
-// for `countertop check`: status, printable key, and why, in words an
-// on-call engineer can act on; the most severe first (stuck counters
-// block clients over their limit now, those without expiry will), each
-// status in the order given.
-func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
-	for status := range NumStatuses { // most severe first
+// WriteProblems writes one line per problem counter (model.Status.Problem)
+// for `countertop check`: status, printable key, and why in words an
+// on-call engineer can act on, the most severe status first.
+func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error {
+	for status := range model.NumStatuses { // most severe first
 		if !status.Problem() {
 			continue
 		}
@@ -21,7 +21,7 @@ func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
 			if c.Status != status {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, Printable(c.Key), problemReason(c, rules)); err != nil {
+			if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, model.Printable(c.Key), problemReason(c, rules)); err != nil {
 				return err
 			}
 		}
@@ -29,10 +29,11 @@ func WriteProblems(w io.Writer, rows []*Counter, rules *Rules) error {
 	return nil
 }
 
-func problemReason(c *Counter, rules *Rules) string {
+// problemReason returns why c is a problem and how to fix it.
+func problemReason(c *model.Counter, rules *model.Rules) string {
 	rule := rules.At(int(c.Rule))
 	window := rules.WindowOf(rule)
-	value := Printable(c.Raw)
+	value := model.Printable(c.Raw)
 	fix := "it will never reset"
 	switch {
 	case window > 0 && window%time.Second == 0:
@@ -44,7 +45,7 @@ func problemReason(c *Counter, rules *Rules) string {
 	default:
 		fix += "; fix: give its [[rule]] a window (or pass --window), then countertop repair"
 	}
-	if c.Status == StatusStuck {
+	if c.Status == model.StatusStuck {
 		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, %s", value, strconv.FormatFloat(rule.Limit, 'f', -1, 64), fix)
 	}
 	return fmt.Sprintf("value %s, no TTL: %s", value, fix)

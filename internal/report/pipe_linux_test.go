@@ -1,4 +1,4 @@
-package main
+package report
 
 import (
 	"os"
@@ -31,7 +31,7 @@ func TestGrowPipe(t *testing.T) {
 	}
 	_, w := pipe()
 	before := size(w)
-	growPipe(w)
+	GrowPipe(w)
 	want := before
 	if limit, err := os.ReadFile("/proc/sys/fs/pipe-max-size"); err == nil {
 		if n, err := strconv.Atoi(strings.TrimSpace(string(limit))); err == nil && n >= bigPipe {
@@ -39,7 +39,7 @@ func TestGrowPipe(t *testing.T) {
 		}
 	}
 	if got := size(w); got != want {
-		t.Errorf("a pipe of %d bytes holds %d after growPipe, want %d", before, got, want)
+		t.Errorf("a pipe of %d bytes holds %d after GrowPipe, want %d", before, got, want)
 	}
 
 	// A pipe larger already keeps its size (Linux would shrink it).
@@ -57,8 +57,8 @@ func TestGrowPipe(t *testing.T) {
 		t.Fatal(err)
 	}
 	defer f.Close()
-	growPipe(f) // not a pipe: nothing to do, and nothing breaks
+	GrowPipe(f) // not a pipe: nothing to do, and nothing breaks
 	if _, err := f.WriteString("still writable\n"); err != nil {
-		t.Errorf("a file after growPipe: %v", err)
+		t.Errorf("a file after GrowPipe: %v", err)
 	}
 }
