@@ -124,6 +124,26 @@ func lineWith(screen, text string) string {
 	return ""
 }
 
+// writeConfig is the config the dashboard is tested with, as internal/cli's
+// tests use it: a rate limit with a window, page views that live forever,
+// and legacy counters whose window nobody wrote down.
+const writeConfig = `
+[[rule]]
+pattern = "ratelimit:*"
+limit = 100
+window = "60s"
+
+[[rule]]
+pattern = "views:*"
+expect_ttl = false
+
+[[rule]]
+pattern = "legacy:*"
+limit = 10
+`
+
+// writeFile writes content to a file name in a temporary directory and
+// returns its path.
 func writeFile(t *testing.T, name, content string) string {
 	t.Helper()
 	p := filepath.Join(t.TempDir(), name)

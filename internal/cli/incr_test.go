@@ -1,72 +1,11 @@
-package main
+package cli
 
 import (
-	"bytes"
-	"io"
-	"os"
-	"path/filepath"
 	"strings"
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
 )
-
-// writeConfig is the config the write commands are tested with: a rate
-// limit with a window, page views that live forever, and legacy counters
-// whose window nobody wrote down.
-const writeConfig = `
-[[rule]]
-pattern = "ratelimit:*"
-limit = 100
-window = "60s"
-
-[[rule]]
-pattern = "views:*"
-expect_ttl = false
-
-[[rule]]
-pattern = "legacy:*"
-limit = 10
-`
-
-// cli runs countertop in-process against s with writeConfig, as a user
-// would from the shell.
-func cli(t *testing.T, s *redistest.Server, args ...string) (code int, stdout, stderr string) {
-	t.Helper()
-	path := filepath.Join(t.TempDir(), "countertop.toml")
-	if err := os.WriteFile(path, []byte(writeConfig), 0o600); err != nil {
-		t.Fatal(err)
-	}
-	var out, errOut bytes.Buffer
-	args = append(args[:1:1], append([]string{"--config", path, "--url", s.URL()}, args[1:]...)...)
-	code = run(args, &out, &errOut)
-	return code, out.String(), errOut.String()
-}
-
-// wantRun checks an exit code and that stdout and stderr contain the given
-// lines (stderr: exactly, when wantErr is "").
-func wantRun(t *testing.T, code int, stdout, stderr string, wantCode int, wantOut, wantErr string) {
-	t.Helper()
-	if code != wantCode {
-		t.Errorf("exit code %d, want %d\nstdout: %s\nstderr: %s", code, wantCode, stdout, stderr)
-	}
-	if !strings.Contains(stdout, wantOut) {
-		t.Errorf("stdout:\n%s\nwant it to contain %q", stdout, wantOut)
-	}
-	if wantErr == "" && stderr != "" || !strings.Contains(stderr, wantErr) {
-		t.Errorf("stderr:\n%s\nwant %q", stderr, wantErr)
-	}
-	if wantErr != "" && strings.Count(stderr, "\n") != 1 {
-		t.Errorf("stderr is not one line:\n%s", stderr)
-	}
-}
-
-// ttlSeconds is key's TTL in whole seconds as the server reports it. Time
-// passes between setting and reading a TTL: tests allow for 10s.
-func ttlSeconds(t *testing.T, s *redistest.Server, key string) int64 {
-	t.Helper()
-	return s.Do(t, "TTL", key).(int64)
-}
 
 func TestIncrCommand(t *testing.T) {
 	t.Parallel()
@@ -187,73 +126,4 @@ func TestIncrBurstTooLong(t *testing.T) {
 	code, out, errOut := cli(t, s, "incr", "ratelimit:slow", "--count", "20", "--rate", "100/s", "--window", "50ms")
 	wantRun(t, code, out, errOut, exitProblems, "fired 20 of 20 increments from 1 connection in ",
 		"countertop: ratelimit:slow expired during the burst and started a new window")
-}
-
-func TestRepair(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	s.Do(t, "SET", "ratelimit:api:legacy", "150") // stuck: over the limit, no TTL
-	s.Do(t, "SET", "ratelimit:api:7", "3")        // no-expiry
-	s.Do(t, "SET", "ratelimit:api:ok", "3", "EX", "100")
-	s.Do(t, "SET", "views:home", "5000") // meant to live forever
-
-	code, out, errOut := cli(t, s, "repair", "--dry-run")
-	wantRun(t, code, out, errOut, exitOK, "would repair ratelimit:api:7: TTL 1m00s\nwould repair ratelimit:api:legacy: TTL 1m00s\n"+
-		"dry run: 2 to repair, 0 skipped; nothing was changed\n", "")
-	for _, k := range []string{"ratelimit:api:legacy", "ratelimit:api:7"} {
-		if ttlSeconds(t, s, k) != -1 {
-			t.Errorf("--dry-run gave %s a TTL", k)
-		}
-	}
-
-	code, out, errOut = cli(t, s, "repair", "--yes")
-	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:7: TTL 1m00s\nrepaired ratelimit:api:legacy: TTL 1m00s\n"+
-		"repaired 2 of 2; 0 skipped, 0 failed\n", "")
-	for key, want := range map[string]int64{"ratelimit:api:legacy": 60, "ratelimit:api:7": 60, "ratelimit:api:ok": 100, "views:home": -1} {
-		if got := ttlSeconds(t, s, key); got > want || got < want-10 {
-			t.Errorf("%s: TTL %ds, want %ds", key, got, want)
-		}
-	}
-
-	code, out, errOut = cli(t, s, "repair", "--yes")
-	wantRun(t, code, out, errOut, exitOK, "nothing to repair: 4 keys checked, no counter stuck or without expiry\n", "")
-}
-
-// TestRepairSkips leaves counters whose window nobody knows, and exits 1:
-// not everything was repaired.
-func TestRepairSkips(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	s.Do(t, "SET", "legacy:1", "50")
-	code, out, errOut := cli(t, s, "repair", "--dry-run") // says what the repair would do, exit code included
-	wantRun(t, code, out, errOut, exitProblems,
-		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\ndry run: 0 to repair, 1 skipped; nothing was changed\n", "")
-	code, out, errOut = cli(t, s, "repair", "--yes")
-	wantRun(t, code, out, errOut, exitProblems,
-		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\nrepaired 0 of 1; 1 skipped, 0 failed\n", "")
-	code, out, errOut = cli(t, s, "repair", "--yes", "--window", "30s")
-	wantRun(t, code, out, errOut, exitOK, "repaired legacy:1: TTL 30s\n", "")
-}
-
-// setStdin makes r the stdin of the commands the test runs. Tests that
-// call it must not be parallel.
-func setStdin(t *testing.T, r io.Reader) {
-	old := stdin
-	stdin = r
-	t.Cleanup(func() { stdin = old })
-}
-
-func TestRepairRefuses(t *testing.T) {
-	s := redistest.Start(t)
-	s.Do(t, "SET", "ratelimit:api:7", "3")
-
-	setStdin(t, strings.NewReader("y\n")) // a yes, but not from a person at a terminal
-	code, out, errOut := cli(t, s, "repair")
-	wantRun(t, code, out, errOut, exitFailed, "would repair ratelimit:api:7: TTL 1m00s\n",
-		"countertop: refusing to write without --yes: stdin is not a terminal; use --dry-run to preview\n")
-	code, out, errOut = cli(t, s, "repair", "--yes", "--read-only")
-	wantRun(t, code, out, errOut, exitProblems, "", "countertop: --read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only\n")
-	if ttlSeconds(t, s, "ratelimit:api:7") != -1 {
-		t.Error("a refused repair changed the key")
-	}
 }

@@ -1,0 +1,104 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"strings"
+	"time"
+
+	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/report"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// errConnectInterrupted is why a command stopped when the user pressed
+// ctrl+c before Redis answered.
+var errConnectInterrupted = errors.New("interrupted (ctrl+c) before Redis answered: nothing was done")
+
+// connect returns a client of the Redis cfg names. When that takes a while
+// (a server that accepts and does not answer), it says where it connects on
+// stderr, which the dashboard's screen does not cover yet.
+func connect(ctx context.Context, cfg config.Config, stderr io.Writer) (*redisclient.Client, error) {
+	target := config.RedactURL(cfg.Redis.URL)
+	if sentinels := strings.Join(cfg.Redis.Sentinels, ", "); cfg.Redis.SentinelMaster != "" && sentinels != "" {
+		target = fmt.Sprintf("master %s through the Sentinels at %s", cfg.Redis.SentinelMaster, sentinels)
+	}
+	said := make(chan struct{})
+	slow := time.AfterFunc(500*time.Millisecond, func() {
+		defer close(said)
+		fmt.Fprintf(stderr, "countertop: connecting to %s... (ctrl+c to stop)\n", model.Printable(target))
+	})
+	client, err := dial(ctx, cfg)
+	if !slow.Stop() {
+		<-said // stderr is the caller's again
+	}
+	if err != nil && ctx.Err() != nil {
+		return nil, errConnectInterrupted
+	}
+	return client, err
+}
+
+// dial connects with cfg's address, credentials and TLS settings.
+func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
+	return redisclient.Connect(ctx, redisclient.Options{
+		URL:            cfg.Redis.URL,
+		URLFrom:        cfg.Redis.URLFrom,
+		Username:       cfg.Redis.Username,
+		Password:       cfg.Redis.Password,
+		Cluster:        cfg.Redis.Cluster,
+		SentinelMaster: cfg.Redis.SentinelMaster,
+		SentinelAddrs:  cfg.Redis.Sentinels,
+		SentinelAuth:   redisclient.Auth{Username: cfg.Redis.SentinelUsername, Password: cfg.Redis.SentinelPassword},
+		ReadOnly:       cfg.Redis.ReadOnly,
+		TLS: redisclient.TLSOptions{
+			CAFile:     cfg.Redis.TLS.CAFile,
+			CertFile:   cfg.Redis.TLS.CertFile,
+			KeyFile:    cfg.Redis.TLS.KeyFile,
+			SkipVerify: cfg.Redis.TLS.SkipVerify,
+		},
+	})
+}
+
+// errInterrupted is why a one-shot read stopped when the user pressed
+// ctrl+c.
+var errInterrupted = errors.New("interrupted (ctrl+c) before every key was read")
+
+// readAll does one full pass over the matched keys and hands them to
+// collect a pipeline's worth at a time, as they arrive, while Redis walks
+// on.
+func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect func([]model.Observation)) error {
+	client, err := connect(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	defer report.ReadOnHalfTheCores()()
+	err = client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
+		collect(obs)
+		return nil
+	})
+	if err != nil && ctx.Err() != nil {
+		return errInterrupted
+	}
+	return err
+}
+
+// readSorted returns readAll's counters, classified by cfg.Rules, in key
+// order.
+func readSorted(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {
+	var sorter report.KeySorter
+	err := readAll(ctx, cfg, stderr, func(obs []model.Observation) {
+		counters := make([]model.Counter, len(obs))
+		for i := range obs {
+			counters[i] = model.NewCounter(&obs[i], &cfg.Rules)
+		}
+		sorter.Add(counters)
+	})
+	if err != nil {
+		return nil, err
+	}
+	return sorter.Sorted(), nil
+}

@@ -1,0 +1,123 @@
+package cli
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"slices"
+	"strings"
+	"time"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/countertop/countertop/ui"
+)
+
+// runDashboard opens the interactive dashboard on the Redis the flags name.
+func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
+	cfg, rest, err := parse("", args, stderr, nil)
+	if err != nil {
+		return err
+	}
+	if len(rest) > 0 && slices.Contains(commands, rest[0]) {
+		// countertop --url ... check: a line a monitor would run.
+		return fmt.Errorf("%q is a command, and a command goes first: countertop %s [flags]", rest[0], rest[0])
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	client, err := connect(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
+	return dashboard(ctx, client, cfg, "", "")
+}
+
+// dashboard runs the interactive program until the user quits; title and
+// hint are for the demo (see ui.Options).
+func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Config, title, hint string) error {
+	ctx, cancel := context.WithCancel(ctx)
+	defer cancel()
+	feed := make(chan model.Batch, 64)
+	watchErr := make(chan error, 1)
+	go func() {
+		// Watch returns when ctx is done, or at once when --mode events
+		// cannot work, after sending why as the feed's LastError; closing
+		// the feed then shows the dashboard that nothing more will come.
+		watchErr <- client.Watch(ctx, redisclient.WatchOptions{
+			PollOptions: redisclient.PollOptions{
+				Patterns:      cfg.Patterns,
+				Interval:      cfg.Redis.Interval,
+				DiscoverEvery: cfg.Redis.DiscoverEvery,
+				ScanCount:     cfg.Redis.ScanCount,
+			},
+			Mode:         cfg.Redis.Mode,
+			EnableEvents: cfg.Redis.EnableEvents,
+			ResyncEvery:  cfg.Redis.ResyncEvery,
+		}, feed)
+		close(feed)
+	}()
+
+	// A watch that cannot work (--mode events without notifications) says
+	// so in its first message: fail then, before the screen opens, as a
+	// refused connection does; after a second the screen opens regardless.
+	first := (<-chan model.Batch)(feed)
+	select {
+	case b, ok := <-feed:
+		if !ok || b.State != nil && b.State.Mode == "stopped" {
+			return <-watchErr
+		}
+		first = prepend(ctx, b, feed)
+	case <-time.After(time.Second):
+	case <-ctx.Done():
+		return nil
+	}
+
+	rules := cfg.Rules
+	m := ui.New(ui.Options{
+		Store:    model.NewStore(&rules),
+		Feed:     first,
+		Writer:   client,
+		ReadOnly: cfg.Redis.ReadOnly,
+		Title:    title,
+		Patterns: cfg.Patterns,
+		Hint:     hint,
+	})
+	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
+		err = nil // interrupted from outside: a normal way to stop
+	}
+	if err != nil && strings.Contains(err.Error(), "TTY") {
+		return errors.New("the dashboard needs a terminal and this is not one: run it in a terminal, or use 'countertop snapshot' or 'countertop check' in scripts")
+	}
+	if err != nil {
+		return err
+	}
+	// The reason the feed stopped (say, --mode events on a server without
+	// notifications) was on screen; it belongs in the shell too.
+	cancel()
+	return <-watchErr
+}
+
+// prepend returns a channel of b, then what rest brings, until rest is
+// closed or ctx done.
+func prepend(ctx context.Context, b model.Batch, rest <-chan model.Batch) <-chan model.Batch {
+	out := make(chan model.Batch, cap(rest))
+	out <- b
+	go func() {
+		defer close(out)
+		for b := range rest {
+			select {
+			case out <- b:
+			case <-ctx.Done():
+				return
+			}
+		}
+	}()
+	return out
+}

@@ -1,0 +1,135 @@
+package cli
+
+import (
+	"bufio"
+	"context"
+	"errors"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"strings"
+
+	"github.com/charmbracelet/x/term"
+
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// stdin is where repair reads its confirmation; tests replace it.
+var stdin io.Reader = os.Stdin
+
+// runRepair gives every stuck and no-expiry counter its window as a TTL,
+// with EXPIRE NX so that a TTL set in the meantime is never replaced.
+// Exit: 0 all repaired, 1 some could not be (no window known, or Redis or
+// --read-only refused), 2 it could not run (or was not confirmed).
+func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	var dryRun, yes bool
+	cfg, rest, err := parse("repair", args, stderr, func(fs *flag.FlagSet) {
+		fs.Usage = usageOf(fs, "countertop repair [--dry-run] [--yes] [flags]",
+			"Gives every stuck and no-expiry counter its window as a TTL (EXPIRE NX: a TTL is never shortened or replaced).")
+		fs.BoolVar(&dryRun, "dry-run", false, "print what would be repaired and change nothing")
+		fs.BoolVar(&yes, "yes", false, "repair without asking")
+	})
+	if err != nil {
+		return exitFailed, err
+	}
+	if err := noArgs(rest); err != nil {
+		return exitFailed, err
+	}
+	if cfg.Redis.ReadOnly && !dryRun { // refused, as incr is: nothing changed
+		return exitProblems, errors.New("--read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only")
+	}
+	counters, err := readSorted(ctx, cfg, stderr)
+	if err != nil {
+		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
+	}
+	var todo []*model.Counter
+	skipped := 0
+	for _, c := range counters {
+		if !isProblem(c) {
+			continue
+		}
+		if windowOf(&cfg.Rules, c.Key) == 0 {
+			skipped++
+			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", model.Printable(c.Key))
+			continue
+		}
+		todo = append(todo, c)
+	}
+	if len(todo)+skipped == 0 {
+		fmt.Fprintf(stdout, "nothing to repair: %d key%s checked, no counter stuck or without expiry\n", len(counters), plural(len(counters)))
+		return exitOK, nil
+	}
+	if dryRun || !yes {
+		for _, c := range todo {
+			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", model.Printable(c.Key), model.FormatDuration(windowOf(&cfg.Rules, c.Key)))
+		}
+	}
+	if dryRun {
+		fmt.Fprintf(stdout, "dry run: %d to repair, %d skipped; nothing was changed\n", len(todo), skipped)
+		if skipped > 0 {
+			return exitProblems, nil // as the repair itself would
+		}
+		return exitOK, nil
+	}
+	if len(todo) > 0 && !yes {
+		if err := confirm(ctx, fmt.Sprintf("Repair %d key%s?", len(todo), plural(len(todo))), stderr); err != nil {
+			return exitFailed, err
+		}
+	}
+
+	client, err := connect(ctx, cfg, stderr)
+	if err != nil {
+		return exitFailed, err
+	}
+	defer client.Close()
+	repaired, failed := 0, 0
+	for _, c := range todo {
+		name := model.Printable(c.Key)
+		window := windowOf(&cfg.Rules, c.Key)
+		set, obs, err := client.Expire(ctx, c.Key, window)
+		switch {
+		case errors.Is(err, context.Canceled):
+			return exitFailed, fmt.Errorf("interrupted after %d repaired", repaired)
+		case errors.Is(err, redisclient.ErrNoSuchKey):
+			fmt.Fprintf(stdout, "left %s alone: it no longer exists\n", name)
+		case err != nil:
+			failed++
+			fmt.Fprintf(stderr, "countertop: could not repair %s: %v\n", name, err)
+		case !set:
+			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
+		default:
+			repaired++
+			fmt.Fprintf(stdout, "repaired %s: TTL %s\n", name, model.FormatDuration(window))
+		}
+	}
+	fmt.Fprintf(stdout, "repaired %d of %d; %d skipped, %d failed\n", repaired, len(todo)+skipped, skipped, failed)
+	if failed+skipped > 0 {
+		return exitProblems, nil
+	}
+	return exitOK, nil
+}
+
+// confirm asks question on the terminal and returns nil when the answer is
+// yes. Without a terminal to ask on it refuses: a script must say --yes.
+func confirm(ctx context.Context, question string, stderr io.Writer) error {
+	if f, ok := stdin.(*os.File); !ok || !term.IsTerminal(f.Fd()) {
+		return errors.New("refusing to write without --yes: stdin is not a terminal; use --dry-run to preview")
+	}
+	fmt.Fprintf(stderr, "%s [y/N] ", question)
+	answer := make(chan string, 1)
+	go func() { // a read cannot be cancelled: ctrl+c must not wait for it
+		line, _ := bufio.NewReader(stdin).ReadString('\n')
+		answer <- strings.TrimSpace(line)
+	}()
+	select {
+	case <-ctx.Done():
+		return errors.New("interrupted: nothing was changed")
+	case a := <-answer:
+		if strings.EqualFold(a, "y") || strings.EqualFold(a, "yes") {
+			return nil
+		}
+		return errors.New("not confirmed: nothing was changed")
+	}
+}

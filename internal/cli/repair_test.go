@@ -1,0 +1,78 @@
+package cli
+
+import (
+	"io"
+	"strings"
+	"testing"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+func TestRepair(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:legacy", "150") // stuck: over the limit, no TTL
+	s.Do(t, "SET", "ratelimit:api:7", "3")        // no-expiry
+	s.Do(t, "SET", "ratelimit:api:ok", "3", "EX", "100")
+	s.Do(t, "SET", "views:home", "5000") // meant to live forever
+
+	code, out, errOut := cli(t, s, "repair", "--dry-run")
+	wantRun(t, code, out, errOut, exitOK, "would repair ratelimit:api:7: TTL 1m00s\nwould repair ratelimit:api:legacy: TTL 1m00s\n"+
+		"dry run: 2 to repair, 0 skipped; nothing was changed\n", "")
+	for _, k := range []string{"ratelimit:api:legacy", "ratelimit:api:7"} {
+		if ttlSeconds(t, s, k) != -1 {
+			t.Errorf("--dry-run gave %s a TTL", k)
+		}
+	}
+
+	code, out, errOut = cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:7: TTL 1m00s\nrepaired ratelimit:api:legacy: TTL 1m00s\n"+
+		"repaired 2 of 2; 0 skipped, 0 failed\n", "")
+	for key, want := range map[string]int64{"ratelimit:api:legacy": 60, "ratelimit:api:7": 60, "ratelimit:api:ok": 100, "views:home": -1} {
+		if got := ttlSeconds(t, s, key); got > want || got < want-10 {
+			t.Errorf("%s: TTL %ds, want %ds", key, got, want)
+		}
+	}
+
+	code, out, errOut = cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitOK, "nothing to repair: 4 keys checked, no counter stuck or without expiry\n", "")
+}
+
+// TestRepairSkips leaves counters whose window nobody knows, and exits 1:
+// not everything was repaired.
+func TestRepairSkips(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "legacy:1", "50")
+	code, out, errOut := cli(t, s, "repair", "--dry-run") // says what the repair would do, exit code included
+	wantRun(t, code, out, errOut, exitProblems,
+		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\ndry run: 0 to repair, 1 skipped; nothing was changed\n", "")
+	code, out, errOut = cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitProblems,
+		"skipped legacy:1: no window known; give its [[rule]] a window, or pass --window\nrepaired 0 of 1; 1 skipped, 0 failed\n", "")
+	code, out, errOut = cli(t, s, "repair", "--yes", "--window", "30s")
+	wantRun(t, code, out, errOut, exitOK, "repaired legacy:1: TTL 30s\n", "")
+}
+
+// setStdin makes r the stdin of the commands the test runs. Tests that
+// call it must not be parallel.
+func setStdin(t *testing.T, r io.Reader) {
+	old := stdin
+	stdin = r
+	t.Cleanup(func() { stdin = old })
+}
+
+func TestRepairRefuses(t *testing.T) {
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:7", "3")
+
+	setStdin(t, strings.NewReader("y\n")) // a yes, but not from a person at a terminal
+	code, out, errOut := cli(t, s, "repair")
+	wantRun(t, code, out, errOut, exitFailed, "would repair ratelimit:api:7: TTL 1m00s\n",
+		"countertop: refusing to write without --yes: stdin is not a terminal; use --dry-run to preview\n")
+	code, out, errOut = cli(t, s, "repair", "--yes", "--read-only")
+	wantRun(t, code, out, errOut, exitProblems, "", "countertop: --read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only\n")
+	if ttlSeconds(t, s, "ratelimit:api:7") != -1 {
+		t.Error("a refused repair changed the key")
+	}
+}

@@ -1,0 +1,37 @@
+package cli
+
+import (
+	"context"
+	"flag"
+	"fmt"
+	"io"
+	"os"
+	"time"
+
+	"github.com/countertop/countertop/internal/report"
+)
+
+// runSnapshot prints the matched counters once, in --format.
+func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
+	var format string
+	cfg, rest, err := parse("snapshot", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&format, "format", "table", "output `FORMAT`: table, json or csv")
+	})
+	if err != nil {
+		return err
+	}
+	if err := noArgs(rest); err != nil {
+		return err
+	}
+	if !report.ValidFormat(format) {
+		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
+	}
+	if f, ok := stdout.(*os.File); ok {
+		report.GrowPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
+	}
+	snap := report.NewSnapshot(format, &cfg.Rules)
+	if err := readAll(ctx, cfg, stderr, snap.Add); err != nil {
+		return err
+	}
+	return snap.Write(stdout, time.Now())
+}

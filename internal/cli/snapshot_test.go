@@ -1,0 +1,115 @@
+package cli
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+	"testing"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+func TestSnapshotJSON(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100")
+	s.Do(t, "SET", "ratelimit:api:stuck", "9223372036854775807")
+	s.Do(t, "SET", "ratelimit:api:\x1b[2J\xff", "3", "EX", "100")
+	s.Do(t, "HSET", "ratelimit:config", "a", "1")
+	s.Do(t, "SET", "views:home", "42")
+	s.Do(t, "SET", "other:thing", "1") // matches no pattern
+
+	code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--pattern", "views:*", "--format", "json")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("snapshot exited %d: %s", code, errOut)
+	}
+	var snap struct {
+		TakenAt  string                       `json:"taken_at"`
+		Counters []map[string]json.RawMessage `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("not JSON: %v\n%s", err, out)
+	}
+	byKey := map[string]map[string]string{}
+	for _, c := range snap.Counters {
+		var key string
+		json.Unmarshal(c["key"], &key)
+		row := map[string]string{}
+		for f, v := range c {
+			row[f] = string(v)
+		}
+		byKey[key] = row
+	}
+	if len(byKey) != 5 {
+		t.Fatalf("want the 5 matching keys, got %d:\n%s", len(byKey), out)
+	}
+	want := map[string]map[string]string{
+		"ratelimit:api:ok":                    {"type": `"string"`, "value": "17", "raw": `"17"`, "limit": "100", "window_s": "60", "rule": `"ratelimit:*"`, "status": `"ok"`},
+		"ratelimit:api:stuck":                 {"value": "9223372036854775807", "ttl_ms": "-1", "status": `"stuck"`},
+		`ratelimit:api:` + "\x1b[2J" + `\xff`: {"status": `"ok"`},
+		"ratelimit:config":                    {"type": `"hash"`, "value": "null", "raw": "null", "status": `"not-counter"`},
+		"views:home":                          {"ttl_ms": "-1", "limit": "null", "window_s": "null", "rule": `"views:*"`, "status": `"ok"`},
+	}
+	for key, fields := range want {
+		row, ok := byKey[key]
+		if !ok {
+			t.Errorf("key %q missing from the snapshot:\n%s", key, out)
+			continue
+		}
+		for f, v := range fields {
+			if row[f] != v {
+				t.Errorf("%q: %s = %s, want %s", key, f, row[f], v)
+			}
+		}
+	}
+	if ttl := byKey["ratelimit:api:ok"]["ttl_ms"]; ttl == "-1" || strings.Contains(ttl, ".") {
+		t.Errorf("ttl_ms of a key with EX 100 is %s; want whole milliseconds left", ttl)
+	}
+	if !strings.Contains(out, `\u001b[2J\\xff`) {
+		t.Errorf("the escape must be a JSON \\u escape and the invalid byte \\\\xff:\n%s", out)
+	}
+}
+
+// Two patterns that both match most keys, the first with a [range] (which
+// the walk cannot filter by): the output holds every key once, in key order.
+func TestSnapshotEachKeyOnceInKeyOrder(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	args := []any{"MSET"}
+	for i := range 300 {
+		args = append(args, fmt.Sprintf("rl:%03d", 299-i), i)
+	}
+	s.Do(t, args...)
+	code, out, errOut := cli(t, s, "snapshot", "--pattern", "rl:[0-1]*", "--pattern", "rl:*", "--format", "csv")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("snapshot exited %d: %s", code, errOut)
+	}
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")[1:]
+	if len(lines) != 300 {
+		t.Fatalf("%d rows for 300 keys:\n%s", len(lines), out)
+	}
+	for i, l := range lines {
+		if want := fmt.Sprintf("rl:%03d,", i); !strings.HasPrefix(l, want) {
+			t.Fatalf("row %d is %q, want the row of %s", i, l, strings.TrimSuffix(want, ","))
+		}
+	}
+}
+
+func TestSnapshotTableAndCSVAreSafeForTerminals(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:\x1b]0;pwned\x07", "5", "EX", "100")
+	for _, format := range []string{"table", "csv"} {
+		code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", format)
+		if code != exitOK {
+			t.Fatalf("%s: exit %d: %s", format, code, errOut)
+		}
+		if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `ratelimit:\e]0;pwned\x07`) {
+			t.Errorf("%s output does not escape the key name:\n%q", format, out)
+		}
+	}
+	code, _, errOut := cli(t, s, "snapshot", "--format", "xml")
+	if code != exitFailed || !strings.Contains(errOut, "xml") {
+		t.Errorf("--format xml: exit %d, %q", code, errOut)
+	}
+}
