@@ -24,7 +24,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err := noArgs(rest); err != nil {
 		return exitFailed, err
 	}
-	counters, err := readSorted(ctx, cfg, stderr)
+	client, err := connect(ctx, cfg, stderr)
+	if err != nil {
+		return exitFailed, fmt.Errorf("could not check: %w", err)
+	}
+	defer client.Close()
+	counters, err := readSorted(ctx, client, cfg)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not check: %w", err)
 	}

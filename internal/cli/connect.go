@@ -66,17 +66,12 @@ func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 // ctrl+c.
 var errInterrupted = errors.New("interrupted (ctrl+c) before every key was read")
 
-// readAll does one full pass over the matched keys and hands them to
-// collect a pipeline's worth at a time, as they arrive, while Redis walks
-// on.
-func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect func([]model.Observation)) error {
-	client, err := connect(ctx, cfg, stderr)
-	if err != nil {
-		return err
-	}
-	defer client.Close()
+// readAll does one full pass over the keys cfg matches, through client,
+// and hands them to collect a pipeline's worth at a time, as they arrive,
+// while Redis walks on.
+func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config, collect func([]model.Observation)) error {
 	defer report.ReadOnHalfTheCores()()
-	err = client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
+	err := client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
 		collect(obs)
 		return nil
 	})
@@ -88,9 +83,9 @@ func readAll(ctx context.Context, cfg config.Config, stderr io.Writer, collect f
 
 // readSorted returns readAll's counters, classified by cfg.Rules, in key
 // order.
-func readSorted(ctx context.Context, cfg config.Config, stderr io.Writer) ([]*model.Counter, error) {
+func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config) ([]*model.Counter, error) {
 	var sorter report.KeySorter
-	err := readAll(ctx, cfg, stderr, func(obs []model.Observation) {
+	err := readAll(ctx, client, cfg, func(obs []model.Observation) {
 		counters := make([]model.Counter, len(obs))
 		for i := range obs {
 			counters[i] = model.NewCounter(&obs[i], &cfg.Rules)

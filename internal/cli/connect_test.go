@@ -12,18 +12,35 @@ import (
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
+// connected returns a client of the Redis cfg names, closed when the test
+// ends.
+func connected(t *testing.T, cfg config.Config) *redisclient.Client {
+	t.Helper()
+	client, err := connect(context.Background(), cfg, io.Discard)
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { client.Close() })
+	return client
+}
+
 // ctrl+c before Redis answers a snapshot, a check or a repair is one
-// sentence, not "context canceled".
+// sentence, not "context canceled": while connecting, and while reading.
 func TestReadInterrupted(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
+	s.Do(t, "SET", "k:1", "1")
 	ctx, cancel := context.WithCancel(context.Background())
 	cancel()
 	cfg := config.Config{Redis: config.Redis{URL: s.URL()}, Patterns: []string{"*"}}
-	if _, err := readSorted(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
-		t.Errorf("readSorted after ctrl+c: %v, want %q", err, errConnectInterrupted)
+	if _, err := connect(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
+		t.Errorf("connect after ctrl+c: %v, want %q", err, errConnectInterrupted)
+	}
+	if _, err := readSorted(ctx, connected(t, cfg), cfg); !errors.Is(err, errInterrupted) {
+		t.Errorf("readSorted after ctrl+c: %v, want %q", err, errInterrupted)
 	}
 }
 
@@ -46,8 +63,8 @@ func TestConnectSlowThenInterrupted(t *testing.T) {
 		time.AfterFunc(700*time.Millisecond, cancel)
 		var errOut bytes.Buffer
 		cfg := config.Config{Redis: tc.redis, Patterns: []string{"*"}}
-		if _, err := readSorted(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
-			t.Errorf("readSorted, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
+		if _, err := connect(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
+			t.Errorf("connect, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
 		}
 		if want := "countertop: connecting to " + tc.says + "... (ctrl+c to stop)\n"; errOut.String() != want {
 			t.Errorf("stderr %q, want %q", errOut.String(), want)
@@ -68,9 +85,10 @@ func TestOverlappingPassesGiveTheCoresBack(t *testing.T) {
 	// a starts, b starts, a ends, b ends.
 	aIn, bIn, aDone, bDone := make(chan struct{}), make(chan struct{}), make(chan struct{}), make(chan struct{})
 	during := 0
+	a, b := connected(t, cfg), connected(t, cfg)
 	go func() {
 		defer close(aDone)
-		readAll(context.Background(), cfg, io.Discard, func([]model.Observation) {
+		readAll(context.Background(), a, cfg, func([]model.Observation) {
 			during = runtime.GOMAXPROCS(0)
 			close(aIn)
 			<-bIn
@@ -79,7 +97,7 @@ func TestOverlappingPassesGiveTheCoresBack(t *testing.T) {
 	<-aIn
 	go func() {
 		defer close(bDone)
-		readAll(context.Background(), cfg, io.Discard, func([]model.Observation) {
+		readAll(context.Background(), b, cfg, func([]model.Observation) {
 			close(bIn)
 			<-aDone
 		})

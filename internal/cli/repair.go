@@ -20,7 +20,8 @@ import (
 var stdin io.Reader = os.Stdin
 
 // runRepair gives every stuck and no-expiry counter its window as a TTL,
-// with EXPIRE NX so that a TTL set in the meantime is never replaced.
+// with EXPIRE NX so that a TTL set in the meantime is never replaced; it
+// reads the counters and writes the repairs over one connection.
 // Exit: 0 all repaired, 1 some could not be (no window known, or Redis or
 // --read-only refused), 2 it could not run (or was not confirmed).
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -40,7 +41,12 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	if cfg.Redis.ReadOnly && !dryRun { // refused, as incr is: nothing changed
 		return exitProblems, errors.New("--read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only")
 	}
-	counters, err := readSorted(ctx, cfg, stderr)
+	client, err := connect(ctx, cfg, stderr)
+	if err != nil {
+		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
+	}
+	defer client.Close()
+	counters, err := readSorted(ctx, client, cfg)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}
@@ -79,11 +85,6 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 
-	client, err := connect(ctx, cfg, stderr)
-	if err != nil {
-		return exitFailed, err
-	}
-	defer client.Close()
 	repaired, failed := 0, 0
 	for _, c := range todo {
 		name := model.Printable(c.Key)

@@ -29,8 +29,13 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if f, ok := stdout.(*os.File); ok {
 		report.GrowPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
 	}
+	client, err := connect(ctx, cfg, stderr)
+	if err != nil {
+		return err
+	}
+	defer client.Close()
 	snap := report.NewSnapshot(format, &cfg.Rules)
-	if err := readAll(ctx, cfg, stderr, snap.Add); err != nil {
+	if err := readAll(ctx, client, cfg, snap.Add); err != nil {
 		return err
 	}
 	return snap.Write(stdout, time.Now())
