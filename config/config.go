@@ -77,18 +77,19 @@ type TLS struct {
 	SkipVerify bool   // accept any server certificate (testing only)
 }
 
-// defaults is the configuration before any file, environment or flag.
+// defaults is the configuration before any file, environment or flag:
+// the settings' defaults, and a fallback rule that expects a TTL.
 func defaults() Config {
-	return Config{
-		Redis: Redis{
-			URL:         DefaultURL,
-			Mode:        ModeAuto,
-			Interval:    time.Second,
-			ResyncEvery: 30 * time.Second,
-			ScanCount:   1000,
-		},
-		Rules: model.Rules{Fallback: model.Rule{ExpectTTL: true}},
+	c := Config{Rules: model.Rules{Fallback: model.Rule{ExpectTTL: true}}}
+	for _, s := range settings {
+		if s.Default == "" || s.value == nil {
+			continue
+		}
+		if errs := s.value.text(&c, []string{s.Default}); len(errs) > 0 {
+			panic(fmt.Sprintf("config: the default of %s does not parse: %v", s.Key, errs))
+		}
 	}
+	return c
 }
 
 // String describes r for logs and debugging, with the passwords masked.
@@ -338,6 +339,14 @@ func parseLimit(s string) (float64, error) {
 		return 0, fmt.Errorf("%q is not a limit (use a number more than 0)", s)
 	}
 	return f, checkLimit(f)
+}
+
+func parseBool(s string) (bool, error) {
+	b, err := strconv.ParseBool(s)
+	if err != nil {
+		return false, fmt.Errorf("%q is not true or false", s)
+	}
+	return b, nil
 }
 
 func parseScanCount(s string) (int64, error) {

@@ -82,10 +82,11 @@ func (c *Config) applyTOML(name, src string) error {
 			if md.Type(k[0]) != "Hash" {
 				err = fmt.Errorf("must be a table: write [%s] and put its keys under it", k[0])
 			}
-		case len(k) == 2 && k[0] == "redis":
-			err = c.setRedis(k[1], lookup(doc, k, rule), dir)
-			if err == nil && k[1] == "url" {
-				c.Redis.URLFrom = at + ": " + field
+		case len(k) == 2 && settingByKey(k[0]+"."+k[1]) != nil: // [redis], and [defaults]' limit and window
+			s := settingByKey(k[0] + "." + k[1])
+			err = s.value.toml(c, lookup(doc, k, rule), dir)
+			if err == nil && s.origin != nil {
+				*s.origin(c) = at + ": " + field
 			}
 		case len(k) == 2 && k[0] == "defaults" && k[1] != "pattern":
 			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
@@ -151,65 +152,6 @@ func lookup(doc map[string]any, k toml.Key, rule int) any {
 	return table[k[1]]
 }
 
-// setRedis applies one key of the [redis] table. Relative file names are
-// relative to dir, the config file's directory, so that a config file and
-// its certificates can move together.
-func (c *Config) setRedis(key string, v any, dir string) error {
-	r := &c.Redis
-	var err error
-	switch key {
-	case "url":
-		if r.URL, err = tomlString(v); err == nil {
-			err = checkURL(r.URL)
-		}
-	case "username":
-		r.Username, err = tomlString(v)
-	case "password":
-		r.Password, err = tomlString(v)
-	case "mode":
-		if r.Mode, err = tomlString(v); err == nil {
-			err = checkMode(r.Mode)
-		}
-	case "interval":
-		r.Interval, err = tomlDuration(v)
-	case "discover_every":
-		r.DiscoverEvery, err = tomlDuration(v)
-	case "resync_every":
-		r.ResyncEvery, err = tomlDuration(v)
-	case "scan_count":
-		if r.ScanCount, err = tomlInteger(v); err == nil {
-			err = checkScanCount(r.ScanCount)
-		}
-	case "cluster":
-		r.Cluster, err = tomlBool(v)
-	case "read_only":
-		r.ReadOnly, err = tomlBool(v)
-	case "enable_events":
-		r.EnableEvents, err = tomlBool(v)
-	case "tls_ca":
-		r.TLS.CAFile, err = tomlFile(v, dir)
-	case "tls_cert":
-		r.TLS.CertFile, err = tomlFile(v, dir)
-	case "tls_key":
-		r.TLS.KeyFile, err = tomlFile(v, dir)
-	case "tls_skip_verify":
-		r.TLS.SkipVerify, err = tomlBool(v)
-	case "patterns":
-		c.Patterns, err = tomlStrings(v, `an array of globs in quotes, like ["ratelimit:*"]`, checkPattern)
-	case "sentinel_master":
-		r.SentinelMaster, err = tomlString(v)
-	case "sentinels":
-		r.Sentinels, err = tomlStrings(v, `an array of addresses in quotes, like ["10.0.0.5:26379"]`, checkAddr)
-	case "sentinel_username":
-		r.SentinelUsername, err = tomlString(v)
-	case "sentinel_password":
-		r.SentinelPassword, err = tomlString(v)
-	default:
-		return errUnknownKey
-	}
-	return err
-}
-
 // setRule applies one key of a [[rule]] table or of [defaults].
 func setRule(r *model.Rule, key string, v any) error {
 	var err error
@@ -219,9 +161,7 @@ func setRule(r *model.Rule, key string, v any) error {
 			err = checkPattern(r.Pattern)
 		}
 	case "limit":
-		if r.Limit, err = tomlNumber(v); err == nil {
-			err = checkLimit(r.Limit)
-		}
+		r.Limit, err = tomlLimit(v)
 	case "window":
 		r.Window, err = tomlWindow(v)
 	case "warn_at":
@@ -272,12 +212,20 @@ func tomlNumber(v any) (float64, error) {
 	return 0, wrongType("a number", v)
 }
 
-func tomlInteger(v any) (int64, error) {
+func tomlLimit(v any) (float64, error) {
+	f, err := tomlNumber(v)
+	if err != nil {
+		return 0, err
+	}
+	return f, checkLimit(f)
+}
+
+func tomlScanCount(v any) (int64, error) {
 	n, ok := v.(int64)
 	if !ok {
 		return 0, wrongType("a whole number", v)
 	}
-	return n, nil
+	return n, checkScanCount(n)
 }
 
 func tomlBool(v any) (bool, error) {
@@ -288,7 +236,9 @@ func tomlBool(v any) (bool, error) {
 	return b, nil
 }
 
-// tomlFile wants the name of a file that exists, relative to dir unless absolute.
+// tomlFile wants the name of a file that exists, relative to dir (the config
+// file's) unless absolute, so that a config file and its certificates can
+// move together.
 func tomlFile(v any, dir string) (string, error) {
 	name, err := tomlString(v)
 	if err != nil {

@@ -6,7 +6,6 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
-	"strconv"
 	"strings"
 )
 
@@ -15,40 +14,26 @@ import (
 // text the user typed, so that Load checks them with the same rules, and
 // reports them in the same words, as values from the config file.
 type Flags struct {
-	url, config, mode                    string
-	patterns, sentinels                  stringList
-	sentinelMaster                       string
-	limit, window                        string
-	interval, discoverEvery, resyncEvery string
-	scanCount                            string
-	readOnly, cluster, enableEvents      bool
-	tlsCA, tlsCert, tlsKey               string
-	tlsSkipVerify                        bool
+	values map[string]flag.Value // by flag name
 }
 
-// Register adds the flags every countertop command shares to fs.
+// Register adds the flags every countertop command shares to fs: those of
+// Settings.
 func Register(fs *flag.FlagSet) *Flags {
-	d := defaults()
-	f := &Flags{}
-	fs.StringVar(&f.url, "url", d.Redis.URL, "Redis `URL`: redis://[user:password@]host:port/db, rediss:// for TLS, unix:///path, redis+sentinel:// (env REDIS_URL)")
-	fs.Var(&f.patterns, "pattern", "watch the keys matching `GLOB`; repeat for more (default: the rules' patterns, else *)")
-	fs.StringVar(&f.config, "config", "", "read settings from `FILE` (default ./countertop.toml, else $XDG_CONFIG_HOME/countertop/config.toml)")
-	fs.StringVar(&f.limit, "limit", "", "limit `N` of the keys no rule covers (a rule without a limit has none)")
-	fs.StringVar(&f.window, "window", "", "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s")
-	fs.StringVar(&f.mode, "mode", d.Redis.Mode, "follow changes by `MODE`: auto, events (keyspace notifications) or poll")
-	fs.StringVar(&f.interval, "interval", d.Redis.Interval.String(), "re-read the counters every `DURATION` when polling")
-	fs.StringVar(&f.discoverEvery, "discover-every", "", "SCAN for new keys every `DURATION` (default: the interval)")
-	fs.StringVar(&f.resyncEvery, "resync-every", d.Redis.ResyncEvery.String(), "in events mode, re-read everything every `DURATION` in case an event was lost")
-	fs.StringVar(&f.scanCount, "scan-count", strconv.FormatInt(d.Redis.ScanCount, 10), "ask each SCAN call for about `N` keys (its COUNT)")
-	fs.BoolVar(&f.readOnly, "read-only", false, "refuse every write")
-	fs.BoolVar(&f.cluster, "cluster", false, "treat the URL as a Redis Cluster seed (also auto-detected)")
-	fs.StringVar(&f.sentinelMaster, "sentinel-master", "", "find the master named `NAME` through Sentinel (with --sentinel)")
-	fs.Var(&f.sentinels, "sentinel", "a Sentinel's `HOST:PORT`; repeat for more (with --sentinel-master; env REDIS_SENTINEL_PASSWORD if Sentinels ask for one)")
-	fs.BoolVar(&f.enableEvents, "enable-events", false, "turn on keyspace notifications on the server (CONFIG SET) if they are off")
-	fs.StringVar(&f.tlsCA, "tls-ca", "", "CA certificate `FILE` that signed the server's certificate")
-	fs.StringVar(&f.tlsCert, "tls-cert", "", "client certificate `FILE` (with --tls-key)")
-	fs.StringVar(&f.tlsKey, "tls-key", "", "client key `FILE` (with --tls-cert)")
-	fs.BoolVar(&f.tlsSkipVerify, "tls-skip-verify", false, "accept any server certificate (insecure; for testing)")
+	f := &Flags{values: make(map[string]flag.Value)}
+	for _, s := range settings {
+		switch {
+		case s.Flag == "":
+			continue
+		case s.value != nil && s.value.isList:
+			fs.Var(new(stringList), s.Flag, s.Usage)
+		case s.value != nil && s.value.isBool:
+			fs.Bool(s.Flag, s.Default == "true", s.Usage)
+		default:
+			fs.String(s.Flag, s.Default, s.Usage)
+		}
+		f.values[s.Flag] = fs.Lookup(s.Flag).Value
+	}
 	return f
 }
 
@@ -61,7 +46,7 @@ func Load(f *Flags, fs *flag.FlagSet, getenv func(string) string) (Config, error
 	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
 
 	c := defaults()
-	path, err := configPath(f.config, getenv)
+	path, err := configPath(f.values["config"].String(), getenv)
 	if err != nil {
 		return Config{}, err
 	}
@@ -110,118 +95,50 @@ func configPath(explicit string, getenv func(string) string) (string, error) {
 	return "", nil
 }
 
-// applyEnv applies REDIS_URL (unless --url was given), REDIS_USERNAME,
-// REDIS_PASSWORD, REDIS_SENTINEL_USERNAME and REDIS_SENTINEL_PASSWORD.
+// applyEnv applies the environment variables of the settings whose flag
+// was not given (a bad REDIS_URL is no matter with --url).
 func (c *Config) applyEnv(getenv func(string) string, set map[string]bool) error {
-	if u := getenv("REDIS_URL"); u != "" && !set["url"] {
-		if err := checkURL(u); err != nil {
-			return fmt.Errorf("REDIS_URL: %w", err)
+	var errs []error
+	for _, s := range settings {
+		text := ""
+		if s.Env != "" && !set[s.Flag] {
+			text = getenv(s.Env)
 		}
-		c.Redis.URL, c.Redis.URLFrom = u, "REDIS_URL"
+		if text == "" {
+			continue
+		}
+		bad := s.value.text(c, []string{text})
+		for _, err := range bad {
+			errs = append(errs, fmt.Errorf("%s: %w", s.Env, err))
+		}
+		if len(bad) == 0 && s.origin != nil {
+			*s.origin(c) = s.Env
+		}
 	}
-	if u := getenv("REDIS_USERNAME"); u != "" {
-		c.Redis.Username = u
-	}
-	if p := getenv("REDIS_PASSWORD"); p != "" {
-		c.Redis.Password = p
-	}
-	if u := getenv("REDIS_SENTINEL_USERNAME"); u != "" {
-		c.Redis.SentinelUsername = u
-	}
-	if p := getenv("REDIS_SENTINEL_PASSWORD"); p != "" {
-		c.Redis.SentinelPassword = p
-	}
-	return nil
+	return errors.Join(errs...)
 }
 
 // applyFlags applies the flags the user set.
 func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 	var errs []error
-	check := func(flag string, err error) {
-		if err != nil {
-			errs = append(errs, fmt.Errorf("--%s: %w", flag, err))
+	for _, s := range settings {
+		if s.Flag == "" || s.value == nil || !set[s.Flag] {
+			continue
 		}
-	}
-	r := &c.Redis
-	var err error
-	if set["url"] {
-		r.URL, r.URLFrom = f.url, "--url"
-		check("url", checkURL(f.url))
-		// Credentials in --url beat those of the environment and the file,
-		// as every flag does: the others would otherwise replace them.
-		// A password alone (redis://:pw@host) is the default user's.
-		if start, at, colon := userInfo(f.url); colon >= 0 {
-			r.Username, r.Password = "", ""
-		} else if at > start {
-			r.Username = ""
+		v := f.values[s.Flag]
+		items := []string{v.String()}
+		if list, ok := v.(*stringList); ok {
+			items = *list
 		}
-	}
-	if set["pattern"] {
-		c.Patterns = f.patterns
-		for _, p := range f.patterns {
-			check("pattern", checkPattern(p))
+		for _, err := range s.value.text(c, items) {
+			errs = append(errs, fmt.Errorf("--%s: %w", s.Flag, err))
 		}
-	}
-	if set["limit"] {
-		c.Rules.Fallback.Limit, err = parseLimit(f.limit)
-		check("limit", err)
-	}
-	if set["window"] {
-		c.Rules.Fallback.Window, err = parseWindow(f.window)
-		check("window", err)
-	}
-	if set["mode"] {
-		r.Mode = f.mode
-		check("mode", checkMode(f.mode))
-	}
-	if set["interval"] {
-		r.Interval, err = parseDuration(f.interval)
-		check("interval", err)
-	}
-	if set["discover-every"] {
-		r.DiscoverEvery, err = parseDuration(f.discoverEvery)
-		check("discover-every", err)
-	}
-	if set["resync-every"] {
-		r.ResyncEvery, err = parseDuration(f.resyncEvery)
-		check("resync-every", err)
-	}
-	if set["scan-count"] {
-		r.ScanCount, err = parseScanCount(f.scanCount)
-		check("scan-count", err)
-	}
-	if set["read-only"] {
-		r.ReadOnly = f.readOnly
-	}
-	if set["cluster"] {
-		r.Cluster = f.cluster
-	}
-	if set["sentinel-master"] {
-		r.SentinelMaster = f.sentinelMaster
-	}
-	if set["sentinel"] {
-		r.Sentinels = f.sentinels
-		for _, a := range f.sentinels {
-			check("sentinel", checkAddr(a))
+		if s.origin != nil {
+			*s.origin(c) = "--" + s.Flag
 		}
-	}
-	if set["enable-events"] {
-		r.EnableEvents = f.enableEvents
-	}
-	if set["tls-ca"] {
-		r.TLS.CAFile = f.tlsCA
-		check("tls-ca", checkFile(f.tlsCA))
-	}
-	if set["tls-cert"] {
-		r.TLS.CertFile = f.tlsCert
-		check("tls-cert", checkFile(f.tlsCert))
-	}
-	if set["tls-key"] {
-		r.TLS.KeyFile = f.tlsKey
-		check("tls-key", checkFile(f.tlsKey))
-	}
-	if set["tls-skip-verify"] {
-		r.TLS.SkipVerify = f.tlsSkipVerify
+		if s.flagAlso != nil {
+			s.flagAlso(c, v.String())
+		}
 	}
 	return errors.Join(errs...)
 }
