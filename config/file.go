@@ -3,10 +3,10 @@ package config
 import (
 	"errors"
 	"fmt"
+	"io"
 	"os"
 	"path/filepath"
 	"regexp"
-	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -18,11 +18,31 @@ import (
 
 var errUnknownKey = errors.New("unknown key")
 
+// The bounds of a config file, far above what any config needs. They are
+// checked before the TOML decoder sees the file: a file that never ends
+// (/dev/zero, a FIFO) would be read for ever, and the decoder's time and
+// memory grow much faster than the file with the nesting of its values.
+const (
+	maxFileSize    = 1 << 20 // bytes
+	maxFileSizeFor = "1 MiB" // maxFileSize, for messages
+	maxNesting     = 16      // arrays and inline tables within each other
+)
+
 // readFile applies the config file at path to c.
 func (c *Config) readFile(path string) error {
-	src, err := os.ReadFile(path)
+	f, err := os.Open(path)
 	if err != nil {
 		return fmt.Errorf("cannot read the config file: %w", err)
+	}
+	defer f.Close()
+	// One byte more than allowed tells a file that is too large from one
+	// that just fits, whatever its size says (a device, a FIFO).
+	src, err := io.ReadAll(io.LimitReader(f, maxFileSize+1))
+	if err != nil {
+		return fmt.Errorf("cannot read the config file: %w", err)
+	}
+	if len(src) > maxFileSize {
+		return fmt.Errorf("%s: larger than %s, more than any countertop config needs: check that it is the config file you meant (--config names one)", path, maxFileSizeFor)
 	}
 	return c.applyTOML(path, string(src))
 }
@@ -35,6 +55,9 @@ func (c *Config) readFile(path string) error {
 // it is on: toml.MetaData keeps key positions to itself, and the TOML
 // decoder's own type errors would point at the last [[rule]] for any rule.
 func (c *Config) applyTOML(name, src string) error {
+	if line := nestedTooDeep(src); line > 0 {
+		return fmt.Errorf("%s:%d: values nested more than %d deep (arrays and inline tables within each other), more than any countertop config needs: write them flatter", name, line, maxNesting)
+	}
 	var doc map[string]any
 	md, err := toml.Decode(src, &doc)
 	if err != nil {
@@ -50,8 +73,8 @@ func (c *Config) applyTOML(name, src string) error {
 
 	var (
 		errs []error
-		bad  []string // fields reported already: keys inside them are not reported again
-		rule = -1     // index in c.Rules.List of the [[rule]] table being read
+		bad  = make(map[string]bool) // fields reported already: keys inside them are not reported again
+		rule = -1                    // index in c.Rules.List of the [[rule]] table being read
 		dir  = filepath.Dir(name)
 		seen = make(map[string]patternAt) // the first rule with each pattern
 	)
@@ -61,7 +84,7 @@ func (c *Config) applyTOML(name, src string) error {
 			c.Rules.List = append(c.Rules.List, model.Rule{ExpectTTL: true})
 		}
 		field := fieldName(k, rule)
-		if slices.ContainsFunc(bad, func(b string) bool { return strings.HasPrefix(field, b+".") }) {
+		if inBad(bad, k, rule) {
 			continue
 		}
 		at := name
@@ -100,10 +123,24 @@ func (c *Config) applyTOML(name, src string) error {
 		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", at, field, err))
-			bad = append(bad, field)
+			bad[field] = true
 		}
 	}
 	return errors.Join(errs...)
+}
+
+// inBad reports whether key k is inside a field of bad, as fieldName names
+// them. (A map, not a list: a file may hold thousands of bad keys.)
+func inBad(bad map[string]bool, k toml.Key, rule int) bool {
+	if len(bad) == 0 {
+		return false
+	}
+	for n := 1; n < len(k); n++ {
+		if bad[fieldName(k[:n], rule)] {
+			return true
+		}
+	}
+	return false
 }
 
 // patternAt is where a rule's pattern is written: the rule's index in
@@ -362,6 +399,32 @@ func keyLines(src string) []int {
 		}
 	}
 	return lines
+}
+
+// nestedTooDeep returns the line on which src, a TOML document valid or not,
+// opens its (maxNesting+1)th array or inline table within others, 0 when it
+// does not: the brackets and braces outside strings and comments, counted
+// the way keyLines reads them.
+func nestedTooDeep(src string) int {
+	src = strings.TrimPrefix(src, "\ufeff")
+	depth, line := 0, 1
+	for i := 0; i < len(src); i++ {
+		switch src[i] {
+		case '\n':
+			line++
+		case '#':
+			i = endOfLine(src, i)
+		case '"', '\'':
+			i, line = skipString(src, i, line)
+		case '[', '{':
+			if depth++; depth > maxNesting {
+				return line
+			}
+		case ']', '}':
+			depth = max(depth-1, 0)
+		}
+	}
+	return 0
 }
 
 // endOfLine returns the index of the last byte before the newline that ends
