@@ -248,6 +248,39 @@ func checkURL(s string) error {
 	if u, err := url.Parse(probe); hasUser && (err != nil || u.Host != host) && strings.ToLower(scheme) != "unix" {
 		return fmt.Errorf("%q has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%%40 for @, %%2F for /, %%3A for :)", RedactURL(s))
 	}
+	return checkDB(s, s[max(start, at+1)+len(rest):], strings.EqualFold(scheme, "unix"))
+}
+
+// checkDB checks the databases that tail, what follows the hosts of the
+// URL s, names: in its path (but for unix://, whose path is the socket's)
+// and in a db= option, which go-redis reads after the path. go-redis takes
+// a negative number, then reads database 0 while keyspace events are asked
+// of __keyspace@-1__; what is no number it refuses itself, and whether the
+// server has as many databases as a number asks for only the server can say.
+func checkDB(s, tail string, unix bool) error {
+	tail, _, _ = strings.Cut(tail, "#")
+	path, query, _ := strings.Cut(tail, "?")
+	if !unix {
+		if p, err := url.PathUnescape(path); err == nil {
+			path = p
+		}
+		if err := checkDBNumber(s, strings.Trim(path, "/"), "/0"); err != nil {
+			return err
+		}
+	}
+	options, _ := url.ParseQuery(query) // what parses: go-redis reads the same
+	if db := options["db"]; len(db) > 0 {
+		return checkDBNumber(s, db[len(db)-1], "db=0")
+	}
+	return nil
+}
+
+// checkDBNumber refuses db, the database the URL s names, written as like
+// shows, when it is a negative number.
+func checkDBNumber(s, db, like string) error {
+	if n, err := strconv.Atoi(db); err == nil && n < 0 {
+		return fmt.Errorf("%q has database %d, which does not exist (use a database number from 0 up, like %s)", RedactURL(s), n, like)
+	}
 	return nil
 }
 

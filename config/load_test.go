@@ -202,6 +202,9 @@ func TestFileErrors(t *testing.T) {
 		{"url port out of range",
 			"[redis]\nurl = \"redis://user:hunter2@127.0.0.1:99999/0\"\n",
 			`:2: redis.url: "redis://user:***@127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
+		{"url database negative",
+			"[redis]\nurl = \"redis://user:hunter2@h:7000/-1\"\n",
+			`:2: redis.url: "redis://user:***@h:7000/-1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
 		{"password not a string, value not shown",
 			"[redis]\npassword = 12345\n",
 			`:2: redis.password: must be a string in quotes, not an integer`},
@@ -316,6 +319,11 @@ func TestFlagAndEnvErrors(t *testing.T) {
 			`REDIS_URL: "redis://:***@127.0.0.1:31010/0" has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%40 for @, %2F for /, %3A for :)`},
 		{"REDIS_URL port out of range", map[string]string{"REDIS_URL": "redis://:hunter2@h:70000"}, nil, `REDIS_URL: "redis://:***@h:70000" has port 70000, which does not exist (use a port from 1 to 65535, like 6379)`},
 		{"REDIS_URL", map[string]string{"REDIS_URL": "127.0.0.1:7000"}, nil, `REDIS_URL: "127.0.0.1:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"url database negative", nil, []string{"--url", "redis://127.0.0.1:7000/-1"}, `--url: "redis://127.0.0.1:7000/-1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
+		{"url database encoded", nil, []string{"--url", "redis://h/%2D1"}, `--url: "redis://h/%2D1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
+		{"url database option negative", nil, []string{"--url", "unix:///tmp/redis.sock?db=-2"}, `--url: "unix:///tmp/redis.sock?db=-2" has database -2, which does not exist (use a database number from 0 up, like db=0)`},
+		{"sentinel url database negative", nil, []string{"--url", "redis+sentinel://s1:26379,s2/-1?master_name=m"}, `--url: "redis+sentinel://s1:26379,s2/-1?master_name=m" has database -1, which does not exist (use a database number from 0 up, like /0)`},
+		{"REDIS_URL database negative", map[string]string{"REDIS_URL": "rediss://:hunter2@h/-1"}, nil, `REDIS_URL: "rediss://:***@h/-1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
 		{"config missing", nil, []string{"--config", missing}, `--config: "` + missing + `" does not exist`},
 		{"several at once", nil, []string{"--mode", "push", "--limit", "0"}, "--limit: 0 is not a limit (use a number more than 0)\n--mode: \"push\" is not a mode (use auto, events or poll)"},
 	}
@@ -639,6 +647,12 @@ func TestURLsAccepted(t *testing.T) {
 		"unix:///tmp/redis.sock",
 		"unix://user:pw@/tmp/redis.sock?db=1",
 		"redis+sentinel://s1,s2:26380/0?master_name=m",
+		"redis://host:7000/15",
+		"redis://host:7000/",
+		"redis://host:7000?db=3",
+		"redis://host:7000/1?db=2&client_name=me",
+		"unix:///tmp/redis-0.sock?db=0",
+		"redis+sentinel://s1:26379/3?master_name=m",
 	} {
 		c, err := load(t, nil, "--url", u)
 		if err != nil || c.Redis.URL != u {
