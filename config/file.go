@@ -7,6 +7,7 @@ import (
 	"os"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -121,6 +122,9 @@ func (c *Config) applyTOML(name, src string) error {
 		default:
 			err = errUnknownKey
 		}
+		if err == errUnknownKey {
+			err = unknownKey(k)
+		}
 		if err != nil {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", at, field, err))
 			bad[field] = true
@@ -188,6 +192,74 @@ func lookup(doc map[string]any, k toml.Key, rule int) any {
 	}
 	return table[k[1]]
 }
+
+// unknownKey is the error for key k, which its table does not have: with
+// the key of that table (or the table) nearest to it, when one is near
+// enough to be what was meant.
+func unknownKey(k toml.Key) error {
+	typed, known := k[0], []string{"redis", "defaults", "rule"}
+	if len(k) > 1 && slices.Contains(known, k[0]) {
+		typed, known = strings.Join(k[1:], "."), nil
+		for _, s := range settings {
+			if table, key, _ := strings.Cut(s.Key, "."); table == k[0] {
+				known = append(known, key)
+			}
+		}
+		switch k[0] {
+		case "rule":
+			known = append(known, ruleKeys...)
+		case "defaults":
+			known = append(known, ruleKeys[1:]...) // a pattern is what [defaults] has not
+		}
+	}
+	if guess := nearest(typed, known); guess != "" {
+		return fmt.Errorf("%w (did you mean %q?)", errUnknownKey, guess)
+	}
+	return errUnknownKey
+}
+
+// nearest returns the word of known nearest to typed, ignoring case, if it
+// is near enough to be a typo of it (a third of typed's letters wrong, at
+// least one); "" if none is.
+func nearest(typed string, known []string) string {
+	guess, best := "", max(1, len(typed)/3)+1
+	for _, w := range known {
+		if d := editDistance(strings.ToLower(typed), w); d < best {
+			guess, best = w, d
+		}
+	}
+	return guess
+}
+
+// editDistance is the number of bytes to insert, delete or replace, or of
+// neighbours to swap, to make a into b: a swap ("mdoe") is as common a typo
+// as a wrong letter.
+func editDistance(a, b string) int {
+	// prev2, prev and cur are rows i-2, i-1 and i of the distances from
+	// a[:i] to every b[:j].
+	prev2, prev, cur := make([]int, len(b)+1), make([]int, len(b)+1), make([]int, len(b)+1)
+	for j := range prev {
+		prev[j] = j
+	}
+	for i := 1; i <= len(a); i++ {
+		cur[0] = i
+		for j := 1; j <= len(b); j++ {
+			cost := 1
+			if a[i-1] == b[j-1] {
+				cost = 0
+			}
+			cur[j] = min(prev[j]+1, cur[j-1]+1, prev[j-1]+cost)
+			if i > 1 && j > 1 && a[i-1] == b[j-2] && a[i-2] == b[j-1] {
+				cur[j] = min(cur[j], prev2[j-2]+1)
+			}
+		}
+		prev2, prev, cur = prev, cur, prev2
+	}
+	return prev[len(b)]
+}
+
+// ruleKeys are the keys setRule knows, pattern first.
+var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl"}
 
 // setRule applies one key of a [[rule]] table or of [defaults].
 func setRule(r *model.Rule, key string, v any) error {

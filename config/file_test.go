@@ -1,12 +1,15 @@
 package config
 
 import (
+	"errors"
 	"fmt"
 	"slices"
 	"strings"
 	"testing"
 
 	"github.com/BurntSushi/toml"
+
+	"github.com/countertop/countertop/model"
 )
 
 // keyLinesCases are TOML documents whose keys sit on known lines, written to
@@ -98,5 +101,18 @@ func TestSyntaxErrorLine(t *testing.T) {
 				t.Errorf("error = %v\nwant it to start %q", err, want)
 			}
 		})
+	}
+}
+
+// TestRuleKeys keeps ruleKeys, which "did you mean" offers for a rule's and
+// [defaults]' keys, the keys setRule takes, pattern first.
+func TestRuleKeys(t *testing.T) {
+	if ruleKeys[0] != "pattern" {
+		t.Errorf("ruleKeys begins with %q, not pattern", ruleKeys[0])
+	}
+	for _, k := range ruleKeys {
+		if err := setRule(&model.Rule{}, k, nil); errors.Is(err, errUnknownKey) {
+			t.Errorf("setRule does not know %q", k)
+		}
 	}
 }
