@@ -11,7 +11,6 @@ import (
 	"testing"
 	"time"
 
-	"github.com/alicebob/miniredis/v2"
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
@@ -46,16 +45,6 @@ func fillCluster(t *testing.T, c *redistest.Cluster) map[string]string {
 		}
 	}
 	return want
-}
-
-func connectURL(t *testing.T, o redisclient.Options) *redisclient.Client {
-	t.Helper()
-	c, err := redisclient.Connect(context.Background(), o)
-	if err != nil {
-		t.Fatalf("Connect(%s): %v", o.URL, err)
-	}
-	t.Cleanup(func() { c.Close() })
-	return c
 }
 
 func topology(t *testing.T, c *redisclient.Client) redisclient.Topology {
@@ -545,26 +534,4 @@ func (f *feed) waitAll(what string, want map[string]string) {
 		}
 		return ""
 	})
-}
-
-func TestConnectDetectsTheKindOfServer(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	if got := topology(t, connect(t, s)).String(); got != "standalone" {
-		t.Errorf("a single server: Topology = %q, want standalone", got)
-	}
-	checkSentence(t, connectErr(t, redisclient.Options{URL: s.URL(), Cluster: true}),
-		s.Addr+" is not a Redis Cluster node (cluster support is disabled there) — drop --cluster", "")
-
-	// The demo's server answers CLUSTER SLOTS as if it were a one-node
-	// cluster, and has no INFO cluster.
-	m := miniredis.RunT(t)
-	m.Set("rl:1", "5")
-	c := connectURL(t, redisclient.Options{URL: "redis://" + m.Addr()})
-	if got := topology(t, c).String(); got != "standalone" {
-		t.Errorf("miniredis: Topology = %q, want standalone", got)
-	}
-	if obs, err := snapshot(context.Background(), c, []string{"rl:*"}, 0); err != nil || len(obs) != 1 {
-		t.Errorf("miniredis: Snapshot = %v, %v; want rl:1", obs, err)
-	}
 }

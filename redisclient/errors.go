@@ -8,8 +8,6 @@ import (
 	"fmt"
 	"io"
 	"net"
-	"net/url"
-	"regexp"
 	"strings"
 	"syscall"
 
@@ -262,46 +260,6 @@ func isTimeout(err error) bool {
 // reason is err's text made safe for a terminal: replies from Redis can
 // quote key names, which are untrusted bytes.
 func reason(err error) string { return model.Printable(err.Error()) }
-
-// urlError is a URL that does not parse. Its text keeps what the parsers
-// found wrong, unless that could hold a piece of a password (see readURL).
-type urlError struct {
-	from string // where the URL came from (see Options.URLFrom)
-	err  error  // the parse error, without the URL; nil when withheld
-}
-
-// badURL explains err, the error of the URL from where; nil err says the
-// URL's user name or password is to blame, without quoting the parser.
-func badURL(from string, err error) error {
-	if isA[*Error](err) { // a sentence already, such as a port that does not exist
-		return err
-	}
-	if ue := (*url.Error)(nil); errors.As(err, &ue) {
-		err = ue.Err // url.Error quotes the whole URL
-	}
-	return Explain(&urlError{from: from, err: err}, "")
-}
-
-func (e *urlError) Error() string {
-	if e.err == nil {
-		return e.from + " is not a valid Redis URL (if the user name or password has characters a URL reserves, like @, / or ?, percent-encode them: %40, %2F, %3F)"
-	}
-	return fmt.Sprintf("%s is not a valid Redis URL (%s)", e.from, goInternals.ReplaceAllString(strings.TrimPrefix(e.err.Error(), "redis: "), "$1"))
-}
-
-// goInternals is how go-redis quotes a number or a duration it could not
-// read ("strconv.Atoi: parsing "many": invalid syntax", "time: invalid
-// duration "soon""): only the value means anything to the user.
-var goInternals = regexp.MustCompile(`(?:strconv\.\w+: parsing|time: (?:invalid|unknown unit \S+ in|missing unit in) duration) ("(?:[^"\\]|\\.)*")(?:: [a-z ]+)?`)
-
-func (e *urlError) Unwrap() error { return e.err }
-
-// handshakeError is a TLS handshake that failed, told apart from the
-// network and Redis errors that can also follow a dial.
-type handshakeError struct{ err error }
-
-func (e *handshakeError) Error() string { return "tls handshake: " + e.err.Error() }
-func (e *handshakeError) Unwrap() error { return e.err }
 
 // noDatabase says that addr has no database db, the number at the end of
 // --url ("" when it is not known here).

@@ -2,7 +2,9 @@ package redisclient_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"strings"
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
@@ -60,4 +62,46 @@ func snapshot(ctx context.Context, c *redisclient.Client, patterns []string, cou
 		return nil
 	})
 	return all, err
+}
+
+// connectErr connects with o and returns the error, failing the test when
+// there is none.
+func connectErr(t *testing.T, o redisclient.Options) error {
+	t.Helper()
+	c, err := redisclient.Connect(context.Background(), o)
+	if err == nil {
+		c.Close()
+		t.Fatalf("Connect(%+v) succeeded", o)
+	}
+	return err
+}
+
+// checkSentence checks that err is explained, says want, keeps a single
+// line, and does not leak secret.
+func checkSentence(t *testing.T, err error, want, secret string) {
+	t.Helper()
+	var e *redisclient.Error
+	if !errors.As(err, &e) {
+		t.Fatalf("error is not explained: %T %v", err, err)
+	}
+	msg := err.Error()
+	if !strings.Contains(msg, want) {
+		t.Errorf("error = %q\nwant it to say %q", msg, want)
+	}
+	if strings.Contains(msg, "\n") {
+		t.Errorf("error spans lines: %q", msg)
+	}
+	if secret != "" && strings.Contains(msg, secret) {
+		t.Errorf("error shows the password: %q", msg)
+	}
+}
+
+func connectURL(t *testing.T, o redisclient.Options) *redisclient.Client {
+	t.Helper()
+	c, err := redisclient.Connect(context.Background(), o)
+	if err != nil {
+		t.Fatalf("Connect(%s): %v", o.URL, err)
+	}
+	t.Cleanup(func() { c.Close() })
+	return c
 }

@@ -1,18 +1,11 @@
-// Package redisclient is everything in countertop that talks to Redis:
-// connecting, discovering keys with SCAN, fetching their values and TTLs in
-// pipelines, and polling them into model.Batches for the dashboard. Errors it
-// returns are explained for people (see Explain) and never carry passwords.
 package redisclient
 
 import (
 	"cmp"
 	"context"
-	"crypto/tls"
-	"crypto/x509"
 	"errors"
 	"fmt"
 	"net"
-	"os"
 	"slices"
 	"strconv"
 	"strings"
@@ -64,19 +57,6 @@ type Options struct {
 // Auth is an ACL user and password; an empty Username is the default user.
 type Auth struct {
 	Username, Password string
-}
-
-// TLSOptions are the TLS files and switches. Any of them turns TLS on, as
-// does a rediss:// URL.
-type TLSOptions struct {
-	CAFile     string // PEM CA bundle that signed the server's certificate
-	CertFile   string // PEM client certificate, for servers that require one
-	KeyFile    string // its private key
-	SkipVerify bool   // accept any server certificate (testing only)
-}
-
-func (t TLSOptions) enabled() bool {
-	return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.SkipVerify
 }
 
 // The kinds of deployment a Client connects to.
@@ -258,116 +238,6 @@ func parseOptions(o Options) (*redis.Options, *sentinelTarget, error) {
 		opt.TLSConfig = nil
 	}
 	return opt, sentinels, nil
-}
-
-// parseURL reads raw, the URL from where (see Options.URL and URLFrom),
-// into go-redis options for the master and, for a Sentinel URL, the
-// Sentinels. Its errors are the parsers' own, which may quote any part of
-// raw; see readURL.
-func parseURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
-	nodeURL, sentinels, err := parseSentinelURL(raw)
-	if err != nil {
-		return nil, nil, err
-	}
-	opt, err := redis.ParseURL(nodeURL)
-	if err != nil {
-		return nil, nil, err
-	}
-	if _, port, err := net.SplitHostPort(opt.Addr); err == nil && opt.Network != "unix" {
-		if n, err := strconv.Atoi(port); err != nil || n < 1 || n > 65535 {
-			return nil, nil, explained(fmt.Sprintf("%s has port %s, which does not exist — use a port from 1 to 65535, like 6379", from, port), nil)
-		}
-	}
-	return opt, sentinels, nil
-}
-
-// readURL is parseURL with errors that never show a piece of a password.
-// A URL ends its user info at the first '/', '?' or '#': a password with
-// one of them, not percent-encoded, spills into the host, path or options,
-// which the parsers quote (or drop: go-redis ignores a fragment). So a URL
-// with an '@' is read again with its user info blanked out (see blanked),
-// and only that reading's complaint is shown. A URL that parses to the same
-// server as that reading is taken as it is; otherwise its user info holds
-// such characters, and the error says so without quoting anything.
-func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
-	opt, sentinels, err := parseURL(raw, from)
-	blank, hasUser, ok := blanked(raw)
-	switch {
-	case !ok: // an '@', but no "://" to tell where the user info begins
-		if err != nil {
-			return nil, nil, badURL(from, nil)
-		}
-	case !hasUser:
-		if err != nil {
-			return nil, nil, badURL(from, err)
-		}
-	default:
-		blankOpt, blankSentinels, blankErr := parseURL(blank, from)
-		switch {
-		case err != nil && blankErr != nil: // wrong apart from its user info
-			return nil, nil, badURL(from, blankErr)
-		case err != nil || blankErr != nil || !sameServer(opt, sentinels, blankOpt, blankSentinels):
-			return nil, nil, badURL(from, nil)
-		}
-	}
-	return opt, sentinels, nil
-}
-
-// optionsStart is where raw's options begin (the index of its first '?')
-// when every '@' after it is in a name they give, client_name or
-// master_name (client_name=me@laptop); -1 otherwise, and then an '@' after
-// a '?' may end a user info whose password holds the '?'
-// (redis://:pw?x=y@host). config's userInfo reads URLs by the same rule.
-func optionsStart(raw string) int {
-	q := strings.IndexByte(raw, '?')
-	if q < 0 || strings.Contains(raw, "#") {
-		return -1
-	}
-	for part := range strings.SplitSeq(raw[q+1:], "&") {
-		name, value, ok := strings.Cut(part, "=")
-		if !ok || name == "" || strings.Contains(name, "@") ||
-			strings.Contains(value, "@") && name != "client_name" && name != "master_name" {
-			return -1
-		}
-	}
-	return q
-}
-
-// blanked is raw with its user info, if any (hasUser), replaced by a user
-// and password of plain letters. The user info ends at the last '@' before
-// the options (an '@' in a name the options give ends none: see
-// optionsStart), which a password with '@', '/', '?' or '#' in it does not
-// end; for unix://, at the last '@' before the socket's path ("@/"), and
-// after ":///" there is none. ok is false when raw has an '@' but no "://".
-func blanked(raw string) (blank string, hasUser, ok bool) {
-	scheme, rest, found := strings.Cut(raw, "://")
-	if !found {
-		return raw, false, !strings.Contains(raw, "@")
-	}
-	options := ""
-	if q := optionsStart(rest); q >= 0 { // not the user info's, whatever they hold
-		rest, options = rest[:q], rest[q:]
-	}
-	at := strings.LastIndex(rest, "@")
-	if strings.EqualFold(scheme, "unix") {
-		at = strings.LastIndex(rest, "@/")
-		if strings.HasPrefix(rest, "/") {
-			at = -1
-		}
-	}
-	if at < 0 {
-		return raw, false, true
-	}
-	return scheme + "://user:password" + rest[at:] + options, true, true
-}
-
-// sameServer reports whether two readings of a URL lead to the same
-// server, database and Sentinels.
-func sameServer(a *redis.Options, as *sentinelTarget, b *redis.Options, bs *sentinelTarget) bool {
-	if a.Network != b.Network || a.Addr != b.Addr || a.DB != b.DB || (as == nil) != (bs == nil) {
-		return false
-	}
-	return as == nil || as.master == bs.master && slices.Equal(as.addrs, bs.addrs)
 }
 
 // universalOptions are opt's settings for every connection of a cluster or
@@ -557,59 +427,6 @@ func (c *Client) Close() error {
 		c.servers.close()
 	}
 	return c.rdb.Close()
-}
-
-// tlsConfig builds the TLS configuration from the files and switches in t,
-// on top of what a rediss:// URL asked for (base, possibly nil). ServerName
-// is left empty: tlsDialer takes it from each address it dials.
-func tlsConfig(t TLSOptions, base *tls.Config) (*tls.Config, error) {
-	conf := &tls.Config{MinVersion: tls.VersionTLS12, InsecureSkipVerify: t.SkipVerify}
-	if base != nil && base.InsecureSkipVerify {
-		conf.InsecureSkipVerify = true
-	}
-	if t.CAFile != "" {
-		pem, err := os.ReadFile(t.CAFile)
-		if err != nil {
-			return nil, explained(fmt.Sprintf("could not read the TLS CA file: %v: check --tls-ca", err), err)
-		}
-		conf.RootCAs = x509.NewCertPool()
-		if !conf.RootCAs.AppendCertsFromPEM(pem) {
-			return nil, explained(fmt.Sprintf("the TLS CA file %s holds no PEM certificate: check --tls-ca", t.CAFile), nil)
-		}
-	}
-	if t.CertFile != "" || t.KeyFile != "" {
-		if t.CertFile == "" || t.KeyFile == "" {
-			return nil, explained("a TLS client certificate needs both --tls-cert and --tls-key", nil)
-		}
-		cert, err := tls.LoadX509KeyPair(t.CertFile, t.KeyFile)
-		if err != nil {
-			return nil, explained(fmt.Sprintf("could not load the TLS client certificate: %v: check --tls-cert and --tls-key", err), err)
-		}
-		conf.Certificates = []tls.Certificate{cert}
-	}
-	return conf, nil
-}
-
-// tlsDialer wraps dial with a TLS handshake of its own, so that a handshake
-// failure is told apart from Redis's own errors (see handshakeError), and so
-// that each address is verified against its own host name.
-func tlsDialer(dial func(context.Context, string, string) (net.Conn, error), conf *tls.Config) func(context.Context, string, string) (net.Conn, error) {
-	return func(ctx context.Context, network, addr string) (net.Conn, error) {
-		conn, err := dial(ctx, network, addr)
-		if err != nil {
-			return nil, err
-		}
-		c := conf.Clone()
-		if host, _, err := net.SplitHostPort(addr); err == nil {
-			c.ServerName = host
-		}
-		tc := tls.Client(conn, c)
-		if err := tc.HandshakeContext(ctx); err != nil {
-			conn.Close()
-			return nil, &handshakeError{err: err}
-		}
-		return tc, nil
-	}
 }
 
 // silentLogger drops go-redis's internal log lines.
