@@ -270,3 +270,10 @@ func noDatabase(addr, db string) string {
 	}
 	return fmt.Sprintf("%s has no database %s — use one below its 'databases' setting (0 to 15 by default)", addr, which)
 }
+
+// isReply reports whether err is an error reply from Redis: the server is
+// there and refused, as opposed to a failure to reach it.
+func isReply(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply)
+}

@@ -358,49 +358,6 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 	return w.discover(ctx)
 }
 
-// checkSettings returns an errNoEvents error (noEvents.error()) when one of
-// nodes, the masters, no longer sends the keyspace notifications
-// countertop needs: someone turned them off while it watched. Changes would
-// then show only at each full pass, under a header that says events as if
-// all were well; the watcher stops instead, and Watch polls. A master that
-// does not answer CONFIG GET now is passed over: a master lost is the
-// subscriptions' news, and a refusal says nothing of the setting.
-func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client) error {
-	var nos []*noEvents
-	var without []string // the masters of nos
-	for _, n := range nodes {
-		var conf map[string]string
-		err := w.c.onMaster(ctx, n.Options().Addr, func() (err error) { // a master that hangs is passed over at once
-			conf, err = n.ConfigGet(ctx, "notify-keyspace-events").Result()
-			return err
-		})
-		set, ok := conf["notify-keyspace-events"]
-		if err != nil || !ok {
-			continue
-		}
-		if no := w.c.notificationsOff(n, set); no != nil {
-			nos, without = append(nos, no), append(without, n.Options().Addr)
-		}
-	}
-	if len(nos) == 0 {
-		return nil
-	}
-	return mergeNoEvents(nos, without).error()
-}
-
-// recheckSettings is checkSettings on the masters as they are now, between
-// full passes: notifications turned off show within recheckIntervals
-// intervals, not at the next full pass, up to ResyncEvery away. Masters
-// that cannot be listed now are looked at next time; the failure is left
-// to the subscriptions and the reads, which tell it.
-func (w *eventWatcher) recheckSettings(ctx context.Context) error {
-	nodes, err := w.c.masters(ctx)
-	if err != nil {
-		return nil
-	}
-	return w.checkSettings(ctx, nodes)
-}
-
 // followMasters asks which servers are masters now and follows them (see
 // follow). Once the masters changed, it reads the topology for the header
 // at this call and the next two: the pass the change brings may have read
