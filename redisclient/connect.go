@@ -433,3 +433,12 @@ func (c *Client) Close() error {
 type silentLogger struct{}
 
 func (silentLogger) Printf(context.Context, string, ...any) {}
+
+// db is the number of the database the client reads: keyspace channels
+// are named after it.
+func (c *Client) db() int {
+	if rc, ok := c.rdb.(*redis.Client); ok {
+		return rc.Options().DB
+	}
+	return 0 // a cluster has database 0 only
+}

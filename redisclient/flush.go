@@ -1,0 +1,96 @@
+package redisclient
+
+import (
+	"context"
+	"fmt"
+	"maps"
+	"strconv"
+	"strings"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// flushed reports whether keys the watcher knows were taken without a
+// keyspace event: FLUSHDB, FLUSHALL and SWAPDB send none, and the rows of
+// the keys they took would stay on screen until the next full pass, up to
+// ResyncEvery away. A master's count of those commands (INFO
+// commandstats) tells that one ran since it was last asked. INFO cannot
+// tell on which database, nor whether it failed, so the masters' key
+// counts (DBSIZE) must then have fallen below the keys known: a flush of
+// another database, or a SWAPDB that failed, starts no pass. (Key counts alone would not do: keys
+// that expire or are evicted while their events are on the way keep them
+// short of the keys known.)
+//
+// A master that does not answer in time is asked again next interval, and
+// so are all when the keys could not be counted in time; one that refuses
+// INFO (NOPERM: an ACL user without it) is not asked again, so as not to
+// fill its ACL LOG, and leaves flushes to the full passes.
+func (w *eventWatcher) flushed(ctx context.Context) bool {
+	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
+	defer cancel()
+	counts := make(map[string]int64, len(w.subs))
+	ran := false
+	for addr, s := range w.subs {
+		last, asked := w.flushes[addr]
+		if last < 0 {
+			continue // refused
+		}
+		var n int64
+		err := w.c.onMaster(ctx, addr, func() (err error) { // a master that hangs is not waited for
+			n, err = flushes(ctx, s.client)
+			return err
+		})
+		switch {
+		case redis.HasErrorPrefix(err, "NOPERM"):
+			w.flushes[addr] = -1
+		case err != nil:
+		default:
+			ran = ran || asked && n != last
+			counts[addr] = n
+		}
+	}
+	pass := false
+	if ran {
+		var size int64
+		for addr, s := range w.subs {
+			var n int64
+			err := w.c.onMaster(ctx, addr, func() (err error) {
+				n, err = s.client.DBSize(ctx).Result()
+				return err
+			})
+			switch {
+			case isReply(err):
+				pass = true // the keys cannot be counted: a pass is the safe side
+			case err != nil:
+				return false // no answer in time: ask again next interval
+			}
+			size += n
+		}
+		pass = pass || size < int64(len(w.known))
+	}
+	maps.Copy(w.flushes, counts)
+	return pass
+}
+
+// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
+// from INFO commandstats (failed calls too: flushed checks the keys).
+func flushes(ctx context.Context, node *redis.Client) (int64, error) {
+	info, err := node.Info(ctx, "commandstats").Result()
+	if err != nil {
+		return 0, err
+	}
+	var n int64
+	for line := range strings.Lines(info) {
+		for _, name := range []string{"cmdstat_flushdb:calls=", "cmdstat_flushall:calls=", "cmdstat_swapdb:calls="} {
+			if rest, ok := strings.CutPrefix(line, name); ok {
+				calls, _, _ := strings.Cut(rest, ",")
+				c, err := strconv.ParseInt(calls, 10, 64)
+				if err != nil {
+					return 0, fmt.Errorf("INFO commandstats: %q", line)
+				}
+				n += c
+			}
+		}
+	}
+	return n, nil
+}

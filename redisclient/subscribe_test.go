@@ -1,0 +1,94 @@
+package redisclient_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/redis/go-redis/v9"
+)
+
+func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:a", "1")
+	rdb := s.Client(t)
+	w := startEvents(t, connect(t, s), "rl:*")
+
+	// rl:gap appears without an event (SWAPDB sends none; database 9 holds
+	// rl:a as it was, and rl:gap), so only a full pass can find it; the
+	// periodic one is an hour away, so it must be the one after the
+	// subscriber comes back. (Turning the notifications off for the gap
+	// would make the watch poll instead: see notify_config_test.go.)
+	db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
+	t.Cleanup(func() { db9.Close() })
+	if err := db9.MSet(context.Background(), "rl:a", "1", "rl:gap", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	s.Do(t, "SWAPDB", "0", "9")
+	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
+
+	w.waitValue("rl:gap", "1")
+	w.waitSynced()
+	if !slices.Contains(w.modes, "reconnecting") {
+		t.Errorf("modes %q; want the lost subscription shown as reconnecting", w.modes)
+	}
+	s.Do(t, "INCR", "rl:a") // events flow again
+	w.waitValue("rl:a", "2")
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
+}
+
+func TestEventsSurviveRestart(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	s.Do(t, "SET", "rl:before", "1")
+	rdb := s.Client(t)
+	w := startEvents(t, connect(t, s), "rl:*")
+	w.waitValue("rl:before", "1")
+
+	s.Stop()
+	w.waitFor("the lost subscription in the state", func() bool {
+		return w.state.Mode == "reconnecting" && strings.HasPrefix(w.state.LastError, "the keyspace notifications subscription to "+s.Addr+" was lost")
+	})
+	w.waitFor("the refused connection in the state", func() bool {
+		return w.state.Mode == "reconnecting" && strings.HasPrefix(w.state.LastError, "could not connect to "+s.Addr+": connection refused — it answered before, so it is restarting or was stopped")
+	})
+
+	s.Restart(t) // starts empty: nothing is persisted
+	s.Do(t, "SET", "rl:after", "2")
+	w.waitValue("rl:after", "2")
+	w.waitGone("rl:before")
+	w.waitFor("a healthy state", func() bool {
+		return w.state.Mode == "events" && w.state.Connected && w.state.LastError == ""
+	})
+	s.Do(t, "INCR", "rl:after")
+	w.waitValue("rl:after", "3")
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
+}
+
+func TestEventsReplaceASilentSubscription(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+	o := redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
+		Mode:        "events",
+		ResyncEvery: time.Hour,
+	}
+	o.SetHealthEvery(50 * time.Millisecond)
+	w := startWatch(t, connect(t, s), o)
+	w.waitSynced()
+
+	// A paused server answers nothing, as a dead connection would not.
+	s.Do(t, "CLIENT", "PAUSE", "500", "ALL")
+	w.waitFor("the silent subscription given up", func() bool { return w.state.Mode == "reconnecting" })
+	w.waitSynced()
+	if w.passes < 2 {
+		t.Errorf("%d full passes; want another after subscribing again", w.passes)
+	}
+	s.Do(t, "SET", "rl:x", "1")
+	w.waitValue("rl:x", "1")
+}
