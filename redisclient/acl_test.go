@@ -218,34 +218,3 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 		checkSentence(t, err, "NOPERM", "")
 	})
 }
-
-// TestReadKeyTheUserMayNotRead watches every key as a user who may read
-// only some: the read fails with a sentence that names the key (escaped)
-// and the way out, rather than hiding the key or blaming no key at all.
-func TestReadKeyTheUserMayNotRead(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	s.Do(t, "ACL", "SETUSER", "reader", "on", ">readerpw", "~ratelimit:*", "+@read", "+@connection")
-	s.Do(t, "SET", "ratelimit:a", "1")
-	s.Do(t, "SET", "other:\x1b[31m1", "1")
-	c := connectURL(t, redisclient.Options{URL: "redis://reader:readerpw@" + s.Addr})
-	ctx := context.Background()
-
-	want := `the Redis user may not read other:\e[31m1 on ` + s.Addr + " (NOPERM this user has no permissions to access one of the keys used as arguments) — watch only keys it may read with --pattern, or grant it with ACL SETUSER"
-	_, err := snapshot(ctx, c, []string{"*"}, 0)
-	checkSentence(t, err, want, "readerpw")
-	if err != nil && err.Error() != want {
-		t.Errorf("Snapshot: %q\nwant exactly %q", err, want)
-	}
-	if !redis.IsPermissionError(err) {
-		t.Errorf("the cause is lost: %v", err)
-	}
-	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"*"}, Interval: 50 * time.Millisecond})
-	f.waitFor("the poll to say why it cannot read", func() bool { return f.state.LastError != "" })
-	if f.state.LastError != want {
-		t.Errorf("the poll says %q\nwant %q", f.state.LastError, want)
-	}
-	if _, err := snapshot(ctx, c, []string{"ratelimit:*"}, 0); err != nil {
-		t.Errorf("Snapshot of the keys the user may read: %v", err)
-	}
-}

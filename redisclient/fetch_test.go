@@ -2,7 +2,6 @@ package redisclient_test
 
 import (
 	"context"
-	"errors"
 	"fmt"
 	"slices"
 	"strings"
@@ -15,44 +14,6 @@ import (
 	"github.com/countertop/countertop/redisclient"
 	"github.com/redis/go-redis/v9"
 )
-
-func TestScan(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	want := []string{"rl:a", "rl:b", "rl:new\nline", "rl:\xff\xfe", "views:1", "views:2"}
-	for _, k := range want {
-		s.Do(t, "SET", k, "1")
-	}
-	s.Do(t, "SET", "other:x", "1")
-	s.Do(t, "HSET", "rl:hash", "f", "1")
-	want = append(want, "rl:hash")
-	c := connect(t, s)
-
-	var got []string
-	pages := 0
-	// Overlapping patterns; COUNT 2 makes SCAN reply in several pages.
-	err := c.Scan(context.Background(), []string{"rl:*", "rl:a", "views:*", "rl:?"}, 2, func(keys []string) error {
-		pages++
-		got = append(got, keys...)
-		return nil
-	})
-	if err != nil {
-		t.Fatal(err)
-	}
-	slices.Sort(got)
-	slices.Sort(want)
-	if !slices.Equal(got, want) {
-		t.Errorf("Scan found %q\nwant exactly %q, each once", got, want)
-	}
-	if pages < 2 {
-		t.Errorf("keys came in %d page(s); want them streamed page by page", pages)
-	}
-
-	stop := errors.New("stop")
-	if err := c.Scan(context.Background(), []string{"*"}, 1, func([]string) error { return stop }); err != stop {
-		t.Errorf("Scan returned %v, want the callback's error as is", err)
-	}
-}
 
 func TestFetch(t *testing.T) {
 	t.Parallel()
@@ -170,23 +131,6 @@ func TestFetchIsPipelined(t *testing.T) {
 	}
 }
 
-func TestSnapshot(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	s.Do(t, "SET", "rl:1", "5", "EX", "60")
-	s.Do(t, "SET", "rl:2", "7")
-	s.Do(t, "SET", "other", "1")
-	c := connect(t, s)
-	obs := mustSnapshot(t, c, []string{"rl:*"}, 0)
-	got := map[string]string{}
-	for _, o := range obs {
-		got[o.Key] = o.Raw
-	}
-	if len(got) != 2 || got["rl:1"] != "5" || got["rl:2"] != "7" {
-		t.Errorf("Snapshot = %v, want rl:1=5 and rl:2=7", got)
-	}
-}
-
 func TestReadErrorsAreExplained(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
@@ -201,75 +145,33 @@ func TestReadErrorsAreExplained(t *testing.T) {
 	checkSentence(t, err, want, "")
 }
 
-// The caller's error ends the pass: fn is not called again, and the error
-// is what Snapshot returns.
-func TestSnapshotStopsAtTheCallersError(t *testing.T) {
+// TestReadKeyTheUserMayNotRead watches every key as a user who may read
+// only some: the read fails with a sentence that names the key (escaped)
+// and the way out, rather than hiding the key or blaming no key at all.
+func TestReadKeyTheUserMayNotRead(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
-	args := []any{"MSET"}
-	for i := range 5000 {
-		args = append(args, fmt.Sprintf("rl:%d", i), i)
-	}
-	s.Do(t, args...)
-	c := connect(t, s)
-	stop := errors.New("enough")
-	calls := 0
-	err := c.Snapshot(context.Background(), []string{"rl:*"}, 100, func([]model.Observation) error {
-		calls++
-		return stop
-	})
-	if !errors.Is(err, stop) || calls != 1 {
-		t.Errorf("Snapshot = %v after %d calls, want the caller's error after 1", err, calls)
-	}
-}
+	s.Do(t, "ACL", "SETUSER", "reader", "on", ">readerpw", "~ratelimit:*", "+@read", "+@connection")
+	s.Do(t, "SET", "ratelimit:a", "1")
+	s.Do(t, "SET", "other:\x1b[31m1", "1")
+	c := connectURL(t, redisclient.Options{URL: "redis://reader:readerpw@" + s.Addr})
+	ctx := context.Background()
 
-// Every key comes, and a key two patterns match is read once; a key may
-// come twice only where the walk's stripes meet, or SCAN repeated it.
-func TestSnapshotFindsEveryKey(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	const n = 3000
-	msetNumbered(t, s, n, "rl:%d", "other:%d")
-	c := connect(t, s)
-	// COUNT 10: hundreds of SCAN calls, the walk in stripes that meet.
-	obs := mustSnapshot(t, c, []string{"rl:*", "rl:1*"}, 10)
-	seen := map[string]int{}
-	for _, o := range obs {
-		seen[o.Key]++
-		if want := strings.TrimPrefix(o.Key, "rl:"); o.Raw != want {
-			t.Errorf("%s = %q, want %q", o.Key, o.Raw, want)
-		}
+	want := `the Redis user may not read other:\e[31m1 on ` + s.Addr + " (NOPERM this user has no permissions to access one of the keys used as arguments) — watch only keys it may read with --pattern, or grant it with ACL SETUSER"
+	_, err := snapshot(ctx, c, []string{"*"}, 0)
+	checkSentence(t, err, want, "readerpw")
+	if err != nil && err.Error() != want {
+		t.Errorf("Snapshot: %q\nwant exactly %q", err, want)
 	}
-	twice := 0
-	for i := range n {
-		switch k := fmt.Sprintf("rl:%d", i); seen[k] {
-		case 1:
-		case 2:
-			twice++
-		default:
-			t.Errorf("%s read %d times, want once", k, seen[k])
-		}
+	if !redis.IsPermissionError(err) {
+		t.Errorf("the cause is lost: %v", err)
 	}
-	if twice > 20*(redisclient.SnapshotStripes-1) { // COUNT 10: a page or two where two stripes meet
-		t.Errorf("%d keys read twice: the stripes overlap by more than a page, or patterns repeat keys", twice)
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"*"}, Interval: 50 * time.Millisecond})
+	f.waitFor("the poll to say why it cannot read", func() bool { return f.state.LastError != "" })
+	if f.state.LastError != want {
+		t.Errorf("the poll says %q\nwant %q", f.state.LastError, want)
 	}
-}
-
-// A keyspace smaller than SCAN's COUNT comes whole in the first reply:
-// each key is read once, not again by each stripe from its start to the
-// end.
-func TestSnapshotReadsASmallKeyspaceOnce(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	const n = 300
-	msetNumbered(t, s, n, "rl:%d")
-	c := connect(t, s)
-	obs := mustSnapshot(t, c, []string{"rl:*"}, 0)
-	seen := map[string]int{}
-	for _, o := range obs {
-		seen[o.Key]++
-	}
-	if len(obs) != n || len(seen) != n {
-		t.Errorf("read %d keys, %d of them distinct, want each of the %d once", len(obs), len(seen), n)
+	if _, err := snapshot(ctx, c, []string{"ratelimit:*"}, 0); err != nil {
+		t.Errorf("Snapshot of the keys the user may read: %v", err)
 	}
 }

@@ -1,0 +1,251 @@
+package redisclient
+
+import (
+	"context"
+	"math"
+	"math/bits"
+	"slices"
+	"strings"
+	"sync"
+
+	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
+)
+
+// Snapshot is one full pass: every key matching patterns, with its value
+// and TTL. It calls fn with each pipeline's worth of keys as they are read,
+// one call at a time, so a caller can work on them while the walk goes on;
+// keys deleted between SCAN and the read are left out. An error from fn
+// stops the pass and is returned as it is.
+//
+// A key may come twice, rarely: SCAN may return a key twice, and where
+// two stripes of a walk meet they overlap by up to a page, and a key that
+// several patterns match comes once only when the earlier ones have no
+// [range] (see walk). The caller drops repeats (model.Snapshot and model.KeySorter do,
+// as they sort), which costs less than a set of every key seen: at a
+// hundred thousand keys, that set was a twentieth of the snapshot's time.
+//
+// It keeps Redis busy rather than waiting on round trips, since someone is
+// waiting for the answer: a single Redis is walked in snapshotStripes
+// stripes at once (see walk), and the keys found are read on other
+// connections as soon as there is a pipeline's worth, while the walk goes
+// on. Each command stays as short as in any other pass.
+func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int64, fn func(obs []model.Observation) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	pages := make(chan []string, snapshotStripes)
+	g.Go(func() error {
+		defer close(pages)
+		return c.walk(ctx, patterns, scanCount, func(keys []string) error {
+			select {
+			case pages <- keys:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	})
+	chunks := make(chan []string)
+	var mu sync.Mutex // one call to fn at a time, and none after it failed
+	var failed bool
+	deliver := func(obs []model.Observation) error {
+		mu.Lock()
+		defer mu.Unlock()
+		if failed {
+			return nil // the pass is ending with fn's error
+		}
+		err := fn(obs)
+		failed = err != nil
+		return err
+	}
+	for range fetchAhead {
+		g.Go(func() error {
+			for keys := range chunks {
+				read, err := c.snapshotChunk(ctx, keys)
+				if err != nil {
+					return err
+				}
+				read = slices.DeleteFunc(read, func(o model.Observation) bool { return o.PTTL == model.PTTLMissing })
+				if err := deliver(read); err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+
+	// Pass the keys on a pipeline's worth at a time. The walk never waits
+	// for the reads: full chunks queue here, so SCAN goes on at Redis's
+	// pace (the keys are in memory either way). After a failure, ctx is
+	// done: what is queued is dropped, and g.Wait says why.
+	var chunk []string
+	var queue [][]string
+	walking := (<-chan []string)(pages) // nil once the walk is over
+	for walking != nil || len(queue) > 0 {
+		var out chan<- []string
+		var next []string
+		if len(queue) > 0 {
+			out, next = chunks, queue[0]
+		}
+		select {
+		case page, ok := <-walking:
+			if !ok {
+				walking = nil
+				if len(chunk) > 0 {
+					queue = append(queue, chunk)
+				}
+				continue
+			}
+			chunk = append(chunk, page...)
+			for len(chunk) >= defaultBatchSize {
+				queue = append(queue, chunk[:defaultBatchSize:defaultBatchSize])
+				chunk = chunk[defaultBatchSize:]
+			}
+		case out <- next:
+			queue[0] = nil
+			queue = queue[1:]
+		case <-ctx.Done():
+			walking, queue = nil, nil
+		}
+	}
+	close(chunks)
+	return g.Wait()
+}
+
+// snapshotChunk reads one pipeline's worth of a snapshot's keys. In a
+// cluster a chunk can span masters (where the walk passes from one to the
+// next): each master's part is read on its own (see fetch), so that an
+// error, a timeout above all, names the master it came from, not the node
+// given in --url.
+func (c *Client) snapshotChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
+	if _, ok := c.rdb.(*redis.ClusterClient); !ok {
+		ctx, cancel := c.withPipelineTimeout(ctx)
+		defer cancel()
+		return c.fetchChunk(ctx, keys, c.hostPort)
+	}
+	read := make([]model.Observation, 0, len(keys))
+	err := c.fetch(ctx, keys, len(keys), func(obs []model.Observation) error {
+		read = append(read, obs...) // one call at a time
+		return nil
+	})
+	return read, err
+}
+
+// snapshotStripes is how many parts of the keyspace Snapshot walks at once:
+// while Redis runs one part's SCAN, the others' replies travel and are
+// parsed, so Redis does not wait for a round trip between calls. With two,
+// Redis still waited whenever the client took longer to send the next SCAN
+// than Redis took to run one (about 0.6 ms at COUNT 1000), as it does when
+// its threads wait for a core. At 100,000 keys among a million, three
+// stripes left Redis idle about 80 ms of a snapshot instead of 105-110, and
+// took 4-5 % less time (four did no better); another client's PING meanwhile
+// waited a little longer: p50 1.4 ms instead of 1.1, p99 4.6 instead of 4.1
+// (BENCHMARKS.md). Only a pass someone waits for walks in stripes: the
+// dashboard's discovery walks one cursor at a time.
+const snapshotStripes = 3
+
+// walk runs SCAN MATCH over each pattern and calls fn, from several
+// goroutines at once, with each reply's keys. A single Redis is walked in
+// snapshotStripes stripes at once (see scanStripe): a key SCAN repeats, or
+// one at the edge of two stripes, may come twice, but not, as a rule, a
+// key that two patterns match. A cluster is walked master by master with a
+// set of the keys seen (see scan), each key once.
+func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn func(keys []string) error) error {
+	if _, ok := c.rdb.(*redis.ClusterClient); ok {
+		return c.scan(ctx, c.rdb, patterns, count, newScanPass(), fn)
+	}
+	if count <= 0 {
+		count = defaultScanCount
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	firsts := make([]firstPage, len(patterns))
+	for j := range firsts {
+		firsts[j].done = make(chan struct{})
+	}
+	for i := range snapshotStripes {
+		g.Go(func() error {
+			for j, p := range patterns {
+				// A key an earlier pattern matches was passed on with it.
+				// Only where GlobMatch and the server must agree: a range
+				// ([a-z]) of bytes past 0x7f compares differently on
+				// servers built where char is unsigned, and a key dropped
+				// by mistake would vanish; a repeat costs only a read.
+				earlier := slices.DeleteFunc(slices.Clone(patterns[:j]), func(e string) bool { return strings.Contains(e, "[") })
+				err := c.scanStripe(ctx, p, count, i, snapshotStripes, &firsts[j], func(keys []string) error {
+					keys = slices.DeleteFunc(keys, func(k string) bool {
+						return slices.ContainsFunc(earlier, func(e string) bool { return model.GlobMatch(e, k) })
+					})
+					if len(keys) == 0 {
+						return nil
+					}
+					return fn(keys)
+				})
+				if err != nil {
+					return err
+				}
+			}
+			return nil
+		})
+	}
+	return g.Wait()
+}
+
+// firstPage tells the later stripes of a walk whether the first stripe's
+// first SCAN left anything to walk. SCAN goes on until it has COUNT keys or
+// reaches the end, so a keyspace of fewer keys comes whole in that reply,
+// and each later stripe would read it again from its start to the end
+// (with three stripes, the last third three times).
+type firstPage struct {
+	done chan struct{} // closed once the first SCAN has answered, or failed
+	more bool          // set before done is closed: the walk did not end there
+}
+
+// scanStripe is the i-th of n stripes of a SCAN walk. SCAN visits the hash
+// table's buckets in reverse-binary order: the cursor's bits reversed are
+// its position along the walk, from 0 up to a wrap back to 0, whatever the
+// table's size and through resizes. Stripe i starts at the cursor of
+// position i/n of the way and ends once the next cursor reaches position
+// (i+1)/n: together, the stripes walk the whole keyspace once, with
+// SCAN's guarantee that a key there from start to end is returned.
+// Stripes after the first start once first says the walk goes on.
+func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i, n int, first *firstPage, fn func(keys []string) error) error {
+	announce := func(more bool) {} // the first stripe's first answer, for the others
+	if i == 0 {
+		announced := false
+		announce = func(more bool) {
+			if !announced {
+				announced, first.more = true, more
+				close(first.done)
+			}
+		}
+		defer announce(false) // failed: the walk ends with the error
+	} else {
+		select {
+		case <-first.done:
+		case <-ctx.Done():
+			return ctx.Err()
+		}
+		if !first.more {
+			return nil
+		}
+	}
+	width := math.MaxUint64/uint64(n) + 1 // wraps to 0 for n = 1: one stripe ends only where the walk does
+	end := uint64(i+1) * width
+	cursor := bits.Reverse64(uint64(i) * width)
+	for {
+		keys, next, err := c.scanOnce(ctx, c.rdb, cursor, pattern, count)
+		if err != nil {
+			return c.explain(err)
+		}
+		announce(next != 0)
+		if len(keys) > 0 {
+			if err := fn(keys); err != nil {
+				return err
+			}
+		}
+		if next == 0 || i < n-1 && bits.Reverse64(next) >= end {
+			return nil
+		}
+		cursor = next
+	}
+}
