@@ -2,12 +2,14 @@ package redisclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"maps"
 	"net"
 	"slices"
 	"strings"
 	"sync"
+	"syscall"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -56,13 +58,6 @@ func (c *Client) afterWrite(ctx context.Context, err error) error {
 	return err
 }
 
-// unreachable reports whether err is a failed attempt to open a connection
-// (refused, timed out, no route): the node is down or gone.
-func unreachable(err error) bool {
-	op := as[*net.OpError](err)
-	return op != nil && op.Op == "dial"
-}
-
 // reloadSlots reads the cluster's slot map again now, from a node that
 // answers, so that the next command goes to the master that serves its
 // slot now. (ClusterClient.ReloadState only schedules a reload; the
@@ -77,56 +72,6 @@ func (c *Client) reloadSlots(ctx context.Context) {
 // errClusterDB is the error for a URL that names database db of a cluster.
 func errClusterDB(db int, cause error) error {
 	return explained(fmt.Sprintf("a Redis Cluster has database 0 only — end --url with /0, not /%d", db), cause)
-}
-
-// masters returns a client of each server that holds keys, as the
-// deployment says now, asked again on every call so that a promoted replica
-// or an added master is found without a restart: each master of a cluster,
-// the master Sentinel names, or the one server. Keyspace notifications,
-// which each server sends only for its own keys, must be subscribed to on
-// each, and discovery in a cluster SCANs each.
-func (c *Client) masters(ctx context.Context) ([]*redis.Client, error) {
-	switch c.kind {
-	case sentinel:
-		m, err := c.sentinelMaster(ctx)
-		if err != nil {
-			return nil, err
-		}
-		return []*redis.Client{m}, nil
-	case standalone:
-		return []*redis.Client{c.rdb.(*redis.Client)}, nil
-	}
-	var (
-		mu    sync.Mutex
-		nodes []*redis.Client
-	)
-	err := c.rdb.(*redis.ClusterClient).ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
-		mu.Lock()
-		defer mu.Unlock()
-		nodes = append(nodes, n)
-		return nil
-	})
-	if err != nil {
-		return nil, c.explain(err)
-	}
-	slices.SortFunc(nodes, func(a, b *redis.Client) int { return strings.Compare(a.Options().Addr, b.Options().Addr) })
-	return nodes, nil
-}
-
-// scanMasters is scan on each master of the cluster in turn. They share
-// pass, so a key found on two masters (one that failed over during the
-// pass, scanned before and after) is passed on once.
-func (c *Client) scanMasters(ctx context.Context, patterns []string, count int64, pass *scanPass, fn func(keys []string) error) error {
-	nodes, err := c.masters(ctx)
-	if err != nil {
-		return err
-	}
-	for _, n := range nodes {
-		if err := c.scan(ctx, n, patterns, count, pass, fn); err != nil {
-			return err
-		}
-	}
-	return nil
 }
 
 // clusterTopology lists the masters and replicas the cluster has now, as
@@ -255,4 +200,49 @@ func parseClusterNodes(out string) []clusterNode {
 		}
 	}
 	return nodes
+}
+
+// nodeAddr is the address of node, a server of the deployment, for
+// errors: a cluster's master by its own address, else the one of --url.
+func (c *Client) nodeAddr(node redis.Cmdable) string {
+	if n, ok := node.(*redis.Client); ok && c.kind == cluster {
+		return n.Options().Addr
+	}
+	return c.hostPort
+}
+
+// nodeDown says that addr, a node of the cluster (learned from it, not
+// from --url), could not be reached, what that means for its slots, and
+// what to do.
+func (c *Client) nodeDown(addr string, err error) string {
+	var role nodeRole
+	known := false
+	if roles := c.roles.Load(); roles != nil {
+		role, known = (*roles)[addr]
+	}
+	if isTimeout(err) {
+		// Not down, as far as anyone knows: busy (a fork, a slow
+		// command), or frozen, or cut off.
+		kind := "node"
+		switch {
+		case known && role.master:
+			kind = "master"
+		case known:
+			kind = "replica"
+		}
+		return fmt.Sprintf("%s, a %s of the cluster, did not answer in time: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and its keys' values are as last read", addr, kind)
+	}
+	what := "refused the connection"
+	if !errors.Is(err, syscall.ECONNREFUSED) {
+		what = "could not be reached (" + reason(as[*net.OpError](err).Err) + ")"
+	}
+	switch {
+	case !known:
+		return fmt.Sprintf("%s, a node of the cluster, %s — if it is a master, its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment, or restart it", addr, what)
+	case !role.master:
+		return fmt.Sprintf("%s, a replica of the cluster, %s — its master still serves the keys; restart it to have the replica back", addr, what)
+	case role.replicas == 0:
+		return fmt.Sprintf("%s, a master of the cluster, %s — it has no replica to take over, so its slots have no master until it is back: restart it", addr, what)
+	}
+	return fmt.Sprintf("%s, a master of the cluster, %s — its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment", addr, what)
 }

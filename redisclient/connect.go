@@ -11,7 +11,6 @@ import (
 	"strings"
 	"sync"
 	"sync/atomic"
-	"syscall"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -346,71 +345,13 @@ func (c *Client) Addr() string { return c.addr }
 // Universal is the underlying go-redis client, for wiring and tests.
 func (c *Client) Universal() redis.UniversalClient { return c.rdb }
 
-// explain is Explain for errors from this client's deployment. In a
-// cluster or behind Sentinel, a network error names the node that failed:
-// it may not be the one given in --url.
-func (c *Client) explain(err error) error { return c.explainAt(err, c.hostPort) }
-
-// explainAt is explain for an error of a command sent to the node at addr
-// (a cluster's master, say), which a refusal (a wrong password there)
-// names: a network error names its own node.
-func (c *Client) explainAt(err error, addr string) error {
-	where := addr
-	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
-		where = op.Addr.String()
+// db is the number of the database the client reads: keyspace channels
+// are named after it.
+func (c *Client) db() int {
+	if rc, ok := c.rdb.(*redis.Client); ok {
+		return rc.Options().DB
 	}
-	if c.kind == cluster && (unreachable(err) || isTimeout(err)) && !isA[*Error](err) && (where != c.hostPort || c.connected.Load()) {
-		return explained(c.nodeDown(where, err), err)
-	}
-	if c.kind == standalone && redis.HasErrorPrefix(err, "DB index is out of range") {
-		return explained(noDatabase(where, strconv.Itoa(c.db())), err) // at connect, or a server restarted with fewer
-	}
-	return Explain(err, where)
-}
-
-// nodeAddr is the address of node, a server of the deployment, for
-// errors: a cluster's master by its own address, else the one of --url.
-func (c *Client) nodeAddr(node redis.Cmdable) string {
-	if n, ok := node.(*redis.Client); ok && c.kind == cluster {
-		return n.Options().Addr
-	}
-	return c.hostPort
-}
-
-// nodeDown says that addr, a node of the cluster (learned from it, not
-// from --url), could not be reached, what that means for its slots, and
-// what to do.
-func (c *Client) nodeDown(addr string, err error) string {
-	var role nodeRole
-	known := false
-	if roles := c.roles.Load(); roles != nil {
-		role, known = (*roles)[addr]
-	}
-	if isTimeout(err) {
-		// Not down, as far as anyone knows: busy (a fork, a slow
-		// command), or frozen, or cut off.
-		kind := "node"
-		switch {
-		case known && role.master:
-			kind = "master"
-		case known:
-			kind = "replica"
-		}
-		return fmt.Sprintf("%s, a %s of the cluster, did not answer in time: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and its keys' values are as last read", addr, kind)
-	}
-	what := "refused the connection"
-	if !errors.Is(err, syscall.ECONNREFUSED) {
-		what = "could not be reached (" + reason(as[*net.OpError](err).Err) + ")"
-	}
-	switch {
-	case !known:
-		return fmt.Sprintf("%s, a node of the cluster, %s — if it is a master, its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment, or restart it", addr, what)
-	case !role.master:
-		return fmt.Sprintf("%s, a replica of the cluster, %s — its master still serves the keys; restart it to have the replica back", addr, what)
-	case role.replicas == 0:
-		return fmt.Sprintf("%s, a master of the cluster, %s — it has no replica to take over, so its slots have no master until it is back: restart it", addr, what)
-	}
-	return fmt.Sprintf("%s, a master of the cluster, %s — its slots have no master until a replica takes over (after cluster-node-timeout): try again in a moment", addr, what)
+	return 0 // a cluster has database 0 only
 }
 
 // Close closes every connection.
@@ -433,12 +374,3 @@ func (c *Client) Close() error {
 type silentLogger struct{}
 
 func (silentLogger) Printf(context.Context, string, ...any) {}
-
-// db is the number of the database the client reads: keyspace channels
-// are named after it.
-func (c *Client) db() int {
-	if rc, ok := c.rdb.(*redis.Client); ok {
-		return rc.Options().DB
-	}
-	return 0 // a cluster has database 0 only
-}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"io"
 	"net"
+	"strconv"
 	"strings"
 	"syscall"
 
@@ -48,6 +49,28 @@ func Explain(err error, addr string) error {
 		}
 	}
 	return explained(fmt.Sprintf("talking to Redis at %s failed: %s", addr, reason(err)), err)
+}
+
+// explain is Explain for errors from this client's deployment. In a
+// cluster or behind Sentinel, a network error names the node that failed:
+// it may not be the one given in --url.
+func (c *Client) explain(err error) error { return c.explainAt(err, c.hostPort) }
+
+// explainAt is explain for an error of a command sent to the node at addr
+// (a cluster's master, say), which a refusal (a wrong password there)
+// names: a network error names its own node.
+func (c *Client) explainAt(err error, addr string) error {
+	where := addr
+	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
+		where = op.Addr.String()
+	}
+	if c.kind == cluster && (unreachable(err) || isTimeout(err)) && !isA[*Error](err) && (where != c.hostPort || c.connected.Load()) {
+		return explained(c.nodeDown(where, err), err)
+	}
+	if c.kind == standalone && redis.HasErrorPrefix(err, "DB index is out of range") {
+		return explained(noDatabase(where, strconv.Itoa(c.db())), err) // at connect, or a server restarted with fewer
+	}
+	return Explain(err, where)
 }
 
 // explanations are tried in order; the first that matches explains the
@@ -257,6 +280,20 @@ func isTimeout(err error) bool {
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
 }
 
+// isReply reports whether err is an error reply from Redis: the server is
+// there and refused, as opposed to a failure to reach it.
+func isReply(err error) bool {
+	var reply redis.Error
+	return errors.As(err, &reply)
+}
+
+// unreachable reports whether err is a failed attempt to open a connection
+// (refused, timed out, no route): the node is down or gone.
+func unreachable(err error) bool {
+	op := as[*net.OpError](err)
+	return op != nil && op.Op == "dial"
+}
+
 // reason is err's text made safe for a terminal: replies from Redis can
 // quote key names, which are untrusted bytes.
 func reason(err error) string { return model.Printable(err.Error()) }
@@ -269,11 +306,4 @@ func noDatabase(addr, db string) string {
 		which = db + ", the number at the end of --url"
 	}
 	return fmt.Sprintf("%s has no database %s — use one below its 'databases' setting (0 to 15 by default)", addr, which)
-}
-
-// isReply reports whether err is an error reply from Redis: the server is
-// there and refused, as opposed to a failure to reach it.
-func isReply(err error) bool {
-	var reply redis.Error
-	return errors.As(err, &reply)
 }

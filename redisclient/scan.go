@@ -95,3 +95,19 @@ func addNew(found map[string]struct{}, keys []string) []string {
 	}
 	return fresh
 }
+
+// scanMasters is scan on each master of the cluster in turn. They share
+// pass, so a key found on two masters (one that failed over during the
+// pass, scanned before and after) is passed on once.
+func (c *Client) scanMasters(ctx context.Context, patterns []string, count int64, pass *scanPass, fn func(keys []string) error) error {
+	nodes, err := c.masters(ctx)
+	if err != nil {
+		return err
+	}
+	for _, n := range nodes {
+		if err := c.scan(ctx, n, patterns, count, pass, fn); err != nil {
+			return err
+		}
+	}
+	return nil
+}

@@ -5,6 +5,10 @@ import (
 	"context"
 	"fmt"
 	"slices"
+	"strings"
+	"sync"
+
+	"github.com/redis/go-redis/v9"
 )
 
 // Topology is the shape of the deployment a Client is connected to, as it
@@ -92,4 +96,38 @@ func count(n int, noun string) string {
 		return "1 " + noun
 	}
 	return fmt.Sprintf("%d %ss", n, noun)
+}
+
+// masters returns a client of each server that holds keys, as the
+// deployment says now, asked again on every call so that a promoted replica
+// or an added master is found without a restart: each master of a cluster,
+// the master Sentinel names, or the one server. Keyspace notifications,
+// which each server sends only for its own keys, must be subscribed to on
+// each, and discovery in a cluster SCANs each.
+func (c *Client) masters(ctx context.Context) ([]*redis.Client, error) {
+	switch c.kind {
+	case sentinel:
+		m, err := c.sentinelMaster(ctx)
+		if err != nil {
+			return nil, err
+		}
+		return []*redis.Client{m}, nil
+	case standalone:
+		return []*redis.Client{c.rdb.(*redis.Client)}, nil
+	}
+	var (
+		mu    sync.Mutex
+		nodes []*redis.Client
+	)
+	err := c.rdb.(*redis.ClusterClient).ForEachMaster(ctx, func(_ context.Context, n *redis.Client) error {
+		mu.Lock()
+		defer mu.Unlock()
+		nodes = append(nodes, n)
+		return nil
+	})
+	if err != nil {
+		return nil, c.explain(err)
+	}
+	slices.SortFunc(nodes, func(a, b *redis.Client) int { return strings.Compare(a.Options().Addr, b.Options().Addr) })
+	return nodes, nil
 }
