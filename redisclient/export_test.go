@@ -14,3 +14,9 @@ func (o *WatchOptions) SetFollowEvery(d time.Duration) { o.followEvery = d }
 // SnapshotStripes is how many parts of the keyspace a Snapshot walks at
 // once: each place two parts meet may repeat a page of keys.
 const SnapshotStripes = snapshotStripes
+
+// SetScanBudget sets how long each poll cycle takes discovery on, in place
+// of a quarter of the interval, so that a test can spread a pass over many
+// cycles without a million keys. A budget of a nanosecond is one SCAN a
+// cycle.
+func (o *PollOptions) SetScanBudget(d time.Duration) { o.scanBudget = d }
