@@ -1,6 +1,11 @@
 package redisclient
 
-import "time"
+import (
+	"context"
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
 
 // SetHealthEvery shortens how long a subscription may stay silent before
 // Watch pings it, and how long the ping may go unanswered, so that a test
@@ -20,3 +25,9 @@ const SnapshotStripes = snapshotStripes
 // cycles without a million keys. A budget of a nanosecond is one SCAN a
 // cycle.
 func (o *PollOptions) SetScanBudget(d time.Duration) { o.scanBudget = d }
+
+// FetchBatches is the read behind Poll and Watch: keys batchSize at a
+// time, fn called with each batch. Tests use it to check which error wins.
+func (c *Client) FetchBatches(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
+	return c.fetch(ctx, keys, batchSize, fn)
+}

@@ -2,7 +2,9 @@ package redisclient_test
 
 import (
 	"context"
+	"errors"
 	"fmt"
+	"maps"
 	"slices"
 	"strings"
 	"sync"
@@ -173,5 +175,50 @@ func TestReadKeyTheUserMayNotRead(t *testing.T) {
 	}
 	if _, err := snapshot(ctx, c, []string{"ratelimit:*"}, 0); err != nil {
 		t.Errorf("Snapshot of the keys the user may read: %v", err)
+	}
+}
+
+// In a cluster each master's keys are read on their own: a master that is
+// down holds up none of the others' keys, and the error, once they are
+// read, names it. The caller's error ends the read at once and wins over
+// any master's, and fn is not called again.
+func TestFetchInAClusterReadsTheMastersThatAnswer(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0, "--cluster-node-timeout", "60000")
+	want := fillCluster(t, rc)
+	keys := slices.Sorted(maps.Keys(want))
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	ctx := context.Background()
+	dead := rc.Nodes[1]
+	onDead := 0
+	for _, k := range keys {
+		if m, err := rc.Client(t).MasterForKey(ctx, k); err == nil && m.Options().Addr == dead.Addr {
+			onDead++
+		}
+	}
+	dead.Stop()
+
+	read := map[string]bool{}
+	err := c.FetchBatches(ctx, keys, 10, func(obs []model.Observation) error {
+		for _, o := range obs {
+			read[o.Key] = true
+		}
+		return nil
+	})
+	if err == nil || !strings.HasPrefix(err.Error(), dead.Addr+", a master of the cluster, refused the connection") {
+		t.Errorf("with %s down: %v; want the error to name it", dead.Addr, err)
+	}
+	if len(read) != len(keys)-onDead {
+		t.Errorf("with one master of three down, %d keys were read; want the other masters' %d", len(read), len(keys)-onDead)
+	}
+
+	stop := errors.New("enough")
+	calls := 0
+	err = c.FetchBatches(ctx, keys, 10, func([]model.Observation) error {
+		calls++
+		return stop
+	})
+	if !errors.Is(err, stop) || calls != 1 {
+		t.Errorf("FetchBatches = %v after %d calls; want the caller's error after 1", err, calls)
 	}
 }
