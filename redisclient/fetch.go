@@ -1,6 +1,7 @@
 package redisclient
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"maps"
@@ -11,6 +12,7 @@ import (
 
 	"github.com/countertop/countertop/model"
 	"github.com/redis/go-redis/v9"
+	"golang.org/x/sync/errgroup"
 )
 
 const (
@@ -51,10 +53,11 @@ const fetchAhead = 2
 // fetch reads keys batchSize at a time and calls fn with each batch, one
 // call at a time. An error from fn stops it and is returned as it is.
 //
-// In a cluster each master's keys are read on their own, all masters at
-// once (see byMaster): a master that is down, or hangs, holds up its own
-// keys only, and fn gets the others' as they come; the error, once every
-// master is done, is that of the first master that failed (by address).
+// In a cluster each master's keys are read on their own, mastersAtOnce
+// masters at a time (see byMaster): a master that is down, or hangs, holds
+// up its own keys only, and fn gets the others' as they come; the error,
+// once every master is done, is fn's, else that of the first master that
+// failed (by address).
 // Elsewhere, the batches come in key order, from the calling goroutine.
 func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
 	groups := c.byMaster(ctx, keys)
@@ -64,17 +67,18 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 	case 1:
 		return c.onMaster(ctx, groups[0].addr, func() error { return c.fetchInOrder(ctx, keys, batchSize, groups[0].addr, fn) })
 	}
+	// A master's failure must not stop the others' reads, so the group has
+	// no context of its own: only fn's error cancels, and each master's
+	// error waits in errs for the address order.
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	var mu sync.Mutex // one call to fn at a time, and none after it failed
 	var fnErr error
 	errs := make([]error, len(groups))
-	var wg sync.WaitGroup
-	running := make(chan struct{}, mastersAtOnce)
+	var g errgroup.Group
+	g.SetLimit(mastersAtOnce)
 	for i, group := range groups {
-		wg.Go(func() {
-			running <- struct{}{}
-			defer func() { <-running }()
+		g.Go(func() error {
 			errs[i] = c.onMaster(ctx, group.addr, func() error {
 				return c.fetchInOrder(ctx, group.keys, batchSize, group.addr, func(obs []model.Observation) error {
 					mu.Lock()
@@ -87,18 +91,14 @@ func (c *Client) fetch(ctx context.Context, keys []string, batchSize int, fn fun
 					return fnErr
 				})
 			})
+			return nil
 		})
 	}
-	wg.Wait()
+	_ = g.Wait() // every goroutine returns nil
 	if fnErr != nil {
 		return fnErr
 	}
-	for _, err := range errs {
-		if err != nil {
-			return err
-		}
-	}
-	return nil
+	return cmp.Or(errs...)
 }
 
 // masterKeys are the keys one master serves.
