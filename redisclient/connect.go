@@ -162,11 +162,10 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		}
 	}
 	if stopped := stop(); !stopped || ctx.Err() != nil {
-		// Cancelled, and any error came of that. The cancel can reach the
-		// PING before it starts the close above: then c is closed here,
-		// in the background, since a Sentinel lookup under way holds
-		// go-redis's lock until its own timeout (5 s), and the user who
-		// pressed ctrl+c should not wait for it.
+		// Cancelled, and any error came of that. A cancel that reached the
+		// PING before the close above closes c here, in the background: a
+		// Sentinel lookup under way holds go-redis's lock until its own
+		// timeout, which the user who pressed ctrl+c should not wait out.
 		if stopped {
 			go c.Close()
 		}
@@ -180,12 +179,11 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	return c, nil
 }
 
-// readTimeoutOf is how long go-redis waits for one reply with opt: its
-// default of 3 s when unset, 0 when the URL turned it off. go-redis tries
-// a read that timed out again on a new connection, and a server that hangs
-// without closing its connections (a frozen VM, a stopped process) still
-// accepts new ones, so each try waits the whole timeout: a pipeline took 35
-// s to fail. Twice the timeout lets one retry run, then says so.
+// readTimeoutOf returns how long go-redis waits for one reply with opt
+// (its default when unset; 0 when the URL turned it off). A pipeline gets
+// twice that, one retry's worth: go-redis tries a read that timed out
+// again on a new connection, which a server that hangs without closing its
+// connections still accepts, so the tries would add up to many timeouts.
 func readTimeoutOf(opt *redis.Options) time.Duration {
 	switch {
 	case opt.ReadTimeout == 0:

@@ -19,12 +19,11 @@ import (
 // keys deleted between SCAN and the read are left out. An error from fn
 // stops the pass and is returned as it is.
 //
-// A key may come twice, rarely: SCAN may return a key twice, and where
-// two stripes of a walk meet they overlap by up to a page, and a key that
-// several patterns match comes once only when the earlier ones have no
-// [range] (see walk). The caller drops repeats (model.Snapshot and model.KeySorter do,
-// as they sort), which costs less than a set of every key seen: at a
-// hundred thousand keys, that set was a twentieth of the snapshot's time.
+// A key may come twice, rarely: SCAN may return a key twice, two stripes
+// of a walk overlap by up to a page where they meet, and a key several
+// patterns match comes once only when the earlier ones have no [range]
+// (see walk). The caller drops repeats as it sorts (model.Snapshot and
+// model.KeySorter do), which costs less than a set of every key seen.
 //
 // It keeps Redis busy rather than waiting on round trips, since someone is
 // waiting for the answer: a single Redis is walked in snapshotStripes
@@ -133,15 +132,10 @@ func (c *Client) snapshotChunk(ctx context.Context, keys []string) ([]model.Obse
 
 // snapshotStripes is how many parts of the keyspace Snapshot walks at once:
 // while Redis runs one part's SCAN, the others' replies travel and are
-// parsed, so Redis does not wait for a round trip between calls. With two,
-// Redis still waited whenever the client took longer to send the next SCAN
-// than Redis took to run one (about 0.6 ms at COUNT 1000), as it does when
-// its threads wait for a core. At 100,000 keys among a million, three
-// stripes left Redis idle about 80 ms of a snapshot instead of 105-110, and
-// took 4-5 % less time (four did no better); another client's PING meanwhile
-// waited a little longer: p50 1.4 ms instead of 1.1, p99 4.6 instead of 4.1
-// (BENCHMARKS.md). Only a pass someone waits for walks in stripes: the
-// dashboard's discovery walks one cursor at a time.
+// parsed, so Redis does not wait a round trip between calls. Two still
+// left it waiting whenever the client's threads queued for a core; four did
+// no better than three (BENCHMARKS.md). Only a pass someone waits for walks
+// in stripes: the dashboard's discovery walks one cursor at a time.
 const snapshotStripes = 3
 
 // walk runs SCAN MATCH over each pattern and calls fn, from several

@@ -6,15 +6,11 @@ import (
 	"time"
 )
 
-// A master of a cluster that hangs (a frozen VM: its connections stay
-// open and nothing answers) costs every read sent to it the whole
-// pipeline timeout. Polling reads all masters in each cycle, so without
-// more, every cycle would wait that long (6 s by default) and the other
-// masters' rows with it. Instead, the first read of it that times out
-// marks it stalled: from then on, reads that would go to it fail at once
-// with the error that first timeout gave (which names it), while a probe
-// PINGs it in the background; once it answers, or is no longer a master
-// (a replica took over), reads go to it again.
+// A master of a cluster that hangs (a frozen VM) costs each read sent to it
+// the whole pipeline timeout, and every poll cycle reads every master. So
+// the first read of it that times out marks it stalled: reads that would go
+// to it fail at once with that first error (which names it), while a probe
+// PINGs it in the background until it answers or is no longer a master.
 
 // stalls are the masters whose reads timed out, by address, with the
 // error each gave.
@@ -82,9 +78,9 @@ func (c *Client) stall(addr string, err error) {
 	go c.probe(addr)
 }
 
-// probe PINGs the stalled master at addr, backing off as polling does
-// (250 ms, doubling to 5 s), until it answers or is no longer a master,
-// then ends the stall; or until the client is closed.
+// probe PINGs the stalled master at addr, backing off as polling does (see
+// nextBackoff), until it answers or is no longer a master, then ends the
+// stall; or until the client is closed.
 func (c *Client) probe(addr string) {
 	var wait time.Duration
 	for {
