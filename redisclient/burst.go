@@ -152,7 +152,7 @@ func (r *BurstResult) compare(by model.Amount) {
 	}
 }
 
-// number is o's value exactly, 0 for a missing key; ok is false when it is
+// number returns o's value exactly, 0 for a missing key; ok is false when it is
 // not a number.
 func number(o model.Observation) (n *big.Rat, ok bool) {
 	if o.PTTL == model.PTTLMissing {

@@ -47,7 +47,8 @@ func (c *Client) rerouted(ctx context.Context, do func() error) error {
 	return err
 }
 
-// afterWrite, given a write's error, reads the cluster's slot map again when
+// afterWrite returns err, a write's error, after reading the cluster's slot
+// map again when
 // the write could not reach its node, so that the user's next try goes to
 // the master that serves the key now. It does not try the write again: it
 // may have landed before the connection broke.
@@ -69,7 +70,7 @@ func (c *Client) reloadSlots(ctx context.Context) {
 	}
 }
 
-// errClusterDB is the error for a URL that names database db of a cluster.
+// errClusterDB returns the error for a URL that names database db of a cluster.
 func errClusterDB(db int, cause error) error {
 	return explained(fmt.Sprintf("a Redis Cluster has database 0 only — end --url with /0, not /%d", db), cause)
 }
@@ -202,7 +203,7 @@ func parseClusterNodes(out string) []clusterNode {
 	return nodes
 }
 
-// nodeAddr is the address of node, a server of the deployment, for
+// nodeAddr returns the address of node, a server of the deployment, for
 // errors: a cluster's master by its own address, else the one of --url.
 func (c *Client) nodeAddr(node redis.Cmdable) string {
 	if n, ok := node.(*redis.Client); ok && c.kind == cluster {

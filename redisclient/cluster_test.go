@@ -47,6 +47,7 @@ func fillCluster(t *testing.T, c *redistest.Cluster) map[string]string {
 	return want
 }
 
+// topology returns c's topology, failing the test on error.
 func topology(t *testing.T, c *redisclient.Client) redisclient.Topology {
 	t.Helper()
 	top, err := c.Topology(context.Background())

@@ -268,7 +268,7 @@ func universalOptions(opt *redis.Options, addrs []string) *redis.UniversalOption
 	}
 }
 
-// serverMode is how the server behind rdb runs: standalone, cluster or
+// serverMode returns how the server behind rdb runs: standalone, cluster or
 // sentinel. HELLO without arguments (which changes nothing) tells every
 // user, whatever its ACL rules; a server without it (before Redis 6.2) is
 // asked INFO cluster. A server that says neither (miniredis has no INFO
@@ -335,15 +335,15 @@ func (c *Client) connectError(ctx context.Context, err error) error {
 	return c.explain(err)
 }
 
-// Addr is where the client is connected, as host:port/db (the seed, for a
+// Addr returns where the client is connected, as host:port/db (the seed, for a
 // cluster; the Sentinels, behind Sentinel), without credentials: safe to
 // show.
 func (c *Client) Addr() string { return c.addr }
 
-// Universal is the underlying go-redis client, for wiring and tests.
+// Universal returns the underlying go-redis client, for wiring and tests.
 func (c *Client) Universal() redis.UniversalClient { return c.rdb }
 
-// db is the number of the database the client reads: keyspace channels
+// db returns the number of the database the client reads: keyspace channels
 // are named after it.
 func (c *Client) db() int {
 	if rc, ok := c.rdb.(*redis.Client); ok {

@@ -32,6 +32,7 @@ func (e *Error) Unwrap() error { return e.err }
 // through an interface, without importing this package.
 func (e *Error) Refused() bool { return Refused(e) }
 
+// explained returns the *Error that says msg, caused by cause (possibly nil).
 func explained(msg string, cause error) *Error { return &Error{msg: msg, err: cause} }
 
 // Explain turns an error from go-redis, the network or TLS into an *Error
@@ -51,14 +52,14 @@ func Explain(err error, addr string) error {
 	return explained(fmt.Sprintf("talking to Redis at %s failed: %s", addr, reason(err)), err)
 }
 
-// explain is Explain for errors from this client's deployment. In a
-// cluster or behind Sentinel, a network error names the node that failed:
-// it may not be the one given in --url.
+// explain explains err as Explain does, for errors from this client's
+// deployment. In a cluster or behind Sentinel, a network error names the
+// node that failed: it may not be the one given in --url.
 func (c *Client) explain(err error) error { return c.explainAt(err, c.hostPort) }
 
-// explainAt is explain for an error of a command sent to the node at addr
-// (a cluster's master, say), which a refusal (a wrong password there)
-// names: a network error names its own node.
+// explainAt is explain for err, the error of a command sent to the node at
+// addr (a cluster's master, say). A refusal (a wrong password there) names
+// addr; a network error names its own node.
 func (c *Client) explainAt(err error, addr string) error {
 	where := addr
 	if op := as[*net.OpError](err); c.kind != standalone && op != nil && op.Addr != nil {
@@ -187,7 +188,7 @@ func unchanged(hint string) func(string, error) string {
 	}
 }
 
-// refusedBy is unchanged for a server that refuses every write for now:
+// refusedBy returns unchanged for a server that refuses every write for now:
 // hint names it where it says %s.
 func refusedBy(hint string) func(string, error) string {
 	return func(addr string, err error) string {
@@ -275,6 +276,8 @@ func isTLSAlert(err error) bool {
 	return op != nil && op.Op == "remote error"
 }
 
+// isTimeout reports whether err is a deadline that passed: a context's, or
+// a network read or dial that timed out.
 func isTimeout(err error) bool {
 	var ne net.Error
 	return errors.Is(err, context.DeadlineExceeded) || errors.As(err, &ne) && ne.Timeout()
@@ -294,7 +297,7 @@ func unreachable(err error) bool {
 	return op != nil && op.Op == "dial"
 }
 
-// reason is err's text made safe for a terminal: replies from Redis can
+// reason returns err's text made safe for a terminal: replies from Redis can
 // quote key names, which are untrusted bytes.
 func reason(err error) string { return model.Printable(err.Error()) }
 

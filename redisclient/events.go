@@ -72,6 +72,7 @@ type eventWatcher struct {
 	wg          sync.WaitGroup         // the subscribers
 }
 
+// newEventWatcher returns a watcher of o.Patterns that reads through r.
 func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
 	prefix := fmt.Sprintf("__keyspace@%d__:", r.c.db())
 	channels := make([]string, len(o.Patterns))
@@ -114,7 +115,7 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 	return off
 }
 
-// read is the reader's loop. It makes the first full pass, then re-reads
+// read runs the reader's loop. It makes the first full pass, then re-reads
 // the keys events named, makes a full pass when one is due, and follows the
 // masters, until ctx is done; then it returns nil. After a failure it waits
 // with backoff, then makes a full pass: what it failed to read may have
@@ -230,10 +231,12 @@ type changeSet struct {
 	ready chan struct{} // signalled when keys stops being empty
 }
 
+// newChangeSet returns an empty changeSet.
 func newChangeSet() *changeSet {
 	return &changeSet{keys: make(map[string]struct{}), ready: make(chan struct{}, 1)}
 }
 
+// add puts key in the set, and signals ready when the set was empty.
 func (s *changeSet) add(key string) {
 	s.mu.Lock()
 	_, dup := s.keys[key]
@@ -248,6 +251,7 @@ func (s *changeSet) add(key string) {
 	}
 }
 
+// len returns how many keys the set holds.
 func (s *changeSet) len() int {
 	s.mu.Lock()
 	defer s.mu.Unlock()

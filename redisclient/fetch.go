@@ -137,7 +137,8 @@ func (c *Client) byMaster(ctx context.Context, keys []string) []masterKeys {
 	return groups
 }
 
-// fetchInOrder is fetch of keys in key order, from the calling goroutine.
+// fetchInOrder reads keys as fetch does, in key order, from the calling
+// goroutine.
 func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int, where string, fn func([]model.Observation) error) error {
 	type result struct {
 		obs []model.Observation
@@ -180,7 +181,7 @@ func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int,
 	return ctx.Err()
 }
 
-// withPipelineTimeout is ctx bounded by c.pipelineTimeout, if any.
+// withPipelineTimeout returns ctx bounded by c.pipelineTimeout, if any.
 func (c *Client) withPipelineTimeout(ctx context.Context) (context.Context, context.CancelFunc) {
 	if c.pipelineTimeout <= 0 {
 		return context.WithCancel(ctx)

@@ -11,20 +11,16 @@ import (
 )
 
 // flushed reports whether keys the watcher knows were taken without a
-// keyspace event: FLUSHDB, FLUSHALL and SWAPDB send none, and the rows of
-// the keys they took would stay on screen until the next full pass, up to
-// ResyncEvery away. A master's count of those commands (INFO
-// commandstats) tells that one ran since it was last asked. INFO cannot
-// tell on which database, nor whether it failed, so the masters' key
-// counts (DBSIZE) must then have fallen below the keys known: a flush of
-// another database, or a SWAPDB that failed, starts no pass. (Key counts alone would not do: keys
-// that expire or are evicted while their events are on the way keep them
-// short of the keys known.)
+// keyspace event: FLUSHDB, FLUSHALL and SWAPDB send none, and their rows
+// would stay on screen until the next full pass. A master's count of those
+// commands (INFO commandstats) says one ran since it was last asked; as
+// INFO cannot say on which database, nor whether it failed, the masters'
+// DBSIZE must also have fallen below the keys known. (DBSIZE alone would
+// not do: keys whose expiry events are on the way keep it short.)
 //
-// A master that does not answer in time is asked again next interval, and
-// so are all when the keys could not be counted in time; one that refuses
-// INFO (NOPERM: an ACL user without it) is not asked again, so as not to
-// fill its ACL LOG, and leaves flushes to the full passes.
+// A master that does not answer in time is asked again next interval; one
+// that refuses INFO (NOPERM) is not asked again, so as not to fill its ACL
+// LOG, and leaves flushes to the full passes.
 func (w *eventWatcher) flushed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
@@ -72,7 +68,7 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 	return pass
 }
 
-// flushes is how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
+// flushes returns how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
 // from INFO commandstats (failed calls too: flushed checks the keys).
 func flushes(ctx context.Context, node *redis.Client) (int64, error) {
 	info, err := node.Info(ctx, "commandstats").Result()

@@ -96,6 +96,7 @@ func checkSentence(t *testing.T, err error, want, secret string) {
 	}
 }
 
+// connectURL connects with o, failing the test on error.
 func connectURL(t *testing.T, o redisclient.Options) *redisclient.Client {
 	t.Helper()
 	c, err := redisclient.Connect(context.Background(), o)

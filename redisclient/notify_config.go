@@ -53,7 +53,7 @@ type noEvents struct {
 	settable bool
 }
 
-// note is the feed's Note in auto mode, which polls instead.
+// note returns the feed's Note in auto mode, which polls instead.
 func (no *noEvents) note() string {
 	if no.fix == "" {
 		return "polling: " + no.why
@@ -61,7 +61,7 @@ func (no *noEvents) note() string {
 	return "polling: " + no.why + "; " + no.fix + " to get live updates"
 }
 
-// error is the error of events mode, which cannot work.
+// error returns the error of events mode, which cannot work.
 func (no *noEvents) error() error {
 	fix := "use --mode poll"
 	if no.fix != "" {
@@ -95,10 +95,10 @@ func (r *reader) checkNotifications(ctx context.Context, enable bool) (nodes []*
 	}
 }
 
-// notifications is one try of checkNotifications: the masters, why
-// notifications cannot be used on those that cannot use them (one
-// noEvents for all, see mergeNoEvents), and what was turned on. Its error is one that says nothing about notifications (a
-// master could not be reached).
+// notifications makes one try of checkNotifications. It returns the
+// masters, why notifications cannot be used on those that cannot use them
+// (one noEvents for all: see mergeNoEvents), and what was turned on. Its
+// error says nothing about notifications (a master could not be reached).
 func (c *Client) notifications(ctx context.Context, enable bool) ([]*redis.Client, *noEvents, string, error) {
 	nodes, err := c.masters(ctx)
 	if err != nil {
@@ -125,7 +125,7 @@ func (c *Client) notifications(ctx context.Context, enable bool) ([]*redis.Clien
 	return nodes, nil, turnedOnNote(turnedOn), nil
 }
 
-// mergeNoEvents is one noEvents for the masters at addrs, which each gave
+// mergeNoEvents returns one noEvents for the masters at addrs, which each gave
 // one of nos: masters with the same reason are named together ("off on
 // masters A, B and C"), so that the note names every master to fix.
 func mergeNoEvents(nos []*noEvents, addrs []string) *noEvents {
@@ -213,7 +213,7 @@ func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
 	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + shellQuote(set+missing) + on, settable: true}
 }
 
-// shellQuote is a notify-keyspace-events value as the sentences that
+// shellQuote returns a notify-keyspace-events value as the sentences that
 // suggest it write it: in single quotes, so that a command pasted into a
 // shell (redis-cli CONFIG SET notify-keyspace-events 'K$gxe') keeps the $
 // and what follows it. Flags are letters and $; anything else is shown
@@ -307,7 +307,7 @@ func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client)
 	return mergeNoEvents(nos, without).error()
 }
 
-// recheckSettings is checkSettings on the masters as they are now, between
+// recheckSettings runs checkSettings on the masters as they are now, between
 // full passes: notifications turned off show within recheckIntervals
 // intervals, not at the next full pass, up to ResyncEvery away. Masters
 // that cannot be listed now are looked at next time; the failure is left

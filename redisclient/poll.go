@@ -17,7 +17,7 @@ const (
 	maxBackoff = 5 * time.Second
 )
 
-// nextBackoff is the wait after another failure in a row, given the last
+// nextBackoff returns the wait after another failure in a row, given the last
 // wait (0 after a success).
 func nextBackoff(last time.Duration) time.Duration {
 	return min(max(2*last, minBackoff), maxBackoff)
@@ -38,6 +38,7 @@ type PollOptions struct {
 	scanBudget time.Duration // overrides Interval/4, for tests
 }
 
+// withDefaults returns o with every unset field at its default.
 func (o PollOptions) withDefaults() PollOptions {
 	if o.Interval <= 0 {
 		o.Interval = time.Second
@@ -125,12 +126,8 @@ func (r *reader) poll(ctx context.Context) {
 			if partial {
 				// Some masters answered: their rows stay live, a cycle
 				// every interval, while the others are tried again each
-				// time (a refused connection costs nothing; a master that
-				// hangs holds up one cycle by its timeout, and is then
-				// tried in the background: see Client.onMaster), and the
-				// pass under way goes on. A cycle that took longer than
-				// the interval (a slot map read again, retries) still
-				// waits minBackoff, or the interval if shorter.
+				// time (see Client.onMaster for one that hangs). A cycle
+				// that overran the interval still waits a little.
 				backoff = 0
 				wait = max(wait, min(r.o.Interval, minBackoff))
 			} else {
@@ -168,7 +165,7 @@ type pacer struct {
 	next time.Time  // when the next pass may begin; zero: at once
 }
 
-// discoverSome is a poll cycle's share of discovery, in the cycle that
+// discoverSome takes a poll cycle's share of discovery, in the cycle that
 // began at now: it begins a pass when one is due, and takes the pass under
 // way on for the budget, or to its end while no key is known. missed is
 // why the cycle could not read some known keys (nil when it read them

@@ -30,16 +30,15 @@ type reader struct {
 	// recheck, when set, tells poll to stop (it returns true) so that the
 	// watch can go live: see Watch. poll calls it every recheckIntervals.
 	recheck func(ctx context.Context) bool
-	// topology is the topology being read in the background for the
-	// header (see readTopology), nil when none is: a pass starts a read
-	// unless one is under way, and takes it at its end (while a master
-	// hangs, only if it is there).
-	// topologyFrom is when that read began, and topologyAt when the one the
-	// header shows began: an older read does not replace a newer.
+	// topology is the header's topology being read in the background (see
+	// readTopology), nil when none is; a pass starts one and takes it at
+	// its end. topologyFrom is when it began, topologyAt when the one shown
+	// began: an older read does not replace a newer.
 	topology                 <-chan string
 	topologyFrom, topologyAt time.Time
 }
 
+// newReader returns a reader of c that sends to out.
 func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 	return &reader{
 		c:     c,

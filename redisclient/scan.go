@@ -20,7 +20,7 @@ func (c *Client) Scan(ctx context.Context, patterns []string, count int64, fn fu
 	return c.scan(ctx, c.rdb, patterns, count, newScanPass(), fn)
 }
 
-// scanOnce is one SCAN on node, bounded as a pipeline of reads is (see
+// scanOnce runs one SCAN on node, bounded as a pipeline of reads is (see
 // readTimeoutOf).
 func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64, pattern string, count int64) (keys []string, next uint64, err error) {
 	err = c.onMaster(ctx, c.nodeAddr(node), func() error {
@@ -32,7 +32,7 @@ func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64
 	return keys, next, err
 }
 
-// dbSize is DBSIZE on node, bounded as scanOnce is.
+// dbSize runs DBSIZE on node, bounded as scanOnce is.
 func (c *Client) dbSize(ctx context.Context, node redis.Cmdable) (size int64, err error) {
 	err = c.onMaster(ctx, c.nodeAddr(node), func() error {
 		ctx, cancel := c.withPipelineTimeout(ctx)
@@ -49,6 +49,7 @@ type scanPass struct {
 	found map[string]struct{} // distinct keys passed on so far
 }
 
+// newScanPass returns a pass that has passed on no key yet.
 func newScanPass() *scanPass { return &scanPass{found: make(map[string]struct{})} }
 
 // scan runs the SCAN loops on node, which is the whole deployment for a
@@ -96,7 +97,7 @@ func addNew(found map[string]struct{}, keys []string) []string {
 	return fresh
 }
 
-// scanMasters is scan on each master of the cluster in turn. They share
+// scanMasters runs scan on each master of the cluster in turn. They share
 // pass, so a key found on two masters (one that failed over during the
 // pass, scanned before and after) is passed on once.
 func (c *Client) scanMasters(ctx context.Context, patterns []string, count int64, pass *scanPass, fn func(keys []string) error) error {

@@ -201,6 +201,7 @@ func (s *serverClients) get(addr string) *redis.Client {
 	return rdb
 }
 
+// close closes every client made.
 func (s *serverClients) close() {
 	s.mu.Lock()
 	defer s.mu.Unlock()
@@ -232,7 +233,7 @@ func (c *Client) sentinelTopology(ctx context.Context) (Topology, error) {
 	return Topology{}, c.explain(err)
 }
 
-// sentinelNode is a server as SENTINEL MASTER or REPLICAS describes it:
+// sentinelNode returns a server as SENTINEL MASTER or REPLICAS describes it:
 // down when the Sentinel thinks so or has lost its connection.
 func sentinelNode(fields map[string]string) Node {
 	n := Node{Addr: net.JoinHostPort(fields["ip"], fields["port"]), Up: true}

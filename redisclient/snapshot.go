@@ -13,7 +13,7 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-// Snapshot is one full pass: every key matching patterns, with its value
+// Snapshot makes one full pass: every key matching patterns, with its value
 // and TTL. It calls fn with each pipeline's worth of keys as they are read,
 // one call at a time, so a caller can work on them while the walk goes on;
 // keys deleted between SCAN and the read are left out. An error from fn
@@ -194,7 +194,7 @@ type firstPage struct {
 	more bool          // set before done is closed: the walk did not end there
 }
 
-// scanStripe is the i-th of n stripes of a SCAN walk. SCAN visits the hash
+// scanStripe walks the i-th of n stripes of a SCAN walk. SCAN visits the hash
 // table's buckets in reverse-binary order: the cursor's bits reversed are
 // its position along the walk, from 0 up to a wrap back to 0, whatever the
 // table's size and through resizes. Stripe i starts at the cursor of

@@ -19,7 +19,7 @@ type stalls struct {
 	by map[string]error
 }
 
-// stalled is the error the reads of the master at addr timed out with,
+// stalled returns the error the reads of the master at addr timed out with,
 // while it has not answered since; nil when it is not stalled.
 func (c *Client) stalled(addr string) error {
 	c.stalls.mu.Lock()

@@ -39,7 +39,7 @@ type subStatus struct {
 	err error
 }
 
-// noChannels is why events cannot be used when subscribing was refused
+// noChannels returns why events cannot be used when subscribing was refused
 // with err.
 func (w *eventWatcher) noChannels(err error) *noEvents {
 	grant := make([]string, len(w.channels))

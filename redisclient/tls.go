@@ -18,6 +18,7 @@ type TLSOptions struct {
 	SkipVerify bool   // accept any server certificate (testing only)
 }
 
+// enabled reports whether t turns TLS on.
 func (t TLSOptions) enabled() bool {
 	return t.CAFile != "" || t.CertFile != "" || t.KeyFile != "" || t.SkipVerify
 }

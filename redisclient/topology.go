@@ -43,7 +43,7 @@ func (c *Client) Topology(ctx context.Context) (Topology, error) {
 	return Topology{Kind: standalone, Masters: []Node{{Addr: c.hostPort, Up: c.rdb.Ping(ctx).Err() == nil}}}, nil
 }
 
-// String is the topology for the dashboard's header, e.g. "standalone",
+// String returns the topology for the dashboard's header, e.g. "standalone",
 // "cluster: 3 masters (2 up), 3 replicas (2 up)" or
 // "sentinel mymaster: master 10.0.0.5:6379, 2 replicas". Replicas that are
 // down are counted only when there are some.
@@ -72,6 +72,8 @@ func (t *Topology) sort() {
 	slices.SortFunc(t.Replicas, byAddr)
 }
 
+// replicas returns nodes counted as replicas ("3 replicas"), with how many
+// are up when some are not ("3 replicas (2 up)").
 func replicas(nodes []Node) string {
 	s := count(len(nodes), "replica")
 	if n := up(nodes); n < len(nodes) {
@@ -80,6 +82,7 @@ func replicas(nodes []Node) string {
 	return s
 }
 
+// up returns how many of nodes are up.
 func up(nodes []Node) int {
 	n := 0
 	for _, x := range nodes {
@@ -90,7 +93,7 @@ func up(nodes []Node) int {
 	return n
 }
 
-// count is n noun, in the plural unless n is 1.
+// count returns n noun, in the plural unless n is 1.
 func count(n int, noun string) string {
 	if n == 1 {
 		return "1 " + noun

@@ -34,7 +34,8 @@ func parseURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 	return opt, sentinels, nil
 }
 
-// readURL is parseURL with errors that never show a piece of a password.
+// readURL reads raw as parseURL does, with errors that never show a piece
+// of a password.
 // A URL ends its user info at the first '/', '?' or '#': a password with
 // one of them, not percent-encoded, spills into the host, path or options,
 // which the parsers quote (or drop: go-redis ignores a fragment). So a URL
@@ -66,7 +67,7 @@ func readURL(raw, from string) (*redis.Options, *sentinelTarget, error) {
 	return opt, sentinels, nil
 }
 
-// optionsStart is where raw's options begin (the index of its first '?')
+// optionsStart returns where raw's options begin (the index of its first '?')
 // when every '@' after it is in a name they give, client_name or
 // master_name (client_name=me@laptop); -1 otherwise, and then an '@' after
 // a '?' may end a user info whose password holds the '?'
@@ -86,7 +87,7 @@ func optionsStart(raw string) int {
 	return q
 }
 
-// blanked is raw with its user info, if any (hasUser), replaced by a user
+// blanked returns raw with its user info, if any (hasUser), replaced by a user
 // and password of plain letters. The user info ends at the last '@' before
 // the options (an '@' in a name the options give ends none: see
 // optionsStart), which a password with '@', '/', '?' or '#' in it does not

@@ -34,6 +34,7 @@ type WatchOptions struct {
 	followEvery time.Duration // overrides defaultFollowEvery, for tests
 }
 
+// withDefaults returns o with every unset field at its default.
 func (o WatchOptions) withDefaults() WatchOptions {
 	o.PollOptions = o.PollOptions.withDefaults()
 	if o.Mode == "" {
@@ -45,6 +46,7 @@ func (o WatchOptions) withDefaults() WatchOptions {
 	return o
 }
 
+// errNoPatterns is the error of a watch given no pattern.
 var errNoPatterns = explained("there is no key pattern to watch — pass --pattern or add a [[rule]] to the config", nil)
 
 // Watch watches the keys matching o.Patterns, by keyspace notifications or

@@ -19,6 +19,7 @@ func firstState(t *testing.T, c *redisclient.Client, o redisclient.WatchOptions)
 	return w.state
 }
 
+// watchOptions watches rl:* in mode, with every other option at its default.
 func watchOptions(mode string) redisclient.WatchOptions {
 	return redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},

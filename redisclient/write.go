@@ -100,7 +100,7 @@ func (c *Client) Incr(ctx context.Context, key string, by model.Amount, window t
 	return obs, err
 }
 
-// incr is Incr on rdb, which may be a connection of its own (see Burst).
+// incr runs Incr on rdb, which may be a connection of its own (see Burst).
 // started reports whether this increment gave the key its TTL.
 func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.Amount, window time.Duration) (obs model.Observation, started bool, err error) {
 	cmd := incrCommand(key, by)
@@ -174,7 +174,7 @@ type noRetry struct{ *redis.Cmd }
 
 func (noRetry) NoRetry() bool { return true }
 
-// incrCommand is the increment of key by by, as people would type it.
+// incrCommand returns the increment of key by by, as people would type it.
 func incrCommand(key string, by model.Amount) string {
 	return fmt.Sprintf("%s %s %s", by.Command(), model.Printable(key), by)
 }
