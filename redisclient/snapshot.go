@@ -22,8 +22,8 @@ import (
 // A key may come twice, rarely: SCAN may return a key twice, two stripes
 // of a walk overlap by up to a page where they meet, and a key several
 // patterns match comes once only when the earlier ones have no [range]
-// (see walk). The caller drops repeats as it sorts (model.Snapshot and
-// model.KeySorter do), which costs less than a set of every key seen.
+// (see walk). The caller drops repeats as it sorts (report.Snapshot and
+// report.KeySorter do), which costs less than a set of every key seen.
 //
 // It keeps Redis busy rather than waiting on round trips, since someone is
 // waiting for the answer: a single Redis is walked in snapshotStripes
