@@ -28,13 +28,26 @@ const WindowUnknown time.Duration = -1
 var ErrNeedsWindow = errors.New("the key has no TTL and no window was given")
 
 // Observation is one read of one key: what redisclient saw, and when.
+// Read interprets it; the fields after At describe collections, bounded
+// reads of them (see MaxRaw, MaxHashFields, MaxListScan), and are zero
+// for strings.
 type Observation struct {
 	Key  string    // the key name, raw bytes as Redis holds them
 	Type string    // "string", "hash", "list", ... as TYPE reports it
-	Raw  string    // the stored string (Type == "string" only)
+	Raw  string    // the stored string (Type == "string" only), at most MaxRaw bytes
 	PTTL int64     // milliseconds left, or PTTLNoExpiry
 	At   time.Time // when it was read; carries the monotonic clock
+
+	RawCut   bool    // Raw is the first MaxRaw bytes of a longer string
+	Len      int64   // HLEN, ZCARD or LLEN (SCARD, XLEN for sets and streams); 0 for strings
+	Fields   []Field // a hash's fields: all of them when Len <= MaxHashFields, else those of KnownHashFields that exist
+	Newest   float64 // zset: the highest score; list: the head (LINDEX 0) read with ParseScore; NaN when none
+	Oldest   float64 // zset: the lowest score; list: the tail (LINDEX -1); NaN when none
+	InWindow int64   // log: entries with a score after LogWindowStart (ZCOUNT, or CountInWindow over a list); -1 when not known
 }
+
+// Field is one field of a hash and its value.
+type Field struct{ Name, Value string }
 
 // Batch is what a watcher sends the dashboard: keys it read, keys it found
 // gone, and optionally a new state of the feed itself.
