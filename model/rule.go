@@ -9,13 +9,15 @@ import (
 const DefaultWarnAt = 0.8
 
 // Rule says what the counters matching Pattern are: their limit, their
-// window, and whether they are expected to expire.
+// window, whether they are expected to expire, and how they are laid out.
 type Rule struct {
 	Pattern   string        // Redis glob (as SCAN MATCH and KEYS read it)
 	Limit     float64       // 0: no limit known
 	Window    time.Duration // 0: no window known
 	WarnAt    float64       // fraction of Limit; 0 means DefaultWarnAt
 	ExpectTTL bool          // false for counters meant to live forever
+	Layout    Layout        // LayoutAuto: detected per key (see Read)
+	Field     string        // a hash field read as the counter; "": none
 }
 
 // Rules is the ordered rule list plus the fallback for keys no rule covers
@@ -62,6 +64,14 @@ func (r *Rules) WindowOf(rule Rule) time.Duration {
 		return rule.Window
 	}
 	return r.Fallback.Window
+}
+
+// Effective is the rule at index i (as At gives it) with the window its
+// keys have (as WindowOf gives it): what Read and Evaluate take.
+func (r *Rules) Effective(i int) Rule {
+	rule := r.At(i)
+	rule.Window = r.WindowOf(rule)
+	return rule
 }
 
 // GlobMatch reports whether key matches pattern with Redis's glob rules

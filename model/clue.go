@@ -1,0 +1,145 @@
+package model
+
+import "strconv"
+
+// why is the reason Read gave a key its layout: one byte, which the Store
+// keeps in place of the clue's text (clueTexts has every text, built once).
+type why uint8
+
+const (
+	whyOtherType why = iota // a set, stream or other type: no layout of counts
+
+	// Strings.
+	whyCounter        // a number
+	whyWindowFloor    // name ends in floor(time / window)
+	whyWindowEpoch    // name ends in the window's epoch start
+	whyWindowStamp    // name ends in a date or hour stamp
+	whyBucketName     // name ends in tokens
+	whyTimestampName  // name says a time, and the value is one
+	whyTimestampValue // the value is an epoch time near now
+	whyGCRA2017       // a float near seconds since 2017: redis_rate
+	whyGCRANanos      // 19 digits of ns near now: throttled
+	whyGCRAName       // name has a tat part, and the value is a time
+	whyJava           // binary, a Java-serialised object
+	whyBinary         // binary
+	whyText           // text
+	whyJavaCut        // whyJava, cut at MaxRaw
+	whyBinaryCut      // whyBinary, cut at MaxRaw
+	whyTextCut        // whyText, cut at MaxRaw
+	whyRuleOpaqueCut  // the rule says opaque, cut at MaxRaw
+
+	// Hashes.
+	whyHashField        // the rule's field
+	whyHashFieldMissing // the rule's field is not there: 0
+	whyHashBucket       // a tokens field and a time field
+	whyHashGCRA         // a tat field
+	whyHashLargest      // all fields integers: the largest
+	whyHashUnknown      // fields of no known layout
+	whyHashTooMany      // too many fields to read, none of the known names
+
+	// Logs: each of these is followed by one per timeUnit.
+	whyLogCounted                               // hits inside the window counted
+	whyLogAll       = whyLogCounted + 4         // no window known: every entry counted
+	whyLogUncounts  = whyLogAll + 4             // window known, entries not counted (a long list)
+	whyNotTimes     = whyLogUncounts + 4        // a zset or list whose entries are no times
+	whyRule         = whyNotTimes + 1           // the rule's layout; + the Layout
+	whyRuleNoPart   = whyRule + why(NumLayouts) // the rule says window; the name has no window part
+	whyRuleMismatch = whyRuleNoPart + 1         // the rule's layout does not fit the key; + the Layout
+	numWhys         = whyRuleMismatch + why(NumLayouts)
+)
+
+func (w why) cut() bool {
+	return w == whyJavaCut || w == whyBinaryCut || w == whyTextCut || w == whyRuleOpaqueCut
+}
+
+// guess reports whether a layout given for this reason was inferred, and
+// could be wrong. A number read as a count is what the key holds, binary is
+// binary, text is text; the rest are guesses from names and magnitudes.
+func (w why) guess() bool {
+	switch {
+	case w == whyCounter, w == whyOtherType, w >= whyJava && w <= whyRuleOpaqueCut,
+		w == whyHashField, w == whyHashFieldMissing, w == whyHashUnknown, w == whyHashTooMany,
+		w >= whyNotTimes:
+		return false
+	}
+	return true
+}
+
+// text is the clue for a key of type typ read for this reason: the
+// commands, then the reason.
+func (w why) text(typ string) string {
+	if w >= numWhys {
+		return ""
+	}
+	return clueTexts[typeClass(typ)][w]
+}
+
+// typeClass indexes clueTexts: how a type is read.
+func typeClass(typ string) int {
+	switch typ {
+	case "string":
+		return 0
+	case "hash":
+		return 1
+	case "zset":
+		return 2
+	case "list":
+		return 3
+	}
+	return 4
+}
+
+var clueCommands = [5]string{
+	"GETRANGE 0 " + strconv.Itoa(MaxRaw-1) + " and PTTL",
+	"HLEN and PTTL, then HGETALL (" + strconv.Itoa(MaxHashFields) + " fields or fewer) or HMGET of the known field names",
+	"ZCARD, the lowest and highest score (ZRANGE WITHSCORES) and PTTL, then ZCOUNT over the window",
+	"LLEN, LINDEX 0 and -1 and PTTL, then LRANGE over the window (" + strconv.Itoa(MaxListScan) + " entries or fewer)",
+	"TYPE, the length and PTTL",
+}
+
+var clueTexts = func() (t [5][numWhys]string) {
+	var reasons [numWhys]string
+	reasons[whyOtherType] = "a type that holds no rate-limit state countertop reads"
+	reasons[whyCounter] = "a number: a counter (INCR, INCRBY or INCRBYFLOAT)"
+	reasons[whyWindowFloor] = "the name ends in floor(time / window): a window's counter"
+	reasons[whyWindowEpoch] = "the name ends in the window's start in epoch time: a window's counter"
+	reasons[whyWindowStamp] = "the name ends in a date or time stamp: a window's counter"
+	reasons[whyBucketName] = "the name ends in .tokens (or the value has a fraction): the tokens left in a token bucket kept in two strings (a count of tokens used needs layout = \"counter\")"
+	reasons[whyTimestampName] = "the name says a time and the value is an epoch time: a timestamp"
+	reasons[whyTimestampValue] = "an epoch time near now (10, 13, 16 digits): a timestamp"
+	reasons[whyGCRA2017] = "a float near now in seconds since 2017-01-01: a GCRA theoretical arrival time, as go-redis/redis_rate writes it"
+	reasons[whyGCRANanos] = "19 digits of nanoseconds since 1970 near now: a GCRA theoretical arrival time, as throttled/throttled writes it"
+	reasons[whyGCRAName] = "the name has a tat part and the value is a time: a GCRA theoretical arrival time"
+	reasons[whyJava] = "binary, starting 0xAC 0xED: a Java-serialised object, a library's opaque state"
+	reasons[whyBinary] = "bytes that are not text: a library's opaque state"
+	reasons[whyText] = "text that is not a number"
+	reasons[whyJavaCut] = reasons[whyJava] + "; longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read"
+	reasons[whyBinaryCut] = reasons[whyBinary] + "; longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read"
+	reasons[whyTextCut] = "text longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read: no counter is that long"
+	reasons[whyRuleOpaqueCut] = "the rule's layout = \"opaque\"; longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read"
+	reasons[whyHashField] = "the rule's field, read as a counter (HINCRBY)"
+	reasons[whyHashFieldMissing] = "the rule's field is not in the hash: no hits counted yet"
+	reasons[whyHashBucket] = "a tokens field and a time field: a token bucket"
+	reasons[whyHashGCRA] = "a tat field: a GCRA theoretical arrival time"
+	reasons[whyHashLargest] = "every field an integer: the largest is read as the counter (HINCRBY per field; a rule's field = \"NAME\" picks one)"
+	reasons[whyHashUnknown] = "fields of no layout countertop knows (a rule's field = \"NAME\" reads one as a counter)"
+	reasons[whyHashTooMany] = "more than " + strconv.Itoa(MaxHashFields) + " fields, none of the known names (a rule's field = \"NAME\" reads one as a counter)"
+	for u := range numTimeUnits {
+		times := "entries are " + unitNames[u] + " since 1970: a log of hits"
+		reasons[whyLogCounted+why(u)] = times + ", counted inside the window"
+		reasons[whyLogAll+why(u)] = times + "; no window known: every entry counted"
+		reasons[whyLogUncounts+why(u)] = times + "; too many to count inside the window: every entry counted"
+	}
+	reasons[whyNotTimes] = "entries that are not epoch times: no log of hits"
+	for l := range NumLayouts {
+		reasons[whyRule+why(l)] = "the rule's layout = \"" + l.String() + "\""
+		reasons[whyRuleMismatch+why(l)] = "the rule's layout = \"" + l.String() + "\", which this key does not hold (not of its type, or not its value)"
+	}
+	reasons[whyRuleNoPart] = "the rule's layout = \"window\", but the name ends in no window part"
+	for c, cmds := range clueCommands {
+		for w, r := range reasons {
+			t[c][w] = cmds + "; " + r
+		}
+	}
+	return t
+}()

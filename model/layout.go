@@ -1,0 +1,158 @@
+package model
+
+import (
+	"fmt"
+	"math"
+	"strings"
+	"time"
+)
+
+// Layout is how a key holds its rate-limit state, as its library writes it
+// (see ../DESIGN.md's Layouts). A Rule's zero Layout, LayoutAuto, asks Read
+// to detect it; a Reading's Layout is never LayoutAuto.
+type Layout uint8
+
+const (
+	LayoutAuto      Layout = iota // a rule's default: detect the layout
+	LayoutCounter                 // a string holding a count, or a hash field read as one
+	LayoutWindow                  // a counter whose name carries its window
+	LayoutLog                     // a sorted set or list of hit times
+	LayoutBucket                  // a token bucket: tokens left
+	LayoutGCRA                    // a theoretical arrival time
+	LayoutTimestamp               // an epoch time
+	LayoutOpaque                  // binary state
+	LayoutOther                   // nothing countertop reads as rate-limit state
+	NumLayouts
+)
+
+var layoutNames = [NumLayouts]string{"auto", "counter", "window", "log", "bucket", "gcra", "timestamp", "opaque", "other"}
+
+// String is the layout as the config, JSON, CSV and the table spell it.
+func (l Layout) String() string {
+	if l < NumLayouts {
+		return layoutNames[l]
+	}
+	return "unknown"
+}
+
+// ParseLayout reads a rule's `layout`: "auto" or one of the layouts a rule
+// may impose (every layout but other, which is what Read says of a key
+// that holds none).
+func ParseLayout(name string) (Layout, error) {
+	for l := LayoutAuto; l < LayoutOther; l++ {
+		if strings.EqualFold(name, layoutNames[l]) {
+			return l, nil
+		}
+	}
+	return LayoutAuto, fmt.Errorf("layout %q is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp or opaque", name)
+}
+
+// Bounds on what redisclient reads of one key, so that no key, however
+// large, costs more than a few commands of constant size.
+const (
+	MaxRaw        = 512  // bytes of a string read (GETRANGE 0 MaxRaw-1): no counter is longer
+	MaxHashFields = 16   // a hash this small is read whole (HGETALL); a larger one, only KnownHashFields (HMGET)
+	MaxListScan   = 1000 // a list this short is read whole (LRANGE) to count its hits inside the window
+)
+
+// Reading is what Read makes of an Observation: the layout, the number the
+// limit applies to, and how it was found.
+type Reading struct {
+	Layout Layout
+	// Value is the number compared with the limit: hits for a counter,
+	// window, log or hash field, tokens left for a bucket; KindNone for
+	// gcra, timestamp, opaque and other.
+	Value        Value
+	Remaining    float64 // the hits the limit still allows (see HasRemaining)
+	HasRemaining bool    // false when no limit is known, or the key holds no count
+	// At is the time the key holds: when a GCRA key frees (its theoretical
+	// arrival time), a timestamp's time, a hash bucket's refill time when
+	// it has one; zero otherwise. It is in UTC.
+	At     time.Time
+	Window WindowName // a window's name parts (LayoutWindow only)
+	Clue   string     // how it was read and why this layout, for the detail screen
+	Guess  bool       // the layout was inferred (no rule said it) and could be wrong
+	Field  string     // the hash field read: a counter's, or a bucket's tokens
+	why    why
+}
+
+// RawCut reports whether the reading is of a string cut at MaxRaw, so that
+// its text is only the start of the value.
+func (r *Reading) RawCut() bool { return r.why.cut() }
+
+// Read interprets o under rule at now: its layout (rule.Layout, or detected
+// from the type, field names, the value's magnitude and the key's shape),
+// its value and what the layout adds. rule.Window is the key's window: pass
+// Rules.Effective's rule, which has the fallback's window when the rule has
+// none. now is normally o.At; Read itself never reads the clock.
+//
+// Detection never hides a count: an integer string below 1e9 is always a
+// counter or a window (a bucket too, when its name ends in tokens), so its
+// value is shown; only numbers as large as times near now are read as
+// times.
+func Read(o *Observation, rule Rule, now time.Time) Reading {
+	var r Reading
+	switch o.Type {
+	case "string":
+		r = readString(o, rule, now)
+	case "hash":
+		r = readHash(o, rule, now)
+	case "zset", "list":
+		r = readLog(o, rule, now)
+	default:
+		r = Reading{Layout: LayoutOther, why: whyOtherType}
+		if rule.Layout == LayoutOpaque {
+			r = Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
+		} else if rule.Layout != LayoutAuto {
+			r.why = whyRuleMismatch + why(rule.Layout)
+		}
+	}
+	r.Clue = r.why.text(o.Type)
+	r.Guess = r.why.guess() && rule.Layout == LayoutAuto
+	r.Remaining, r.HasRemaining = remaining(r.Layout, r.Value, r.At, rule, now)
+	return r
+}
+
+// remaining is Reading.Remaining: whole hits left under the limit, for a
+// layout that counts; a bucket's whole tokens; for a GCRA key, the hits a
+// burst of the limit's size allows before it refuses, as redis_rate
+// computes them.
+func remaining(l Layout, v Value, at time.Time, rule Rule, now time.Time) (float64, bool) {
+	switch l {
+	case LayoutCounter, LayoutWindow, LayoutLog:
+		n, ok := v.Number()
+		if !ok || !finiteLimit(rule) {
+			return 0, false
+		}
+		return math.Floor(max(rule.Limit-n, 0)), true
+	case LayoutBucket:
+		n, ok := v.Number()
+		if !ok {
+			return 0, false
+		}
+		return math.Floor(max(n, 0)), true
+	case LayoutGCRA:
+		if at.IsZero() || !finiteLimit(rule) || rule.Window <= 0 {
+			return 0, false
+		}
+		emission := float64(rule.Window) / rule.Limit
+		ahead := max(float64(at.Sub(now)), 0)
+		return math.Floor(min(max((float64(rule.Window)-ahead)/emission, 0), rule.Limit)), true
+	}
+	return 0, false
+}
+
+// finiteLimit reports whether rule has a limit that hits can be counted
+// against: positive and finite.
+func finiteLimit(rule Rule) bool { return rule.Limit > 0 && rule.Limit <= math.MaxFloat64 }
+
+// gcraRefusing reports whether a GCRA key whose theoretical arrival time is
+// tat refuses a hit at now: when tat is further ahead than the window less
+// one emission interval (redis_rate's rule, with a burst of the limit).
+func gcraRefusing(tat time.Time, rule Rule, now time.Time) bool {
+	if tat.IsZero() || !finiteLimit(rule) || rule.Window <= 0 {
+		return false
+	}
+	emission := float64(rule.Window) / rule.Limit
+	return float64(tat.Sub(now)) > float64(rule.Window)-emission
+}
