@@ -8,27 +8,47 @@ import (
 // Counter is what the Store knows about one key.
 type Counter struct {
 	Key        string
-	Type       string // as TYPE reports it
-	Raw        string // the stored string (strings only)
-	Value      Value
+	Type       string    // as TYPE reports it
+	Raw        string    // the stored string (strings only)
+	Value      Value     // the number compared with the limit (see Reading.Value)
 	PTTL       int64     // as last observed: ms left, or PTTLNoExpiry
 	ObservedAt time.Time // when PTTL was read (monotonic)
 	Rule       int16     // index into Rules.List, -1 for the fallback
 	Status     Status
 	Rate       float64 // change per second, smoothed; 0 until two readings; see Store.QuietUntil
+
+	// What Read made of the last reading (see Reading).
+	Layout       Layout
+	Remaining    float64 // hits the limit still allows, as of ObservedAt (see HasRemaining)
+	HasRemaining bool
+	At           time.Time  // gcra: when it frees; timestamp: its time; bucket: its refill time, when stored
+	Window       WindowName // a window's name parts (LayoutWindow only)
+	Clue         string     // how it was read and why this layout
+	Guess        bool       // the layout was inferred and could be wrong
+	Field        string     // the hash field read
+	RawCut       bool       // Raw is only the first MaxRaw bytes of the value
 }
 
-// NewCounter is o as the Store would hold it after this one reading: its
-// value parsed, the first rule that matches its key, its status (Rate
-// stays 0: a rate takes two readings). A snapshot, which reads each key
-// once, needs nothing more.
+// NewCounter is o as the Store would hold it after this one reading: read
+// (Read) under the first rule that matches its key, with its status, both
+// as of o.At (Rate stays 0: a rate takes two readings). A snapshot, which
+// reads each key once, needs nothing more.
 func NewCounter(o *Observation, rules *Rules) Counter {
 	c := Counter{Key: o.Key, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
+	rule := rules.Effective(int(c.Rule))
+	r := Read(o, rule, o.At)
 	if o.Type == "string" {
-		c.Raw, c.Value = o.Raw, ParseValue(o.Raw)
+		c.Raw = o.Raw
 	}
-	c.Status = Evaluate(c.Type, c.Value, c.PTTL, rules.At(int(c.Rule)))
+	c.Value, c.Status = r.Value, Evaluate(&r, c.PTTL, rule, o.At)
+	c.setReading(&r)
 	return c
+}
+
+// setReading copies what r says beyond the value into c.
+func (c *Counter) setReading(r *Reading) {
+	c.Layout, c.Remaining, c.HasRemaining = r.Layout, r.Remaining, r.HasRemaining
+	c.At, c.Window, c.Clue, c.Guess, c.Field, c.RawCut = r.At, r.Window, r.Clue, r.Guess, r.Field, r.RawCut()
 }
 
 // HasTTL reports whether the key had an expiry when last read.
@@ -70,12 +90,21 @@ func (c *Counter) Expired(now time.Time) bool {
 	return c.HasTTL() && !now.Before(c.Deadline())
 }
 
-// Percent is the value as a fraction of limit (1.0 = at the limit); ok is
-// false when there is no limit or the value is not a number.
+// Percent is how near the limit the key is, as a fraction of limit (1.0 =
+// at the limit): the value's share of it, or for a bucket, whose value is
+// the tokens left, the share used. ok is false when there is no limit or
+// the value is not a number.
 func (c *Counter) Percent(limit float64) (frac float64, ok bool) {
-	n, isNum := c.Value.Number()
+	return percentOf(c.Layout, c.Value, limit)
+}
+
+func percentOf(l Layout, v Value, limit float64) (float64, bool) {
+	n, isNum := v.Number()
 	if !isNum || limit <= 0 {
 		return 0, false
+	}
+	if l == LayoutBucket {
+		return (limit - n) / limit, true
 	}
 	return n / limit, true
 }

@@ -1,19 +1,23 @@
 package model
 
+import "time"
+
 // Status is the one verdict countertop gives a counter. Lower is more severe.
 type Status uint8
 
 const (
-	StatusStuck      Status = iota // no TTL, TTL expected, value >= limit: blocked forever
-	StatusNoExpiry                 // no TTL where the rule expects one
-	StatusOver                     // value >= limit
-	StatusWarn                     // value >= WarnAt * limit
-	StatusOK                       // a number with a TTL, under the limit
-	StatusNotCounter               // another type, or a value that is not a number
+	StatusStuck Status = iota // no TTL, TTL expected, at the limit: blocked forever
+	// (issue 21 adds StatusExtending here: a TTL pushed back while it grows.)
+	StatusNoExpiry   // no TTL where the rule expects one
+	StatusLeak       // a past window's key (or a past time) with no TTL: never read again, never freed
+	StatusOver       // at the limit: value >= limit, an empty bucket, a GCRA key refusing hits
+	StatusWarn       // near the limit: value >= WarnAt * limit, a bucket nearly empty
+	StatusOK         // a number with a TTL, under the limit
+	StatusNotCounter // another type, or a value that is not a number
 	NumStatuses
 )
 
-var statusNames = [NumStatuses]string{"stuck", "no-expiry", "over", "warn", "ok", "not-counter"}
+var statusNames = [NumStatuses]string{"stuck", "no-expiry", "leak", "over", "warn", "ok", "not-counter"}
 
 // String is the status as the CLI, JSON and the dashboard spell it.
 func (s Status) String() string {
@@ -33,35 +37,93 @@ func ParseStatus(name string) (Status, bool) {
 	return 0, false
 }
 
-// Problem reports whether the status is one `check` fails on.
-func (s Status) Problem() bool { return s == StatusStuck || s == StatusNoExpiry }
+// Problem reports whether the status is one `check` fails on: a key that
+// never expires where it should.
+func (s Status) Problem() bool { return s == StatusStuck || s == StatusNoExpiry || s == StatusLeak }
 
-// Evaluate gives the status of a value with the given type and PTTL under rule.
-// Non-strings and non-numbers are StatusNotCounter; otherwise the first of
-// stuck, no-expiry, over, warn, ok that holds, as ../DESIGN.md's table says.
-// A negative pttl means no expiry. A rule without a limit (Limit <= 0)
-// makes no counter stuck, over or warn.
-func Evaluate(typ string, v Value, pttl int64, rule Rule) Status {
-	n, isNum := v.Number()
-	if typ != "string" || !isNum {
-		return StatusNotCounter
-	}
-	atLimit := rule.Limit > 0 && n >= rule.Limit
-	if pttl < 0 && rule.ExpectTTL {
-		if atLimit {
-			return StatusStuck
-		}
-		return StatusNoExpiry
-	}
-	if atLimit {
-		return StatusOver
-	}
+// Evaluate gives the status of r, a reading with the given PTTL (negative:
+// no expiry), under rule (rule.Window being the key's, as Read takes it)
+// at now: the first of ../DESIGN.md's statuses that holds for r's layout.
+//
+//   - counter, window, log: with no TTL where one is expected, a past
+//     window is leak, a value at the limit stuck, any other no-expiry;
+//     with one, over, warn or ok by the value.
+//   - bucket: the value is the tokens left, so at the limit means empty
+//     (less than one token: the next hit is refused): stuck without a TTL,
+//     over with one; warn when WarnAt of the limit (its capacity) or more
+//     is used.
+//   - gcra: over while it refuses hits (see gcraRefusing), never from the
+//     size of its number; no-expiry without a TTL.
+//   - timestamp: without a TTL, leak once its time has passed, no-expiry
+//     before; opaque: no-expiry without a TTL; both ok otherwise.
+//   - other, and a counting layout without a number: not-counter.
+//
+// A rule with ExpectTTL false makes no key no-expiry, leak or stuck; one
+// without a limit (Limit <= 0) makes none stuck, over or warn by its value.
+func Evaluate(r *Reading, pttl int64, rule Rule, now time.Time) Status {
+	lost := pttl < 0 && rule.ExpectTTL
 	warnAt := rule.WarnAt
 	if warnAt <= 0 {
 		warnAt = DefaultWarnAt
 	}
-	if rule.Limit > 0 && n >= warnAt*rule.Limit {
-		return StatusWarn
+	switch r.Layout {
+	case LayoutCounter, LayoutWindow, LayoutLog:
+		n, isNum := r.Value.Number()
+		if !isNum {
+			return StatusNotCounter
+		}
+		atLimit := rule.Limit > 0 && n >= rule.Limit
+		switch {
+		case lost && r.Layout == LayoutWindow && r.Window.Past:
+			return StatusLeak
+		case lost && atLimit:
+			return StatusStuck
+		case lost:
+			return StatusNoExpiry
+		case atLimit:
+			return StatusOver
+		case rule.Limit > 0 && n >= warnAt*rule.Limit:
+			return StatusWarn
+		}
+		return StatusOK
+	case LayoutBucket:
+		n, isNum := r.Value.Number()
+		if !isNum {
+			return StatusNotCounter
+		}
+		empty := n < 1
+		switch {
+		case lost && empty:
+			return StatusStuck
+		case lost:
+			return StatusNoExpiry
+		case empty:
+			return StatusOver
+		case rule.Limit > 0 && rule.Limit-n >= warnAt*rule.Limit: // as much used as a counter's warn
+			return StatusWarn
+		}
+		return StatusOK
+	case LayoutGCRA:
+		switch {
+		case lost:
+			return StatusNoExpiry
+		case gcraRefusing(r.At, rule, now):
+			return StatusOver
+		}
+		return StatusOK
+	case LayoutTimestamp:
+		switch {
+		case lost && !r.At.IsZero() && r.At.Before(now):
+			return StatusLeak
+		case lost:
+			return StatusNoExpiry
+		}
+		return StatusOK
+	case LayoutOpaque:
+		if lost {
+			return StatusNoExpiry
+		}
+		return StatusOK
 	}
-	return StatusOK
+	return StatusNotCounter
 }

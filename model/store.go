@@ -64,6 +64,7 @@ type Store struct {
 	entries []entry           // in no particular order; removal swaps the last entry in
 	index   map[string]int32  // key -> position in entries
 	types   map[string]string // type names other than "string", shared by their keys
+	notes   map[string]note   // what a hash's reading says beyond its entry; nil until one does
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
@@ -89,7 +90,9 @@ type entry struct {
 	kind     Kind
 	status   Status
 	isString bool
-	moved    bool // it may belong elsewhere in the order: see order.dirty
+	moved    bool   // it may belong elsewhere in the order: see order.dirty
+	layout   Layout // as Read gave it
+	why      why    // Read's reason for it, which gives the clue (see store_layout.go)
 }
 
 // rateHorizon (seconds) is how far back Rate looks: an increase this old
@@ -155,19 +158,17 @@ func (s *Store) observe(o *Observation) bool {
 		s.quiet = 0
 	}
 	at := int64(o.At.Sub(s.epoch))
-	var v Value
-	if o.Type == "string" {
-		v = ParseValue(o.Raw)
-	}
 	i, ok := s.index[o.Key]
 	if !ok {
-		s.add(o, v, at)
+		s.add(o, at)
 		return true
 	}
 	e := &s.entries[i]
 	if at < e.at {
 		return false
 	}
+	r, st := s.read(o, e.rule)
+	v := r.Value
 	// A reading may move the key in the sort (never by name: keys do not
 	// change): compare it before and after.
 	var before entry
@@ -179,7 +180,7 @@ func (s *Store) observe(o *Observation) bool {
 	oldNum, wasNum := e.value().Number()
 	newNum, isNum := v.Number()
 	switch {
-	case !wasNum || !isNum:
+	case !wasNum || !isNum || e.layout != r.Layout:
 		e.sumDelta, e.sumSecs = 0, 0
 	case at > e.at:
 		delta := newNum - oldNum
@@ -189,10 +190,10 @@ func (s *Store) observe(o *Observation) bool {
 		e.addReading(delta, float64(at-e.at)/float64(time.Second))
 	}
 
-	changed := !e.holds(o.Type, v, o.Raw) || e.expiryMoved(o.PTTL, at)
-	s.setValue(e, o.Type, v, o.Raw)
+	changed := !e.holds(o.Type, &r, o.Raw) || e.expiryMoved(o.PTTL, at)
+	s.setValue(e, o, &r)
 	e.pttl, e.at = o.PTTL, at
-	if st := Evaluate(o.Type, v, e.pttl, s.rules.At(int(e.rule))); st != e.status {
+	if st != e.status {
 		s.byStatus[e.status]--
 		s.byStatus[st]++
 		e.status = st
@@ -205,10 +206,11 @@ func (s *Store) observe(o *Observation) bool {
 	return changed
 }
 
-func (s *Store) add(o *Observation, v Value, at int64) {
+func (s *Store) add(o *Observation, at int64) {
 	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key)}
-	s.setValue(&e, o.Type, v, o.Raw)
-	e.status = Evaluate(o.Type, v, e.pttl, s.rules.At(int(e.rule)))
+	r, st := s.read(o, e.rule)
+	s.setValue(&e, o, &r)
+	e.status = st
 	s.byStatus[e.status]++
 	i := int32(len(s.entries))
 	s.index[o.Key] = i
@@ -225,6 +227,9 @@ func (s *Store) remove(key string) bool {
 		return false
 	}
 	delete(s.index, key)
+	if len(s.notes) != 0 {
+		delete(s.notes, key)
+	}
 	s.byStatus[s.entries[i].status]--
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
@@ -244,19 +249,20 @@ func (s *Store) remove(key string) bool {
 	return true
 }
 
-// setValue stores a reading's type and value in e.
-func (s *Store) setValue(e *entry, typ string, v Value, raw string) {
-	e.isString, e.kind, e.num = typ == "string", v.Kind, 0
+// setValue stores a reading's type, value and layout in e.
+func (s *Store) setValue(e *entry, o *Observation, r *Reading) {
+	v := r.Value
+	e.isString, e.kind, e.num = o.Type == "string", v.Kind, numOf(r)
+	e.layout, e.why = r.Layout, r.why
 	switch {
 	case !e.isString:
-		e.text = s.typeName(typ)
+		e.text = s.typeName(o.Type)
 	case v.Kind == KindInt:
-		e.num, e.text = uint64(v.Int), ""
-	case v.Kind == KindFloat:
-		e.num, e.text = math.Float64bits(v.Float), raw
+		e.text = ""
 	default:
-		e.text = raw
+		e.text = o.Raw
 	}
+	s.note(e.key, r)
 }
 
 // typeName returns the Store's copy of a type name, so that a million keys
@@ -270,13 +276,14 @@ func (s *Store) typeName(typ string) string {
 	return typ
 }
 
-// holds reports whether e already holds what a reading of typ, v and raw says.
-func (e *entry) holds(typ string, v Value, raw string) bool {
+// holds reports whether e already holds what a reading r of typ and raw says.
+func (e *entry) holds(typ string, r *Reading, raw string) bool {
+	v := r.Value
 	switch {
-	case e.isString != (typ == "string") || e.kind != v.Kind:
+	case e.isString != (typ == "string") || e.kind != v.Kind || e.layout != r.Layout || e.why != r.why:
 		return false
 	case !e.isString:
-		return e.text == typ
+		return e.text == typ && e.num == numOf(r)
 	case v.Kind == KindInt:
 		return int64(e.num) == v.Int
 	}
@@ -427,7 +434,7 @@ func (s *Store) counter(i int32) Counter {
 			raw = strconv.FormatInt(int64(e.num), 10)
 		}
 	}
-	return Counter{
+	c := Counter{
 		Key:        e.key,
 		Type:       typ,
 		Raw:        raw,
@@ -438,6 +445,8 @@ func (s *Store) counter(i int32) Counter {
 		Status:     e.status,
 		Rate:       s.rateOf(e),
 	}
+	s.setReading(&c, e)
+	return c
 }
 
 // Len is the number of keys held, ignoring the filter.
@@ -465,8 +474,8 @@ func (s *Store) Sort() SortKey { return s.sortKey }
 
 // SetFilter sets the filter: space-separated terms that must all hold; a term
 // "is:STATUS" (is:stuck, is:no-expiry, ...) keeps that status, "is:problem"
-// keeps stuck and no-expiry, any other term keeps keys whose printable name
-// contains it, ignoring case.
+// keeps the statuses check fails on (Status.Problem), any other term keeps
+// keys whose printable name contains it, ignoring case.
 func (s *Store) SetFilter(q string) {
 	if q != s.filter.query {
 		s.filter = parseFilter(q)
@@ -476,11 +485,11 @@ func (s *Store) SetFilter(q string) {
 
 func (s *Store) Filter() string { return s.filter.query }
 
-// EachProblem calls fn with each stuck or no-expiry counter that the filter
-// shows, in no particular order, and the rule that applies to it. It reads
-// the entries as they are, without building a Counter or the sorted order:
-// 3 ms at a million keys (BenchmarkEachProblem), where paging through the
-// rows took 0.4 s, on the dashboard's own thread.
+// EachProblem calls fn with each counter whose status is a Problem that
+// the filter shows, in no particular order, and the rule that applies to
+// it. It reads the entries as they are, without building a Counter or the
+// sorted order: 3 ms at a million keys (BenchmarkEachProblem), where paging
+// through the rows took 0.4 s, on the dashboard's own thread.
 func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 	for i := range s.entries {
 		if e := &s.entries[i]; e.status.Problem() && s.filter.keeps(e) {
@@ -598,12 +607,7 @@ func compareExpiry(x, y *entry) int {
 }
 
 func (e *entry) percent(rules *Rules) (float64, bool) {
-	n, ok := e.value().Number()
-	limit := rules.At(int(e.rule)).Limit
-	if !ok || limit <= 0 {
-		return 0, false
-	}
-	return n / limit, true
+	return percentOf(e.layout, e.value(), rules.At(int(e.rule)).Limit)
 }
 
 // filter is a parsed SetFilter query.
@@ -615,13 +619,23 @@ type filter struct {
 
 const allStatuses = 1<<NumStatuses - 1
 
+// problemStatuses has a bit for each Status.Problem.
+var problemStatuses = func() (bits uint8) {
+	for st := range NumStatuses {
+		if st.Problem() {
+			bits |= 1 << st
+		}
+	}
+	return bits
+}()
+
 func parseFilter(q string) filter {
 	f := filter{query: q, statuses: allStatuses}
 	for _, term := range strings.Fields(q) {
 		term = strings.ToLower(term)
 		if name, ok := strings.CutPrefix(term, "is:"); ok {
 			if name == "problem" {
-				f.statuses &= 1<<StatusStuck | 1<<StatusNoExpiry
+				f.statuses &= problemStatuses
 				continue
 			}
 			if st, ok := ParseStatus(name); ok {
