@@ -434,3 +434,81 @@ func TestReadRemaining(t *testing.T) {
 		}
 	}
 }
+
+// FuzzRead: whatever a key holds and whatever the rule says, Read does not
+// panic, gives a layout of its own (never auto), a finite value, and a
+// reading the Store holds as NewCounter does.
+func FuzzRead(f *testing.F) {
+	for _, tc := range layoutCases() {
+		var fields strings.Builder
+		for _, fl := range tc.o.Fields {
+			fields.WriteString(fl.Name + "=" + fl.Value + "\n")
+		}
+		f.Add(tc.o.Key, tc.o.Type, tc.o.Raw, tc.o.RawCut, tc.o.PTTL, tc.o.Len, tc.o.Newest, tc.o.Oldest, tc.o.InWindow,
+			fields.String(), uint8(tc.rule.Layout), tc.rule.Field, int64(tc.rule.Window), tc.rule.Limit, now.UnixNano())
+	}
+	f.Add("rate:u42", "string", "312931303.11663097", false, int64(ttl), int64(0), 0.0, 0.0, int64(-1), "", uint8(0), "", int64(time.Minute), math.NaN(), now.UnixNano())
+	f.Add("rl:a", "string", "3", false, int64(ttl), int64(0), 0.0, 0.0, int64(-1), "", uint8(0), "", int64(time.Minute), math.Inf(1), int64(math.MaxInt64))
+	f.Add("log", "zset", "", false, int64(ttl), int64(3), 1e18, 9.2e18, int64(2), "", uint8(0), "", int64(-1), 1e308, int64(math.MinInt64))
+	f.Fuzz(func(t *testing.T, key, typ, raw string, cut bool, pttl, n int64, newest, oldest float64, inWindow int64,
+		fields string, layout uint8, field string, window int64, limit float64, at int64) {
+		o := Observation{Key: key, Type: typ, Raw: raw, RawCut: cut, PTTL: pttl, At: time.Unix(0, at).UTC(),
+			Len: n, Newest: newest, Oldest: oldest, InWindow: inWindow}
+		for line := range strings.Lines(fields) {
+			name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
+			o.Fields = append(o.Fields, Field{Name: name, Value: value})
+		}
+		rule := Rule{Limit: limit, Window: time.Duration(window), ExpectTTL: true, Layout: Layout(layout % uint8(LayoutOther)), Field: field}
+		r := Read(&o, rule, o.At)
+		if r.Layout == LayoutAuto || r.Layout >= NumLayouts {
+			t.Fatalf("layout %v", r.Layout)
+		}
+		if num, ok := r.Value.Number(); ok && (math.IsNaN(num) || math.IsInf(num, 0)) || math.IsNaN(r.Remaining) || math.IsInf(r.Remaining, 0) {
+			t.Fatalf("value %v, remaining %v", r.Value, r.Remaining)
+		}
+		if r.Clue == "" {
+			t.Fatal("no clue")
+		}
+		if st := Evaluate(&r, pttl, rule, o.At); st >= NumStatuses {
+			t.Fatalf("status %v", st)
+		}
+		if o.PTTL == PTTLMissing || o.Type == "none" {
+			return // the Store takes it for a removal
+		}
+		rules := &Rules{Fallback: rule}
+		s := NewStore(rules)
+		s.Apply(Batch{Observed: []Observation{o}})
+		want, got := NewCounter(&o, rules), mustGet(t, s, key)
+		if !got.ObservedAt.Equal(want.ObservedAt) {
+			t.Fatalf("observed at %v, the Store says %v", want.ObservedAt, got.ObservedAt)
+		}
+		got.ObservedAt, want.ObservedAt = time.Time{}, time.Time{}
+		if got != want && !(math.IsNaN(got.Remaining) && math.IsNaN(want.Remaining)) {
+			t.Fatalf("\nNewCounter %+v\nthe Store  %+v", want, got)
+		}
+	})
+}
+
+// BenchmarkRead is what reading a key's layout adds to each observation the
+// Store applies, for the common shapes.
+func BenchmarkRead(b *testing.B) {
+	rule := Rule{Limit: 100, Window: time.Minute, ExpectTTL: true}
+	for _, bc := range []struct {
+		name string
+		o    Observation
+	}{
+		{"counter", str("ratelimit:user:00012345:login", "57")},
+		{"window", str("ratelimit:user:00012345:29936001", "57")},
+		{"gcra", str("rate:user:00012345", "312931303.11663097")},
+		{"bucket", hash("bucket:user:00012345", "tokens", "4", "refilledAt", "1796160099000")},
+		{"log", logOf("zset", "log:user:00012345", 12, 1796160050250, 1796160099500, 5)},
+	} {
+		b.Run(bc.name, func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				r := Read(&bc.o, rule, now)
+				_ = Evaluate(&r, bc.o.PTTL, rule, now)
+			}
+		})
+	}
+}
