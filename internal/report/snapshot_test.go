@@ -94,7 +94,9 @@ func TestWriteSnapshotJSON(t *testing.T) {
 		*c.Limit != 10 || c.WindowS != nil || c.Status != "no-expiry" {
 		t.Errorf("line break = %+v", c)
 	}
-	if c := byKey[`bad\xffbyte`]; c.Value != nil || *c.Raw != `text\xfe` || c.Status != "not-counter" {
+	// A byte that is not text makes the value opaque state: only the expiry
+	// checks apply to it, and it has a TTL.
+	if c := byKey[`bad\xffbyte`]; c.Value != nil || *c.Raw != `text\xfe` || c.Status != "ok" {
 		t.Errorf("bad byte = %+v", c)
 	}
 	if c := byKey[`back\slash`]; *c.Value != -3 {
@@ -351,7 +353,7 @@ func TestWriteSnapshotCSV(t *testing.T) {
 		`line\nbreak`: `line\nbreak,string,2.5,2.5,-1,10,,,no-expiry`,
 		"rl:inf":      "rl:inf,string,,inf,-1,100,60,rl:*,not-counter",
 		"views:home":  "views:home,string,,1e400,-1,,,views:*,not-counter",
-		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,not-counter`,
+		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,ok`,
 		`back\\slash`: `back\\slash,string,-3,-3,0,10,,,ok`,
 		"rl:hash":     "rl:hash,hash,,,-1,100,60,rl:*,not-counter",
 	}
@@ -629,7 +631,7 @@ func TestWriteSnapshotTable(t *testing.T) {
 	for _, want := range []string{
 		`rl:\e[31m 9223372036854775807 100 50s over`,
 		`line\nbreak 2.5 10 no expiry no-expiry`,
-		`bad\xffbyte text\xfe 10 0.0s not-counter`,
+		`bad\xffbyte text\xfe 10 0.0s ok`,
 		`back\\slash -3 10 0.0s ok`,
 		"rl:hash (hash) 100 no expiry not-counter",
 		"views:home 1e400 - no expiry not-counter",
