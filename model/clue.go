@@ -37,14 +37,14 @@ const (
 	whyHashUnknown      // fields of no known layout
 	whyHashTooMany      // too many fields to read, none of the known names
 
-	// Logs: each of these is followed by one per timeUnit.
-	whyLogCounted                               // hits inside the window counted
-	whyLogAll       = whyLogCounted + 4         // no window known: every entry counted
-	whyLogUncounts  = whyLogAll + 4             // window known, entries not counted (a long list)
-	whyNotTimes     = whyLogUncounts + 4        // a zset or list whose entries are no times
-	whyRule         = whyNotTimes + 1           // the rule's layout; + the Layout
-	whyRuleNoPart   = whyRule + why(NumLayouts) // the rule says window; the name has no window part
-	whyRuleMismatch = whyRuleNoPart + 1         // the rule's layout does not fit the key; + the Layout
+	// Logs: each of these starts a run of one reason per timeUnit.
+	whyLogCounted                                        // hits inside the window counted
+	whyLogAll       = whyLogCounted + why(numTimeUnits)  // no window known: every entry counted
+	whyLogUncounts  = whyLogAll + why(numTimeUnits)      // window known, entries not counted (a long list)
+	whyNotTimes     = whyLogUncounts + why(numTimeUnits) // a zset or list whose entries are no times
+	whyRule         = whyNotTimes + 1                    // the rule's layout; + the Layout
+	whyRuleNoPart   = whyRule + why(NumLayouts)          // the rule says window; the name has no window part
+	whyRuleMismatch = whyRuleNoPart + 1                  // the rule's layout does not fit the key; + the Layout
 	numWhys         = whyRuleMismatch + why(NumLayouts)
 )
 

@@ -87,9 +87,9 @@ func (r *Reading) RawCut() bool { return r.why.cut() }
 // none. now is normally o.At; Read itself never reads the clock.
 //
 // Detection never hides a count: an integer string below 1e9 is always a
-// counter or a window (a bucket too, when its name ends in tokens), so its
-// value is shown; only numbers as large as times near now are read as
-// times.
+// counter or a window, its value shown and compared with the limit (but
+// for a name ending in ".tokens", a two-string bucket's tokens left, shown
+// too); only numbers as large as times near now are read as times.
 func Read(o *Observation, rule Rule, now time.Time) Reading {
 	var r Reading
 	switch o.Type {
