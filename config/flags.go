@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"os"
 	"path/filepath"
+	"slices"
 	"strings"
 )
 
@@ -17,13 +18,19 @@ type Flags struct {
 	values map[string]flag.Value // by flag name
 }
 
-// Register adds the flags every countertop command shares to fs: those of
-// Settings.
+// Register adds the flags of every setting to fs: those of Settings.
 func Register(fs *flag.FlagSet) *Flags {
+	return RegisterFor(fs, "")
+}
+
+// RegisterFor adds to fs the flags of the settings that command (one of
+// Setting.Commands) uses, or of every setting when command is "": a flag
+// that would change nothing is refused rather than silently ignored.
+func RegisterFor(fs *flag.FlagSet, command string) *Flags {
 	f := &Flags{values: make(map[string]flag.Value)}
 	for _, s := range settings {
 		switch {
-		case s.Flag == "":
+		case s.Flag == "" || command != "" && !slices.Contains(s.Commands, command):
 			continue
 		case s.value != nil && s.value.isList:
 			fs.Var(new(stringList), s.Flag, s.Usage)

@@ -11,6 +11,7 @@ import (
 	"io"
 	"os"
 	"os/signal"
+	"regexp"
 	"strings"
 
 	"github.com/countertop/countertop/config"
@@ -24,95 +25,146 @@ const (
 	exitFailed   = 2 // could not do the job: bad flags, config, connection
 )
 
-// usage is what `countertop help` prints.
-const usage = `countertop: a terminal dashboard for live Redis counters
+// A command is one of countertop's subcommands: how to call it, what its
+// --help says, and what runs it.
+type command struct {
+	name     string   // as typed; "" for the dashboard
+	args     string   // what follows the name in its synopsis: "KEY [flags]"
+	summary  string   // its line in the list of commands
+	about    string   // what --help says it does, before the examples
+	examples []string // command lines, each after a "# ..." line saying what it does, if any
+	run      func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error)
+}
 
-Usage:
-  countertop [flags]              interactive dashboard
-  countertop demo                 dashboard on an embedded Redis with simulated traffic
-  countertop snapshot [flags]     print the matched counters once (--format table|json|csv)
-  countertop check [flags]        exit 0 healthy, 1 problems found, 2 could not check
-  countertop incr KEY [flags]     fire one atomic test increment, print value and TTL (--count N for a burst)
-  countertop repair [flags]       EXPIRE <window> NX on stuck and no-expiry counters (--dry-run, --yes)
-  countertop version              print the version and the commit it was built from
+// commands are the dashboard and the subcommands, in the order the list of
+// commands shows them; init sets them, as their help reads the list.
+var commands []*command
 
-Run 'countertop <command> --help' for the flags of a command.
-`
+// The commands that return only an error exit 0 without one.
+func init() {
+	commands = []*command{
+		{name: "", args: "[flags]", summary: "interactive dashboard", about: aboutDashboard, examples: dashboardExamples,
+			run: func(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
+				return exitOK, runDashboard(ctx, args, stderr)
+			}},
+		{name: "demo", summary: "a dashboard on simulated traffic (embedded Redis)", about: aboutDemo, examples: demoExamples,
+			run: func(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
+				return exitOK, runDemo(ctx, args, stderr)
+			}},
+		{name: "snapshot", args: "[flags]", summary: "print the matched counters once and exit", about: aboutSnapshot, examples: snapshotExamples,
+			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+				return exitOK, runSnapshot(ctx, args, stdout, stderr)
+			}},
+		{name: "check", args: "[flags]", summary: "exit 0 healthy, 1 problems, 2 could not check", about: aboutCheck, examples: checkExamples, run: runCheck},
+		{name: "incr", args: "KEY [--by N] [--count N [--rate R/s]] [flags]",
+			summary: "fire a test increment, print the value and TTL", about: aboutIncr, examples: incrExamples, run: runIncr},
+		{name: "repair", args: "[--dry-run] [--yes] [flags]", summary: "EXPIRE window NX on stuck and no-expiry counters", about: aboutRepair, examples: repairExamples, run: runRepair},
+		{name: "help", args: "[COMMAND]", summary: "print the help of countertop, or of a command", about: aboutHelp, examples: helpExamples, run: runHelp},
+		{name: "version", summary: "print the version and the commit of the build", about: aboutVersion, examples: versionExamples, run: runVersion},
+	}
+}
 
-// commands are the subcommands Run knows, as the first argument.
-var commands = []string{"demo", "snapshot", "check", "incr", "repair", "help", "version"}
+// commandNamed returns the command called name ("" for the dashboard),
+// nil for none.
+func commandNamed(name string) *command {
+	for _, c := range commands {
+		if c.name == name {
+			return c
+		}
+	}
+	return nil
+}
 
 // Run runs the subcommand args name (the dashboard when none) with the
 // rest of args as its flags, and returns the process's exit code: exitOK,
-// exitProblems or exitFailed. Errors go to stderr as one countertop: line.
+// exitProblems or exitFailed. Errors go to stderr as one countertop: line;
+// --help goes to stdout.
 func Run(args []string, stdout, stderr io.Writer) int {
-	cmd := ""
+	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		cmd, args = args[0], args[1:]
+		name, args = args[0], args[1:]
 	}
-	if cmd == "" && len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
-		cmd = "version"
+	if name == "" && len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
+		name, args = "version", nil
+	}
+	cmd := commandNamed(name)
+	if cmd == nil {
+		fmt.Fprintf(stderr, "countertop: %v\n", unknownCommand(name))
+		return exitFailed
 	}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	var err error
-	code := exitOK
-	switch cmd {
-	case "":
-		err = runDashboard(ctx, args, stderr)
-	case "demo":
-		err = runDemo(ctx, args, stderr)
-	case "snapshot":
-		err = runSnapshot(ctx, args, stdout, stderr)
-	case "check":
-		code, err = runCheck(ctx, args, stdout, stderr)
-	case "incr":
-		code, err = runIncr(ctx, args, stdout, stderr)
-	case "repair":
-		code, err = runRepair(ctx, args, stdout, stderr)
-	case "help":
-		fmt.Fprint(stdout, usage)
-		return exitOK
-	case "version":
-		fmt.Fprintln(stdout, version())
-		return exitOK
-	default:
-		fmt.Fprintf(stderr, "countertop: unknown command %q: run 'countertop help' for the list\n", cmd)
-		return exitFailed
-	}
-	if errors.Is(err, flag.ErrHelp) {
+	code, err := cmd.run(ctx, args, stdout, stderr)
+	if help := (*helpError)(nil); errors.As(err, &help) {
+		fmt.Fprint(stdout, help.text)
 		return exitOK
 	}
-	if err != nil {
-		// The sentences escape what they quote; this catches what one missed.
-		// Several of them (a config file's problems) come a line each.
-		lines := strings.Split(err.Error(), "\n")
-		for i := range lines {
-			lines[i] = model.SafeText(lines[i])
-		}
-		fmt.Fprintf(stderr, "countertop: %s\n", strings.Join(lines, "\n"))
-		if code == exitOK {
-			code = exitFailed
-		}
+	if err == nil {
+		return code
+	}
+	// The sentences escape what they quote; this catches what one missed.
+	// Several of them (a config file's problems) come a line each.
+	lines := strings.Split(err.Error(), "\n")
+	for i := range lines {
+		lines[i] = model.SafeText(lines[i])
+	}
+	fmt.Fprintf(stderr, "countertop: %s\n", strings.Join(lines, "\n"))
+	if code == exitOK {
+		code = exitFailed
 	}
 	return code
 }
 
-// parse reads the common flags (plus whatever extra registers) and resolves
-// the configuration: flags beat env, env beats the file.
+// unknownCommand is the error for a first argument that names no command.
+func unknownCommand(name string) error {
+	return fmt.Errorf("unknown command %q: run 'countertop help' for the list", name)
+}
+
+// runHelp prints countertop's help, or with a command's name what that
+// command's --help prints.
+func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("countertop help", flag.ContinueOnError)
+	rest, err := parseArgs(fs, args, stderr)
+	switch {
+	case err != nil:
+		return exitFailed, err
+	case len(rest) > 1:
+		return exitFailed, fmt.Errorf("help takes one command, not %d: countertop help COMMAND", len(rest))
+	case len(rest) == 0:
+		rest = []string{""} // countertop help is countertop --help
+	}
+	cmd := commandNamed(rest[0])
+	if cmd == nil {
+		return exitFailed, unknownCommand(rest[0])
+	}
+	return cmd.run(ctx, []string{"--help"}, stdout, stderr)
+}
+
+// runVersion prints the version line.
+func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+	fs := flag.NewFlagSet("countertop version", flag.ContinueOnError)
+	rest, err := parseArgs(fs, args, stderr)
+	if err != nil {
+		return exitFailed, err
+	}
+	if len(rest) > 0 {
+		return exitFailed, fmt.Errorf("unexpected argument %q: version takes none", rest[0])
+	}
+	_, err = fmt.Fprintln(stdout, version())
+	return exitOK, err
+}
+
+// parse reads the flags of the settings command uses (plus whatever extra
+// registers) and resolves the configuration: flags beat env, env beats the
+// file. name is the command's ("" for the dashboard).
 func parse(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (config.Config, []string, error) {
 	fs := flag.NewFlagSet(strings.TrimSpace("countertop "+name), flag.ContinueOnError)
-	fs.Usage = func() {
-		if name == "" {
-			fmt.Fprint(fs.Output(), usage)
-		} else {
-			fmt.Fprintf(fs.Output(), "Usage: countertop %s [flags]\n", name)
-		}
-		fmt.Fprintln(fs.Output(), "\nFlags:")
-		fs.PrintDefaults()
+	settingsOf := name
+	if name == "" {
+		settingsOf = "dashboard"
 	}
-	flags := config.Register(fs)
+	flags := config.RegisterFor(fs, settingsOf)
 	if extra != nil {
 		extra(fs)
 	}
@@ -124,20 +176,55 @@ func parse(name string, args []string, stderr io.Writer, extra func(*flag.FlagSe
 	return cfg, rest, err
 }
 
+// helpError is what parseArgs returns for --help: the command's help, for
+// Run to print on stdout, and its flags.
+type helpError struct {
+	text string
+	fs   *flag.FlagSet
+}
+
+func (e *helpError) Error() string { return "help requested" }
+func (e *helpError) Unwrap() error { return flag.ErrHelp }
+
 // parseArgs parses args with fs, flags and arguments in any order. --help
-// prints fs's usage to stderr; a bad flag is one sentence that points at
-// --help, not the whole usage with the error before and after it.
-func parseArgs(fs *flag.FlagSet, args []string, stderr io.Writer) ([]string, error) {
+// returns a *helpError; a bad flag is one sentence that points at --help,
+// not the whole usage with the error before and after it.
+func parseArgs(fs *flag.FlagSet, args []string, _ io.Writer) ([]string, error) {
 	fs.SetOutput(io.Discard)
 	rest, err := config.ParseInterspersed(fs, args)
 	switch {
 	case errors.Is(err, flag.ErrHelp):
-		fs.SetOutput(stderr)
-		fs.Usage()
+		return nil, &helpError{text: helpOf(fs), fs: fs}
 	case err != nil:
-		err = fmt.Errorf("%v: run '%s --help' for the flags", err, fs.Name())
+		return nil, fmt.Errorf("%s: run '%s --help' for the flags", withDashes(err.Error()), fs.Name())
 	}
-	return rest, err
+	return rest, nil
+}
+
+// withDashes returns msg, one of package flag's errors, with the flags it
+// names written as help writes them: --interval, not the -interval that
+// package flag writes.
+func withDashes(msg string) string {
+	words := strings.Split(msg, " ")
+	for i, w := range words {
+		name := strings.TrimSuffix(strings.TrimPrefix(w, "-"), ":")
+		if strings.HasPrefix(w, "-") && flagName.MatchString(name) {
+			words[i] = strings.Replace(w, "-"+name, dashed(name), 1)
+		}
+	}
+	return strings.Join(words, " ")
+}
+
+// flagName matches the name of a flag, as countertop's are spelled.
+var flagName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
+
+// dashed returns a flag's name as typed: -h for one letter, as redis-cli
+// has them, --url for more.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // noArgs returns an error when a command that takes no arguments got some.
@@ -146,15 +233,6 @@ func noArgs(rest []string) error {
 		return fmt.Errorf("unexpected argument %q: patterns go in --pattern", rest[0])
 	}
 	return nil
-}
-
-// usageOf returns a -help text for fs: how to call the command, what it
-// does, then its flags.
-func usageOf(fs *flag.FlagSet, synopsis, does string) func() {
-	return func() {
-		fmt.Fprintf(fs.Output(), "Usage: %s\n\n%s\n\nFlags:\n", synopsis, does)
-		fs.PrintDefaults()
-	}
 }
 
 // isSet reports whether the flag name was given on the command line.

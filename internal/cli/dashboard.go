@@ -5,7 +5,6 @@ import (
 	"errors"
 	"fmt"
 	"io"
-	"slices"
 	"strings"
 	"time"
 
@@ -23,7 +22,7 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if len(rest) > 0 && slices.Contains(commands, rest[0]) {
+	if len(rest) > 0 && rest[0] != "" && commandNamed(rest[0]) != nil {
 		// countertop --url ... check: a line a monitor would run.
 		return fmt.Errorf("%q is a command, and a command goes first: countertop %s [flags]", rest[0], rest[0])
 	}

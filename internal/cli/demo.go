@@ -20,11 +20,6 @@ const demoHint = "Demo: simulated clients hit these rate limits, and a buggy one
 // runDemo opens the dashboard on an embedded Redis with simulated traffic.
 func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	fs := flag.NewFlagSet("countertop demo", flag.ContinueOnError)
-	fs.Usage = func() {
-		fmt.Fprint(fs.Output(), "Usage: countertop demo\n\n"+
-			"Opens the dashboard on an embedded Redis with simulated rate-limit traffic,\n"+
-			"stuck counters included. Nothing outside this process is touched.\n")
-	}
 	rest, err := parseArgs(fs, args, stderr)
 	if err != nil {
 		return err

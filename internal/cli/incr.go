@@ -26,8 +26,6 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	)
 	cfg, rest, err := parse("incr", args, stderr, func(fs *flag.FlagSet) {
 		flags = fs
-		fs.Usage = usageOf(fs, "countertop incr KEY [--by N] [--window D] [--no-expire] [--count N [--rate R/s] [--clients C]] [flags]",
-			"Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL.")
 		fs.StringVar(&byText, "by", "1", "add `N`: an integer (INCRBY; negative to decrement) or a decimal (INCRBYFLOAT)")
 		fs.BoolVar(&noExpire, "no-expire", false, "send a plain INCRBY that sets no TTL: the immortal-counter bug, on purpose")
 		fs.IntVar(&count, "count", 0, "fire `N` atomic increments (ctrl+c stops them)")

@@ -27,8 +27,6 @@ var stdin io.Reader = os.Stdin
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	var dryRun, yes bool
 	cfg, rest, err := parse("repair", args, stderr, func(fs *flag.FlagSet) {
-		fs.Usage = usageOf(fs, "countertop repair [--dry-run] [--yes] [flags]",
-			"Gives every stuck and no-expiry counter its window as a TTL (EXPIRE NX: a TTL is never shortened or replaced).")
 		fs.BoolVar(&dryRun, "dry-run", false, "print what would be repaired and change nothing")
 		fs.BoolVar(&yes, "yes", false, "repair without asking")
 	})
