@@ -15,6 +15,7 @@ import (
 	"strings"
 
 	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/suggest"
 	"github.com/countertop/countertop/model"
 )
 
@@ -116,8 +117,18 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// unknownCommand is the error for a first argument that names no command.
+// unknownCommand is the error for a first argument that names no command,
+// with the one meant when it is near enough to one.
 func unknownCommand(name string) error {
+	var names []string
+	for _, c := range commands {
+		if c.name != "" {
+			names = append(names, c.name)
+		}
+	}
+	if guess := suggest.Nearest(name, names); guess != "" {
+		return fmt.Errorf("unknown command %q; did you mean %q?", name, guess)
+	}
 	return fmt.Errorf("unknown command %q: run 'countertop help' for the list", name)
 }
 
@@ -196,9 +207,55 @@ func parseArgs(fs *flag.FlagSet, args []string, _ io.Writer) ([]string, error) {
 	case errors.Is(err, flag.ErrHelp):
 		return nil, &helpError{text: helpOf(fs), fs: fs}
 	case err != nil:
-		return nil, fmt.Errorf("%s: run '%s --help' for the flags", withDashes(err.Error()), fs.Name())
+		return nil, flagError(fs, err)
 	}
 	return rest, nil
+}
+
+// flagError is the sentence for err, package flag's error parsing fs: the
+// flag meant by an unknown one when one is near enough, or the commands
+// that have it when it is another command's.
+func flagError(fs *flag.FlagSet, err error) error {
+	help := fmt.Sprintf("run '%s --help' for the flags", fs.Name())
+	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
+	if !unknown {
+		return fmt.Errorf("%s: %s", withDashes(err.Error()), help)
+	}
+	var names []string
+	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
+	if guess := suggest.Nearest(name, names); guess != "" {
+		return fmt.Errorf("unknown flag %s; did you mean %s?", dashed(name), dashed(guess))
+	}
+	for _, s := range config.Settings() {
+		if s.Flag == name {
+			var others []string
+			for _, c := range s.Commands {
+				if c == "dashboard" {
+					c = "the dashboard"
+				}
+				others = append(others, c)
+			}
+			return fmt.Errorf("%s is not a flag of %s, only of %s: %s", dashed(name), commandTitle(fs), andList(others), help)
+		}
+	}
+	return fmt.Errorf("unknown flag %s: %s", dashed(name), help)
+}
+
+// commandTitle names the command whose flags fs holds: "the dashboard",
+// "check".
+func commandTitle(fs *flag.FlagSet) string {
+	if name := strings.TrimSpace(strings.TrimPrefix(fs.Name(), "countertop")); name != "" {
+		return name
+	}
+	return "the dashboard"
+}
+
+// andList returns words as a list: "a", "a and b", "a, b and c".
+func andList(words []string) string {
+	if len(words) < 2 {
+		return strings.Join(words, "")
+	}
+	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }
 
 // withDashes returns msg, one of package flag's errors, with the flags it

@@ -34,7 +34,7 @@ func TestVersionAndUsage(t *testing.T) {
 
 	var out, errOut bytes.Buffer
 	if code := Run([]string{"snapshot", "--bogus"}, &out, &errOut); code != exitFailed ||
-		errOut.String() != "countertop: flag provided but not defined: --bogus: run 'countertop snapshot --help' for the flags\n" {
+		errOut.String() != "countertop: unknown flag --bogus: run 'countertop snapshot --help' for the flags\n" {
 		t.Errorf("snapshot --bogus: exit %d, stderr %q", code, errOut.String())
 	}
 	// A monitor's line with the command after a flag: say where it goes,

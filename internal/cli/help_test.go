@@ -153,3 +153,31 @@ func TestHelpExamplesUseRealFlags(t *testing.T) {
 		}
 	}
 }
+
+// A mistyped command or flag gets the one meant; a flag of another
+// command says whose it is. Each is one line on stderr, exit 2.
+func TestDidYouMean(t *testing.T) {
+	t.Parallel()
+	for _, tc := range []struct {
+		args []string
+		want string
+	}{
+		{[]string{"snapshto"}, `unknown command "snapshto"; did you mean "snapshot"?`},
+		{[]string{"chekc", "--pattern", "a:*"}, `unknown command "chekc"; did you mean "check"?`},
+		{[]string{"help", "reapir"}, `unknown command "reapir"; did you mean "repair"?`},
+		{[]string{"status"}, `unknown command "status": run 'countertop help' for the list`},
+		{[]string{"--intervall", "1s"}, `unknown flag --intervall; did you mean --interval?`},
+		{[]string{"snapshot", "--formt", "json"}, `unknown flag --formt; did you mean --format?`},
+		{[]string{"incr", "key", "-no-expiry"}, `unknown flag --no-expiry; did you mean --no-expire?`},
+		{[]string{"repair", "--dryrun"}, `unknown flag --dryrun; did you mean --dry-run?`},
+		{[]string{"check", "--read-only"}, `--read-only is not a flag of check, only of the dashboard, incr and repair: run 'countertop check --help' for the flags`},
+		{[]string{"snapshot", "--mode", "poll"}, `--mode is not a flag of snapshot, only of the dashboard: run 'countertop snapshot --help' for the flags`},
+		{[]string{"--bogus"}, `unknown flag --bogus: run 'countertop --help' for the flags`},
+		{[]string{"incr", "k", "--count", "many"}, `invalid value "many" for flag --count: parse error: run 'countertop incr --help' for the flags`},
+	} {
+		code, out, errOut := run(tc.args...)
+		if code != exitFailed || out != "" || errOut != "countertop: "+tc.want+"\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q\nwant exit 2 and %q", tc.args, code, out, errOut, tc.want)
+		}
+	}
+}

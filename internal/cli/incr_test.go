@@ -65,7 +65,7 @@ func TestIncrCommandErrors(t *testing.T) {
 		{"amount beyond 64 bits", []string{"incr", "--by", "9223372036854775808", "ratelimit:new"}, exitFailed,
 			"countertop: --by: 9223372036854775808 is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give an amount in that range\n"},
 		{"unknown flag", []string{"incr", "--bogus", "ratelimit:new"}, exitFailed,
-			"countertop: flag provided but not defined: --bogus: run 'countertop incr --help' for the flags\n"},
+			"countertop: unknown flag --bogus: run 'countertop incr --help' for the flags\n"},
 		{"contradiction", []string{"incr", "--no-expire", "--window", "5s", "ratelimit:new"}, exitFailed, "give only one of them"},
 		{"burst flags without a burst", []string{"incr", "--clients", "5", "ratelimit:new"}, exitFailed, "give its size with --count N"},
 		{"bad rate", []string{"incr", "--count", "5", "--rate", "fast", "ratelimit:new"}, exitFailed, `--rate "fast" is not a rate`},
