@@ -206,7 +206,7 @@ func checkURL(s string) error {
 		found = false
 	}
 	if !found {
-		return fmt.Errorf("%q is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)", RedactURL(s))
+		return fmt.Errorf("%q is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)", RedactURL(s))
 	}
 	// The hosts come after the user info (see userInfo) and before the
 	// path; redis+sentinel:// lists several.

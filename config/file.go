@@ -254,6 +254,15 @@ func tomlString(v any) (string, error) {
 	return s, nil
 }
 
+// tomlURL reads a URL, or host:port (see parseURL).
+func tomlURL(v any) (string, error) {
+	s, err := tomlString(v)
+	if err != nil {
+		return "", err
+	}
+	return parseURL(s)
+}
+
 // tomlDuration wants a string: TOML has no durations, and a bare 60 could
 // mean seconds or (to the TOML decoder) nanoseconds.
 func tomlDuration(v any) (time.Duration, error) {

@@ -40,6 +40,9 @@ func RegisterFor(fs *flag.FlagSet, command string) *Flags {
 			fs.String(s.Flag, s.Default, s.Usage)
 		}
 		f.values[s.Flag] = fs.Lookup(s.Flag).Value
+		if s.Short != "" {
+			fs.Var(f.values[s.Flag], s.Short, "the same as --"+s.Flag)
+		}
 	}
 	return f
 }
@@ -49,8 +52,10 @@ func RegisterFor(fs *flag.FlagSet, command string) *Flags {
 // order of precedence. It returns every problem it finds, each naming where
 // the bad value came from; a Config is only returned when there are none.
 func Load(f *Flags, fs *flag.FlagSet, getenv func(string) string) (Config, error) {
-	set := make(map[string]bool)
-	fs.Visit(func(fl *flag.Flag) { set[fl.Name] = true })
+	set, given, err := givenFlags(fs)
+	if err != nil {
+		return Config{}, err
+	}
 
 	c := defaults()
 	path, err := configPath(f.values["config"].String(), getenv)
@@ -62,14 +67,45 @@ func Load(f *Flags, fs *flag.FlagSet, getenv func(string) string) (Config, error
 		c.File = path
 		errs = append(errs, c.readFile(path))
 	}
-	errs = append(errs, c.applyEnv(getenv, set), c.applyFlags(f, set))
+	errs = append(errs, c.applyEnv(getenv, set), c.applyFlags(f, given))
 	if err := errors.Join(errs...); err != nil {
+		return Config{}, err
+	}
+	if err := c.applyAddress(f, given); err != nil {
 		return Config{}, err
 	}
 	if err := c.finish(); err != nil {
 		return Config{}, err
 	}
 	return c, nil
+}
+
+// givenFlags returns the settings' flags given on fs: set by the name of
+// the setting's flag, given by that name too, with the flag as typed ("-u"
+// for --url). A flag given by both its names is an error.
+func givenFlags(fs *flag.FlagSet) (set map[string]bool, given map[string]string, err error) {
+	set, given = make(map[string]bool), make(map[string]string)
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = dashed(fl.Name) })
+	for _, s := range settings {
+		switch short, long := given[s.Short], given[s.Flag]; {
+		case s.Short == "" || short == "":
+		case long != "":
+			return nil, nil, fmt.Errorf("%s and %s are the same flag: give it once", short, long)
+		default:
+			given[s.Flag] = short
+		}
+		set[s.Flag] = given[s.Flag] != ""
+	}
+	return set, given, nil
+}
+
+// dashed returns a flag's name as typed: -h for one letter, as redis-cli
+// spells them, --url for more.
+func dashed(name string) string {
+	if len(name) == 1 {
+		return "-" + name
+	}
+	return "--" + name
 }
 
 // configPath returns the config file to read: the one --config names, else
@@ -125,11 +161,12 @@ func (c *Config) applyEnv(getenv func(string) string, set map[string]bool) error
 	return errors.Join(errs...)
 }
 
-// applyFlags applies the flags the user set.
-func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
+// applyFlags applies the flags the user gave; given maps each to its name
+// as typed.
+func (c *Config) applyFlags(f *Flags, given map[string]string) error {
 	var errs []error
 	for _, s := range settings {
-		if s.Flag == "" || s.value == nil || !set[s.Flag] {
+		if s.Flag == "" || s.value == nil || given[s.Flag] == "" {
 			continue
 		}
 		v := f.values[s.Flag]
@@ -138,10 +175,10 @@ func (c *Config) applyFlags(f *Flags, set map[string]bool) error {
 			items = *list
 		}
 		for _, err := range s.value.text(c, items) {
-			errs = append(errs, fmt.Errorf("--%s: %w", s.Flag, err))
+			errs = append(errs, fmt.Errorf("%s: %w", given[s.Flag], err))
 		}
 		if s.origin != nil {
-			*s.origin(c) = "--" + s.Flag
+			*s.origin(c) = given[s.Flag]
 		}
 		if s.flagAlso != nil {
 			s.flagAlso(c, v.String())

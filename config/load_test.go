@@ -195,10 +195,10 @@ func TestFileErrors(t *testing.T) {
 			`:2: redis.cluster: must be true or false, not a string`},
 		{"url scheme, password hidden",
 			"[redis]\nurl = \"http://user:hunter2@host:7000\"\n",
-			`:2: redis.url: "http://user:***@host:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
-		{"url without scheme",
-			"[redis]\nurl = \"localhost:7000\"\n",
-			`:2: redis.url: "localhost:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+			`:2: redis.url: "http://user:***@host:7000" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"url without scheme or port",
+			"[redis]\nurl = \"localhost\"\n",
+			`:2: redis.url: "localhost" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
 		{"url port out of range",
 			"[redis]\nurl = \"redis://user:hunter2@127.0.0.1:99999/0\"\n",
 			`:2: redis.url: "redis://user:***@127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
@@ -319,7 +319,7 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"scan-count", nil, []string{"--scan-count", "-1"}, `--scan-count: -1 is not a SCAN count (use a whole number more than 0, like 1000)`},
 		{"scan-count not a number", nil, []string{"--scan-count", "1e3"}, `--scan-count: "1e3" is not a SCAN count (use a whole number more than 0, like 1000)`},
 		{"empty pattern", nil, []string{"--pattern", "a:*", "--pattern", ""}, `--pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
-		{"url, password hidden", nil, []string{"--url", "ftp://me:hunter2@host"}, `--url: "ftp://me:***@host" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"url, password hidden", nil, []string{"--url", "ftp://me:hunter2@host"}, `--url: "ftp://me:***@host" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
 		{"tls-ca missing", nil, []string{"--tls-ca", missing}, `--tls-ca: "` + missing + `" does not exist`},
 		{"tls-cert is a directory", nil, []string{"--tls-cert", os.TempDir(), "--tls-key", os.TempDir()}, `--tls-cert: "` + os.TempDir() + `" is a directory, not a file` + "\n" + `--tls-key: "` + os.TempDir() + `" is a directory, not a file`},
 		{"url port out of range", nil, []string{"--url", "redis://127.0.0.1:99999/0"}, `--url: "redis://127.0.0.1:99999/0" has port 99999, which does not exist (use a port from 1 to 65535, like 6379)`},
@@ -334,7 +334,7 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"REDIS_URL password not encoded", map[string]string{"REDIS_URL": "redis://:p@ss/w:rd@127.0.0.1:31010/0"}, nil,
 			`REDIS_URL: "redis://:***@127.0.0.1:31010/0" has a user name or password with characters a URL reserves (like @, / or :): percent-encode them (%40 for @, %2F for /, %3A for :)`},
 		{"REDIS_URL port out of range", map[string]string{"REDIS_URL": "redis://:hunter2@h:70000"}, nil, `REDIS_URL: "redis://:***@h:70000" has port 70000, which does not exist (use a port from 1 to 65535, like 6379)`},
-		{"REDIS_URL", map[string]string{"REDIS_URL": "127.0.0.1:7000"}, nil, `REDIS_URL: "127.0.0.1:7000" is not a Redis URL (use redis://host:port/db, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
+		{"REDIS_URL", map[string]string{"REDIS_URL": "127.0.0.1/7000"}, nil, `REDIS_URL: "127.0.0.1/7000" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
 		{"url database negative", nil, []string{"--url", "redis://127.0.0.1:7000/-1"}, `--url: "redis://127.0.0.1:7000/-1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
 		{"url database encoded", nil, []string{"--url", "redis://h/%2D1"}, `--url: "redis://h/%2D1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
 		{"url database option negative", nil, []string{"--url", "unix:///tmp/redis.sock?db=-2"}, `--url: "unix:///tmp/redis.sock?db=-2" has database -2, which does not exist (use a database number from 0 up, like db=0)`},
@@ -762,7 +762,7 @@ func TestExampleFile(t *testing.T) {
 		t.Fatal(err)
 	}
 	redis := defaultRedis
-	redis.URLFrom = "../config.example.toml:18: redis.url" // the same URL, written out
+	redis.URLFrom = "../config.example.toml:21: redis.url" // the same URL, written out
 	want := config.Config{
 		Redis:    redis,
 		Patterns: []string{"ratelimit:*", "views:*"},

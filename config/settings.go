@@ -12,6 +12,7 @@ import (
 // entry in it.
 type Setting struct {
 	Flag     string   // the flag's name, without dashes; "" for none
+	Short    string   // a one-letter flag that means the same, as redis-cli has it ("u" for --url); "" for none
 	Key      string   // its key in the config file, as table.key ("redis.url"); "" for none
 	Env      string   // the environment variable that sets it, unless the flag is given; "" for none
 	Default  string   // the value before any source sets one, as a flag would give it; "" for none (false)
@@ -45,8 +46,8 @@ var (
 // settings is the table Settings returns. Its order is the order of Load's
 // messages when several flags are wrong.
 var settings = []Setting{
-	{Flag: "url", Key: "redis.url", Env: "REDIS_URL", Default: DefaultURL, Commands: everyCommand,
-		Usage:  "Redis `URL`: redis://[user:password@]host:port/db, rediss:// for TLS, unix:///path, redis+sentinel:// (env REDIS_URL)",
+	{Flag: "url", Short: "u", Key: "redis.url", Env: "REDIS_URL", Default: DefaultURL, Commands: everyCommand,
+		Usage:  "Redis `URL`: redis://[user:password@]host:port/db, host:port, rediss:// for TLS, unix:///path, redis+sentinel:// (env REDIS_URL)",
 		value:  one(urlText, func(c *Config) *string { return &c.Redis.URL }),
 		origin: func(c *Config) *string { return &c.Redis.URLFrom },
 		flagAlso: func(c *Config, url string) {
@@ -59,9 +60,19 @@ var settings = []Setting{
 				c.Redis.Username = ""
 			}
 		}},
-	{Key: "redis.username", Env: "REDIS_USERNAME", Commands: everyCommand,
+	// redis-cli's way to name the server, which Load reads itself (see
+	// applyAddress): in place of the URL's host, port and database.
+	{Flag: "h", Commands: everyCommand,
+		Usage: "the server's `HOST`, as redis-cli -h (in place of the URL's; default 127.0.0.1)"},
+	{Flag: "p", Commands: everyCommand,
+		Usage: "the server's `PORT`, as redis-cli -p (in place of the URL's; default 6379)"},
+	{Flag: "n", Commands: everyCommand,
+		Usage: "database number `DB`, as redis-cli -n (in place of the URL's; default 0)"},
+	{Flag: "user", Key: "redis.username", Env: "REDIS_USERNAME", Commands: everyCommand,
+		Usage: "log in as the ACL user `NAME`, as redis-cli --user (env REDIS_USERNAME)",
 		value: one(anyText, func(c *Config) *string { return &c.Redis.Username })},
-	{Key: "redis.password", Env: "REDIS_PASSWORD", Commands: everyCommand,
+	{Flag: "pass", Short: "a", Key: "redis.password", Env: "REDIS_PASSWORD", Commands: everyCommand,
+		Usage: "log in with `PASSWORD`, as redis-cli -a (others on this machine can see it in ps: prefer env REDIS_PASSWORD)",
 		value: one(anyText, func(c *Config) *string { return &c.Redis.Password })},
 	{Flag: "pattern", Key: "redis.patterns", Commands: readCommands,
 		Usage: "watch the keys matching `GLOB`; repeat for more (default: the rules' patterns, else *)",
@@ -219,7 +230,7 @@ func anyDir[T any](read func(any) (T, error)) func(any, string) (T, error) {
 // words, whatever the source.
 var (
 	anyText       = checkedText(func(string) error { return nil })
-	urlText       = checkedText(checkURL)
+	urlText       = parser[string]{text: parseURL, toml: anyDir(tomlURL)}
 	modeText      = checkedText(checkMode)
 	durationText  = parser[time.Duration]{text: parseDuration, toml: anyDir(tomlDuration)}
 	windowText    = parser[time.Duration]{text: parseWindow, toml: anyDir(tomlWindow)}

@@ -217,6 +217,9 @@ func parseArgs(fs *flag.FlagSet, args []string, _ io.Writer) ([]string, error) {
 // that have it when it is another command's.
 func flagError(fs *flag.FlagSet, err error) error {
 	help := fmt.Sprintf("run '%s --help' for the flags", fs.Name())
+	if err.Error() == "flag needs an argument: -h" && fs.Lookup("h") != nil {
+		return fmt.Errorf("-h needs a host, as in redis-cli (-h HOST): for help, run '%s --help'", fs.Name())
+	}
 	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
 	if !unknown {
 		return fmt.Errorf("%s: %s", withDashes(err.Error()), help)

@@ -44,6 +44,8 @@ var (
 		"# In a monitor: page someone when a counter is stuck",
 		"countertop check --pattern 'ratelimit:*' || page-someone",
 		"countertop check --url rediss://redis.internal:6380/0 --tls-ca ca.pem",
+		"# redis-cli's flags: host, port, database and ACL user",
+		"countertop check -h 10.0.0.5 -p 6380 -n 2 --user monitor",
 	}
 	incrExamples = []string{
 		"countertop incr ratelimit:api:42 --by 5 --window 60s",
@@ -136,13 +138,13 @@ type helpFlag struct {
 }
 
 // helpFlags returns fs's flags as help lists them: the command's own
-// first (alphabetically), then the shared settings in the table's order;
-// a setting's one-letter spelling beside its long one.
+// first (alphabetically), then the shared settings in the table's order,
+// each with its one-letter spelling (redis-cli's -u for --url) beside it.
 func helpFlags(fs *flag.FlagSet) []helpFlag {
 	settings := config.Settings()
 	isSetting := make(map[string]bool)
 	for _, s := range settings {
-		isSetting[s.Flag] = true
+		isSetting[s.Flag], isSetting[s.Short] = true, true
 	}
 	var own, shared []helpFlag
 	fs.VisitAll(func(f *flag.Flag) {
@@ -152,7 +154,7 @@ func helpFlags(fs *flag.FlagSet) []helpFlag {
 	})
 	for _, s := range settings {
 		if f := fs.Lookup(s.Flag); f != nil && s.Flag != "" {
-			shared = append(shared, describeFlag(f, ""))
+			shared = append(shared, describeFlag(f, s.Short))
 		}
 	}
 	return append(own, shared...)
