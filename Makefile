@@ -16,11 +16,14 @@ build:
 	$(GO) build -o bin/countertop .
 
 # The tests start their own redis-server processes (never the one on the
-# default port) and drive the real binary in tmux, so both must be installed.
+# default port), drive the real binary in tmux and complete its commands in
+# bash, zsh and fish, so all of them must be installed.
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
+	command -v zsh >/dev/null 2>&1 || missing="$$missing zsh"; \
+	command -v fish >/dev/null 2>&1 || missing="$$missing fish"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \

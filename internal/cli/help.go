@@ -12,14 +12,15 @@ import (
 // What each command's --help says it does, and its examples. Every flag an
 // example uses is one its command has (TestHelpExamplesUseRealFlags).
 const (
-	aboutDashboard = "Opens the interactive dashboard on the counters that match the patterns: their values, TTLs, limits and rates, live, with the stuck and no-expiry ones in red."
-	aboutDemo      = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
-	aboutSnapshot  = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits."
-	aboutCheck     = "Prints a line for each stuck or no-expiry counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI."
-	aboutIncr      = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step."
-	aboutRepair    = "Gives every stuck and no-expiry counter its window as a TTL (EXPIRE NX: a TTL is never shortened or replaced). It asks first, unless --yes."
-	aboutHelp      = "Prints countertop's help, or with a command's name what 'countertop COMMAND --help' prints."
-	aboutVersion   = "Prints the version, the commit it was built from and the Go release."
+	aboutDashboard  = "Opens the interactive dashboard on the counters that match the patterns: their values, TTLs, limits and rates, live, with the stuck and no-expiry ones in red."
+	aboutDemo       = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
+	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits."
+	aboutCheck      = "Prints a line for each stuck or no-expiry counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI."
+	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step."
+	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL (EXPIRE NX: a TTL is never shortened or replaced). It asks first, unless --yes."
+	aboutCompletion = "Prints the script that completes countertop's commands and flags in SHELL: bash, zsh or fish."
+	aboutHelp       = "Prints countertop's help, or with a command's name what 'countertop COMMAND --help' prints."
+	aboutVersion    = "Prints the version, the commit it was built from and the Go release."
 )
 
 var (
@@ -58,6 +59,12 @@ var (
 		"# What it would do; sends nothing",
 		"countertop repair --dry-run",
 		"countertop repair --pattern 'ratelimit:*' --window 60s --yes",
+	}
+	completionExamples = []string{
+		"# In ~/.bashrc, for bash",
+		"source <(countertop completion bash)",
+		`countertop completion zsh > "${fpath[1]}/_countertop"`,
+		"countertop completion fish > ~/.config/fish/completions/countertop.fish",
 	}
 	helpExamples = []string{
 		"countertop help incr",

@@ -137,7 +137,8 @@ func TestHelpExamplesUseRealFlags(t *testing.T) {
 			if !strings.Contains(help, "\n  "+e+"\n") {
 				t.Errorf("%q --help does not show its example %q", c.name, e)
 			}
-			words := strings.Fields(strings.FieldsFunc(e, func(r rune) bool { return r == '|' || r == '>' })[0])
+			_, call, _ := strings.Cut(e, "countertop") // source <(countertop completion bash)
+			words := strings.Fields("countertop" + strings.FieldsFunc(call, func(r rune) bool { return r == '|' || r == '>' || r == ')' })[0])
 			if words[0] != "countertop" || c.name != "" && words[1] != c.name && words[1] != "--version" {
 				t.Errorf("example %q is not of countertop %s", e, c.name)
 			}
