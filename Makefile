@@ -4,11 +4,12 @@
 #   make demo    the dashboard on an embedded Redis with simulated traffic
 #   make fuzz    a short run of every fuzz target
 #   make bench   the Go benchmarks (see BENCHMARKS.md for the full scripts)
+#   make man     the manual page, bin/countertop.1 (man -l bin/countertop.1)
 
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test deps vet demo fuzz bench clean
+.PHONY: all build test deps vet demo fuzz bench man clean
 
 all: build
 
@@ -52,6 +53,10 @@ fuzz:
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./model/ ./internal/report/ ./ui/
+
+man:
+	@mkdir -p bin
+	$(GO) run ./internal/cli/mangen > bin/countertop.1
 
 clean:
 	rm -rf bin

@@ -17,7 +17,7 @@ import (
 var shells = []string{"bash", "zsh", "fish"}
 
 // runCompletion prints the completion script of the shell args name.
-func runCompletion(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runCompletion(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	fs := flag.NewFlagSet("countertop completion", flag.ContinueOnError)
 	rest, err := parseArgs(fs, args, stderr)
 	if err != nil {
@@ -26,7 +26,7 @@ func runCompletion(ctx context.Context, args []string, stdout, stderr io.Writer)
 	if len(rest) != 1 || !slices.Contains(shells, rest[0]) {
 		return exitFailed, errors.New("completion takes the name of a shell: countertop completion bash, zsh or fish")
 	}
-	cmds := completionCommands(ctx)
+	cmds := completionCommands()
 	var script string
 	switch rest[0] {
 	case "bash":
@@ -68,7 +68,7 @@ func (f compFlag) spelled() []string {
 // completionCommands returns every command with its flags, as its --help
 // lists them (each command's flags are read from its own --help, so that
 // a flag a command adds is completed without more ado).
-func completionCommands(ctx context.Context) []compCommand {
+func completionCommands() []compCommand {
 	var names []string
 	for _, c := range commands {
 		if c.name != "" {
@@ -84,12 +84,7 @@ func completionCommands(ctx context.Context) []compCommand {
 	var out []compCommand
 	for _, c := range commands {
 		cc := compCommand{name: c.name, summary: c.summary}
-		_, err := c.run(ctx, []string{"--help"}, io.Discard, io.Discard)
-		var help *helpError
-		if !errors.As(err, &help) {
-			panic(fmt.Sprintf("cli: %q --help returned %v, not its help", c.name, err))
-		}
-		help.fs.VisitAll(func(f *flag.Flag) {
+		commandFlags(c).VisitAll(func(f *flag.Flag) {
 			if isShort[f.Name] {
 				return // beside its long spelling
 			}

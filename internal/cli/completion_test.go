@@ -147,7 +147,7 @@ func TestCompletion(t *testing.T) {
 // script cannot offer a value the flag refuses.
 func TestCompletionValuesAreTheFlagsOwn(t *testing.T) {
 	t.Parallel()
-	for _, c := range completionCommands(t.Context()) {
+	for _, c := range completionCommands() {
 		for _, f := range c.flags {
 			for _, v := range f.values {
 				if !strings.Contains(f.usage, v) {

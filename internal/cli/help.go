@@ -12,6 +12,7 @@ import (
 // What each command's --help says it does, and its examples. Every flag an
 // example uses is one its command has (TestHelpExamplesUseRealFlags).
 const (
+	aboutCountertop = "countertop watches the rate-limit counters of a Redis server: their values, TTLs, limits and rates. Without a command it opens the interactive dashboard; the commands print, check, increment and repair the counters from scripts and monitors."
 	aboutDashboard  = "Opens the interactive dashboard on the counters that match the patterns: their values, TTLs, limits and rates, live, with the stuck and no-expiry ones in red."
 	aboutDemo       = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
 	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits."
