@@ -2,64 +2,74 @@ package cli
 
 import (
 	"context"
+	"errors"
+	"flag"
 	"fmt"
 	"io"
-	"slices"
-	"strings"
+	"time"
 
 	"github.com/countertop/countertop/internal/report"
 	"github.com/countertop/countertop/model"
 )
 
+// Check's output formats, as `check --format` names them.
+const (
+	checkText = "text"
+	checkJSON = "json"
+)
+
 // isProblem reports whether c is stuck or has lost its expiry.
 func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 
-// runCheck prints one line per problem counter (stuck, no-expiry) and
-// returns exitProblems when there is any.
+// runCheck prints one line per problem counter (stuck, no-expiry) and per
+// pattern that matched nothing or fewer keys than --min-keys, then a
+// summary, in --format; it returns exitProblems when the check fails.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	cfg, rest, err := parse("check", args, stderr, nil)
-	if err != nil {
+	format, minKeys := checkText, 0
+	cfg, rest, err := parse("check", args, stderr, func(fs *flag.FlagSet) {
+		fs.StringVar(&format, "format", checkText, "output `FORMAT`: text or json")
+		fs.IntVar(&minKeys, "min-keys", 0, "fail (exit 1) when a --pattern matches fewer than `N` keys; 1 catches a pattern that matches nothing")
+	})
+	if format != checkText && format != checkJSON {
+		return exitFailed, fmt.Errorf("--format %q is not a format for check: use text or json", format)
+	}
+	// A monitor that reads JSON gets one object whatever happens, and the
+	// sentence on stderr as every subcommand writes it.
+	failed := func(err error) (int, error) {
+		if format == checkJSON && !errors.Is(err, flag.ErrHelp) {
+			report.WriteCheckFailedJSON(stdout, time.Now(), err)
+		}
 		return exitFailed, err
 	}
-	if err := noArgs(rest); err != nil {
-		return exitFailed, err
+	if err == nil {
+		err = noArgs(rest)
+	}
+	if err == nil && minKeys < 0 {
+		err = fmt.Errorf("--min-keys %d is not a number of keys: use 0 (no minimum) or more", minKeys)
+	}
+	if err != nil {
+		return failed(err)
 	}
 	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
-		return exitFailed, fmt.Errorf("could not check: %w", err)
+		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	defer client.Close()
 	counters, err := readSorted(ctx, client, cfg)
 	if err != nil {
-		return exitFailed, fmt.Errorf("could not check: %w", err)
+		return failed(fmt.Errorf("could not check: %w", err))
 	}
-	if slices.ContainsFunc(counters, isProblem) {
-		if err := report.WriteProblems(stdout, counters, &cfg.Rules); err != nil {
-			return exitFailed, err
-		}
-		var stuck, noExpiry int
-		for _, c := range counters {
-			switch c.Status {
-			case model.StatusStuck:
-				stuck++
-			case model.StatusNoExpiry:
-				noExpiry++
-			}
-		}
-		// As the healthy run's "ok: ..." line, one that scripts reading
-		// the status and key of each line can tell from those.
-		if _, err := fmt.Fprintf(stdout, "problems: %d of %d key%s checked (%d stuck, %d no-expiry)\n",
-			stuck+noExpiry, len(counters), plural(len(counters)), stuck, noExpiry); err != nil {
-			return exitFailed, err
-		}
+	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
+	if format == checkJSON {
+		err = check.WriteJSON(stdout, time.Now())
+	} else {
+		err = check.WriteText(stdout)
+	}
+	if err != nil {
+		return exitFailed, err
+	}
+	if !check.Healthy() {
 		return exitProblems, nil
 	}
-	if len(counters) == 0 {
-		// Healthy as far as anyone can tell, but a mistyped pattern would
-		// keep a monitor green forever: say so.
-		fmt.Fprintf(stdout, "ok: no key matches %s; if you expected some, check --pattern and --url\n", model.Printable(strings.Join(cfg.Patterns, " ")))
-		return exitOK, nil
-	}
-	fmt.Fprintf(stdout, "ok: %d key%s checked, no counter stuck or without expiry\n", len(counters), plural(len(counters)))
 	return exitOK, nil
 }

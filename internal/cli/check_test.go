@@ -2,6 +2,8 @@ package cli
 
 import (
 	"bytes"
+	"encoding/json"
+	"fmt"
 	"net"
 	"strings"
 	"testing"
@@ -21,9 +23,10 @@ func TestCheckExitCodes(t *testing.T) {
 	// A pattern that matches nothing is healthy, but a monitor with a
 	// typo in it would stay green forever: the output says so.
 	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimt:*")
-	wantRun(t, code, out, errOut, exitOK, "ok: no key matches ratelimt:*; if you expected some, check --pattern and --url\n", "")
+	wantRun(t, code, out, errOut, exitOK, "unmatched  ratelimt:*  no key matches this pattern; if you expected some, check --pattern and --url (--min-keys 1 makes this a problem)\n"+
+		"ok: 0 keys checked, no counter stuck or without expiry; 1 of 1 pattern matched nothing\n", "")
 	code, out, errOut = cli(t, s, "check", "--pattern", "zz\x1b]0;title\a*")
-	wantRun(t, code, out, errOut, exitOK, "ok: no key matches zz\\e]0;title\\x07*;", "")
+	wantRun(t, code, out, errOut, exitOK, "unmatched  zz\\e]0;title\\x07*  no key matches", "")
 
 	s.Do(t, "SET", "ratelimit:api:stuck", "150")
 	s.Do(t, "SET", "ratelimit:api:fresh", "3")
@@ -33,6 +36,133 @@ func TestCheckExitCodes(t *testing.T) {
 	if len(lines) != 3 || !strings.HasPrefix(lines[0], "stuck      ratelimit:api:stuck") || !strings.HasPrefix(lines[1], "no-expiry  ratelimit:api:fresh") ||
 		lines[2] != "problems: 2 of 4 keys checked (1 stuck, 1 no-expiry)" {
 		t.Errorf("want a line per problem counter, the stuck one first, then their count:\n%s", out)
+	}
+}
+
+// Each pattern that matches nothing is named on its own line, among
+// patterns that do match; --min-keys makes that a problem, and a pattern
+// with fewer keys than it asks for too.
+func TestCheckPatternsThatMatchNothing(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:a", "1", "EX", "100")
+	s.Do(t, "SET", "ratelimit:api:b", "2", "EX", "100")
+	s.Do(t, "SET", "views:home", "42")
+	patterns := []string{"--pattern", "ratelimit:*", "--pattern", "ratelimt:*", "--pattern", "views:*", "--pattern", "nope\n*"}
+
+	code, out, errOut := cli(t, s, append([]string{"check"}, patterns...)...)
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	want := []string{
+		"unmatched  ratelimt:*  no key matches this pattern; if you expected some, check --pattern and --url (--min-keys 1 makes this a problem)",
+		`unmatched  nope\n*  no key matches this pattern; if you expected some, check --pattern and --url (--min-keys 1 makes this a problem)`,
+		"ok: 3 keys checked, no counter stuck or without expiry; 2 of 4 patterns matched nothing",
+	}
+	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("got:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+
+	code, out, errOut = cli(t, s, append([]string{"check", "--min-keys", "1"}, patterns...)...)
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	want = []string{
+		"unmatched  ratelimt:*  no key matches this pattern, and --min-keys wants 1; check --pattern and --url",
+		`unmatched  nope\n*  no key matches this pattern, and --min-keys wants 1; check --pattern and --url`,
+		"problems: 3 keys checked, no counter stuck or without expiry; 2 of 4 patterns matched fewer keys than --min-keys 1",
+	}
+	if got := strings.Split(strings.TrimSuffix(out, "\n"), "\n"); strings.Join(got, "\n") != strings.Join(want, "\n") {
+		t.Errorf("--min-keys 1: got:\n%s\nwant:\n%s", out, strings.Join(want, "\n"))
+	}
+
+	// Per pattern: ratelimit:* has 2 keys, views:* 1; two keys each is
+	// asked for.
+	code, out, errOut = cli(t, s, "check", "--min-keys", "2", "--pattern", "ratelimit:*", "--pattern", "views:*")
+	wantRun(t, code, out, errOut, exitProblems, "too-few    views:*  1 key matches this pattern, and --min-keys wants 2\n"+
+		"problems: 3 keys checked, no counter stuck or without expiry; 1 of 2 patterns matched fewer keys than --min-keys 2\n", "")
+	code, out, errOut = cli(t, s, "check", "--min-keys", "1", "--pattern", "ratelimit:*", "--pattern", "views:*")
+	wantRun(t, code, out, errOut, exitOK, "ok: 3 keys checked, no counter stuck or without expiry\n", "")
+
+	code, out, errOut = cli(t, s, "check", "--min-keys", "-1")
+	wantRun(t, code, out, errOut, exitFailed, "", "--min-keys -1 is not a number of keys: use 0 (no minimum) or more")
+	code, out, errOut = cli(t, s, "check", "--format", "yaml")
+	wantRun(t, code, out, errOut, exitFailed, "", `--format "yaml" is not a format for check: use text or json`)
+}
+
+// check --format json is one object with the verdict and exit code, the
+// count of each status, each pattern's keys, the patterns that matched
+// nothing and the problem counters, names escaped as snapshot's JSON
+// escapes them.
+func TestCheckJSON(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100")
+	s.Do(t, "SET", "ratelimit:api:stuck\x1b[2J\xff", "150")
+	s.Do(t, "SET", "views:home", "42")
+
+	type doc struct {
+		TakenAt     string         `json:"taken_at"`
+		Verdict     string         `json:"verdict"`
+		ExitCode    int            `json:"exit_code"`
+		KeysChecked int            `json:"keys_checked"`
+		MinKeys     int            `json:"min_keys"`
+		Statuses    map[string]int `json:"statuses"`
+		Patterns    []struct {
+			Pattern string `json:"pattern"`
+			Keys    int    `json:"keys"`
+			Enough  bool   `json:"enough"`
+		} `json:"patterns"`
+		Unmatched []string                     `json:"unmatched"`
+		Problems  []map[string]json.RawMessage `json:"problems"`
+		Error     string                       `json:"error"`
+	}
+	decode := func(out string) doc {
+		t.Helper()
+		var d doc
+		dec := json.NewDecoder(strings.NewReader(out))
+		dec.DisallowUnknownFields()
+		if err := dec.Decode(&d); err != nil || dec.More() {
+			t.Fatalf("not one JSON object (%v):\n%s", err, out)
+		}
+		return d
+	}
+
+	code, out, errOut := cli(t, s, "check", "--format", "json", "--min-keys", "1",
+		"--pattern", "ratelimit:*", "--pattern", "views:*", "--pattern", "typo\x1b*")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	d := decode(out)
+	if d.Verdict != "problems" || d.ExitCode != exitProblems || d.KeysChecked != 3 || d.MinKeys != 1 {
+		t.Errorf("verdict %q, exit_code %d, keys_checked %d, min_keys %d; want problems, 1, 3, 1", d.Verdict, d.ExitCode, d.KeysChecked, d.MinKeys)
+	}
+	if want := map[string]int{"stuck": 1, "no-expiry": 0, "leak": 0, "over": 0, "warn": 0, "ok": 2, "not-counter": 0}; fmt.Sprint(d.Statuses) != fmt.Sprint(want) {
+		t.Errorf("statuses = %v, want %v", d.Statuses, want)
+	}
+	if len(d.Patterns) != 3 || d.Patterns[0].Keys != 2 || !d.Patterns[0].Enough || d.Patterns[1].Keys != 1 ||
+		d.Patterns[2].Pattern != "typo\x1b*" || d.Patterns[2].Keys != 0 || d.Patterns[2].Enough {
+		t.Errorf("patterns = %+v", d.Patterns)
+	}
+	if len(d.Unmatched) != 1 || d.Unmatched[0] != "typo\x1b*" {
+		t.Errorf("unmatched = %q, want the one pattern that matched nothing", d.Unmatched)
+	}
+	if len(d.Problems) != 1 {
+		t.Fatalf("want the stuck counter as the one problem:\n%s", out)
+	}
+	var key, reason string
+	json.Unmarshal(d.Problems[0]["key"], &key)
+	json.Unmarshal(d.Problems[0]["reason"], &reason)
+	if key != "ratelimit:api:stuck\x1b[2J\\xff" || string(d.Problems[0]["status"]) != `"stuck"` || string(d.Problems[0]["ttl_ms"]) != "-1" ||
+		string(d.Problems[0]["value"]) != "150" || !strings.Contains(reason, "blocked forever") {
+		t.Errorf("problem = %s", out)
+	}
+	if strings.ContainsAny(out, "\x1b\xff") || !strings.Contains(out, `"ratelimit:api:stuck\u001b[2J\\xff"`) || !strings.Contains(out, `"typo\u001b*"`) {
+		t.Errorf("names are not escaped as snapshot's JSON escapes them:\n%s", out)
+	}
+
+	s.Do(t, "EXPIRE", "ratelimit:api:stuck\x1b[2J\xff", "100")
+	code, out, errOut = cli(t, s, "check", "--format", "json", "--pattern", "ratelimit:*", "--pattern", "nothing:*")
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	if d := decode(out); d.Verdict != "healthy" || d.ExitCode != exitOK || len(d.Problems) != 0 || len(d.Unmatched) != 1 || d.Statuses["over"] != 1 {
+		t.Errorf("a healthy check with a pattern that matched nothing:\n%s", out)
+	}
+	if !strings.Contains(out, `"problems": []`) {
+		t.Errorf("no problems is an empty array, not null:\n%s", out)
 	}
 }
 
@@ -59,5 +189,19 @@ func TestCheckCouldNotCheck(t *testing.T) {
 	code = Run([]string{"check", "--url", "http://nope"}, &out, &errOut)
 	if code != exitFailed {
 		t.Errorf("check with a bad URL exited %d, want %d", code, exitFailed)
+	}
+
+	// In JSON, a monitor gets the verdict on stdout too.
+	out.Reset()
+	errOut.Reset()
+	code = Run([]string{"check", "--format", "json", "--url", "redis://" + addr + "/0", "--config", writeFile(t, "c.toml", writeConfig)}, &out, &errOut)
+	var d struct {
+		Verdict  string `json:"verdict"`
+		ExitCode int    `json:"exit_code"`
+		Error    string `json:"error"`
+	}
+	if err := json.Unmarshal(out.Bytes(), &d); err != nil || code != exitFailed || d.Verdict != "could-not-check" || d.ExitCode != exitFailed ||
+		!strings.Contains(d.Error, "connection refused") || strings.Count(errOut.String(), "\n") != 1 {
+		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
 	}
 }

@@ -1,13 +1,301 @@
 package report
 
 import (
+	"bufio"
 	"fmt"
 	"io"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/countertop/countertop/model"
 )
+
+// Check is what one pass of `countertop check` found: the counters, and
+// how many of them each pattern matched, so that a pattern with a typo in
+// it, which matches nothing, is not taken for a healthy one.
+type Check struct {
+	Counters []*model.Counter // in key order
+	Patterns []PatternCount   // in the order given
+	// MinKeys is how many keys each pattern must match for the check to
+	// pass; 0 requires none.
+	MinKeys int
+	rules   *model.Rules
+}
+
+// PatternCount is a pattern and how many of the keys checked it matched.
+type PatternCount struct {
+	Pattern string
+	Keys    int
+}
+
+// The verdicts of a check, as its JSON names them; their exit codes are
+// DESIGN.md's: 0 healthy, 1 problems found, 2 could not check.
+const (
+	VerdictHealthy  = "healthy"
+	VerdictProblems = "problems"
+	VerdictFailed   = "could-not-check"
+)
+
+// NewCheck returns the check of counters (in key order, read by SCAN with
+// patterns), each classified by rules, requiring minKeys keys of each pattern.
+// A key counts for every pattern it matches.
+func NewCheck(counters []*model.Counter, patterns []string, minKeys int, rules *model.Rules) *Check {
+	k := &Check{Counters: counters, Patterns: make([]PatternCount, len(patterns)), MinKeys: minKeys, rules: rules}
+	for i, p := range patterns {
+		k.Patterns[i].Pattern = p
+	}
+	for _, c := range counters {
+		for i := range k.Patterns {
+			if model.GlobMatch(k.Patterns[i].Pattern, c.Key) {
+				k.Patterns[i].Keys++
+			}
+		}
+	}
+	return k
+}
+
+// Healthy reports whether the check passes: no problem counter, and every
+// pattern matched MinKeys keys or more.
+func (k *Check) Healthy() bool { return k.problems() == 0 && k.short() == 0 }
+
+// Verdict returns VerdictHealthy or VerdictProblems.
+func (k *Check) Verdict() string {
+	if k.Healthy() {
+		return VerdictHealthy
+	}
+	return VerdictProblems
+}
+
+// problems returns how many counters have a problem status.
+func (k *Check) problems() int {
+	n := 0
+	for _, c := range k.Counters {
+		if c.Status.Problem() {
+			n++
+		}
+	}
+	return n
+}
+
+// short returns how many patterns matched fewer than MinKeys keys.
+func (k *Check) short() int {
+	n := 0
+	for _, p := range k.Patterns {
+		if p.Keys < k.MinKeys {
+			n++
+		}
+	}
+	return n
+}
+
+// unmatched returns how many patterns matched no key.
+func (k *Check) unmatched() int {
+	n := 0
+	for _, p := range k.Patterns {
+		if p.Keys == 0 {
+			n++
+		}
+	}
+	return n
+}
+
+// WriteText writes the check for people and for scripts that read lines:
+// a line per problem counter (WriteProblems), a line per pattern that
+// matched nothing or fewer than MinKeys keys (status unmatched or too-few,
+// then the pattern escaped), then one that starts "ok:" or "problems:".
+func (k *Check) WriteText(w io.Writer) error {
+	bw := bufio.NewWriter(w)
+	if err := WriteProblems(bw, k.Counters, k.rules); err != nil {
+		return err
+	}
+	for _, p := range k.Patterns {
+		pattern := model.Printable(p.Pattern)
+		switch {
+		case p.Keys == 0 && k.MinKeys == 0:
+			fmt.Fprintf(bw, "%-9s  %s  no key matches this pattern; if you expected some, check --pattern and --url (--min-keys 1 makes this a problem)\n", "unmatched", pattern)
+		case p.Keys == 0:
+			fmt.Fprintf(bw, "%-9s  %s  no key matches this pattern, and --min-keys wants %d; check --pattern and --url\n", "unmatched", pattern, k.MinKeys)
+		case p.Keys < k.MinKeys:
+			fmt.Fprintf(bw, "%-9s  %s  %d key%s match%s this pattern, and --min-keys wants %d\n", "too-few", pattern, p.Keys, plural(p.Keys), verbS(p.Keys), k.MinKeys)
+		}
+	}
+	checked := len(k.Counters)
+	counters := fmt.Sprintf("%d key%s checked, no counter stuck or without expiry", checked, plural(checked))
+	if n := k.problems(); n > 0 {
+		counters = fmt.Sprintf("%d of %d key%s checked (%s)", n, checked, plural(checked), k.problemCounts())
+	}
+	if k.Healthy() {
+		fmt.Fprintf(bw, "ok: %s", counters)
+		if n := k.unmatched(); n > 0 {
+			fmt.Fprintf(bw, "; %d of %d pattern%s matched nothing", n, len(k.Patterns), plural(len(k.Patterns)))
+		}
+	} else {
+		fmt.Fprintf(bw, "problems: %s", counters)
+		if n := k.short(); n > 0 {
+			fmt.Fprintf(bw, "; %d of %d pattern%s matched fewer keys than --min-keys %d", n, len(k.Patterns), plural(len(k.Patterns)), k.MinKeys)
+		}
+	}
+	bw.WriteString("\n")
+	return bw.Flush()
+}
+
+// problemCounts returns "1 stuck, 2 no-expiry": how many counters have each
+// problem status that any has, the most severe first.
+func (k *Check) problemCounts() string {
+	counts := k.statusCounts()
+	var parts []string
+	for status := range model.NumStatuses {
+		if status.Problem() && counts[status] > 0 {
+			parts = append(parts, fmt.Sprintf("%d %s", counts[status], status))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// statusCounts returns how many counters have each status.
+func (k *Check) statusCounts() [model.NumStatuses]int {
+	var counts [model.NumStatuses]int
+	for _, c := range k.Counters {
+		if c.Status < model.NumStatuses {
+			counts[c.Status]++
+		}
+	}
+	return counts
+}
+
+// WriteJSON writes the check as one JSON object, for monitors: taken_at,
+// verdict and exit_code, keys_checked, min_keys, statuses (how many
+// counters have each status, every status named), patterns (each with its
+// keys and whether they are enough), unmatched (the patterns that matched
+// nothing) and problems (each problem counter as the snapshot's JSON
+// writes it, with a reason). Strings are escaped as the snapshot's are.
+func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
+	buf := appendCheckHead(nil, takenAt, k.Verdict())
+	buf = append(buf, ",\n  \"keys_checked\": "...)
+	buf = strconv.AppendInt(buf, int64(len(k.Counters)), 10)
+	buf = append(buf, ",\n  \"min_keys\": "...)
+	buf = strconv.AppendInt(buf, int64(k.MinKeys), 10)
+	buf = append(buf, ",\n  \"statuses\": {"...)
+	for status, n := range k.statusCounts() {
+		if status > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    \""...)
+		buf = append(buf, model.Status(status).String()...)
+		buf = append(buf, "\": "...)
+		buf = strconv.AppendInt(buf, int64(n), 10)
+	}
+	buf = append(buf, "\n  },\n  \"patterns\": ["...)
+	for i, p := range k.Patterns {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"pattern\": "...)
+		buf = appendJSONString(buf, model.JSONKey(p.Pattern))
+		buf = append(buf, ",\n      \"keys\": "...)
+		buf = strconv.AppendInt(buf, int64(p.Keys), 10)
+		buf = append(buf, ",\n      \"enough\": "...)
+		buf = strconv.AppendBool(buf, p.Keys >= k.MinKeys)
+		buf = append(buf, "\n    }"...)
+	}
+	buf = closeJSONArray(buf, len(k.Patterns) > 0)
+	buf = append(buf, ",\n  \"unmatched\": ["...)
+	unmatched := 0
+	for _, p := range k.Patterns {
+		if p.Keys == 0 {
+			if unmatched > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, "\n    "...)
+			buf = appendJSONString(buf, model.JSONKey(p.Pattern))
+			unmatched++
+		}
+	}
+	buf = closeJSONArray(buf, unmatched > 0)
+	buf = append(buf, ",\n  \"problems\": ["...)
+	texts := newRuleTexts(k.rules)
+	problems := 0
+	for status := range model.NumStatuses { // most severe first, as the text
+		if !status.Problem() {
+			continue
+		}
+		for _, c := range k.Counters {
+			if c.Status != status {
+				continue
+			}
+			if problems > 0 {
+				buf = append(buf, ',')
+			}
+			buf = appendJSONHead(buf, c)
+			buf = strconv.AppendInt(buf, ttlLeft(c.PTTL, takenAt.Sub(c.ObservedAt)), 10)
+			buf = appendJSONRule(buf, c, texts.of(c))
+			buf = append(buf, ",\n      \"reason\": "...)
+			buf = appendJSONString(buf, problemReason(c, k.rules))
+			buf = append(buf, "\n    }"...)
+			problems++
+		}
+	}
+	buf = closeJSONArray(buf, problems > 0)
+	buf = append(buf, "\n}\n"...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// WriteCheckFailedJSON writes the JSON object of a check that could not be
+// done, so that a monitor reading JSON gets one either way: taken_at,
+// verdict could-not-check, exit_code 2, and the error's sentence.
+func WriteCheckFailedJSON(w io.Writer, takenAt time.Time, failure error) error {
+	buf := appendCheckHead(nil, takenAt, VerdictFailed)
+	buf = append(buf, ",\n  \"error\": "...)
+	buf = appendJSONString(buf, model.JSONKey(failure.Error()))
+	buf = append(buf, "\n}\n"...)
+	_, err := w.Write(buf)
+	return err
+}
+
+// appendCheckHead appends the start of a check's JSON object: taken_at,
+// verdict and exit_code.
+func appendCheckHead(buf []byte, takenAt time.Time, verdict string) []byte {
+	code := 0
+	switch verdict {
+	case VerdictProblems:
+		code = 1
+	case VerdictFailed:
+		code = 2
+	}
+	buf = append(buf, "{\n  \"taken_at\": \""...)
+	buf = takenAt.AppendFormat(buf, time.RFC3339)
+	buf = append(buf, "\",\n  \"verdict\": \""...)
+	buf = append(buf, verdict...)
+	buf = append(buf, "\",\n  \"exit_code\": "...)
+	return strconv.AppendInt(buf, int64(code), 10)
+}
+
+// closeJSONArray ends an array whose items were appended after its "[",
+// as encoding/json's indent does: "[]" when it has none.
+func closeJSONArray(buf []byte, items bool) []byte {
+	if items {
+		buf = append(buf, "\n  "...)
+	}
+	return append(buf, ']')
+}
+
+// plural returns "s" unless n is 1.
+func plural(n int) string {
+	if n == 1 {
+		return ""
+	}
+	return "s"
+}
+
+// verbS returns "es" when n is 1 ("1 key matches"), else "" ("2 keys match").
+func verbS(n int) string {
+	if n == 1 {
+		return "es"
+	}
+	return ""
+}
 
 // WriteProblems writes one line per problem counter (model.Status.Problem)
 // for `countertop check`: status, printable key, and why in words an

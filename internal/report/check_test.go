@@ -1,6 +1,9 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -120,4 +123,152 @@ func TestWriteProblemsTakeTheFallbacksWindow(t *testing.T) {
 			t.Errorf("%s: got %q, want it to end %q", tc.name, out.String(), tc.want)
 		}
 	}
+}
+
+// checkRows are counters of every kind check tells apart, read at t0, with
+// names a terminal would act on.
+func checkRows(t *testing.T) ([]*model.Counter, *model.Rules) {
+	t.Helper()
+	rules := testRules()
+	s := model.NewStore(rules)
+	s.Apply(model.Batch{Observed: []model.Observation{
+		read("rl:stuck\x1b[2J\xff", "150", model.PTTLNoExpiry, 0),
+		read("rl:fresh\u202e", "3", model.PTTLNoExpiry, 0),
+		read("rl:ok", "17", 60_000, 0),
+		read("rl:u42:2024113008", "3", model.PTTLNoExpiry, 0), // a past hour's window, left behind
+		read("views:home", "42", model.PTTLNoExpiry, 0),
+		read("other", "x", 5_000, 0),
+	}})
+	return refs(s.Rows(0, s.Len())), rules
+}
+
+// A check's JSON is what encoding/json writes of the same document (with a
+// two-space indent, and the characters a terminal would act on escaped as
+// in a snapshot); problems are the snapshot's counter objects, with a reason.
+func TestCheckJSONIsEncodingJSON(t *testing.T) {
+	rows, rules := checkRows(t)
+	at := t0.Add(10 * time.Second)
+	patterns := []string{"rl:*", "views:*", "typo\x1b[31m*", "other"}
+	for _, minKeys := range []int{0, 1, 2} {
+		check := NewCheck(rows, patterns, minKeys, rules)
+		var got bytes.Buffer
+		if err := check.WriteJSON(&got, at); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingCheckJSON(t, at, rows, patterns, minKeys, rules); got.String() != want {
+			t.Errorf("--min-keys %d: got\n%s\nwant\n%s", minKeys, got.String(), want)
+		}
+		checkTerminalSafe(t, got.String())
+	}
+}
+
+// encodingCheckJSON is the check document as encoding/json writes it.
+func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patterns []string, minKeys int, rules *model.Rules) string {
+	t.Helper()
+	type pattern struct {
+		Pattern string `json:"pattern"`
+		Keys    int    `json:"keys"`
+		Enough  bool   `json:"enough"`
+	}
+	type problem struct {
+		Key     string  `json:"key"`
+		Type    string  `json:"type"`
+		Value   any     `json:"value"`
+		Raw     *string `json:"raw"`
+		TTLMS   int64   `json:"ttl_ms"`
+		Limit   any     `json:"limit"`
+		WindowS any     `json:"window_s"`
+		Rule    *string `json:"rule"`
+		Status  string  `json:"status"`
+		Reason  string  `json:"reason"`
+	}
+	var statuses []string
+	counts := map[string]int{}
+	for s := range model.NumStatuses {
+		statuses = append(statuses, s.String())
+	}
+	for _, c := range rows {
+		counts[c.Status.String()]++
+	}
+	// A map would come out in key order; the statuses go most severe first.
+	var st bytes.Buffer
+	st.WriteString("{")
+	for i, name := range statuses {
+		if i > 0 {
+			st.WriteString(",")
+		}
+		fmt.Fprintf(&st, "%q:%d", name, counts[name])
+	}
+	st.WriteString("}")
+	doc := struct {
+		TakenAt     string          `json:"taken_at"`
+		Verdict     string          `json:"verdict"`
+		ExitCode    int             `json:"exit_code"`
+		KeysChecked int             `json:"keys_checked"`
+		MinKeys     int             `json:"min_keys"`
+		Statuses    json.RawMessage `json:"statuses"`
+		Patterns    []pattern       `json:"patterns"`
+		Unmatched   []string        `json:"unmatched"`
+		Problems    []problem       `json:"problems"`
+	}{TakenAt: at.Format(time.RFC3339), Verdict: "healthy", KeysChecked: len(rows), MinKeys: minKeys, Statuses: st.Bytes(),
+		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}}
+	for _, p := range patterns {
+		n := 0
+		for _, c := range rows {
+			if model.GlobMatch(p, c.Key) {
+				n++
+			}
+		}
+		doc.Patterns = append(doc.Patterns, pattern{model.JSONKey(p), n, n >= minKeys})
+		if n == 0 {
+			doc.Unmatched = append(doc.Unmatched, model.JSONKey(p))
+		}
+		if n < minKeys {
+			doc.Verdict, doc.ExitCode = "problems", 1
+		}
+	}
+	for s := range model.NumStatuses {
+		if !s.Problem() {
+			continue
+		}
+		for _, c := range rows {
+			if c.Status != s {
+				continue
+			}
+			f := referenceFields(c, at, rules)
+			raw := model.JSONKey(c.Raw)
+			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Value: f.value, Raw: &raw, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
+				Status: s.String(), Reason: problemReason(c, rules)}
+			if f.ruled {
+				p.Rule = &f.pattern
+			}
+			doc.Problems = append(doc.Problems, p)
+			doc.Verdict, doc.ExitCode = "problems", 1
+		}
+	}
+	var buf bytes.Buffer
+	enc := json.NewEncoder(&buf)
+	enc.SetEscapeHTML(false)
+	enc.SetIndent("", "  ")
+	if err := enc.Encode(doc); err != nil {
+		t.Fatal(err)
+	}
+	return escapeTerminalActive(buf.String())
+}
+
+// The text a check writes names each pattern that matched nothing, escaped,
+// on its own line, and ends with the verdict.
+func TestCheckText(t *testing.T) {
+	rows, rules := checkRows(t)
+	var out strings.Builder
+	if err := NewCheck(rows, []string{"rl:*", "typo\x1b[31m*"}, 0, rules).WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	if len(lines) != 5 || !strings.HasPrefix(lines[0], `stuck      rl:stuck\e[2J\xff  `) || !strings.HasPrefix(lines[1], `no-expiry  rl:fresh\u202e  `) ||
+		!strings.HasPrefix(lines[2], `leak       rl:u42:2024113008  `) || !strings.HasPrefix(lines[3], `unmatched  typo\e[31m*  no key matches this pattern`) ||
+		lines[4] != "problems: 3 of 6 keys checked (1 stuck, 1 no-expiry, 1 leak)" {
+		t.Errorf("got:\n%s", out.String())
+	}
+	checkTerminalSafe(t, out.String())
 }

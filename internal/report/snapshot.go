@@ -153,7 +153,7 @@ func (s *Snapshot) render(text []byte, r *rendered, c *model.Counter) []byte {
 		text = append(text, c.Status.String()...)
 		text = append(text, '\n')
 	case FormatJSON:
-		text = s.appendJSONHead(text, c)
+		text = appendJSONHead(text, c)
 		r.ends[0], r.ends[1], r.ends[2] = end(), end(), end()
 		text = s.appendJSONTail(text, c)
 	case FormatCSV:
@@ -212,7 +212,7 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 
 // appendJSONHead appends c's object as JSON up to the value of ttl_ms,
 // which comes next; appendJSONTail the rest.
-func (s *Snapshot) appendJSONHead(buf []byte, c *model.Counter) []byte {
+func appendJSONHead(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, "\n    {\n      \"key\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Key))
 	buf = append(buf, ",\n      \"type\": "...)
@@ -229,7 +229,12 @@ func (s *Snapshot) appendJSONHead(buf []byte, c *model.Counter) []byte {
 }
 
 func (s *Snapshot) appendJSONTail(buf []byte, c *model.Counter) []byte {
-	t := s.texts.of(c)
+	return append(appendJSONRule(buf, c, s.texts.of(c)), "\n    }"...)
+}
+
+// appendJSONRule appends the fields of c's object that follow ttl_ms, up
+// to its status, but not the end of the object: `check` adds a reason.
+func appendJSONRule(buf []byte, c *model.Counter, t *ruleText) []byte {
 	buf = append(buf, ",\n      \"limit\": "...)
 	buf = appendOrNull(buf, append(buf, t.limit...))
 	buf = append(buf, ",\n      \"window_s\": "...)
@@ -238,7 +243,7 @@ func (s *Snapshot) appendJSONTail(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, t.jsonRule...)
 	buf = append(buf, ",\n      \"status\": \""...)
 	buf = append(buf, c.Status.String()...)
-	return append(buf, "\"\n    }"...)
+	return append(buf, '"')
 }
 
 // appendCSVHead appends c's record up to its ttl_ms, which comes next;
