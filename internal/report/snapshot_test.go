@@ -741,6 +741,10 @@ func TestAppendTTL(t *testing.T) {
 		307_000:     "5m07s",
 		11_100_000:  "3h05m",
 		187_200_000: "2d04h",
+		// A TTL in years reads in years; one of millions of years (Redis
+		// takes them), not as the longest time.Duration, 106751d23h.
+		40_003_200_000:            "1y098d",
+		9_200_000_000_000_000_000: "> 100y",
 	} {
 		if got := string(appendTTL(nil, ms)); got != want {
 			t.Errorf("appendTTL(%d) = %q, want %q", ms, got, want)
@@ -817,7 +821,7 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 func TestTTLWidthIsTheTTLsLength(t *testing.T) {
 	edges := []int64{-2, -1, 0, 1, 99, 100, 9_949, 9_999, 10_000, 59_999, 60_000, 599_999, 600_000,
 		3_599_999, 3_600_000, 35_999_999, 36_000_000, 86_399_999, 86_400_000, 863_999_999, 864_000_000,
-		8_639_999_999, 8_640_000_000, math.MaxInt64 / int64(time.Millisecond), math.MaxInt64}
+		8_639_999_999, 8_640_000_000, 31_535_999_999, 31_536_000_000, 3_153_600_000_000, 3_153_600_000_001, math.MaxInt64 / int64(time.Millisecond), math.MaxInt64}
 	for _, ms := range edges {
 		if got, want := ttlWidth(ms), len(appendTTL(nil, ms)); got != want {
 			t.Errorf("ttlWidth(%d) = %d, but the table writes %q", ms, got, appendTTL(nil, ms))
