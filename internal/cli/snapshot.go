@@ -8,6 +8,8 @@ import (
 	"os"
 	"time"
 
+	"github.com/charmbracelet/x/term"
+
 	"github.com/countertop/countertop/internal/report"
 )
 
@@ -35,6 +37,11 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer client.Close()
 	snap := report.NewSnapshot(format, &cfg.Rules)
+	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+		if width, _, err := term.GetSize(f.Fd()); err == nil {
+			snap.FitTo(width) // elsewhere (a file, a pipe) names are cut at a fixed width
+		}
+	}
 	if err := readAll(ctx, client, cfg, snap.Add); err != nil {
 		return err
 	}

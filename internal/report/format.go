@@ -223,8 +223,9 @@ func csvQuoted(field string) bool {
 	return false
 }
 
-// tableCells returns c's key, value and limit as the table shows them.
-func tableCells(c *model.Counter, texts ruleTexts) (key, value, limit string) {
+// tableCells returns c's key, value and limit as the table shows them, the
+// key cut to at most keyCells cells as the dashboard cuts one.
+func tableCells(c *model.Counter, texts ruleTexts, keyCells int) (key, value, limit string) {
 	if c.Type == "string" {
 		value = truncate(model.Printable(c.Raw), maxTableValue)
 	} else {
@@ -234,7 +235,7 @@ func tableCells(c *model.Counter, texts ruleTexts) (key, value, limit string) {
 	if limit == "" {
 		limit = "-"
 	}
-	return model.Printable(c.Key), value, limit
+	return model.CutMiddle(model.Printable(c.Key), keyCells), value, limit
 }
 
 // truncate cuts s to at most n characters, marking the cut with "…".

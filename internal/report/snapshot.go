@@ -21,8 +21,9 @@ import (
 //
 // JSON is DESIGN.md's document for scripts, exactly as json.Encoder with a
 // two-space indent writes it but for what appendJSONString also escapes;
-// the table (text/tabwriter's layout) and CSV (encoding/csv's) carry names
-// and values in model.Printable form, since they often go straight to a terminal.
+// the table (text/tabwriter's layout, long names cut as the dashboard cuts
+// them: see FitTo) and CSV (encoding/csv's) carry names and values in
+// model.Printable form, since they often go straight to a terminal.
 //
 // The user waits from Redis's last answer to the last row, so Add does most
 // of the work while Redis reads on: it renders each row but for its TTL and
@@ -31,6 +32,7 @@ type Snapshot struct {
 	format      string
 	rules       *model.Rules
 	texts       ruleTexts
+	width       int       // of the terminal the table goes to; 0 when it goes elsewhere
 	start       time.Time // the rows' read times count from it
 	order       keyOrder
 	batches     []renderedBatch // the order's batches, in the same order
@@ -52,8 +54,8 @@ type renderedBatch struct {
 type rendered struct {
 	start   int
 	ends    [4]uint32
-	runes   [3]uint32
-	dropped bool // a reading of a key that Write leaves out for another (see keyOrder.sorted)
+	runes   [3]uint32 // the cells of the table's key, and the runes of its value and limit
+	dropped bool      // a reading of a key that Write leaves out for another (see keyOrder.sorted)
 	pttl    int64
 	readAt  time.Duration // since the Snapshot's start
 }
@@ -90,6 +92,22 @@ func (r *rendered) part(text []byte, k int) []byte {
 // the counters and give each row's limit, window and pattern.
 func NewSnapshot(format string, rules *model.Rules) *Snapshot {
 	return &Snapshot{format: format, rules: rules, texts: newRuleTexts(rules), start: time.Now()}
+}
+
+// FitTo makes the table fit a terminal width cells wide: key names are cut
+// (model.CutMiddle) to what the other columns leave them, though to no
+// fewer than minTableKey cells. Without it, as for a table that goes to a
+// file or a pipe, names are cut at maxTableKey cells. It changes nothing
+// of JSON and CSV, which always hold the whole name; call it before Add.
+func (s *Snapshot) FitTo(width int) { s.width = max(width, 0) }
+
+// keyCap returns how many cells of a key name a table row keeps as it is
+// added: the whole terminal's width, or maxTableKey.
+func (s *Snapshot) keyCap() int {
+	if s.width > 0 {
+		return s.width
+	}
+	return maxTableKey
 }
 
 // Add classifies and renders a batch of readings, as they arrive. A key
@@ -131,7 +149,7 @@ func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
 		func(a, b place) bool { return row(a).readAt > row(b).readAt },
 		func(p place) { row(p).dropped = true })
 	err := s.write(w, takenAt, order)
-	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, start: s.start}
+	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, width: s.width, start: s.start}
 	return err
 }
 
@@ -142,14 +160,14 @@ func (s *Snapshot) render(text []byte, r *rendered, c *model.Counter) []byte {
 	end := func() uint32 { return uint32(len(text) - r.start) }
 	switch s.format {
 	case FormatTable:
-		key, value, limit := tableCells(c, s.texts)
+		key, value, limit := tableCells(c, s.texts, s.keyCap())
 		text = append(text, key...)
 		r.ends[0] = end()
 		text = append(text, value...)
 		r.ends[1] = end()
 		text = append(text, limit...)
 		r.ends[2] = end()
-		r.runes = [3]uint32{uint32(utf8.RuneCountInString(key)), uint32(utf8.RuneCountInString(value)), uint32(len(limit))}
+		r.runes = [3]uint32{uint32(model.Cells(key)), uint32(utf8.RuneCountInString(value)), uint32(len(limit))}
 		text = append(text, c.Status.String()...)
 		text = append(text, '\n')
 	case FormatJSON:
@@ -275,6 +293,12 @@ func (s *Snapshot) appendCSVTail(buf []byte, c *model.Counter) []byte {
 // maxTableValue is how many characters of a value the table shows.
 const maxTableValue = 40
 
+// maxTableKey is how many cells of a key name a table shows when it does
+// not go to a terminal: one name of a megabyte would otherwise pad every
+// row to its length. minTableKey is the fewest a terminal's table leaves
+// a name, however narrow the terminal: past that, lines wrap.
+const maxTableKey, minTableKey = 80, 16
+
 // tableGap is the space between the table's columns.
 const tableGap = 2
 
@@ -282,9 +306,14 @@ const tableGap = 2
 var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
 
 // writeTable writes the rows at order as aligned columns, each as wide as
-// its widest cell.
+// its widest cell, but for the names of a table that must fit a terminal
+// (FitTo), which are cut to what the other columns leave.
 func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []place) {
 	widths := s.tableWidths(elapsed, len(order) >= parallelRows)
+	if s.width > 0 {
+		others := widths[1] + widths[2] + widths[3] + len(tableHeader)*tableGap + statusWidth()
+		widths[0] = min(widths[0], max(s.width-others, minTableKey, len(tableHeader[0])))
+	}
 	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
 	pad := func(dst []byte, runes, col int) []byte {
 		return append(dst, spaces[:widths[col]-runes+tableGap]...)
@@ -297,7 +326,13 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 	w.WriteString("STATUS\n")
 	s.writeRows(w, order, func(buf []byte, _ int, p place) []byte {
 		r, text := s.row(p)
-		for col := range 3 {
+		if key := r.part(text, 0); int(r.runes[0]) > widths[0] { // a long name, on a terminal
+			cut := model.CutMiddle(string(key), widths[0])
+			buf = pad(append(buf, cut...), model.Cells(cut), 0)
+		} else {
+			buf = pad(append(buf, key...), int(r.runes[0]), 0)
+		}
+		for col := 1; col < 3; col++ {
 			buf = pad(append(buf, r.part(text, col)...), int(r.runes[col]), col)
 		}
 		start := len(buf)
@@ -307,8 +342,18 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 	})
 }
 
-// tableWidths returns the width in runes of each padded column, header
-// included. It goes through the rows as they were added, the next in
+// statusWidth returns the cells of the longest status: the last column's
+// width at most.
+func statusWidth() int {
+	n := len("STATUS")
+	for status := range model.NumStatuses {
+		n = max(n, len(status.String()))
+	}
+	return n
+}
+
+// tableWidths returns the width of each padded column, header included:
+// in cells for the key, in runes for the others. It goes through the rows as they were added, the next in
 // memory, which is quicker than key order; dropped rows do not count.
 func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableHeader)]int {
 	var halves [2][len(tableHeader)]int

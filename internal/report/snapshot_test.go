@@ -493,7 +493,7 @@ func tabwriterTable(_ testing.TB, at time.Time, rows []*model.Counter, rules *mo
 	fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
 	texts := newRuleTexts(rules)
 	for _, c := range rows {
-		key, value, limit := tableCells(c, texts)
+		key, value, limit := tableCells(c, texts, maxTableKey)
 		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlLeft(c.PTTL, at.Sub(c.ObservedAt))), c.Status)
 	}
 	tw.Flush()
@@ -837,4 +837,98 @@ func FuzzTTLWidth(f *testing.F) {
 			t.Errorf("ttlWidth(%d) = %d, but the table writes %q", ms, got, appendTTL(nil, ms))
 		}
 	})
+}
+
+// One name of a megabyte does not pad every row of the table to its
+// length: the table cuts it as the dashboard does, keeping its beginning
+// and end, while JSON and CSV keep the whole name.
+func TestSnapshotTableCutsLongNames(t *testing.T) {
+	rules := testRules()
+	huge := "rl:" + strings.Repeat("tenant-", 1<<20/7) + "end"
+	var rows []*model.Counter
+	for i := range 30 {
+		c := model.NewCounter(&model.Observation{Key: fmt.Sprintf("rl:%02d", i), Type: "string", Raw: "1", PTTL: 60_000, At: t0}, rules)
+		rows = append(rows, &c)
+	}
+	c := model.NewCounter(&model.Observation{Key: huge, Type: "string", Raw: "1", PTTL: 60_000, At: t0}, rules)
+	rows = append(rows, &c)
+
+	var buf bytes.Buffer
+	if err := writeSnapshot(&buf, FormatTable, t0, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	if len(lines) != 32 {
+		t.Fatalf("%d lines for 31 rows", len(lines))
+	}
+	for i, l := range lines {
+		if n := model.Cells(l); n > maxTableKey+60 {
+			t.Fatalf("line %d is %d cells wide; a key is cut at %d", i, n, maxTableKey)
+		}
+	}
+	last := strings.Fields(lines[31])[0]
+	if model.Cells(last) != maxTableKey || !strings.HasPrefix(last, "rl:tenant-") || !strings.HasSuffix(last, "tenant-end") || !strings.Contains(last, "…") {
+		t.Errorf("the long name reads %q (%d cells), want its start and end around a … in %d cells", last, model.Cells(last), maxTableKey)
+	}
+	if col := strings.Index(lines[0], "VALUE"); col != maxTableKey+tableGap {
+		t.Errorf("VALUE starts at %d, want %d", col, maxTableKey+tableGap)
+	}
+	for _, format := range []string{FormatJSON, FormatCSV} {
+		buf.Reset()
+		if err := writeSnapshot(&buf, format, t0, rows, rules); err != nil {
+			t.Fatal(err)
+		}
+		if !strings.Contains(buf.String(), huge) {
+			t.Errorf("%s does not hold the whole name", format)
+		}
+	}
+}
+
+// On a terminal (FitTo), the table's lines fit its width: the names are
+// cut to what the other columns leave, and a table whose names fit is
+// the table without FitTo.
+func TestSnapshotTableFitsTheTerminal(t *testing.T) {
+	rules := testRules()
+	var rows []*model.Counter
+	for i := range 5 {
+		key := fmt.Sprintf("ratelimit:api:POST:/v2/organizations/%d/projects/deployments:user:%d", i, 1000+i)
+		c := model.NewCounter(&model.Observation{Key: key, Type: "string", Raw: strconv.Itoa(i * 30), PTTL: 60_000, At: t0}, rules)
+		rows = append(rows, &c)
+	}
+	write := func(width int) []string {
+		s := NewSnapshot(FormatTable, rules)
+		s.FitTo(width)
+		s.add(len(rows), func(i int) model.Counter { return *rows[i] })
+		order := make([]place, len(rows))
+		for i := range order {
+			order[i] = place{i: uint32(i)}
+		}
+		var buf bytes.Buffer
+		if err := s.write(&buf, t0, order); err != nil {
+			t.Fatal(err)
+		}
+		return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
+	}
+	for _, width := range []int{60, 80, 100} {
+		lines := write(width)
+		for i, l := range lines {
+			if model.Cells(l) > width {
+				t.Errorf("at %d columns, line %d is %d cells: %q", width, i, model.Cells(l), l)
+			}
+		}
+		if key := strings.Fields(lines[1])[0]; !strings.HasPrefix(key, "ratelimit:") || !strings.HasSuffix(key, "user:1000") {
+			t.Errorf("at %d columns the first key reads %q", width, key)
+		}
+	}
+	var want bytes.Buffer
+	if err := writeSnapshot(&want, FormatTable, t0, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	if got := strings.Join(write(200), "\n") + "\n"; got != want.String() {
+		t.Errorf("at 200 columns every name fits, but the table differs:\n%s\nwant\n%s", got, want.String())
+	}
+	// However narrow the terminal, a name keeps minTableKey cells.
+	if key := strings.Fields(write(20)[1])[0]; model.Cells(key) != minTableKey {
+		t.Errorf("at 20 columns the key reads %q", key)
+	}
 }
