@@ -113,3 +113,47 @@ func TestSnapshotTableAndCSVAreSafeForTerminals(t *testing.T) {
 		t.Errorf("--format xml: exit %d, %q", code, errOut)
 	}
 }
+
+// A string longer than what is read of it is said to be cut, in every
+// format; a string that is read whole is not.
+func TestSnapshotSaysRawIsCut(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:huge", strings.Repeat("x", 100_000), "EX", "100")
+	s.Do(t, "SET", "ratelimit:small", "5", "EX", "100")
+
+	code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", "json")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("snapshot exited %d: %s", code, errOut)
+	}
+	var snap struct {
+		Counters []struct {
+			Key          string `json:"key"`
+			Raw          string `json:"raw"`
+			RawTruncated *bool  `json:"raw_truncated"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &snap); err != nil || len(snap.Counters) != 2 {
+		t.Fatalf("not the 2 counters (%v):\n%.500s", err, out)
+	}
+	huge, small := snap.Counters[0], snap.Counters[1]
+	if huge.RawTruncated == nil || !*huge.RawTruncated || len(huge.Raw) >= 100_000 || !strings.HasPrefix(strings.Repeat("x", 100_000), huge.Raw) {
+		t.Errorf("the 100,000-byte string: raw of %d bytes, raw_truncated %v; want its start and true", len(huge.Raw), huge.RawTruncated)
+	}
+	if small.RawTruncated == nil || *small.RawTruncated {
+		t.Errorf("a string read whole has raw_truncated %v, want false", small.RawTruncated)
+	}
+
+	code, out, _ = cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", "csv")
+	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != exitOK || len(lines) != 3 || !strings.HasSuffix(lines[0], ",raw_truncated") ||
+		!strings.HasSuffix(lines[1], ",true") || !strings.HasSuffix(lines[2], ",false") {
+		t.Errorf("CSV does not say which raw is cut:\n%.300s", out)
+	}
+
+	code, out, _ = cli(t, s, "snapshot", "--pattern", "ratelimit:*")
+	lines = strings.Split(strings.TrimSuffix(out, "\n"), "\n")
+	if code != exitOK || len(lines) != 3 || !strings.Contains(lines[1], "… (read in part)") || strings.Contains(lines[2], "read in part") {
+		t.Errorf("the table does not mark the value that was cut:\n%s", out)
+	}
+}

@@ -175,6 +175,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		Type    string  `json:"type"`
 		Value   any     `json:"value"`
 		Raw     *string `json:"raw"`
+		RawCut  bool    `json:"raw_truncated"`
 		TTLMS   int64   `json:"ttl_ms"`
 		Limit   any     `json:"limit"`
 		WindowS any     `json:"window_s"`
@@ -237,7 +238,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 			}
 			f := referenceFields(c, at, rules)
 			raw := model.JSONKey(c.Raw)
-			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Value: f.value, Raw: &raw, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
+			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Value: f.value, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
 				Status: s.String(), Reason: problemReason(c, rules)}
 			if f.ruled {
 				p.Rule = &f.pattern

@@ -228,6 +228,9 @@ func csvQuoted(field string) bool {
 func tableCells(c *model.Counter, texts ruleTexts, keyCells int) (key, value, limit string) {
 	if c.Type == "string" {
 		value = truncate(model.Printable(c.Raw), maxTableValue)
+		if rawCut(c) {
+			value += rawCutMarker
+		}
 	} else {
 		value = "(" + model.Printable(c.Type) + ")"
 	}
@@ -237,6 +240,18 @@ func tableCells(c *model.Counter, texts ruleTexts, keyCells int) (key, value, li
 	}
 	return model.CutMiddle(model.Printable(c.Key), keyCells), value, limit
 }
+
+// rawCut reports whether c's Raw is only the start of its string, as
+// model says (Counter.RawCut), or as long as what redisclient reads of a
+// string until it says so itself (GETRANGE 0 65535), so that a string of
+// exactly that length reads as cut too.
+func rawCut(c *model.Counter) bool {
+	const readLimit = 64 << 10
+	return c.Type == "string" && (c.RawCut || len(c.Raw) >= readLimit)
+}
+
+// rawCutMarker follows the table's value of a string that was not read whole.
+const rawCutMarker = " (read in part)"
 
 // truncate cuts s to at most n characters, marking the cut with "…".
 func truncate(s string, n int) string {

@@ -215,7 +215,7 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 		}
 		bw.WriteString("]\n}\n")
 	case FormatCSV:
-		bw.WriteString("key,type,value,raw,ttl_ms,limit,window_s,rule,status\n")
+		bw.WriteString("key,type,value,raw,ttl_ms,limit,window_s,rule,status,raw_truncated\n")
 		s.writeRows(bw, order, func(buf []byte, _ int, p place) []byte {
 			r, text := s.row(p)
 			buf = append(buf, r.part(text, 0)...)
@@ -243,6 +243,8 @@ func appendJSONHead(buf []byte, c *model.Counter) []byte {
 	} else {
 		buf = append(buf, "null"...)
 	}
+	buf = append(buf, ",\n      \"raw_truncated\": "...)
+	buf = strconv.AppendBool(buf, rawCut(c))
 	return append(buf, ",\n      \"ttl_ms\": "...)
 }
 
@@ -287,6 +289,8 @@ func (s *Snapshot) appendCSVTail(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, t.csvRule...)
 	buf = append(buf, ',')
 	buf = append(buf, c.Status.String()...)
+	buf = append(buf, ',')
+	buf = strconv.AppendBool(buf, rawCut(c))
 	return append(buf, '\n')
 }
 

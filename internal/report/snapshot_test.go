@@ -60,6 +60,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 		Type    string   `json:"type"`
 		Value   *float64 `json:"value"`
 		Raw     *string  `json:"raw"`
+		RawCut  bool     `json:"raw_truncated"`
 		TTLMS   int64    `json:"ttl_ms"`
 		Limit   *float64 `json:"limit"`
 		WindowS *float64 `json:"window_s"`
@@ -119,7 +120,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range loose.Counters {
-		if len(c) != 9 {
+		if len(c) != 10 {
 			t.Errorf("counter has %d fields: %s", len(c), c["key"])
 		}
 	}
@@ -134,6 +135,7 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 		Type    string  `json:"type"`
 		Value   any     `json:"value"`
 		Raw     *string `json:"raw"`
+		RawCut  bool    `json:"raw_truncated"`
 		TTLMS   int64   `json:"ttl_ms"`
 		Limit   any     `json:"limit"`
 		WindowS any     `json:"window_s"`
@@ -146,7 +148,7 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 	}{TakenAt: takenAt.Format(time.RFC3339), Counters: []counter{}}
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
-		jc := counter{Key: model.JSONKey(c.Key), Type: model.JSONKey(c.Type), Value: f.value, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
+		jc := counter{Key: model.JSONKey(c.Key), Type: model.JSONKey(c.Type), Value: f.value, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
 		if c.Type == "string" {
 			raw := model.JSONKey(c.Raw)
 			jc.Raw = &raw
@@ -197,6 +199,7 @@ type reference struct {
 	ttlMS                int64
 	pattern              string
 	ruled                bool
+	rawCut               bool // the string was not read whole
 }
 
 func referenceFields(c *model.Counter, takenAt time.Time, rules *model.Rules) reference {
@@ -218,6 +221,7 @@ func referenceFields(c *model.Counter, takenAt time.Time, rules *model.Rules) re
 		r.window = rule.Window.Seconds()
 	}
 	r.pattern, r.ruled = rule.Pattern, c.Rule >= 0 && int(c.Rule) < len(rules.List)
+	r.rawCut = c.Type == "string" && (c.RawCut || len(c.Raw) >= 65536)
 	return r
 }
 
@@ -345,17 +349,17 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0], ","); got != "key,type,value,raw,ttl_ms,limit,window_s,rule,status" {
+	if got := strings.Join(records[0], ","); got != "key,type,value,raw,ttl_ms,limit,window_s,rule,status,raw_truncated" {
 		t.Errorf("header = %s", got)
 	}
 	want := map[string]string{
-		`rl:\e[31m`:   `rl:\e[31m,string,9223372036854775807,9223372036854775807,50000,100,60,rl:*,over`,
-		`line\nbreak`: `line\nbreak,string,2.5,2.5,-1,10,,,no-expiry`,
-		"rl:inf":      "rl:inf,string,,inf,-1,100,60,rl:*,not-counter",
-		"views:home":  "views:home,string,,1e400,-1,,,views:*,not-counter",
-		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,ok`,
-		`back\\slash`: `back\\slash,string,-3,-3,0,10,,,ok`,
-		"rl:hash":     "rl:hash,hash,,,-1,100,60,rl:*,not-counter",
+		`rl:\e[31m`:   `rl:\e[31m,string,9223372036854775807,9223372036854775807,50000,100,60,rl:*,over,false`,
+		`line\nbreak`: `line\nbreak,string,2.5,2.5,-1,10,,,no-expiry,false`,
+		"rl:inf":      "rl:inf,string,,inf,-1,100,60,rl:*,not-counter,false",
+		"views:home":  "views:home,string,,1e400,-1,,,views:*,not-counter,false",
+		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,ok,false`,
+		`back\\slash`: `back\\slash,string,-3,-3,0,10,,,ok,false`,
+		"rl:hash":     "rl:hash,hash,,,-1,100,60,rl:*,not-counter,false",
 	}
 	for _, r := range records[1:] {
 		if w, ok := want[r[0]]; ok && strings.Join(r, ",") != w {
@@ -373,7 +377,7 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 	t.Helper()
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	cw.Write([]string{"key", "type", "value", "raw", "ttl_ms", "limit", "window_s", "rule", "status"})
+	cw.Write([]string{"key", "type", "value", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated"})
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
 		rule := ""
@@ -382,7 +386,7 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 		}
 		cw.Write([]string{
 			model.Printable(c.Key), model.Printable(c.Type), f.text(t, f.value), model.Printable(c.Raw),
-			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(),
+			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut),
 		})
 	}
 	cw.Flush()
@@ -805,7 +809,7 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 	rules := &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}}
 	s := model.NewStore(rules)
 	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
-	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,3,3,-1,10,45,nw:*,no-expiry\n"} {
+	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,3,3,-1,10,45,nw:*,no-expiry,false\n"} {
 		var buf bytes.Buffer
 		if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
 			t.Fatal(err)
@@ -930,5 +934,39 @@ func TestSnapshotTableFitsTheTerminal(t *testing.T) {
 	// However narrow the terminal, a name keeps minTableKey cells.
 	if key := strings.Fields(write(20)[1])[0]; model.Cells(key) != minTableKey {
 		t.Errorf("at 20 columns the key reads %q", key)
+	}
+}
+
+// A string that was not read whole (model.Counter.RawCut; or a raw of 64
+// KiB, all redisclient reads of a string until it says so) is said to be
+// cut in every format: JSON with raw_truncated, CSV in a column of that
+// name, the table after the value.
+func TestSnapshotSaysRawIsCut(t *testing.T) {
+	rules := testRules()
+	var rows []*model.Counter
+	for i, o := range []model.Observation{
+		{Raw: strings.Repeat("7", model.MaxRaw), RawCut: true},
+		{Raw: strings.Repeat("7", model.MaxRaw)},
+		{Raw: strings.Repeat("7", 65535)},
+		{Raw: strings.Repeat("7", 65536)},
+	} {
+		o.Key, o.Type, o.PTTL, o.At = fmt.Sprintf("rl:%d", i), "string", 60_000, t0
+		c := model.NewCounter(&o, rules)
+		rows = append(rows, &c)
+	}
+	doc := checkReference(t, FormatJSON, t0, rows, rules, encodingJSON)
+	if strings.Count(doc, `"raw_truncated": false`) != 2 || strings.Count(doc, `"raw_truncated": true`) != 2 {
+		t.Errorf("want the two raws that were not read whole said to be cut:\n%.2000s", doc)
+	}
+	checkReference(t, FormatCSV, t0, rows, rules, encodingCSV)
+	var buf bytes.Buffer
+	if err := writeSnapshot(&buf, FormatTable, t0, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	lines := strings.Split(buf.String(), "\n")
+	for i, cut := range []bool{true, false, false, true} {
+		if strings.Contains(lines[i+1], strings.Repeat("7", 39)+"… (read in part)  100") != cut {
+			t.Errorf("row %d is %scut, but the table reads:\n%s", i, map[bool]string{false: "not "}[cut], lines[i+1])
+		}
 	}
 }
