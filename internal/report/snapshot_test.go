@@ -970,3 +970,37 @@ func TestSnapshotSaysRawIsCut(t *testing.T) {
 		}
 	}
 }
+
+// An integer value is written with all its digits, past 2^53 too, where a
+// reader that holds numbers as float64 rounds it; raw holds the stored
+// text exactly, a decimal's included, whose value is the nearest float64.
+func TestSnapshotJSONValueIsExact(t *testing.T) {
+	rules := testRules()
+	raws := []string{"9007199254740993", "-9223372036854775808", "9223372036854775807", "9007199254740993.5", "0.1"}
+	var rows []*model.Counter
+	for i, raw := range raws {
+		c := model.NewCounter(&model.Observation{Key: fmt.Sprintf("rl:%d", i), Type: "string", Raw: raw, PTTL: 60_000, At: t0}, rules)
+		rows = append(rows, &c)
+	}
+	var buf bytes.Buffer
+	if err := writeSnapshot(&buf, FormatJSON, t0, rows, rules); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Counters []struct {
+			Value json.Number `json:"value"`
+			Raw   string      `json:"raw"`
+		} `json:"counters"`
+	}
+	dec := json.NewDecoder(&buf)
+	dec.UseNumber()
+	if err := dec.Decode(&doc); err != nil {
+		t.Fatal(err)
+	}
+	want := []string{"9007199254740993", "-9223372036854775808", "9223372036854775807", "9007199254740994", "0.1"}
+	for i, c := range doc.Counters {
+		if string(c.Value) != want[i] || c.Raw != raws[i] {
+			t.Errorf("raw %s: value %s, raw %q; want value %s and the raw as stored", raws[i], c.Value, c.Raw, want[i])
+		}
+	}
+}
