@@ -7,32 +7,138 @@ import (
 	"strings"
 )
 
-// Amount is how much a test increment adds: an integer (INCRBY/DECRBY) or a
-// float (INCRBYFLOAT).
+// Amount is how much a test increment adds: a whole number (INCRBY, and
+// INCRBYFLOAT on a decimal counter) or a decimal (INCRBYFLOAT).
 type Amount struct {
 	Int     int64
 	Float   float64
 	IsFloat bool
+	// AllowFloat says the user agreed that a decimal amount may turn a key
+	// that holds an integer, or does not exist, into a decimal counter, on
+	// which the application's own INCR fails from then on. Without it such
+	// an increment is not sent (see ErrMakesDecimal).
+	AllowFloat bool
 }
 
-// ParseAmount reads what a user typed for an increment: "1", "-5", "2.5".
-// It accepts exactly what Redis accepts as an INCRBY or INCRBYFLOAT argument
-// (see ParseValue), so nothing is sent that Redis would refuse to parse,
-// but for a whole number beyond 64 bits: INCRBYFLOAT would take it and
-// round it, and a counter cannot hold it anyway.
+// ErrMakesDecimal is the cause of the error of a decimal increment, sent
+// without Amount.AllowFloat, of a key that holds an integer or does not
+// exist: INCRBYFLOAT would leave a decimal there, and the application's
+// INCR would fail on it ("value is not an integer"). Nothing was written.
+var ErrMakesDecimal = errors.New("the increment would turn an integer counter into a decimal one")
+
+// maxFracDigits is how many digits after the point INCRBYFLOAT keeps: Redis
+// writes its result with "%.17Lf", so a finer step is lost.
+const maxFracDigits = 17
+
+// ParseAmount reads what a user typed for an increment: "1", "-5", "+5",
+// "2.5", "1e3". Only decimal notation is taken: Redis would read "0x10" as
+// 16, which nobody who types an amount means. A whole number, however
+// written ("007", "2.0", "1e3"), is an integer amount, sent with INCRBY:
+// INCRBYFLOAT of it would leave an integer counter an integer anyway.
+//
+// What would not be sent as typed is refused: a whole number beyond 64
+// bits (a counter cannot hold it), a step finer than Redis keeps
+// ("2.5e-400" would add 0), and more digits than a float64 carries (it
+// would be rounded).
 func ParseAmount(s string) (Amount, error) {
 	t := strings.TrimSpace(s)
-	if _, err := strconv.ParseInt(t, 10, 64); errors.Is(err, strconv.ErrRange) {
-		return Amount{}, fmt.Errorf("%s is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give an amount in that range", t)
+	d, ok := scanDecimal(t)
+	if !ok {
+		return Amount{}, fmt.Errorf("%q is not an amount: give an integer like 5 or -1, or a decimal like 2.5", s)
 	}
-	v := ParseValue(t)
 	switch {
-	case v.Kind == KindInt:
-		return Amount{Int: v.Int}, nil
-	case v.Kind == KindFloat:
-		return Amount{Float: v.Float, IsFloat: true}, nil
+	case d.digits == "":
+		return Amount{}, nil
+	case d.exp >= 0:
+		n, err := strconv.ParseInt(d.sign+d.digits+strings.Repeat("0", int(min(d.exp, 20))), 10, 64)
+		if err != nil { // only ErrRange is left
+			return Amount{}, fmt.Errorf("%s is beyond what a counter holds (-9223372036854775808 to 9223372036854775807): give an amount in that range", t)
+		}
+		return Amount{Int: n}, nil
+	case d.exp+int64(len(d.digits)) <= -maxFracDigits:
+		// Even its first digit lies past the 17th after the point.
+		return Amount{}, fmt.Errorf("%s is too small to count: Redis keeps %d digits after the point, so INCRBYFLOAT would add 0; give at least 0.00000000000000001", t, maxFracDigits)
+	case d.exp < -maxFracDigits:
+		return Amount{}, fmt.Errorf("%s has more than %d digits after the point, and Redis keeps no more: round it", t, maxFracDigits)
 	}
-	return Amount{}, fmt.Errorf("%q is not an amount: give an integer like 5 or -1, or a decimal like 2.5", s)
+	f, err := strconv.ParseFloat(t, 64)
+	if err != nil { // the syntax is checked and the size bounded: cannot happen
+		return Amount{}, fmt.Errorf("%q is not an amount: give an integer like 5 or -1, or a decimal like 2.5", s)
+	}
+	a := Amount{Float: f, IsFloat: true}
+	if sent, _ := scanDecimal(strconv.FormatFloat(f, 'e', -1, 64)); sent != d {
+		return Amount{}, fmt.Errorf("%s has more digits than an increment carries exactly: it would be sent as %s, so round it", t, a)
+	}
+	return a, nil
+}
+
+// decimal is a number in decimal notation, as sign·digits·10^exp with no
+// leading or trailing zeros in digits ("" for zero, whose sign is dropped).
+type decimal struct {
+	sign   string // "" or "-"
+	digits string
+	exp    int64
+}
+
+// maxAmountExp bounds the exponent read: past it, any number with as many
+// digits as fit in a flag or a prompt is beyond 64 bits or below a step
+// Redis keeps, so only its sign matters.
+const maxAmountExp = 1 << 20
+
+// scanDecimal reads s as an optional sign, decimal digits with an optional
+// point ("1.5", ".5", "5.") and an optional e-exponent, and reports whether
+// all of s is such a number.
+func scanDecimal(s string) (d decimal, ok bool) {
+	i := 0
+	if i < len(s) && (s[i] == '+' || s[i] == '-') {
+		if s[i] == '-' {
+			d.sign = "-"
+		}
+		i++
+	}
+	start := i
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	intPart, fracPart := s[start:i], ""
+	if i < len(s) && s[i] == '.' {
+		i++
+		start = i
+		for i < len(s) && isDigit(s[i]) {
+			i++
+		}
+		fracPart = s[start:i]
+	}
+	if intPart == "" && fracPart == "" {
+		return d, false
+	}
+	var exp int64
+	if i < len(s) && (s[i] == 'e' || s[i] == 'E') {
+		i++
+		negExp := i < len(s) && s[i] == '-'
+		if i < len(s) && (s[i] == '+' || s[i] == '-') {
+			i++
+		}
+		if i == len(s) {
+			return d, false
+		}
+		for ; i < len(s) && isDigit(s[i]); i++ {
+			exp = min(exp*10+int64(s[i]-'0'), maxAmountExp)
+		}
+		if negExp {
+			exp = -exp
+		}
+	}
+	if i != len(s) {
+		return d, false
+	}
+	digits := strings.TrimLeft(intPart+fracPart, "0")
+	trimmed := strings.TrimRight(digits, "0")
+	d.digits, d.exp = trimmed, exp-int64(len(fracPart))+int64(len(digits)-len(trimmed))
+	if d.digits == "" {
+		d.sign, d.exp = "", 0
+	}
+	return d, true
 }
 
 // String is the amount as Redis is sent it.
@@ -43,10 +149,21 @@ func (a Amount) String() string {
 	return strconv.FormatInt(a.Int, 10)
 }
 
-// Command names the Redis command the amount is sent with.
+// Command names the Redis command the amount is sent with. Incremented's
+// Command says which one ran: a whole amount goes to a decimal counter as
+// INCRBYFLOAT.
 func (a Amount) Command() string {
 	if a.IsFloat {
 		return "INCRBYFLOAT"
 	}
 	return "INCRBY"
+}
+
+// Incremented is what an increment did: the key as it is afterwards, and
+// the command that ran.
+type Incremented struct {
+	Observation
+	// Command is what Redis ran: INCRBY, or INCRBYFLOAT (a decimal
+	// amount, or a whole one on a key that holds a decimal).
+	Command string
 }

@@ -197,7 +197,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			if o, err := c.Incr(ctx, key, one, time.Minute); err != nil || o.Raw != strconv.Itoa(before+1) {
 				t.Errorf("Incr %s as %s = %q, %v; want %d", key, writeUser, o.Raw, err, before+1)
 			}
-			r, err := c.Burst(ctx, key, by(t, "0.5"), time.Minute, redisclient.BurstOptions{Count: 20, Clients: 2})
+			r, err := c.Burst(ctx, key, allowFloat(t, "0.5"), time.Minute, redisclient.BurstOptions{Count: 20, Clients: 2})
 			if err != nil {
 				t.Fatalf("Burst %s as %s: %v", key, writeUser, err)
 			}

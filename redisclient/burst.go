@@ -130,7 +130,8 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 	return r, err
 }
 
-// compare sets Expected, Observed and the tolerance for increments of by.
+// compare sets Expected, Observed and the tolerance for increments of by:
+// INCRBYFLOAT's, for a decimal amount or a key that held a decimal.
 func (r *BurstResult) compare(by model.Amount) {
 	amount, _ := new(big.Rat).SetString(by.String())
 	r.Expected = amount.Mul(amount, big.NewRat(int64(r.Sent), 1))
@@ -141,7 +142,7 @@ func (r *BurstResult) compare(by model.Amount) {
 		return
 	}
 	r.Observed = new(big.Rat).Sub(after, before)
-	if by.IsFloat {
+	if by.IsFloat || r.Before.PTTL != model.PTTLMissing && model.ParseValue(r.Before.Raw).Kind == model.KindFloat {
 		size := new(big.Rat).Abs(r.Expected)
 		for _, v := range []*big.Rat{before, after} {
 			if abs := new(big.Rat).Abs(v); abs.Cmp(size) > 0 {

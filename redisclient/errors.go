@@ -146,7 +146,7 @@ var explanations = []struct {
 	}},
 	// A write Redis refused: the key is left as it was.
 	{reply("increment or decrement would overflow"), unchanged("a counter stays between -9223372036854775808 and 9223372036854775807: DEL the key, or SET it to a value this change keeps in that range")},
-	{reply("value is not an integer or out of range"), unchanged("INCRBY adds only to a whole number written plainly, like 42 (not 3.5, 007 or text): SET the key to one, or increment a decimal value by a decimal amount (INCRBYFLOAT)")},
+	{reply("value is not an integer or out of range"), unchanged("the key holds no number Redis can add to (text, or infinity): SET it to a number or DEL it")},
 	{reply("value is not a valid float"), unchanged("the key holds text, not a number: SET it to a number or DEL it")},
 	{reply("increment would produce NaN or Infinity"), unchanged("the value is, or would become, infinite: SET the key to a finite number or DEL it")},
 	{reply("WRONGTYPE"), unchanged("the key holds a hash, list or other type, not a string counter: pick another key, or DEL this one")},

@@ -29,11 +29,21 @@ var (
 //
 // KEYS[1] is the counter; ARGV[1] is INCRBY or INCRBYFLOAT, ARGV[2] the
 // amount, ARGV[3] the window in milliseconds, "0" for no expiry, "?" when
-// none is known. It returns {value, PTTL, 1 if it set the expiry else 0};
-// with "?", a key that has no TTL (or no value) is left as it is and the
-// reply is {value or false, PTTL, -1}: the caller must find a window. The
-// value comes from GET, never from the INCRBY reply: Lua numbers are
-// doubles, which round integers above 2^53.
+// none is known, and ARGV[4] "1" when INCRBYFLOAT may turn an integer, or
+// no key, into a decimal, else "0". It returns {value, PTTL, 1 if it set
+// the expiry else 0, the command that ran}. The value comes from GET, never
+// from the increment's reply: Lua numbers are doubles, which round integers
+// above 2^53.
+//
+// Where nothing is sent, the reply is {the key's GET, its PTTL, code, ""}:
+// code -1 for "?" and a key that has no TTL (or no value), for which the
+// caller must find a window; -2 for INCRBYFLOAT, with ARGV[4] "0", of a key
+// holding an integer or nothing, after which the application's INCR would
+// fail.
+//
+// A whole amount goes to a key holding a number INCRBY refuses ("3.5",
+// "007") as INCRBYFLOAT, which takes it: the ui's + and the CLI's incr so
+// treat such a key alike, by what Redis holds when the script runs.
 //
 // A script is not rolled back when a later command fails, so everything
 // that can fail is checked before the first write: the arguments, and (on
@@ -41,11 +51,11 @@ var (
 // not PEXPIRE would otherwise create the very counter without a TTL that
 // this script prevents. The increment runs with pcall and its error reply
 // (overflow, not an integer, WRONGTYPE, READONLY, ...) is returned as
-// Redis wrote it; INCRBY writes nothing when it fails.
+// Redis wrote it; an increment writes nothing when it fails.
 var incrScript = redis.NewScript(incrSource)
 
 const incrSource = `
-local key, cmd, by, window = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
+local key, cmd, by, window, mayFloat = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
 if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
   return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
 end
@@ -53,68 +63,105 @@ local known = window ~= '?'
 if known and (#window > 15 or not string.match(window, '^%d+$')) then
   return redis.error_reply('ERR countertop: the window must be a whole number of milliseconds, not ' .. window)
 end
+if mayFloat ~= '0' and mayFloat ~= '1' then
+  return redis.error_reply('ERR countertop: the decimal consent must be 0 or 1, not ' .. tostring(mayFloat))
+end
 local expire = known and tonumber(window) > 0
-if redis.acl_check_cmd then
-  local calls = {{cmd, key, by}, {'GET', key}, {'PTTL', key}}
-  if expire then
-    table.insert(calls, {'PEXPIRE', key, window})
-  end
-  for _, call in ipairs(calls) do
-    if not redis.acl_check_cmd(unpack(call)) then
-      return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
-    end
+local function denied(call)
+  return redis.acl_check_cmd and not redis.acl_check_cmd(unpack(call))
+end
+local calls = {{cmd, key, by}, {'GET', key}, {'PTTL', key}}
+if expire then
+  table.insert(calls, {'PEXPIRE', key, window})
+end
+for _, call in ipairs(calls) do
+  if denied(call) then
+    return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
   end
 end
-if not known then
-  local ttl = redis.call('PTTL', key)
-  if ttl < 0 then
-    return {redis.call('GET', key), ttl, -1}
+
+-- A canonical signed 64-bit integer, as Redis's string2ll reads it: INCR works on it.
+local function isint(v)
+  if v == '0' then return true end
+  local digits = string.match(v, '^-?([1-9]%d*)$')
+  if not digits or #digits > 19 then return false end
+  return #digits < 19 or digits <= (string.sub(v, 1, 1) == '-' and '9223372036854775808' or '9223372036854775807')
+end
+local function failed(reply) return type(reply) == 'table' and reply.err ~= nil end
+
+local ttl = redis.call('PTTL', key)
+if cmd == 'INCRBYFLOAT' and mayFloat == '0' then
+  local value = redis.pcall('GET', key)
+  if not failed(value) and (not value or isint(value)) then
+    return {value, ttl, -2, ''}
   end
 end
+if not known and ttl < 0 then
+  return {redis.call('GET', key), ttl, -1, ''}
+end
+local ran = cmd
 local reply = redis.pcall(cmd, key, by)
-if type(reply) == 'table' and reply.err then
+if cmd == 'INCRBY' and failed(reply) and string.find(reply.err, 'not an integer', 1, true) then
+  if denied({'INCRBYFLOAT', key, by}) then
+    return redis.error_reply("NOPERM this user has no permissions to run the 'incrbyfloat' command on this key, which a decimal value needs")
+  end
+  local again = redis.pcall('INCRBYFLOAT', key, by)
+  if not failed(again) then
+    reply, ran = again, 'INCRBYFLOAT'
+  end
+end
+if failed(reply) then
   return reply
 end
 local started = 0
-if expire and redis.call('PTTL', key) == -1 then
+if expire and ttl < 0 then
   redis.call('PEXPIRE', key, window)
   started = 1
 end
-return {redis.call('GET', key), redis.call('PTTL', key), started}
+return {redis.call('GET', key), redis.call('PTTL', key), started, ran}
 `
 
-// Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and, in
-// the same atomic step, gives the key window as its TTL when it has none
-// (EXPIRE NX semantics: an existing TTL is neither shortened nor extended).
+// Incr adds by to key and, in the same atomic step, gives the key window as
+// its TTL when it has none (EXPIRE NX semantics: an existing TTL is neither
+// shortened nor extended). A whole amount is sent with INCRBY, or with
+// INCRBYFLOAT to a key holding a number INCRBY refuses ("3.5", "007"); a
+// decimal one with INCRBYFLOAT, which is not sent to a key that holds an
+// integer or does not exist unless by.AllowFloat says so: the error then
+// wraps model.ErrMakesDecimal, and the result holds the key as it is.
+//
 // window 0 sends a plain increment with no expiry: for keys that live
 // forever, and to reproduce the immortal-counter bug on purpose.
 // model.WindowUnknown increments only a key that has a TTL already; for any
 // other it writes nothing and returns an error wrapping
-// model.ErrNeedsWindow. It returns the key as it is afterwards. A missing
-// key is created.
+// model.ErrNeedsWindow. It returns the key as it is afterwards and the
+// command that ran. A missing key is created.
 //
 // The script runs with EVALSHA and falls back to EVAL when the server lost
 // its script cache (SCRIPT FLUSH, a restart, a failover).
-func (c *Client) Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error) {
-	obs, _, err := c.incr(ctx, c.rdb, key, by, window)
-	return obs, err
+func (c *Client) Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Incremented, error) {
+	r, _, err := c.incr(ctx, c.rdb, key, by, window)
+	return r, err
 }
 
 // incr runs Incr on rdb, which may be a connection of its own (see Burst).
 // started reports whether this increment gave the key its TTL.
-func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.Amount, window time.Duration) (obs model.Observation, started bool, err error) {
+func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.Amount, window time.Duration) (r model.Incremented, started bool, err error) {
 	cmd := incrCommand(key, by)
 	if err := c.writable(cmd); err != nil {
-		return model.Observation{}, false, err
+		return r, false, err
 	}
 	if window < 0 && window != model.WindowUnknown || 0 < window && window < time.Millisecond {
-		return model.Observation{}, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
+		return r, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
 	}
 	var ms any = window.Milliseconds()
 	if window == model.WindowUnknown {
 		ms = "?"
 	}
-	args := []any{1, key, by.Command(), by.String(), ms}
+	mayFloat := 0
+	if by.AllowFloat {
+		mayFloat = 1
+	}
+	args := []any{1, key, by.Command(), by.String(), ms, mayFloat}
 	reply, err := once(ctx, rdb, append([]any{"evalsha", incrScript.Hash()}, args...)...).Slice()
 	if redis.HasErrorPrefix(err, "NOSCRIPT") { // nothing ran: the server lost its script cache
 		reply, err = once(ctx, rdb, append([]any{"eval", incrSource}, args...)...).Slice()
@@ -127,23 +174,40 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 		}
 		// "CMD failed: " as writeError says it: the ui and the CLI show the
 		// sentence as it is.
-		return model.Observation{}, false, explained(fmt.Sprintf("%s failed: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", cmd, where), err)
+		return r, false, explained(fmt.Sprintf("%s failed: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", cmd, where), err)
 	}
 	if err != nil {
-		return model.Observation{}, false, c.writeError(cmd, err)
+		return r, false, c.writeError(cmd, err)
 	}
-	raw, pttl, set, ok := incrReply(reply)
+	raw, pttl, code, ran, ok := incrReply(reply)
+	if !ok {
+		return r, false, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", cmd, len(reply)), nil)
+	}
+	r = model.Incremented{Observation: model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, Command: ran}
 	switch {
-	case !ok:
-		return model.Observation{}, false, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", cmd, len(reply)), nil)
-	case set < 0:
+	case code == -1:
 		what := "has no TTL"
 		if pttl == model.PTTLMissing {
 			what = "does not exist"
 		}
-		return model.Observation{}, false, explained(fmt.Sprintf("%s was not sent: %s %s and no window is known to give it one", cmd, model.Printable(key), what), model.ErrNeedsWindow)
+		return model.Incremented{}, false, explained(fmt.Sprintf("%s was not sent: %s %s and no window is known to give it one", cmd, model.Printable(key), what), model.ErrNeedsWindow)
+	case code == -2:
+		r.Command = ""
+		if pttl == model.PTTLMissing {
+			r.Type = "none"
+		}
+		return r, false, explained(fmt.Sprintf("%s was not sent: %s, and INCRBYFLOAT would leave a decimal there, on which the application's INCR fails with 'value is not an integer'", cmd, holding(r.Observation)), model.ErrMakesDecimal)
 	}
-	return model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, set > 0, nil
+	return r, code > 0, nil
+}
+
+// holding says what an integer counter, or a key that does not exist,
+// holds: "k holds 151, an integer", "k does not exist yet".
+func holding(o model.Observation) string {
+	if o.PTTL == model.PTTLMissing {
+		return model.Printable(o.Key) + " does not exist yet"
+	}
+	return fmt.Sprintf("%s holds %s, an integer", model.Printable(o.Key), model.Printable(o.Raw))
 }
 
 // processor runs a command: a client of one server, or of a cluster.
@@ -179,16 +243,18 @@ func incrCommand(key string, by model.Amount) string {
 	return fmt.Sprintf("%s %s %s", by.Command(), model.Printable(key), by)
 }
 
-// incrReply unpacks incrScript's {value, PTTL, started}.
-func incrReply(reply []any) (raw string, pttl, started int64, ok bool) {
-	if len(reply) != 3 {
-		return "", 0, 0, false
+// incrReply unpacks incrScript's {value, PTTL, code, command}.
+func incrReply(reply []any) (raw string, pttl, code int64, ran string, ok bool) {
+	if len(reply) != 4 {
+		return "", 0, 0, "", false
 	}
 	raw, ok0 := reply[0].(string)
 	pttl, ok1 := reply[1].(int64)
-	started, ok2 := reply[2].(int64)
-	ok0 = ok0 || started < 0 && reply[0] == nil // the key's GET when nothing was sent: nil when it does not exist
-	return raw, pttl, started, ok0 && ok1 && ok2
+	code, ok2 := reply[2].(int64)
+	ran, ok3 := reply[3].(string)
+	ok0 = ok0 || code < 0 && reply[0] == nil // the key's GET when nothing was sent: nil when it does not exist
+	ok3 = ok3 && (ran == "INCRBY" || ran == "INCRBYFLOAT" || code < 0 && ran == "")
+	return raw, pttl, code, ran, ok0 && ok1 && ok2 && ok3
 }
 
 // Expire gives key window as its TTL if it has none (PEXPIRE NX: an existing

@@ -15,16 +15,17 @@ func TestIncrScriptChecksBeforeWriting(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	rdb := s.Client(t)
-	for _, tc := range []struct{ cmd, window, want string }{
-		{"INCRBY", "", "the window must be a whole number of milliseconds, not "},
-		{"INCRBY", "abc", "not abc"},
-		{"INCRBY", "-5", "not -5"},
-		{"INCRBY", "1.5", "not 1.5"},
-		{"INCRBY", "0x10", "not 0x10"}, // Lua's tonumber reads hex; PEXPIRE would not
-		{"INCRBY", "1000000000000000", "not 1000000000000000"},
-		{"SET", "60000", "ERR countertop: SET is not INCRBY or INCRBYFLOAT"},
+	for _, tc := range []struct{ cmd, window, consent, want string }{
+		{"INCRBY", "", "0", "the window must be a whole number of milliseconds, not "},
+		{"INCRBY", "abc", "0", "not abc"},
+		{"INCRBY", "-5", "0", "not -5"},
+		{"INCRBY", "1.5", "0", "not 1.5"},
+		{"INCRBY", "0x10", "0", "not 0x10"}, // Lua's tonumber reads hex; PEXPIRE would not
+		{"INCRBY", "1000000000000000", "0", "not 1000000000000000"},
+		{"SET", "60000", "0", "ERR countertop: SET is not INCRBY or INCRBYFLOAT"},
+		{"INCRBYFLOAT", "60000", "yes", "ERR countertop: the decimal consent must be 0 or 1, not yes"},
 	} {
-		err := incrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, "1", tc.window).Err()
+		err := incrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, "1", tc.window, tc.consent).Err()
 		if err == nil || !strings.Contains(err.Error(), tc.want) {
 			t.Errorf("%s with window %q: %v, want an error saying %q", tc.cmd, tc.window, err, tc.want)
 		}

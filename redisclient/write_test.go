@@ -25,6 +25,15 @@ func by(t *testing.T, s string) model.Amount {
 	return a
 }
 
+// allowFloat is by(t, s) with the user's consent that it may turn an
+// integer counter, or a new key, into a decimal one.
+func allowFloat(t *testing.T, s string) model.Amount {
+	t.Helper()
+	a := by(t, s)
+	a.AllowFloat = true
+	return a
+}
+
 // pttl is key's PTTL as the server reports it.
 func pttl(t *testing.T, s *redistest.Server, key string) int64 {
 	t.Helper()
@@ -98,8 +107,6 @@ func TestIncrRefused(t *testing.T) {
 	s.Do(t, "SET", "max", "9223372036854775807")
 	s.Do(t, "SET", "min", "-9223372036854775808")
 	s.Do(t, "SET", "word", "hello")
-	s.Do(t, "SET", "decimal", "3.5")
-	s.Do(t, "SET", "padded", "007")
 	s.Do(t, "SET", "infinite", "inf")
 	s.Do(t, "HSET", "hash", "f", "1")
 
@@ -108,9 +115,8 @@ func TestIncrRefused(t *testing.T) {
 	}{
 		{"max", "1", "INCRBY max 1 failed: ERR increment or decrement would overflow (the key keeps its value) — a counter stays between"},
 		{"min", "-1", "INCRBY min -1 failed: ERR increment or decrement would overflow"},
-		{"word", "1", "INCRBY word 1 failed: ERR value is not an integer or out of range (the key keeps its value) — INCRBY adds only to a whole number"},
-		{"decimal", "1", "INCRBY decimal 1 failed: ERR value is not an integer or out of range"},
-		{"padded", "1", "INCRBY padded 1 failed: ERR value is not an integer or out of range"},
+		{"word", "1", "INCRBY word 1 failed: ERR value is not an integer or out of range (the key keeps its value) — the key holds no number Redis can add to (text, or infinity): SET it to a number or DEL it"},
+		{"infinite", "1", "INCRBY infinite 1 failed: ERR value is not an integer or out of range (the key keeps its value)"},
 		{"word", "0.5", "INCRBYFLOAT word 0.5 failed: ERR value is not a valid float (the key keeps its value) — the key holds text"},
 		{"infinite", "1.5", "INCRBYFLOAT infinite 1.5 failed: ERR increment would produce NaN or Infinity (the key keeps its value)"},
 		{"hash", "1", "INCRBY hash 1 failed: WRONGTYPE Operation against a key holding the wrong kind of value (the key keeps its value) — the key holds a hash"},
@@ -129,10 +135,83 @@ func TestIncrRefused(t *testing.T) {
 			}
 		})
 	}
+}
 
-	// INCRBYFLOAT takes what INCRBY refuses.
-	if obs, err := c.Incr(ctx, "decimal", by(t, "1.5"), 0); err != nil || obs.Raw != "5" {
-		t.Errorf("INCRBYFLOAT decimal 1.5 = %q, %v; want 5", obs.Raw, err)
+// A key holding a number INCRBY refuses but INCRBYFLOAT takes ("3.5", or
+// "007", which is not written as Redis writes integers) is a decimal
+// counter: a whole amount goes to it as INCRBYFLOAT, and a decimal one
+// needs no consent, as the application's INCR fails on it already.
+func TestIncrOfADecimalCounter(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	ctx := context.Background()
+	s.Do(t, "SET", "decimal", "3.5")
+	s.Do(t, "SET", "padded", "007")
+	s.Do(t, "SET", "beyond", "9223372036854775808")
+	for _, tc := range []struct{ key, by, raw, ran string }{
+		{"decimal", "1", "4.5", "INCRBYFLOAT"},
+		{"decimal", "-0.5", "4", "INCRBYFLOAT"},
+		{"decimal", "1", "5", "INCRBY"}, // an integer now, as Redis wrote it
+		{"padded", "1", "8", "INCRBYFLOAT"},
+		{"beyond", "1", "9223372036854775809", "INCRBYFLOAT"},
+	} {
+		r, err := c.Incr(ctx, tc.key, by(t, tc.by), time.Minute)
+		if err != nil || r.Raw != tc.raw || r.Command != tc.ran {
+			t.Errorf("%s by %s = %+v, %v; want %s, by %s", tc.key, tc.by, r, err, tc.raw, tc.ran)
+		}
+		if got := s.Do(t, "GET", tc.key); got != tc.raw {
+			t.Errorf("the server holds %s = %q, want %q", tc.key, got, tc.raw)
+		}
+		s.Do(t, "PERSIST", tc.key)
+	}
+	s.Do(t, "SET", "padded", "007")
+	if r, err := c.Incr(ctx, "padded", by(t, "2.5"), 0); err != nil || r.Raw != "9.5" {
+		t.Errorf("padded by 2.5 = %+v, %v; want 9.5, with no consent asked", r, err)
+	}
+}
+
+// A decimal increment never turns a key that holds an integer, or none,
+// into a decimal counter, on which the application's INCR would fail, unless
+// the user agreed: it changes nothing, and says why and what the key holds.
+func TestIncrNeverMakesAnIntegerDecimalUnasked(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	ctx := context.Background()
+	s.Do(t, "SET", "ratelimit:x", "151")
+	s.Do(t, "SET", "zero", "0", "EX", "100")
+	s.Do(t, "SET", "min", "-9223372036854775808")
+	for key, want := range map[string]string{
+		"ratelimit:x": "INCRBYFLOAT ratelimit:x 2.5 was not sent: ratelimit:x holds 151, an integer, and INCRBYFLOAT would leave a decimal there, on which the application's INCR fails with 'value is not an integer'",
+		"zero":        "INCRBYFLOAT zero 2.5 was not sent: zero holds 0, an integer, and",
+		"min":         "INCRBYFLOAT min 2.5 was not sent: min holds -9223372036854775808, an integer, and",
+		"new":         "INCRBYFLOAT new 2.5 was not sent: new does not exist yet, and INCRBYFLOAT would leave a decimal there",
+	} {
+		before, ttl := s.Do(t, "DUMP", key), pttl(t, s, key)
+		for _, w := range []time.Duration{time.Minute, model.WindowUnknown} {
+			r, err := c.Incr(ctx, key, by(t, "2.5"), w)
+			checkSentence(t, err, want, "")
+			if !errors.Is(err, model.ErrMakesDecimal) {
+				t.Errorf("%s: the error does not wrap ErrMakesDecimal: %v", key, err)
+			}
+			if r.Key != key || r.Command != "" || key == "new" && r.PTTL != model.PTTLMissing || key != "new" && r.Raw != s.Do(t, "GET", key) {
+				t.Errorf("%s: the refusal returned %+v, not the key as it is", key, r)
+			}
+		}
+		if s.Do(t, "DUMP", key) != before || ttl < 0 && pttl(t, s, key) != ttl {
+			t.Errorf("%s changed", key)
+		}
+	}
+
+	r, err := c.Incr(ctx, "ratelimit:x", allowFloat(t, "2.5"), time.Minute)
+	if err != nil || r.Raw != "153.5" || r.Command != "INCRBYFLOAT" || r.PTTL <= 0 {
+		t.Errorf("with consent: %+v, %v; want 153.5 and a TTL", r, err)
+	}
+	if r, err := c.Incr(ctx, "new", allowFloat(t, "2.5"), time.Minute); err != nil || r.Raw != "2.5" || r.PTTL <= 0 {
+		t.Errorf("with consent, a new key: %+v, %v; want 2.5 with the window", r, err)
+	}
+	// A whole amount leaves an integer an integer: no consent is asked.
+	if r, err := c.Incr(ctx, "zero", by(t, "2.0"), time.Minute); err != nil || r.Raw != "2" || r.Command != "INCRBY" {
+		t.Errorf("zero by 2.0 = %+v, %v; want INCRBY to 2", r, err)
 	}
 }
 
@@ -220,7 +299,7 @@ func TestIncrWithoutAWindow(t *testing.T) {
 	s.Do(t, "SET", "with-ttl", "5", "EX", "100")
 	s.Do(t, "SET", "no-ttl", "5")
 
-	obs, err := c.Incr(ctx, "with-ttl", by(t, "2.5"), model.WindowUnknown)
+	obs, err := c.Incr(ctx, "with-ttl", allowFloat(t, "2.5"), model.WindowUnknown)
 	if err != nil || obs.Raw != "7.5" {
 		t.Fatalf("Incr of a key with a TTL: %+v, %v", obs, err)
 	}
@@ -455,3 +534,19 @@ func newCutProxy(t *testing.T, target string) *cutProxy {
 }
 
 func (p *cutProxy) cutNextReply() { p.cut <- struct{}{} }
+
+// A whole amount on a decimal counter needs INCRBYFLOAT: a user who may
+// INCRBY but not INCRBYFLOAT is told so, and nothing changes.
+func TestIncrOfADecimalCounterNeedsINCRBYFLOAT(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "decimal", "3.5")
+	s.Do(t, "ACL", "SETUSER", "intonly", "on", ">pw", "~*", "+@all", "-incrbyfloat")
+	c := connectURL(t, redisclient.Options{URL: s.URL(), Username: "intonly", Password: "pw"})
+	_, err := c.Incr(context.Background(), "decimal", by(t, "1"), time.Minute)
+	checkSentence(t, err, "INCRBY decimal 1 failed: the Redis user may not do this", "")
+	checkSentence(t, err, "NOPERM this user has no permissions to run the 'incrbyfloat' command on this key, which a decimal value needs", "")
+	if !redisclient.Refused(err) || s.Do(t, "GET", "decimal") != "3.5" || pttl(t, s, "decimal") != -1 {
+		t.Errorf("the refused increment changed the key, or is not a refusal: %v", err)
+	}
+}

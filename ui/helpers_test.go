@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"math"
 	"os"
 	"strings"
 	"sync"
@@ -190,15 +191,28 @@ func (f *fakeWriter) state(key string) model.Observation {
 	return o
 }
 
-func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error) {
+func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window time.Duration) (model.Incremented, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.record("INCR %s %s %s", key, by, window)
+	consent := ""
+	if by.AllowFloat {
+		consent = " (may make it decimal)"
+	}
+	f.record("INCR %s %s %s%s", key, by, window, consent)
 	if f.err != nil {
-		return model.Observation{}, f.err
+		return model.Incremented{}, f.err
 	}
 	if _, hasTTL := f.ttls[key]; window == model.WindowUnknown && !hasTTL { // as redisclient.Client does
-		return model.Observation{}, fmt.Errorf("%s has no TTL: %w", model.Printable(key), model.ErrNeedsWindow)
+		return model.Incremented{}, fmt.Errorf("%s has no TTL: %w", model.Printable(key), model.ErrNeedsWindow)
+	}
+	v := f.values[key]
+	whole := v == math.Trunc(v)
+	if by.IsFloat && !by.AllowFloat && whole { // as redisclient.Client does
+		return model.Incremented{Observation: f.state(key)}, fmt.Errorf("%s holds an integer or nothing: %w", model.Printable(key), model.ErrMakesDecimal)
+	}
+	r := model.Incremented{Command: by.Command()}
+	if !whole {
+		r.Command = "INCRBYFLOAT"
 	}
 	if by.IsFloat {
 		f.values[key] += by.Float
@@ -208,7 +222,8 @@ func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window
 	if _, ok := f.ttls[key]; !ok && window > 0 {
 		f.ttls[key] = window
 	}
-	return f.state(key), nil
+	r.Observation = f.state(key)
+	return r, nil
 }
 
 func (f *fakeWriter) Expire(_ context.Context, key string, window time.Duration) (bool, model.Observation, error) {

@@ -15,12 +15,15 @@ import (
 // implements it; the ui knows only this interface, so it can run without one
 // (read-only) and be tested with a fake.
 type Writer interface {
-	// Incr adds by to key (INCRBY, or INCRBYFLOAT for a float amount) and
-	// returns its new state. In the same atomic step it gives the key
-	// window as its TTL when it has none (EXPIRE NX), so a crash cannot
-	// leave an immortal counter. window 0, for keys meant to live forever,
-	// is a plain INCRBY.
-	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Observation, error)
+	// Incr adds by to key (INCRBY, or INCRBYFLOAT for a decimal amount or
+	// a key holding a decimal) and returns its new state and the command
+	// that ran. In the same atomic
+	// step it gives the key window as its TTL when it has none (EXPIRE
+	// NX), so a crash cannot leave an immortal counter. window 0, for keys
+	// meant to live forever, is a plain INCRBY. A decimal amount is not
+	// sent to a key holding an integer, or none, without by.AllowFloat:
+	// the error wraps model.ErrMakesDecimal.
+	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Incremented, error)
 	// Expire sets key's TTL to window only if it has none (EXPIRE NX); set
 	// is false when it already had one, and a key that does not exist is an
 	// error that wraps model.ErrNoSuchKey. obs is the key's state afterwards.

@@ -307,9 +307,15 @@ func TestIncrementByN(t *testing.T) {
 		t.Fatal("the prompt should stay open with the answer to mend")
 	}
 
+	// 17 is an integer: a decimal makes it one, which is asked first.
 	m, cmd = press(m, "<backspace><backspace><backspace>2.5<enter>")
 	m = run(t, m, cmd)
-	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:api:42 2.5 1m0s"}) {
+	if m.confirm == nil {
+		t.Fatalf("no question before 17 turns decimal: %q", statusText(m))
+	}
+	m, cmd = press(m, "y")
+	m = run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:api:42 2.5 1m0s", "INCR ratelimit:api:42 2.5 1m0s (may make it decimal)"}) {
 		t.Fatalf("calls %v", got)
 	}
 	if s := statusText(m); s != "INCRBYFLOAT ratelimit:api:42 2.5 -> 19.5, TTL 43s" {

@@ -22,10 +22,11 @@ const writeTimeout = 5 * time.Second
 // say it back.
 type (
 	incrDoneMsg struct {
-		key string
-		by  model.Amount
-		obs model.Observation
-		err error
+		key    string
+		by     model.Amount
+		window time.Duration
+		inc    model.Incremented
+		err    error
 	}
 	expireDoneMsg struct {
 		key    string
@@ -201,11 +202,6 @@ func (m *Model) incr(key string, by model.Amount) tea.Cmd {
 	if m.refuseNotString(key, by.Command()) {
 		return nil
 	}
-	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat && !by.IsFloat {
-		// INCRBY refuses a value like 2.5: a decimal counter takes
-		// INCRBYFLOAT, even of a whole number.
-		by = model.Amount{Float: float64(by.Int), IsFloat: true}
-	}
 	rule := m.ruleFor(key)
 	w, known := m.windowFor(key, rule)
 	switch {
@@ -222,8 +218,18 @@ func (m *Model) incr(key string, by model.Amount) tea.Cmd {
 
 // sendIncr sends the increment of key by by, with window w.
 func (m *Model) sendIncr(key string, by model.Amount, w time.Duration) tea.Cmd {
-	m.status = info("%s %s %s …", by.Command(), model.Printable(key), by)
+	m.status = info("%s %s %s …", m.expectedCommand(key, by), model.Printable(key), by)
 	return m.incrCmd(key, by, w)
+}
+
+// expectedCommand is the command an increment of key by by runs, as far as
+// the rows tell: a whole amount goes to a decimal counter ("3.5", "007") as
+// INCRBYFLOAT. Redis decides when it runs, and the answer says what ran.
+func (m *Model) expectedCommand(key string, by model.Amount) string {
+	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat {
+		return "INCRBYFLOAT"
+	}
+	return by.Command()
 }
 
 // incrCmd sends the increment, within writeTimeout, and reports it as an
@@ -233,8 +239,8 @@ func (m *Model) incrCmd(key string, by model.Amount, window time.Duration) tea.C
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
-		obs, err := w.Incr(ctx, key, by, window)
-		return incrDoneMsg{key: key, by: by, obs: obs, err: err}
+		inc, err := w.Incr(ctx, key, by, window)
+		return incrDoneMsg{key: key, by: by, window: window, inc: inc, err: err}
 	}
 }
 
@@ -287,9 +293,19 @@ func refused(err error) bool {
 
 // onIncrDone shows the new state at once, without waiting for the feed. An
 // increment sent with no window known, to a key that turned out to have no
-// TTL, was not sent: the user is asked for a window, and it goes again.
+// TTL, was not sent: the user is asked for a window, and it goes again. A
+// decimal one that would have turned an integer counter, or a new key,
+// into a decimal was not sent either: the user is asked to confirm.
 func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
+	if errors.Is(msg.err, model.ErrMakesDecimal) {
+		if m.prompt != nil || m.confirm != nil {
+			m.status = failed("Nothing was sent: %s would turn %s into a decimal, which needs your yes: press the key again to be asked.", cmd, model.Printable(msg.key))
+			return nil
+		}
+		m.askMakeDecimal(msg)
+		return nil
+	}
 	if errors.Is(msg.err, model.ErrNeedsWindow) {
 		if m.prompt != nil || m.confirm != nil {
 			// The answer came back while the user types or decides
@@ -311,15 +327,38 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 		m.status = m.writeFailed(cmd, msg.err)
 		return nil
 	}
-	m.status = done("%s -> %s, %s", cmd, model.Printable(msg.obs.Raw), model.TTLPhrase(msg.obs.PTTL))
+	ran := msg.inc.Command + " " + model.Printable(msg.key) + " " + msg.by.String()
+	m.status = done("%s -> %s, %s", ran, model.Printable(msg.inc.Raw), model.TTLPhrase(msg.inc.PTTL))
 	if !m.watched(msg.key) {
 		// Nothing would read it again: a row would go stale, and stay
 		// after Redis dropped the key. The table holds the watched keys.
 		m.status.text += fmt.Sprintf(" (not in the table: it is outside the watched patterns %s)", quotePatterns(m.patterns))
 		return nil
 	}
-	m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+	m.applyWrite(model.Batch{Observed: []model.Observation{msg.inc.Observation}})
 	return nil
+}
+
+// askMakeDecimal asks before a decimal increment turns a key that holds an
+// integer, or none, into a decimal counter: the application's INCR fails
+// on it from then on, and nothing turns it back. msg is the increment
+// Redis did not run; y sends it again with the user's consent.
+func (m *Model) askMakeDecimal(msg incrDoneMsg) {
+	name := model.Printable(msg.key)
+	shown := truncateMiddle(name, maxDialogKey)
+	holds := shown + " holds " + model.Printable(msg.inc.Raw) + ", an integer."
+	if msg.inc.PTTL == model.PTTLMissing {
+		holds = shown + " does not exist yet: it would be created holding " + msg.by.String() + "."
+	}
+	m.confirm = &confirm{
+		question: "INCRBYFLOAT turns " + shown + " into a decimal; the application's INCR will then fail with 'value is not an integer'. Send it?",
+		details:  []string{"INCRBYFLOAT " + shown + " " + msg.by.String(), holds},
+		yes: func(m *Model) tea.Cmd {
+			by := msg.by
+			by.AllowFloat = true
+			return m.sendIncr(msg.key, by, msg.window)
+		},
+	}
 }
 
 // watched reports whether the feed reads key: it matches one of the

@@ -19,14 +19,15 @@ import (
 // prints the key's new value and TTL.
 func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	var (
-		byText, rateText string
-		noExpire         bool
-		count, clients   int
-		flags            *flag.FlagSet
+		byText, rateText     string
+		noExpire, allowFloat bool
+		count, clients       int
+		flags                *flag.FlagSet
 	)
 	cfg, rest, err := parse("incr", args, stderr, func(fs *flag.FlagSet) {
 		flags = fs
 		fs.StringVar(&byText, "by", "1", "add `N`: an integer (INCRBY; negative to decrement) or a decimal (INCRBYFLOAT)")
+		fs.BoolVar(&allowFloat, "allow-float", false, "let a decimal --by turn a key that holds an integer, or does not exist, into a decimal counter, on which the application's INCR then fails")
 		fs.BoolVar(&noExpire, "no-expire", false, "send a plain INCRBY that sets no TTL: the immortal-counter bug, on purpose")
 		fs.IntVar(&count, "count", 0, "fire `N` atomic increments (ctrl+c stops them)")
 		fs.StringVar(&rateText, "rate", "", "with --count: pace the increments at `R/s` over all connections, like 100/s (default: as fast as Redis answers)")
@@ -46,6 +47,7 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return exitFailed, fmt.Errorf("--by: %w", err)
 	}
+	by.AllowFloat = allowFloat
 	window, err := incrWindow(cfg.Rules, key, isSet(flags, "window"), noExpire)
 	if err != nil {
 		return exitFailed, err
@@ -74,12 +76,21 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	code := exitOK
 	if count > 0 {
 		obs, code, err = runBurst(ctx, client, key, by, window, burst, stdout)
-	} else if obs, err = client.Incr(ctx, key, by, window); errors.Is(err, model.ErrNeedsWindow) {
-		return exitFailed, fmt.Errorf("no window for %s: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
-	} else if err != nil {
-		code = writeExit(err)
 	} else {
-		fmt.Fprintln(stdout, counterLine(obs))
+		var r model.Incremented
+		r, err = client.Incr(ctx, key, by, window)
+		switch {
+		case errors.Is(err, model.ErrNeedsWindow):
+			return exitFailed, fmt.Errorf("no window for %s: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
+		case err != nil:
+			code = writeExit(err)
+		default:
+			obs = r.Observation
+			fmt.Fprintln(stdout, counterLine(obs))
+		}
+	}
+	if errors.Is(err, model.ErrMakesDecimal) {
+		return exitFailed, fmt.Errorf("%w; pass --allow-float to send it anyway", err)
 	}
 	if noExpire && obs.Key != "" && obs.PTTL == model.PTTLNoExpiry {
 		fmt.Fprintf(stderr, "warning: %s has no TTL, on purpose (--no-expire): the immortal-counter bug; the dashboard shows it red, and 'countertop repair' fixes it\n",

@@ -20,7 +20,7 @@ func TestIncrCommand(t *testing.T) {
 	}
 
 	// --window beats the rule; decimals go through INCRBYFLOAT.
-	code, out, errOut = cli(t, s, "incr", "--window", "10s", "--by", "2.5", "ratelimit:float")
+	code, out, errOut = cli(t, s, "incr", "--window", "10s", "--by", "2.5", "--allow-float", "ratelimit:float")
 	wantRun(t, code, out, errOut, exitOK, "ratelimit:float = 2.5 (TTL 10s)\n", "")
 	// A rule that expects no TTL gets none, and no warning.
 	code, out, errOut = cli(t, s, "incr", "views:home")
@@ -28,7 +28,7 @@ func TestIncrCommand(t *testing.T) {
 	// No rule or --window gives other:* a window; a key that has a TTL
 	// needs none, and keeps it.
 	s.Do(t, "SET", "other:ttl", "5", "EX", "100")
-	code, out, errOut = cli(t, s, "incr", "other:ttl", "--by", "2.5")
+	code, out, errOut = cli(t, s, "incr", "other:ttl", "--by", "2.5", "--allow-float")
 	wantRun(t, code, out, errOut, exitOK, "other:ttl = 7.5 (TTL 1m40s)\n", "")
 	// Key names are untrusted bytes: escaped on the terminal.
 	code, out, errOut = cli(t, s, "incr", "ratelimit:\x1b[31mred")
@@ -60,6 +60,10 @@ func TestIncrCommandErrors(t *testing.T) {
 		{"read-only", []string{"incr", "--read-only", "ratelimit:new"}, exitProblems,
 			"countertop: countertop is read-only (--read-only): INCRBY ratelimit:new 1 was not sent\n"},
 		{"bad amount", []string{"incr", "--by", "lots", "ratelimit:new"}, exitFailed, `countertop: --by: "lots" is not an amount`},
+		{"hexadecimal amount", []string{"incr", "--by", "0x10", "ratelimit:new"}, exitFailed,
+			"countertop: --by: \"0x10\" is not an amount: give an integer like 5 or -1, or a decimal like 2.5\n"},
+		{"amount too small to count", []string{"incr", "--by", "2.5e-400", "--allow-float", "ratelimit:new"}, exitFailed,
+			"countertop: --by: 2.5e-400 is too small to count: Redis keeps 17 digits after the point, so INCRBYFLOAT would add 0; give at least 0.00000000000000001\n"},
 		{"no key", []string{"incr"}, exitFailed, "countertop: incr takes one key: countertop incr KEY"},
 		{"empty key", []string{"incr", "", "--window", "1s"}, exitFailed, "countertop: the key name is empty (an unset variable?): countertop incr KEY\n"},
 		{"amount beyond 64 bits", []string{"incr", "--by", "9223372036854775808", "ratelimit:new"}, exitFailed,
@@ -80,6 +84,61 @@ func TestIncrCommandErrors(t *testing.T) {
 	}
 	if s.Do(t, "EXISTS", "ratelimit:new") != int64(0) {
 		t.Error("a refused increment created ratelimit:new")
+	}
+}
+
+// A decimal --by never turns a key holding an integer, or none, into a
+// decimal counter, on which the application's INCR fails from then on,
+// unless --allow-float says so: without it, nothing is sent, and one
+// sentence says why and names the flag.
+func TestIncrNeverMakesAnIntegerDecimalUnasked(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:x", "151", "EX", "600")
+	for _, tc := range []struct {
+		key  string
+		args []string
+		want string
+	}{
+		{"ratelimit:x", []string{"--by", "2.5"}, "countertop: INCRBYFLOAT ratelimit:x 2.5 was not sent: ratelimit:x holds 151, an integer, and INCRBYFLOAT would leave a decimal there, on which the application's INCR fails with 'value is not an integer'; pass --allow-float to send it anyway\n"},
+		{"ratelimit:new", []string{"--by", "2.5"}, "countertop: INCRBYFLOAT ratelimit:new 2.5 was not sent: ratelimit:new does not exist yet, and INCRBYFLOAT would leave a decimal there, on which the application's INCR fails with 'value is not an integer'; pass --allow-float to send it anyway\n"},
+		{"ratelimit:x", []string{"--by", "0.5", "--count", "3"}, "countertop: INCRBYFLOAT ratelimit:x 0.5 was not sent: ratelimit:x holds 151, an integer, and"},
+	} {
+		code, out, errOut := cli(t, s, append([]string{"incr", tc.key}, tc.args...)...)
+		wantRun(t, code, out, errOut, exitFailed, "", tc.want)
+		if out != "" {
+			t.Errorf("%s %v: stdout %q, want nothing", tc.key, tc.args, out)
+		}
+	}
+	if got := s.Do(t, "GET", "ratelimit:x"); got != "151" || s.Do(t, "EXISTS", "ratelimit:new") != int64(0) {
+		t.Fatalf("a refused increment changed Redis: ratelimit:x = %q", got)
+	}
+
+	// A whole number leaves an integer an integer, however it is written.
+	code, out, errOut := cli(t, s, "incr", "ratelimit:x", "--by", "1.0")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:x = 152 (TTL ", "")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:x", "--by", "2.5", "--allow-float")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:x = 154.5 (TTL ", "")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:x", "--by", "0.125", "--count", "3") // a decimal already
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:x = 154.875 (TTL ", "")
+}
+
+// countertop incr and the dashboard treat a key alike, by what Redis
+// holds: "007" is no integer INCRBY takes, so a whole --by goes to it as
+// INCRBYFLOAT, which Redis rewrites as 8, and a decimal one needs no
+// --allow-float, as the application's INCR fails on "007" already (ui's
+// TestAnIncrementOfAPaddedNumberGoesAsINCRBYFLOAT).
+func TestIncrAgreesWithTheDashboard(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:padded", "007", "EX", "600")
+	code, out, errOut := cli(t, s, "incr", "ratelimit:padded")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:padded = 8 (TTL ", "")
+	s.Do(t, "SET", "ratelimit:padded", "007", "KEEPTTL")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:padded", "--by", "2.5")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:padded = 9.5 (TTL ", "")
+	if got := s.Do(t, "GET", "ratelimit:padded"); got != "9.5" {
+		t.Errorf("Redis holds %q, want 9.5", got)
 	}
 }
 
