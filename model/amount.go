@@ -159,11 +159,25 @@ func (a Amount) Command() string {
 	return "INCRBY"
 }
 
-// Incremented is what an increment did: the key as it is afterwards, and
-// the command that ran.
+// Incremented is what an increment did: the key as it is afterwards, the
+// command that ran, and what became of the key's TTL.
 type Incremented struct {
 	Observation
 	// Command is what Redis ran: INCRBY, or INCRBYFLOAT (a decimal
 	// amount, or a whole one on a key that holds a decimal).
 	Command string
+	// GaveTTL says the key existed without a TTL (an immortal or stuck
+	// counter) and the increment gave it one.
+	GaveTTL bool
+}
+
+// TTLNote says the key's TTL after the increment as TTLPhrase does, or,
+// when the increment gave the key its first one, that it did: "it had no
+// TTL, now 1m00s". A repair made in passing is said, never silent.
+func (r Incremented) TTLNote() string {
+	p := TTLPhrase(r.PTTL)
+	if r.GaveTTL {
+		return "it had no TTL, now " + strings.TrimPrefix(p, "TTL ")
+	}
+	return p
 }

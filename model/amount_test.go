@@ -116,3 +116,18 @@ func FuzzParseAmount(f *testing.F) {
 		}
 	})
 }
+
+func TestIncrementedTTLNote(t *testing.T) {
+	for _, tc := range []struct {
+		r    Incremented
+		want string
+	}{
+		{Incremented{Observation: Observation{PTTL: 60_000}}, "TTL 1m00s"},
+		{Incremented{Observation: Observation{PTTL: 60_000}, GaveTTL: true}, "it had no TTL, now 1m00s"},
+		{Incremented{Observation: Observation{PTTL: PTTLNoExpiry}}, "no TTL"},
+	} {
+		if got := tc.r.TTLNote(); got != tc.want {
+			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+		}
+	}
+}

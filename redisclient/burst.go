@@ -32,6 +32,9 @@ type BurstResult struct {
 	// new window began, or the key is gone), so Observed misses what was
 	// counted before.
 	Expired bool
+	// GaveTTL is true when an increment of the burst gave the key, which
+	// existed without a TTL, its first one.
+	GaveTTL bool
 
 	tolerance *big.Rat // how far Observed may be from Expected (INCRBYFLOAT rounds)
 }
@@ -79,6 +82,7 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 	r := BurstResult{Before: read[0]}
 
 	var next, sent, started atomic.Int64
+	var gaveTTL atomic.Bool
 	start := time.Now()
 	g, gctx := errgroup.WithContext(ctx)
 	for _, conn := range conns {
@@ -93,13 +97,16 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 				// An increment once sent is seen through, so that it is
 				// counted: each is quick, and stopping waits for at most one
 				// per connection.
-				_, s, err := c.incr(context.WithoutCancel(gctx), conn, key, by, window)
+				inc, s, err := c.incr(context.WithoutCancel(gctx), conn, key, by, window)
 				if err != nil {
 					return err
 				}
 				sent.Add(1)
 				if s {
 					started.Add(1)
+				}
+				if inc.GaveTTL {
+					gaveTTL.Store(true)
 				}
 			}
 			return nil
@@ -110,7 +117,7 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 		err = ctx.Err()
 	}
 
-	r.Sent = int(sent.Load())
+	r.Sent, r.GaveTTL = int(sent.Load()), gaveTTL.Load()
 	read, readErr := c.Fetch(context.WithoutCancel(ctx), []string{key})
 	if readErr != nil {
 		if err == nil {

@@ -30,8 +30,9 @@ var (
 // KEYS[1] is the counter; ARGV[1] is INCRBY or INCRBYFLOAT, ARGV[2] the
 // amount, ARGV[3] the window in milliseconds, "0" for no expiry, "?" when
 // none is known, and ARGV[4] "1" when INCRBYFLOAT may turn an integer, or
-// no key, into a decimal, else "0". It returns {value, PTTL, 1 if it set
-// the expiry else 0, the command that ran}. The value comes from GET, never
+// no key, into a decimal, else "0". It returns {value, PTTL, what became of
+// the TTL, the command that ran}: 0 left as it was, 1 given to a key that
+// had none, 2 given to the key it created. The value comes from GET, never
 // from the increment's reply: Lua numbers are doubles, which round integers
 // above 2^53.
 //
@@ -116,7 +117,7 @@ end
 local started = 0
 if expire and ttl < 0 then
   redis.call('PEXPIRE', key, window)
-  started = 1
+  started = ttl == -1 and 1 or 2
 end
 return {redis.call('GET', key), redis.call('PTTL', key), started, ran}
 `
@@ -133,8 +134,9 @@ return {redis.call('GET', key), redis.call('PTTL', key), started, ran}
 // forever, and to reproduce the immortal-counter bug on purpose.
 // model.WindowUnknown increments only a key that has a TTL already; for any
 // other it writes nothing and returns an error wrapping
-// model.ErrNeedsWindow. It returns the key as it is afterwards and the
-// command that ran. A missing key is created.
+// model.ErrNeedsWindow. It returns the key as it is afterwards, the command
+// that ran and whether it gave an existing key its first TTL. A missing key
+// is created.
 //
 // The script runs with EVALSHA and falls back to EVAL when the server lost
 // its script cache (SCRIPT FLUSH, a restart, a failover).
@@ -144,7 +146,8 @@ func (c *Client) Incr(ctx context.Context, key string, by model.Amount, window t
 }
 
 // incr runs Incr on rdb, which may be a connection of its own (see Burst).
-// started reports whether this increment gave the key its TTL.
+// started reports whether this increment gave the key its TTL, created or
+// not.
 func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.Amount, window time.Duration) (r model.Incremented, started bool, err error) {
 	cmd := incrCommand(key, by)
 	if err := c.writable(cmd); err != nil {
@@ -183,7 +186,7 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 	if !ok {
 		return r, false, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", cmd, len(reply)), nil)
 	}
-	r = model.Incremented{Observation: model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, Command: ran}
+	r = model.Incremented{Observation: model.Observation{Key: key, Type: "string", Raw: raw, PTTL: pttl, At: time.Now()}, Command: ran, GaveTTL: code == 1}
 	switch {
 	case code == -1:
 		what := "has no TTL"

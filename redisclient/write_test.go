@@ -156,8 +156,8 @@ func TestIncrOfADecimalCounter(t *testing.T) {
 		{"beyond", "1", "9223372036854775809", "INCRBYFLOAT"},
 	} {
 		r, err := c.Incr(ctx, tc.key, by(t, tc.by), time.Minute)
-		if err != nil || r.Raw != tc.raw || r.Command != tc.ran {
-			t.Errorf("%s by %s = %+v, %v; want %s, by %s", tc.key, tc.by, r, err, tc.raw, tc.ran)
+		if err != nil || r.Raw != tc.raw || r.Command != tc.ran || !r.GaveTTL {
+			t.Errorf("%s by %s = %+v, %v; want %s, by %s, with the TTL it lacked", tc.key, tc.by, r, err, tc.raw, tc.ran)
 		}
 		if got := s.Do(t, "GET", tc.key); got != tc.raw {
 			t.Errorf("the server holds %s = %q, want %q", tc.key, got, tc.raw)
@@ -203,16 +203,41 @@ func TestIncrNeverMakesAnIntegerDecimalUnasked(t *testing.T) {
 	}
 
 	r, err := c.Incr(ctx, "ratelimit:x", allowFloat(t, "2.5"), time.Minute)
-	if err != nil || r.Raw != "153.5" || r.Command != "INCRBYFLOAT" || r.PTTL <= 0 {
+	if err != nil || r.Raw != "153.5" || r.Command != "INCRBYFLOAT" || !r.GaveTTL {
 		t.Errorf("with consent: %+v, %v; want 153.5 and a TTL", r, err)
 	}
-	if r, err := c.Incr(ctx, "new", allowFloat(t, "2.5"), time.Minute); err != nil || r.Raw != "2.5" || r.PTTL <= 0 {
+	if r, err := c.Incr(ctx, "new", allowFloat(t, "2.5"), time.Minute); err != nil || r.Raw != "2.5" || r.GaveTTL || r.PTTL <= 0 {
 		t.Errorf("with consent, a new key: %+v, %v; want 2.5 with the window", r, err)
 	}
 	// A whole amount leaves an integer an integer: no consent is asked.
 	if r, err := c.Incr(ctx, "zero", by(t, "2.0"), time.Minute); err != nil || r.Raw != "2" || r.Command != "INCRBY" {
 		t.Errorf("zero by 2.0 = %+v, %v; want INCRBY to 2", r, err)
 	}
+}
+
+// Incr says whether it gave the key its first TTL: a counter stuck without
+// one is repaired by the increment, and the user is told so.
+func TestIncrSaysWhenItGaveTheKeyATTL(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	ctx := context.Background()
+	s.Do(t, "SET", "ratelimit:api:stuck", "150")
+	for _, tc := range []struct {
+		key     string
+		window  time.Duration
+		gaveTTL bool
+	}{
+		{"ratelimit:api:stuck", 0, false}, // window 0: no TTL to give
+		{"ratelimit:api:stuck", time.Minute, true},
+		{"ratelimit:api:stuck", time.Minute, false}, // it has one now
+		{"ratelimit:api:new", time.Minute, false},   // created with it: it never lacked one
+	} {
+		r, err := c.Incr(ctx, tc.key, by(t, "1"), tc.window)
+		if err != nil || r.GaveTTL != tc.gaveTTL || r.Command != "INCRBY" {
+			t.Errorf("%s with window %v: %+v, %v; want GaveTTL %v", tc.key, tc.window, r, err, tc.gaveTTL)
+		}
+	}
+	checkTTL(t, "repaired", pttl(t, s, "ratelimit:api:stuck"), time.Minute)
 }
 
 func TestIncrOnReplica(t *testing.T) {

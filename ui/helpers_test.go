@@ -205,7 +205,7 @@ func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window
 	if _, hasTTL := f.ttls[key]; window == model.WindowUnknown && !hasTTL { // as redisclient.Client does
 		return model.Incremented{}, fmt.Errorf("%s has no TTL: %w", model.Printable(key), model.ErrNeedsWindow)
 	}
-	v := f.values[key]
+	v, exists := f.values[key]
 	whole := v == math.Trunc(v)
 	if by.IsFloat && !by.AllowFloat && whole { // as redisclient.Client does
 		return model.Incremented{Observation: f.state(key)}, fmt.Errorf("%s holds an integer or nothing: %w", model.Printable(key), model.ErrMakesDecimal)
@@ -221,6 +221,7 @@ func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window
 	}
 	if _, ok := f.ttls[key]; !ok && window > 0 {
 		f.ttls[key] = window
+		r.GaveTTL = exists
 	}
 	r.Observation = f.state(key)
 	return r, nil

@@ -186,3 +186,40 @@ func TestTheAmountPromptRefusesWhatWouldNotBeSentAsTyped(t *testing.T) {
 		t.Errorf("Redis holds %q", got)
 	}
 }
+
+// + on a counter stuck without a TTL gives it one in the same atomic step:
+// a repair, which the status line says. It says so from what Redis did,
+// not from the row, which may be out of date either way.
+func TestAnIncrementThatGivesATTLSaysSo(t *testing.T) {
+	s, c := realWriter(t)
+	s.Do(t, "SET", "ratelimit:api:stuck", "150")
+	m := newModel(t, c, 120, 40, append(fixture(), str("ratelimit:api:stuck", "150", model.PTTLNoExpiry))...)
+	m = selectKey(t, m, "ratelimit:api:stuck")
+	plus := func(m *Model) (*Model, string) {
+		t.Helper()
+		m, cmd := press(m, "+")
+		m = run(t, m, cmd)
+		return m, statusText(m)
+	}
+
+	m, st := plus(m)
+	if want := "INCRBY ratelimit:api:stuck 1 -> 151; it had no TTL, now 1m00s"; st != want {
+		t.Errorf("status %q, want %q", st, want)
+	}
+	if m, st = plus(m); !strings.HasPrefix(st, "INCRBY ratelimit:api:stuck 1 -> 152, TTL ") {
+		t.Errorf("with its TTL now: status %q", st)
+	}
+
+	// Someone removed the TTL since the row was read: the row says it has
+	// one, Redis none.
+	s.Do(t, "PERSIST", "ratelimit:api:stuck")
+	if m, st = plus(m); st != "INCRBY ratelimit:api:stuck 1 -> 153; it had no TTL, now 1m00s" {
+		t.Errorf("the row out of date: status %q", st)
+	}
+	// Someone gave it one since the row was read: the row says none.
+	s.Do(t, "EXPIRE", "ratelimit:api:stuck", "100")
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{str("ratelimit:api:stuck", "153", model.PTTLNoExpiry)}}}})
+	if _, st = plus(m); !strings.HasPrefix(st, "INCRBY ratelimit:api:stuck 1 -> 154, TTL 1m") || strings.Contains(st, "had no TTL") {
+		t.Errorf("repaired by someone else: status %q", st)
+	}
+}

@@ -16,8 +16,8 @@ import (
 // (read-only) and be tested with a fake.
 type Writer interface {
 	// Incr adds by to key (INCRBY, or INCRBYFLOAT for a decimal amount or
-	// a key holding a decimal) and returns its new state and the command
-	// that ran. In the same atomic
+	// a key holding a decimal) and returns its new state, the command that
+	// ran and whether it gave the key its first TTL. In the same atomic
 	// step it gives the key window as its TTL when it has none (EXPIRE
 	// NX), so a crash cannot leave an immortal counter. window 0, for keys
 	// meant to live forever, is a plain INCRBY. A decimal amount is not

@@ -328,7 +328,11 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 		return nil
 	}
 	ran := msg.inc.Command + " " + model.Printable(msg.key) + " " + msg.by.String()
-	m.status = done("%s -> %s, %s", ran, model.Printable(msg.inc.Raw), model.TTLPhrase(msg.inc.PTTL))
+	sep := ", "
+	if msg.inc.GaveTTL {
+		sep = "; " // a repair in passing: said, never silent
+	}
+	m.status = done("%s -> %s%s%s", ran, model.Printable(msg.inc.Raw), sep, msg.inc.TTLNote())
 	if !m.watched(msg.key) {
 		// Nothing would read it again: a row would go stale, and stay
 		// after Redis dropped the key. The table holds the watched keys.

@@ -86,7 +86,7 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 			code = writeExit(err)
 		default:
 			obs = r.Observation
-			fmt.Fprintln(stdout, counterLine(obs))
+			fmt.Fprintln(stdout, incrLine(r))
 		}
 	}
 	if errors.Is(err, model.ErrMakesDecimal) {
@@ -119,7 +119,7 @@ func runBurst(ctx context.Context, client *redisclient.Client, key string, by mo
 	}
 	fmt.Fprintf(stdout, "fired %d of %d increments from %d connection%s in %v%s\n",
 		r.Sent, o.Count, conns, plural(conns), time.Since(start).Round(time.Millisecond), note)
-	fmt.Fprintln(stdout, counterLine(r.After))
+	fmt.Fprintln(stdout, incrLine(model.Incremented{Observation: r.After, GaveTTL: r.GaveTTL}))
 	fmt.Fprintf(stdout, "expected %s, observed %s\n", signed(r.Expected), signed(r.Observed))
 	switch {
 	case err != nil && !interrupted:
@@ -168,6 +168,16 @@ func counterLine(o model.Observation) string {
 		return model.Printable(o.Key) + " no longer exists"
 	}
 	return fmt.Sprintf("%s = %s (%s)", model.Printable(o.Key), model.Printable(o.Raw), model.TTLPhrase(o.PTTL))
+}
+
+// incrLine returns the key an increment left, as counterLine does, saying
+// so when the increment gave it its first TTL: "ratelimit:api:stuck = 151;
+// it had no TTL, now 1m00s".
+func incrLine(r model.Incremented) string {
+	if !r.GaveTTL || r.PTTL == model.PTTLMissing {
+		return counterLine(r.Observation)
+	}
+	return fmt.Sprintf("%s = %s; %s", model.Printable(r.Key), model.Printable(r.Raw), r.TTLNote())
 }
 
 // signed returns a change with its sign: "+10000", "-2.5"; "?" when

@@ -142,6 +142,24 @@ func TestIncrAgreesWithTheDashboard(t *testing.T) {
 	}
 }
 
+// An increment that gives a counter stuck without a TTL its first one
+// says so, from what Redis did: one increment, or a burst.
+func TestIncrSaysWhenItGaveTheKeyATTL(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:stuck", "150")
+	code, out, errOut := cli(t, s, "incr", "ratelimit:api:stuck")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:stuck = 151; it had no TTL, now 1m00s\n", "")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:api:stuck")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:stuck = 152 (TTL ", "")
+
+	s.Do(t, "SET", "ratelimit:api:stuck2", "0")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:api:stuck2", "--count", "5")
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:stuck2 = 5; it had no TTL, now ", "")
+	code, out, errOut = cli(t, s, "incr", "ratelimit:api:new", "--count", "5") // created with it: it never lacked one
+	wantRun(t, code, out, errOut, exitOK, "ratelimit:api:new = 5 (TTL ", "")
+}
+
 // TestIncrNoExpire is the bug drill: a plain INCRBY leaves a counter with
 // no TTL, on purpose, and says so.
 func TestIncrNoExpire(t *testing.T) {
