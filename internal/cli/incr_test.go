@@ -3,6 +3,7 @@ package cli
 import (
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
 )
@@ -27,15 +28,39 @@ func TestIncrCommand(t *testing.T) {
 	wantRun(t, code, out, errOut, exitOK, "views:home = 1 (no TTL)\n", "")
 	// No rule or --window gives other:* a window; a key that has a TTL
 	// needs none, and keeps it.
+	set := time.Now()
 	s.Do(t, "SET", "other:ttl", "5", "EX", "100")
 	code, out, errOut = cli(t, s, "incr", "other:ttl", "--by", "2.5", "--allow-float")
-	wantRun(t, code, out, errOut, exitOK, "other:ttl = 7.5 (TTL 1m40s)\n", "")
+	elapsed := time.Since(set)
+	wantRun(t, code, out, errOut, exitOK, "other:ttl = 7.5 (TTL ", "")
+	// What is left of the 100s, in whole seconds as shown: time passes
+	// between the SET and the read, and a reset TTL would show less.
+	if ttl := shownTTL(t, out, "other:ttl = 7.5 (TTL "); ttl > 100*time.Second || ttl < 100*time.Second-elapsed-time.Second-50*time.Millisecond {
+		t.Errorf("shown TTL %v, %v after a SET of 100s: the TTL was not kept", ttl, elapsed)
+	}
 	// Key names are untrusted bytes: escaped on the terminal.
 	code, out, errOut = cli(t, s, "incr", "ratelimit:\x1b[31mred")
 	wantRun(t, code, out, errOut, exitOK, `ratelimit:\e[31mred = 1`, "")
 	if s.Do(t, "EXISTS", "ratelimit:\x1b[31mred") != int64(1) {
 		t.Error("the key with an escape in its name was not incremented")
 	}
+}
+
+// shownTTL is the TTL printed in the line of out that starts with prefix:
+// 1m39s in "other:ttl = 7.5 (TTL 1m39s)" for prefix "other:ttl = 7.5 (TTL ".
+func shownTTL(t *testing.T, out, prefix string) time.Duration {
+	t.Helper()
+	for line := range strings.Lines(out) {
+		if shown, ok := strings.CutPrefix(line, prefix); ok {
+			ttl, err := time.ParseDuration(strings.TrimSuffix(shown, ")\n"))
+			if err != nil {
+				t.Fatalf("the TTL in %q: %v", line, err)
+			}
+			return ttl
+		}
+	}
+	t.Fatalf("no line starts with %q in:\n%s", prefix, out)
+	return 0
 }
 
 func TestIncrCommandErrors(t *testing.T) {
