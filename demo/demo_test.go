@@ -12,6 +12,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 // open starts a demo whose own clock never ticks (a tick of an hour): the
@@ -273,6 +274,36 @@ return {v, ttl}`)
 	}
 	if _, _, pttl := read(t, rdb, "ratelimit:api:legacy-batch"); pttl != apiWindow.Milliseconds() {
 		t.Errorf("repaired key has PTTL %d, want %d", pttl, apiWindow.Milliseconds())
+	}
+}
+
+// The dashboard's repair runs on the demo server as on Redis: the script
+// gives a stuck counter its window and leaves a hash alone.
+func TestAcceptsCountertopRepairs(t *testing.T) {
+	d, rdb := open(t, 1)
+	ctx := t.Context()
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: d.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	for key, want := range map[string]model.ExpiryOutcome{
+		"ratelimit:api:legacy-batch": model.ExpirySet,
+		"ratelimit:config":           model.ExpiryChanged, // a hash
+		"ratelimit:api:acme-web":     model.ExpiryHadTTL,
+		"ratelimit:api:nobody":       model.ExpiryGone,
+	} {
+		before, _, _ := read(t, rdb, key)
+		got, obs, err := c.Expire(ctx, model.Expiry{Key: key, Window: apiWindow, Shape: model.ShapeCounter})
+		if err != nil || got != want || obs.Type != before {
+			t.Errorf("repair of %s = %v, %+v, %v; want %v", key, got, obs, err, want)
+		}
+	}
+	if _, _, pttl := read(t, rdb, "ratelimit:api:legacy-batch"); pttl != apiWindow.Milliseconds() {
+		t.Errorf("repaired key has PTTL %d, want %d", pttl, apiWindow.Milliseconds())
+	}
+	if _, _, pttl := read(t, rdb, "ratelimit:config"); pttl != model.PTTLNoExpiry {
+		t.Errorf("the hash got PTTL %d; want it left alone", pttl)
 	}
 }
 

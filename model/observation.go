@@ -11,11 +11,6 @@ const (
 	PTTLMissing  int64 = -2 // the key does not exist
 )
 
-// ErrNoSuchKey is the cause of an error about a key that does not exist
-// (an EXPIRE NX on a key deleted or expired meanwhile): a fact about the
-// key, not a failure, for callers to tell apart with errors.Is.
-var ErrNoSuchKey = errors.New("no such key")
-
 // WindowUnknown, as an increment's window, says none is known: the
 // increment is sent only to a key that has a TTL already, which needs no
 // window; for any other it changes nothing and its error wraps

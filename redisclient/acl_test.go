@@ -10,6 +10,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 	"github.com/redis/go-redis/v9"
 )
@@ -172,7 +173,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			one := by(t, "1")
 			_, incrErr := c.Incr(ctx, key, one, time.Minute)
 			_, burstErr := c.Burst(ctx, key, one, time.Minute, redisclient.BurstOptions{Count: 5, Clients: 2})
-			_, _, expireErr := c.Expire(ctx, key, time.Minute)
+			_, _, expireErr := c.Expire(ctx, model.Expiry{Key: key, Window: time.Minute, Shape: model.ShapeCounter})
 			_, deleteErr := c.Delete(ctx, key)
 			for what, err := range map[string]error{"Incr": incrErr, "Burst": burstErr, "Expire": expireErr, "Delete": deleteErr} {
 				if !redisclient.Refused(err) {
@@ -206,8 +207,8 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			if err := admin.Persist(ctx, key).Err(); err != nil {
 				t.Fatal(err)
 			}
-			if set, o, err := c.Expire(ctx, key, time.Minute); err != nil || !set || o.PTTL <= 0 {
-				t.Errorf("Expire %s as %s = %v, PTTL %d, %v; want the TTL set", key, writeUser, set, o.PTTL, err)
+			if got, o, err := c.Expire(ctx, model.Expiry{Key: key, Window: time.Minute, Shape: model.ShapeCounter}); err != nil || got != model.ExpirySet || o.PTTL <= 0 {
+				t.Errorf("Expire %s as %s = %v, PTTL %d, %v; want the TTL set", key, writeUser, got, o.PTTL, err)
 			}
 			if existed, err := c.Delete(ctx, key); err != nil || !existed || admin.Exists(ctx, key).Val() != 0 {
 				t.Errorf("Delete %s as %s: %v", key, writeUser, err)

@@ -271,6 +271,26 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
+	t.Run("a repair lands on the master of its key", func(t *testing.T) {
+		admin := rc.Client(t)
+		for _, key := range keyPerMaster(t, rc, "repair:") {
+			if err := admin.Set(ctx, key, "150", 0).Err(); err != nil {
+				t.Fatal(err)
+			}
+			got, _, err := c.Expire(ctx, model.Expiry{Key: key, Window: time.Minute, Shape: model.ShapeCounter})
+			if ttl := admin.PTTL(ctx, key).Val(); err != nil || got != model.ExpirySet || ttl <= 0 {
+				t.Errorf("Expire %s = %v, %v; its master says TTL %v", key, got, err, ttl)
+			}
+			admin.Del(ctx, key)
+			admin.HSet(ctx, key, "f", "1")
+			got, _, err = c.Expire(ctx, model.Expiry{Key: key, Window: time.Minute, Shape: model.ShapeCounter})
+			if ttl := admin.PTTL(ctx, key).Val(); err != nil || got != model.ExpiryChanged || ttl != -1 {
+				t.Errorf("Expire %s, a hash now = %v, %v; its master says TTL %v", key, got, err, ttl)
+			}
+			admin.Del(ctx, key)
+		}
+	})
+
 	t.Run("a burst lands on the master of its key", func(t *testing.T) {
 		for _, key := range keyPerMaster(t, rc, "burst:") {
 			r, err := c.Burst(ctx, key, by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 200, Clients: 4})

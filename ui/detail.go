@@ -168,8 +168,7 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 // repairHint says which key repairs a counter with no expiry.
 func (m *Model) repairHint(key string, rule model.Rule) string {
 	if w, ok := m.windowFor(key, rule); ok {
-		name, n := expireArgs(w)
-		return fmt.Sprintf("Press e to set %s %d NX.", name, n)
+		return fmt.Sprintf("Press e to send %s.", m.repairOf(key, w))
 	}
 	return "Press e to give it an expiry (you will be asked for a window)."
 }

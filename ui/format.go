@@ -13,22 +13,6 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// expireCommand is the command a repair sends for key, as redis-cli would
-// show it.
-func expireCommand(key string, window time.Duration) string {
-	name, n := expireArgs(window)
-	return fmt.Sprintf("%s %s %d NX", name, model.Printable(key), n)
-}
-
-// expireArgs is how a window is sent: EXPIRE in whole seconds, else PEXPIRE
-// in milliseconds.
-func expireArgs(window time.Duration) (command string, n int64) {
-	if window%time.Second == 0 {
-		return "EXPIRE", int64(window / time.Second)
-	}
-	return "PEXPIRE", window.Milliseconds()
-}
-
 // parseWindow reads a window a user typed. Redis expires in whole
 // milliseconds, so anything finer is refused rather than silently rounded.
 func parseWindow(s string) (time.Duration, error) {

@@ -227,23 +227,23 @@ func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window
 	return r, nil
 }
 
-func (f *fakeWriter) Expire(_ context.Context, key string, window time.Duration) (bool, model.Observation, error) {
+func (f *fakeWriter) Expire(_ context.Context, e model.Expiry) (model.ExpiryOutcome, model.Observation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
-	f.record("EXPIRE %s %s", key, window)
+	f.record("EXPIRE %s %s", e.Key, e.Window)
 	if f.err != nil {
-		return false, model.Observation{}, f.err
+		return model.ExpiryFailed, model.Observation{}, f.err
 	}
-	_, exists := f.values[key]
-	_, hasTTL := f.ttls[key]
-	if !exists { // as redisclient.Client says it
-		return false, model.Observation{}, fmt.Errorf("%s no longer exists: %w", model.Printable(key), model.ErrNoSuchKey)
+	_, exists := f.values[e.Key]
+	_, hasTTL := f.ttls[e.Key]
+	switch {
+	case !exists:
+		return model.ExpiryGone, f.state(e.Key), nil
+	case hasTTL:
+		return model.ExpiryHadTTL, f.state(e.Key), nil
 	}
-	if hasTTL {
-		return false, f.state(key), nil
-	}
-	f.ttls[key] = window
-	return true, f.state(key), nil
+	f.ttls[e.Key] = e.Window
+	return model.ExpirySet, f.state(e.Key), nil
 }
 
 func (f *fakeWriter) Delete(_ context.Context, key string) (bool, error) {

@@ -1,8 +1,11 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"maps"
 	"slices"
+	"strings"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -11,27 +14,21 @@ import (
 )
 
 const (
-	// repairInFlight bounds the EXPIRE writes of a repair-all that run at
-	// once, so repairing a million keys neither starts a million goroutines
-	// nor floods the server.
+	// repairInFlight bounds the repairs of a repair-all that run at once,
+	// so repairing a million keys neither starts a million goroutines nor
+	// floods the server.
 	repairInFlight = 8
 )
 
-// repairTarget is one key a repair-all will EXPIRE NX, and with what window.
-type repairTarget struct {
-	key    string
-	window time.Duration
-}
-
-// repairJob is a repair-all under way: a queue of writes, at most
+// repairJob is a repair-all under way: a queue of repairs, at most
 // repairInFlight of them sent at a time, and the tally so far.
 type repairJob struct {
-	queue    []repairTarget
+	queue    []model.Expiry
 	total    int
 	inFlight int
 
-	set, already, gone, failed int
-	lastErr                    string
+	tally   model.RepairTally
+	lastErr string
 }
 
 // running reports whether writes of the job are queued or under way.
@@ -42,7 +39,7 @@ func (j repairJob) progress() string {
 	return fmt.Sprintf("repairing… %d of %d keys", j.total-len(j.queue)-j.inFlight, j.total)
 }
 
-// repairAll offers to EXPIRE NX every stuck or no-expiry counter that the
+// repairAll offers to repair every stuck or no-expiry counter that the
 // filter shows. It asks for a window first when none is known for some of
 // them (windowFor), and always asks for confirmation before anything is sent.
 func (m *Model) repairAll() tea.Cmd {
@@ -50,11 +47,11 @@ func (m *Model) repairAll() tea.Cmd {
 		m.status = info("A repair is already running: wait for it to finish.")
 		return nil
 	}
-	var targets []repairTarget
+	var targets []model.Expiry
 	var windowless []string
 	m.store.EachProblem(func(key string, rule model.Rule) {
 		if w, ok := m.windowFor(key, rule); ok {
-			targets = append(targets, repairTarget{key, w})
+			targets = append(targets, m.repairOf(key, w))
 		} else {
 			windowless = append(windowless, key)
 		}
@@ -67,7 +64,7 @@ func (m *Model) repairAll() tea.Cmd {
 		label := fmt.Sprintf("window for the %s whose rule gives none (e.g. 60s): ", plural(len(windowless), "key"))
 		return m.askWindow(label, func(m *Model, w time.Duration) tea.Cmd {
 			for _, k := range windowless {
-				targets = append(targets, repairTarget{k, w})
+				targets = append(targets, m.repairOf(k, w))
 			}
 			m.confirmRepair(targets)
 			return nil
@@ -77,22 +74,21 @@ func (m *Model) repairAll() tea.Cmd {
 	return nil
 }
 
-// confirmRepair opens the dialog that says how many keys get which window.
-func (m *Model) confirmRepair(targets []repairTarget) {
-	perWindow := map[time.Duration]int{}
+// confirmRepair opens the dialog that says which repair each key gets, as
+// it is sent, with KEY for the key's name.
+func (m *Model) confirmRepair(targets []model.Expiry) {
+	perKind := map[model.Expiry]int{} // the repairs with KEY for their keys
 	for _, t := range targets {
-		perWindow[t.window]++
+		perKind[model.Expiry{Key: "KEY", Window: t.Window, Shape: t.Shape}]++
 	}
-	windows := make([]time.Duration, 0, len(perWindow))
-	for w := range perWindow {
-		windows = append(windows, w)
-	}
-	slices.Sort(windows)
+	kinds := slices.SortedFunc(maps.Keys(perKind), func(a, b model.Expiry) int {
+		return cmp.Or(cmp.Compare(a.Window, b.Window), strings.Compare(a.String(), b.String()))
+	})
 	var details []string
-	for _, w := range windows {
-		details = append(details, fmt.Sprintf("%s on %s (window %s)", expireCommand("KEY", w), plural(perWindow[w], "key"), model.FormatDuration(w)))
+	for _, k := range kinds {
+		details = append(details, fmt.Sprintf("%s, window %s:", plural(perKind[k], "key"), model.FormatDuration(k.Window)), k.String())
 	}
-	details = append(details, "NX: a key that got a TTL in the meantime keeps it.")
+	details = append(details, "A key that changed or got a TTL since it was read is left alone.")
 	m.confirm = &confirm{
 		question: fmt.Sprintf("Set an expiry on %s that have none?", plural(len(targets), "counter")),
 		details:  details,
@@ -110,7 +106,7 @@ func (m *Model) sendRepairs() tea.Cmd {
 		t := m.repair.queue[0]
 		m.repair.queue = m.repair.queue[1:]
 		m.repair.inFlight++
-		cmds = append(cmds, m.expireCmd(t.key, t.window, true))
+		cmds = append(cmds, m.expireCmd(t, true))
 	}
 	return tea.Batch(cmds...)
 }
@@ -120,28 +116,17 @@ func (m *Model) sendRepairs() tea.Cmd {
 func (m *Model) onRepaired(msg expireDoneMsg) tea.Cmd {
 	j := &m.repair
 	j.inFlight--
-	switch {
-	case msg.err != nil:
-		j.failed++
-		j.lastErr = model.Printable(msg.key) + ": " + model.SafeText(msg.err.Error())
-	case msg.set:
-		j.set++
-	case msg.obs.PTTL == model.PTTLMissing:
-		j.gone++
-	default:
-		j.already++
+	j.tally.Add(msg.outcome)
+	if msg.err != nil {
+		j.lastErr = model.Printable(msg.expiry.Key) + ": " + model.SafeText(msg.err.Error())
 	}
 	if j.running() {
 		return m.sendRepairs()
 	}
-	summary := fmt.Sprintf("repaired %s, %d already had a TTL, %d failed", plural(j.set, "key"), j.already, j.failed)
-	if j.gone > 0 {
-		summary += fmt.Sprintf(", %d no longer existed", j.gone)
-	}
-	if j.failed > 0 {
-		m.status = failed("%s (last error: %s)", summary, j.lastErr)
+	if j.tally.Count(model.ExpiryFailed) > 0 {
+		m.status = failed("%s (last error: %s)", j.tally, j.lastErr)
 	} else {
-		m.status = done("%s", summary)
+		m.status = done("%s", j.tally)
 	}
 	return nil
 }

@@ -24,10 +24,11 @@ type Writer interface {
 	// sent to a key holding an integer, or none, without by.AllowFloat:
 	// the error wraps model.ErrMakesDecimal.
 	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Incremented, error)
-	// Expire sets key's TTL to window only if it has none (EXPIRE NX); set
-	// is false when it already had one, and a key that does not exist is an
-	// error that wraps model.ErrNoSuchKey. obs is the key's state afterwards.
-	Expire(ctx context.Context, key string, window time.Duration) (set bool, obs model.Observation, err error)
+	// Expire runs the repair e: in one atomic step it sends e.Command only
+	// while the key still holds e.Shape and has no TTL, and says which it
+	// found (a key that changed or is gone is no error). obs is the key's
+	// state afterwards.
+	Expire(ctx context.Context, e model.Expiry) (outcome model.ExpiryOutcome, obs model.Observation, err error)
 	// Delete removes key; existed is false when there was none to remove
 	// (it expired, or someone deleted it first).
 	Delete(ctx context.Context, key string) (existed bool, err error)

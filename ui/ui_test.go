@@ -414,7 +414,7 @@ func TestAskForAWindowWhenNoRuleGivesOne(t *testing.T) {
 	if got := w.Calls(); !slices.Equal(got, []string{"EXPIRE quota:night 1m30s"}) {
 		t.Fatalf("calls %v", got)
 	}
-	if s := statusText(m); s != "EXPIRE quota:night 90 NX -> set, TTL 1m30s" {
+	if s := statusText(m); s != "PEXPIRE quota:night 90000 NX (if still a counter without a TTL) -> set, TTL 1m30s" {
 		t.Fatalf("status line %q", s)
 	}
 	// The TTL lost again (a PERSIST, say): the window given for
@@ -425,7 +425,7 @@ func TestAskForAWindowWhenNoRuleGivesOne(t *testing.T) {
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{persisted}}}})
 	m, cmd = press(m, "e")
 	m = run(t, m, cmd)
-	if s := statusText(m); m.prompt != nil || s != "EXPIRE quota:night 90 NX -> set, TTL 1m30s" {
+	if s := statusText(m); m.prompt != nil || s != "PEXPIRE quota:night 90000 NX (if still a counter without a TTL) -> set, TTL 1m30s" {
 		t.Fatalf("prompt %v, status line %q", m.prompt != nil, s)
 	}
 }
@@ -439,7 +439,7 @@ func TestExpireOnACounterWithATTLAsksNothing(t *testing.T) {
 	if cmd != nil || m.prompt != nil || len(w.Calls()) > 0 {
 		t.Fatalf("e on a counter with a TTL asked for a window or sent something: prompt %v, calls %v", m.prompt != nil, w.Calls())
 	}
-	if s := statusText(m); s != "Nothing was sent: quota:day has a TTL already (1m28s left), and e gives one only to a counter without (EXPIRE NX)." {
+	if s := statusText(m); s != "Nothing was sent: quota:day has a TTL already (1m28s left), and e gives one only to a counter without one." {
 		t.Errorf("status line %q", s)
 	}
 }
@@ -453,7 +453,7 @@ func TestRepairAllAsksFirstAndCounts(t *testing.T) {
 		t.Fatal("E must ask before sending anything")
 	}
 	screen := plain(m)
-	for _, want := range []string{"Set an expiry on 2 counters that have none?", "EXPIRE KEY 60 NX on 2 keys (window 1m00s)"} {
+	for _, want := range []string{"Set an expiry on 2 counters that have none?", "2 keys, window 1m00s:", "PEXPIRE KEY 60000 NX (if still a counter without a TTL)"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("dialog does not say %q:\n%s", want, screen)
 		}
@@ -466,7 +466,7 @@ func TestRepairAllAsksFirstAndCounts(t *testing.T) {
 	if !slices.Equal(got, []string{"EXPIRE ratelimit:legacy 1m0s", "EXPIRE ratelimit:orphan 1m0s"}) {
 		t.Fatalf("calls %v", got)
 	}
-	if s := statusText(m); s != "repaired 2 keys, 0 already had a TTL, 0 failed" {
+	if s := statusText(m); s != "repaired 2 of 2; 0 failed" {
 		t.Fatalf("status line %q", s)
 	}
 	if n := m.store.Counts().ByStatus; n[model.StatusStuck]+n[model.StatusNoExpiry] != 0 {
@@ -497,7 +497,7 @@ func TestRepairAllAsksForMissingWindows(t *testing.T) {
 	}
 	m, _ = press(m, "10s<enter>")
 	screen := plain(m)
-	for _, want := range []string{"EXPIRE KEY 10 NX on 1 key (window 10s)", "EXPIRE KEY 60 NX on 1 key (window 1m00s)"} {
+	for _, want := range []string{"1 key, window 10s:", "PEXPIRE KEY 10000 NX (if still a counter without a TTL)", "1 key, window 1m00s:", "PEXPIRE KEY 60000 NX (if still a counter without a TTL)"} {
 		if !strings.Contains(screen, want) {
 			t.Fatalf("dialog does not say %q:\n%s", want, screen)
 		}
@@ -516,7 +516,7 @@ func TestRepairOfAKeyGoneMeanwhile(t *testing.T) {
 
 	m, cmd := press(m, "Ey")
 	m = run(t, m, cmd)
-	if s := statusText(m); s != "repaired 1 key, 0 already had a TTL, 0 failed, 1 no longer existed" || m.status.kind == statusFailed {
+	if s := statusText(m); s != "repaired 1 of 2; 1 no longer existed, 0 failed" || m.status.kind == statusFailed {
 		t.Fatalf("status line %q (kind %v)", s, m.status.kind)
 	}
 	if _, ok := m.store.Get("ratelimit:orphan"); ok {
@@ -529,7 +529,7 @@ func TestRepairOfAKeyGoneMeanwhile(t *testing.T) {
 	m = selectKey(t, m, "ratelimit:orphan")
 	m, cmd = press(m, "e")
 	m = run(t, m, cmd)
-	if s := statusText(m); s != "EXPIRE ratelimit:orphan 60 NX -> the key no longer exists" || m.status.kind == statusFailed {
+	if s := statusText(m); s != "PEXPIRE ratelimit:orphan 60000 NX (if still a counter without a TTL) -> left alone: the key no longer exists" || m.status.kind == statusFailed {
 		t.Fatalf("status line %q (kind %v)", s, m.status.kind)
 	}
 	if _, ok := m.store.Get("ratelimit:orphan"); ok {
@@ -565,7 +565,7 @@ func TestRepairAllReportsFailures(t *testing.T) {
 	m, cmd := press(m, "Ey")
 	m = run(t, m, cmd)
 	s := statusText(m)
-	if !strings.HasPrefix(s, "repaired 0 keys, 0 already had a TTL, 2 failed (last error: ratelimit:") || !strings.Contains(s, "READONLY") {
+	if !strings.HasPrefix(s, "repaired 0 of 2; 2 failed (last error: ratelimit:") || !strings.Contains(s, "READONLY") {
 		t.Fatalf("status line %q", s)
 	}
 	if m.status.kind != statusFailed {
@@ -691,7 +691,7 @@ func TestDetailExplainsAndActsOnItsKey(t *testing.T) {
 	screen := strings.Join(strings.Fields(plain(m)), " ")
 	for _, want := range []string{
 		"status stuck",
-		"No TTL and at or over its limit of 100: every request it counts is refused, and it will never reset. Press e to set EXPIRE 60 NX.",
+		"No TTL and at or over its limit of 100: every request it counts is refused, and it will never reset. Press e to send PEXPIRE ratelimit:legacy 60000 NX (if still a counter without a TTL).",
 		`rule "ratelimit:*"`, "window 1m00s", "TTL no expiry",
 	} {
 		if !strings.Contains(screen, want) {

@@ -29,12 +29,11 @@ type (
 		err    error
 	}
 	expireDoneMsg struct {
-		key    string
-		window time.Duration
-		set    bool
-		obs    model.Observation
-		err    error
-		repair bool // one of the writes of a repair-all
+		expiry  model.Expiry
+		outcome model.ExpiryOutcome
+		obs     model.Observation
+		err     error
+		repair  bool // one of the writes of a repair-all
 	}
 	deleteDoneMsg struct {
 		key     string
@@ -87,8 +86,9 @@ func (m *Model) writeKey(msg tea.KeyPressMsg, key string) tea.Cmd {
 			return nil
 		}
 		return m.withWindow(key, m.ruleFor(key), func(m *Model, w time.Duration) tea.Cmd {
-			m.status = info("%s …", expireCommand(key, w))
-			return m.expireCmd(key, w, false)
+			e := m.repairOf(key, w)
+			m.status = info("%s …", e)
+			return m.expireCmd(e, false)
 		})
 	}
 	m.askDelete(key)
@@ -127,6 +127,19 @@ func (m *Model) remember(key string, w time.Duration) {
 		m.given = make(map[string]time.Duration)
 	}
 	m.given[key] = w
+}
+
+// repairOf is the repair that gives key window as its TTL, for what the
+// Store read it as. A key it does not hold (yet) is taken for a counter,
+// the only kind e gives an expiry to: the repair checks it in Redis.
+func (m *Model) repairOf(key string, window time.Duration) model.Expiry {
+	shape := model.ShapeCounter
+	if c, ok := m.store.Get(key); ok {
+		if s, ok := model.ShapeOf(&c); ok {
+			shape = s
+		}
+	}
+	return model.Expiry{Key: key, Window: window, Shape: shape}
 }
 
 // withWindow runs then with the window for key, asking the user for one
@@ -185,13 +198,13 @@ func (m *Model) refuseExpire(key string) bool {
 	case !rule.ExpectTTL:
 		m.status = failed("Nothing was sent: keys no rule covers are expected to live forever here, so %s needs no expiry.", model.Printable(key))
 	default:
-		// EXPIRE NX would leave a TTL that is still running as it is:
+		// The repair would leave a TTL that is still running as it is:
 		// asking for a window first would ask for nothing.
 		left, ok := c.TTLAt(m.clock())
 		if !ok || left <= 0 {
 			return false
 		}
-		m.status = info("Nothing was sent: %s has a TTL already (%s left), and e gives one only to a counter without (EXPIRE NX).", model.Printable(key), model.FormatDuration(left))
+		m.status = info("Nothing was sent: %s has a TTL already (%s left), and e gives one only to a counter without one.", model.Printable(key), model.FormatDuration(left))
 	}
 	return true
 }
@@ -244,15 +257,15 @@ func (m *Model) incrCmd(key string, by model.Amount, window time.Duration) tea.C
 	}
 }
 
-// expireCmd sends EXPIRE NX, within writeTimeout, and reports it as an
+// expireCmd sends the repair e, within writeTimeout, and reports it as an
 // expireDoneMsg; repair marks one of a repair-all's writes.
-func (m *Model) expireCmd(key string, window time.Duration, repair bool) tea.Cmd {
+func (m *Model) expireCmd(e model.Expiry, repair bool) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
-		set, obs, err := w.Expire(ctx, key, window)
-		return expireDoneMsg{key: key, window: window, set: set, obs: obs, err: err, repair: repair}
+		outcome, obs, err := w.Expire(ctx, e)
+		return expireDoneMsg{expiry: e, outcome: outcome, obs: obs, err: err, repair: repair}
 	}
 }
 
@@ -381,33 +394,37 @@ func quotePatterns(patterns []string) string {
 	return strings.Join(quoted, " and ")
 }
 
-// onExpireDone reports one EXPIRE NX, or counts it towards a repair-all.
+// onExpireDone reports one repair, or counts it towards a repair-all, and
+// shows the key as the repair found it.
 func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
+	key := msg.expiry.Key
 	switch {
-	case errors.Is(msg.err, model.ErrNoSuchKey):
+	case msg.err != nil:
+	case msg.outcome == model.ExpiryGone:
 		// Deleted or expired since it was read: not a failure, and the
 		// row goes now rather than at the next read.
-		msg.err, msg.obs = nil, model.Observation{Key: msg.key, PTTL: model.PTTLMissing}
-		m.applyWrite(model.Batch{Removed: []string{msg.key}})
-		if !msg.repair && m.lost == msg.key {
+		m.applyWrite(model.Batch{Removed: []string{key}})
+		if !msg.repair && m.lost == key {
 			m.lost = "" // the status says it is gone; a repair-all's summary names no key
 		}
-	case msg.err == nil:
+	default:
 		m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 	}
 	if msg.repair {
 		return m.onRepaired(msg)
 	}
-	cmd := expireCommand(msg.key, msg.window)
-	switch {
-	case msg.err != nil:
+	cmd := msg.expiry.String()
+	switch msg.outcome {
+	case model.ExpiryFailed:
 		m.status = m.writeFailed(cmd, msg.err)
-	case msg.set:
+	case model.ExpirySet:
 		m.status = done("%s -> set, %s", cmd, model.TTLPhrase(msg.obs.PTTL))
-	case msg.obs.PTTL == model.PTTLMissing:
-		m.status = info("%s -> the key no longer exists", cmd)
-	default:
-		m.status = info("%s -> already had a TTL (%s), unchanged", cmd, model.FormatDuration(model.PTTLDuration(msg.obs.PTTL)))
+	case model.ExpiryChanged:
+		m.status = info("%s -> left alone: it holds %s now, not %s", cmd, model.Holding(msg.obs), msg.expiry.Shape.Noun())
+	case model.ExpiryGone:
+		m.status = info("%s -> left alone: the key no longer exists", cmd)
+	case model.ExpiryHadTTL:
+		m.status = info("%s -> left alone: it has a TTL already (%s)", cmd, model.FormatDuration(model.PTTLDuration(msg.obs.PTTL)))
 	}
 	return nil
 }

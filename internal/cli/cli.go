@@ -59,7 +59,7 @@ func init() {
 		{name: "check", args: "[flags]", summary: "exit 0 healthy, 1 problems, 2 could not check", about: aboutCheck, examples: checkExamples, run: runCheck},
 		{name: "incr", args: "KEY [--by N] [--count N [--rate R/s]] [flags]",
 			summary: "fire a test increment, print the value and TTL", about: aboutIncr, examples: incrExamples, run: runIncr},
-		{name: "repair", args: "[--dry-run] [--yes] [flags]", summary: "EXPIRE window NX on stuck and no-expiry counters", about: aboutRepair, examples: repairExamples, run: runRepair},
+		{name: "repair", args: "[--dry-run] [--yes] [flags]", summary: "PEXPIRE KEY MS NX on stuck and no-expiry counters", about: aboutRepair, examples: repairExamples, run: runRepair},
 		{name: "completion", args: "SHELL", summary: "print a completion script for bash, zsh or fish", about: aboutCompletion, examples: completionExamples, run: runCompletion},
 		{name: "help", args: "[COMMAND]", summary: "print the help of countertop, or of a command", about: aboutHelp, examples: helpExamples, run: runHelp},
 		{name: "version", summary: "print the version and the commit of the build", about: aboutVersion, examples: versionExamples, run: runVersion},

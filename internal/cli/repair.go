@@ -13,15 +13,19 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/countertop/countertop/model"
-	"github.com/countertop/countertop/redisclient"
 )
 
 // stdin is where repair reads its confirmation; tests replace it.
 var stdin io.Reader = os.Stdin
 
+// beforeWrites, when tests set it, runs between repair's read and its first
+// write: there they change keys as another client may meanwhile.
+var beforeWrites func()
+
 // runRepair gives every stuck and no-expiry counter its window as a TTL,
-// with EXPIRE NX so that a TTL set in the meantime is never replaced; it
-// reads the counters and writes the repairs over one connection.
+// each in one atomic step (model.Expiry) that leaves alone a key that has
+// changed since it was read or got a TTL meanwhile; it reads the counters
+// and writes the repairs over one connection.
 // Exit: 0 all repaired, 1 some could not be (no window known, or Redis or
 // --read-only refused), 2 it could not run (or was not confirmed).
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -37,7 +41,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		return exitFailed, err
 	}
 	if cfg.Redis.ReadOnly && !dryRun { // refused, as incr is: nothing changed
-		return exitProblems, errors.New("--read-only refuses every write, and repair sends EXPIRE: preview it with --dry-run, or drop --read-only")
+		return exitProblems, errors.New("--read-only refuses every write, and repair sends PEXPIRE: preview it with --dry-run, or drop --read-only")
 	}
 	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
@@ -83,28 +87,34 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		}
 	}
 
-	repaired, failed := 0, 0
+	if beforeWrites != nil {
+		beforeWrites()
+	}
+	tally := model.RepairTally{Skipped: skipped}
 	for _, c := range todo {
 		name := model.Printable(c.Key)
 		window := windowOf(&cfg.Rules, c.Key)
-		set, obs, err := client.Expire(ctx, c.Key, window)
-		switch {
-		case errors.Is(err, context.Canceled):
-			return exitFailed, fmt.Errorf("interrupted after %d repaired", repaired)
-		case errors.Is(err, redisclient.ErrNoSuchKey):
-			fmt.Fprintf(stdout, "left %s alone: it no longer exists\n", name)
-		case err != nil:
-			failed++
+		shape, _ := model.ShapeOf(c) // a problem has a layout
+		outcome, obs, err := client.Expire(ctx, model.Expiry{Key: c.Key, Window: window, Shape: shape})
+		if errors.Is(err, context.Canceled) {
+			return exitFailed, fmt.Errorf("interrupted after %d repaired", tally.Count(model.ExpirySet))
+		}
+		tally.Add(outcome)
+		switch outcome {
+		case model.ExpiryFailed:
 			fmt.Fprintf(stderr, "countertop: could not repair %s: %v\n", name, err)
-		case !set:
-			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
-		default:
-			repaired++
+		case model.ExpirySet:
 			fmt.Fprintf(stdout, "repaired %s: TTL %s\n", name, model.FormatDuration(window))
+		case model.ExpiryChanged:
+			fmt.Fprintf(stdout, "left %s alone: it holds %s now, not %s\n", name, model.Holding(obs), shape.Noun())
+		case model.ExpiryGone:
+			fmt.Fprintf(stdout, "left %s alone: it no longer exists\n", name)
+		case model.ExpiryHadTTL:
+			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
 		}
 	}
-	fmt.Fprintf(stdout, "repaired %d of %d; %d skipped, %d failed\n", repaired, len(todo)+skipped, skipped, failed)
-	if failed+skipped > 0 {
+	fmt.Fprintln(stdout, tally.String())
+	if tally.Count(model.ExpiryFailed)+skipped > 0 {
 		return exitProblems, nil
 	}
 	return exitOK, nil

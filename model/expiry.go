@@ -1,0 +1,141 @@
+package model
+
+import (
+	"fmt"
+	"strconv"
+	"strings"
+	"time"
+)
+
+// Shape is what a key held when a repair chose it. The repair gives the key
+// an expiry only if it still holds that when the repair arrives: another
+// client may have turned the counter into a hash, or deleted it, meanwhile.
+// Redis checks Type and Number; Layout only names the shape for people.
+type Shape struct {
+	Layout Layout
+	Type   string // as TYPE reported it: "string", "hash", "zset", "list", ...
+	Number bool   // a string that held a number, as ParseValue reads one, must still hold one
+}
+
+// ShapeCounter is a counter: a string that holds a number.
+var ShapeCounter = Shape{Layout: LayoutCounter, Type: "string", Number: true}
+
+// ShapeOf returns the shape c was read as, and false when c holds nothing
+// countertop reads as rate-limit state, which no repair gives an expiry.
+func ShapeOf(c *Counter) (Shape, bool) {
+	if c.Layout == LayoutAuto || c.Layout == LayoutOther || c.Type == "" || c.Type == "none" {
+		return Shape{}, false
+	}
+	number := c.Type == "string" && !c.RawCut && ParseValue(c.Raw).Kind != KindNone
+	return Shape{Layout: c.Layout, Type: c.Type, Number: number}, true
+}
+
+// Noun returns what the repair checks the key still is, in a sentence: "a
+// counter", "a number" (a GCRA time, a timestamp), "a string", "a hash".
+func (s Shape) Noun() string {
+	switch {
+	case s.Number && (s.Layout == LayoutCounter || s.Layout == LayoutWindow):
+		return "a counter"
+	case s.Number:
+		return "a number"
+	case s.Type == "zset":
+		return "a sorted set"
+	}
+	return "a " + Printable(s.Type)
+}
+
+// Expiry is the repair of one key that `repair`, `e` and `E` send: in one
+// atomic step, the key is checked to still hold Shape and to have no TTL,
+// and only then is Command run. Everything that shows a repair shows
+// String, and redisclient sends Command, so the two cannot disagree.
+type Expiry struct {
+	Key    string
+	Window time.Duration // at least 1ms; sent in whole milliseconds
+	Shape  Shape         // what the key was read as
+}
+
+// Command returns the command the repair runs once its checks pass, as it
+// is sent: PEXPIRE key ms NX. NX adds nothing to the checks, but keeps a
+// TTL safe from a repair even where the checks could not run.
+func (e Expiry) Command() []string {
+	return []string{"PEXPIRE", e.Key, strconv.FormatInt(e.Window.Milliseconds(), 10), "NX"}
+}
+
+// String returns the repair as the screen shows it, the key escaped:
+// "PEXPIRE ratelimit:x 60000 NX (if still a counter without a TTL)".
+func (e Expiry) String() string {
+	args := e.Command()
+	args[1] = Printable(args[1])
+	return strings.Join(args, " ") + " (if still " + e.Shape.Noun() + " without a TTL)"
+}
+
+// ExpiryOutcome is what a repair of one key did.
+type ExpiryOutcome uint8
+
+const (
+	ExpiryFailed  ExpiryOutcome = iota // Redis could not be asked, or refused: see the error
+	ExpirySet                          // the key was as read and had no TTL: it has one now
+	ExpiryChanged                      // the key holds something else than it was read as: left alone
+	ExpiryGone                         // the key no longer exists
+	ExpiryHadTTL                       // the key has a TTL already (given meanwhile): left as it is
+	numExpiryOutcomes
+)
+
+// RepairTally counts what a repair of many keys did, each key once.
+type RepairTally struct {
+	outcomes [numExpiryOutcomes]int
+	Skipped  int // not sent: no window is known for them
+}
+
+// Add counts one key's outcome.
+func (t *RepairTally) Add(o ExpiryOutcome) { t.outcomes[o]++ }
+
+// Count returns how many keys had outcome o.
+func (t RepairTally) Count(o ExpiryOutcome) int { return t.outcomes[o] }
+
+// Total returns how many keys were counted, skipped ones included.
+func (t RepairTally) Total() int {
+	n := t.Skipped
+	for _, c := range t.outcomes {
+		n += c
+	}
+	return n
+}
+
+// String returns the summary a user reads once a repair is done, which
+// accounts for every key: "repaired 3 of 7; 2 had changed since they were
+// read, 1 no longer existed, 1 had a TTL already, 0 failed". What none of
+// the keys did is left out, except failures.
+func (t RepairTally) String() string {
+	parts := []string{}
+	if n := t.Count(ExpiryChanged); n == 1 {
+		parts = append(parts, "1 had changed since it was read")
+	} else if n > 1 {
+		parts = append(parts, fmt.Sprintf("%d had changed since they were read", n))
+	}
+	if n := t.Count(ExpiryGone); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d no longer existed", n))
+	}
+	if n := t.Count(ExpiryHadTTL); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d had a TTL already", n))
+	}
+	if t.Skipped > 0 {
+		parts = append(parts, fmt.Sprintf("%d skipped (no window known)", t.Skipped))
+	}
+	parts = append(parts, fmt.Sprintf("%d failed", t.Count(ExpiryFailed)))
+	return fmt.Sprintf("repaired %d of %d; %s", t.Count(ExpirySet), t.Total(), strings.Join(parts, ", "))
+}
+
+// Holding returns what o's key holds, for a sentence: "a number", "text"
+// (a string that is no number), "a hash", "a sorted set".
+func Holding(o Observation) string {
+	switch {
+	case o.Type == "string" && ParseValue(o.Raw).Kind != KindNone:
+		return "a number"
+	case o.Type == "string":
+		return "text"
+	case o.Type == "zset":
+		return "a sorted set"
+	}
+	return "a " + Printable(o.Type)
+}

@@ -1,0 +1,123 @@
+package ui
+
+import (
+	"context"
+	"strings"
+	"testing"
+
+	tea "charm.land/bubbletea/v2"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+)
+
+// raceKeys are stuck counters as the dashboard read them; changeRaceKeys
+// is what another client does to them before the repair arrives.
+var raceKeys = []string{"ratelimit:r:0", "ratelimit:r:1", "ratelimit:r:2", "ratelimit:r:3", "ratelimit:r:4", "ratelimit:r:5"}
+
+// startRace starts a server holding raceKeys as stuck counters and a
+// dashboard that has read them, writing through a real Writer.
+func startRace(t *testing.T) (*redistest.Server, *Model) {
+	t.Helper()
+	s := redistest.Start(t)
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	var obs []model.Observation
+	for _, k := range raceKeys {
+		s.Do(t, "SET", k, "150")
+		obs = append(obs, str(k, "150", model.PTTLNoExpiry))
+	}
+	return s, newModel(t, c, 120, 40, obs...)
+}
+
+// changeRaceKeys turns r:1 into a hash and r:4 into text, deletes r:2 and
+// gives r:3 a TTL; r:0 and r:5 stay stuck counters.
+func changeRaceKeys(t *testing.T, s *redistest.Server) {
+	t.Helper()
+	s.Do(t, "DEL", "ratelimit:r:1")
+	s.Do(t, "HSET", "ratelimit:r:1", "f", "1")
+	s.Do(t, "DEL", "ratelimit:r:2")
+	s.Do(t, "EXPIRE", "ratelimit:r:3", "500")
+	s.Do(t, "SET", "ratelimit:r:4", "blocked")
+}
+
+// checkRaceKeys checks that only the keys still stuck got the window, and
+// that the others are as the other client left them.
+func checkRaceKeys(t *testing.T, s *redistest.Server, m *Model) {
+	t.Helper()
+	for _, k := range []string{"ratelimit:r:0", "ratelimit:r:5"} {
+		if ttl := s.Do(t, "TTL", k).(int64); ttl > 60 || ttl < 50 {
+			t.Errorf("%s, still stuck, has TTL %ds; want 60s", k, ttl)
+		}
+	}
+	for _, k := range []string{"ratelimit:r:1", "ratelimit:r:4"} {
+		if ttl := s.Do(t, "TTL", k).(int64); ttl != -1 {
+			t.Errorf("%s, no longer a counter, got a TTL of %ds", k, ttl)
+		}
+	}
+	if ttl := s.Do(t, "TTL", "ratelimit:r:3").(int64); ttl > 500 || ttl < 490 {
+		t.Errorf("ratelimit:r:3 has TTL %ds; want the 500s another client gave it", ttl)
+	}
+	if s.Do(t, "EXISTS", "ratelimit:r:2") != int64(0) {
+		t.Error("ratelimit:r:2, deleted, exists again")
+	}
+	if c, _ := m.store.Get("ratelimit:r:1"); c.Type != "hash" {
+		t.Errorf("the row of ratelimit:r:1 shows a %q, not the hash the repair found", c.Type)
+	}
+	if _, ok := m.store.Get("ratelimit:r:2"); ok {
+		t.Error("the row of ratelimit:r:2, found gone, is still shown")
+	}
+}
+
+// E after another client changed some of the counters it read: only those
+// still stuck are repaired, and the summary accounts for every key.
+func TestRepairAllLeavesKeysChangedSinceTheRead(t *testing.T) {
+	t.Parallel()
+	s, m := startRace(t)
+	m, _ = press(m, "E")
+	if m.confirm == nil {
+		t.Fatalf("E did not ask: %q", statusText(m))
+	}
+	changeRaceKeys(t, s) // while the question is on screen
+	m, cmd := press(m, "y")
+	m = run(t, m, cmd)
+	want := "repaired 2 of 6; 2 had changed since they were read, 1 no longer existed, 1 had a TTL already, 0 failed"
+	if s := statusText(m); s != want || m.status.kind == statusFailed {
+		t.Errorf("status %q (kind %v), want %q", s, m.status.kind, want)
+	}
+	checkRaceKeys(t, s, m)
+}
+
+// e on each of the keys, after another client changed them: each status
+// line says what the repair found.
+func TestExpireLeavesAKeyChangedSinceTheRead(t *testing.T) {
+	t.Parallel()
+	s, m := startRace(t)
+	changeRaceKeys(t, s)
+	const sent = " 60000 NX (if still a counter without a TTL) -> "
+	var cmd tea.Cmd
+	for key, want := range map[string]string{
+		"ratelimit:r:0": "set, TTL 1m00s",
+		"ratelimit:r:1": "left alone: it holds a hash now, not a counter",
+		"ratelimit:r:2": "left alone: the key no longer exists",
+		"ratelimit:r:3": "left alone: it has a TTL already (8m", // and the seconds left of 8m20s
+		"ratelimit:r:4": "left alone: it holds text now, not a counter",
+		"ratelimit:r:5": "set, TTL 1m00s",
+	} {
+		m = selectKey(t, m, key)
+		m, cmd = press(m, "e")
+		m = run(t, m, cmd)
+		got := statusText(m)
+		if strings.HasSuffix(want, "(8m") && strings.HasPrefix(got, "PEXPIRE "+key+sent+want) && strings.HasSuffix(got, "s)") {
+			continue
+		}
+		if got != "PEXPIRE "+key+sent+want {
+			t.Errorf("e on %s: status %q, want %q", key, got, "PEXPIRE "+key+sent+want)
+		}
+	}
+	checkRaceKeys(t, s, m)
+}
