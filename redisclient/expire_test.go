@@ -204,6 +204,28 @@ func TestExpireAgreesWithModelOnCounters(t *testing.T) {
 	}
 }
 
+// TestExpireSendsWhatItShows: the command the server runs is
+// model.Expiry's Command, and the text shown for it is that command.
+func TestExpireSendsWhatItShows(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	ctx := context.Background()
+	for _, e := range []model.Expiry{repairOf("ratelimit:a", time.Minute), repairOf("ratelimit:b b", 1500*time.Millisecond)} {
+		s.Do(t, "SET", e.Key, "3")
+		m := s.Monitor(t)
+		if got, _, err := c.Expire(ctx, e); err != nil || got != model.ExpirySet {
+			t.Fatalf("Expire(%s) = %v, %v", e.Key, got, err)
+		}
+		sent, byScript := m.Next(t, "PEXPIRE")
+		if !slices.Equal(sent, e.Command()) || !byScript {
+			t.Errorf("the server ran %q (by a script: %v); want %q, by the repair script", sent, byScript, e.Command())
+		}
+		if shown := e.String(); !strings.HasPrefix(shown, strings.Join(sent, " ")+" (") {
+			t.Errorf("shown %q, sent %q", shown, sent)
+		}
+	}
+}
+
 // TestExpireAfterScriptFlush: the repair survives a server that lost its
 // script cache, through EVAL.
 func TestExpireAfterScriptFlush(t *testing.T) {

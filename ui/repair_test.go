@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"slices"
 	"strings"
 	"testing"
 
@@ -120,4 +121,40 @@ func TestExpireLeavesAKeyChangedSinceTheRead(t *testing.T) {
 		}
 	}
 	checkRaceKeys(t, s, m)
+}
+
+// What e and E say they send is what the server runs: the status line's
+// command and the dialog's, KEY standing for each key.
+func TestRepairShowsWhatItSends(t *testing.T) {
+	t.Parallel()
+	s, m := startRace(t)
+	mon := s.Monitor(t)
+
+	m = selectKey(t, m, "ratelimit:r:0")
+	m, cmd := press(m, "e")
+	shown := strings.TrimSuffix(statusText(m), " …")
+	m = run(t, m, cmd)
+	args, _ := mon.Next(t, "PEXPIRE")
+	if want := strings.Join(args, " ") + " (if still a counter without a TTL)"; shown != want {
+		t.Errorf("e showed %q; the server ran %q", shown, args)
+	}
+
+	m, _ = press(m, "E")
+	if m.confirm == nil {
+		t.Fatalf("E did not ask: %q", statusText(m))
+	}
+	details := m.confirm.details
+	m, cmd = press(m, "y")
+	m = run(t, m, cmd)
+	if s := statusText(m); !strings.HasPrefix(s, "repaired 5 of 5;") {
+		t.Errorf("status %q, want all 5 left repaired", s)
+	}
+	for range raceKeys[1:] {
+		args, _ := mon.Next(t, "PEXPIRE")
+		template := slices.Clone(args)
+		template[1] = "KEY"
+		if want := strings.Join(template, " ") + " (if still a counter without a TTL)"; !slices.Contains(details, want) {
+			t.Errorf("the dialog said %q; the server ran %q", details, args)
+		}
+	}
 }

@@ -137,3 +137,24 @@ func TestRepairLeavesKeysChangedSinceTheRead(t *testing.T) {
 		}
 	}
 }
+
+// TestCheckShowsWhatRepairSends: the fix check prints is the command
+// repair then runs in Redis, word for word.
+func TestCheckShowsWhatRepairSends(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:legacy", "150")
+	_, out, _ := cli(t, s, "check")
+	_, shown, ok := strings.Cut(out, "fix: countertop repair, which sends ")
+	shown, _, _ = strings.Cut(shown, "\n")
+	if !ok {
+		t.Fatalf("check shows no repair:\n%s", out)
+	}
+	m := s.Monitor(t)
+	code, out, errOut := cli(t, s, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:legacy: TTL 1m00s\n", "")
+	sent, _ := m.Next(t, "PEXPIRE")
+	if want := strings.Join(sent, " ") + " (if still a counter without a TTL)"; shown != want {
+		t.Errorf("check shows %q; repair sent %q", shown, sent)
+	}
+}

@@ -324,10 +324,9 @@ func problemReason(c *model.Counter, rules *model.Rules) string {
 	value := model.Printable(c.Raw)
 	fix := "it will never reset"
 	switch {
-	case window > 0 && window%time.Second == 0:
-		fix += "; fix: countertop repair (EXPIRE " + strconv.FormatInt(int64(window/time.Second), 10) + " NX)"
 	case window > 0:
-		fix += "; fix: countertop repair (PEXPIRE " + strconv.FormatInt(window.Milliseconds(), 10) + " NX)"
+		shape, _ := model.ShapeOf(c) // a problem has a layout
+		fix += "; fix: countertop repair, which sends " + model.Expiry{Key: c.Key, Window: window, Shape: shape}.String()
 	case c.Rule < 0: // no rule matched: the fallback's window is --window
 		fix += "; fix: pass --window (or give it a [[rule]] with a window), then countertop repair"
 	default:

@@ -34,8 +34,8 @@ func TestWriteProblemsOneLinePerProblem(t *testing.T) {
 		if want[f[1]] != f[0] {
 			t.Errorf("line %q: want status %q for key %q", l, want[f[1]], f[1])
 		}
-		if !strings.Contains(l, "EXPIRE 60 NX") {
-			t.Errorf("line %q does not say how to fix it", l)
+		if fix := "fix: countertop repair, which sends PEXPIRE " + f[1] + " 60000 NX (if still a counter without a TTL)"; !strings.HasSuffix(l, fix) {
+			t.Errorf("line %q does not end with how to fix it: %q", l, fix)
 		}
 		if strings.ContainsRune(l, 0x1b) {
 			t.Errorf("line %q carries a raw escape", l)
@@ -78,8 +78,8 @@ func TestWriteProblemsSubSecondWindow(t *testing.T) {
 	if err := WriteProblems(&out, refs(s.Rows(0, 1)), rules); err != nil {
 		t.Fatal(err)
 	}
-	if !strings.Contains(out.String(), "PEXPIRE 500 NX") {
-		t.Errorf("a 500ms window must be repaired with PEXPIRE 500, not EXPIRE 0: %s", out.String())
+	if !strings.Contains(out.String(), "PEXPIRE k 500 NX") {
+		t.Errorf("a 500ms window must be repaired with PEXPIRE k 500: %s", out.String())
 	}
 }
 
@@ -109,7 +109,7 @@ func TestWriteProblemsTakeTheFallbacksWindow(t *testing.T) {
 		want  string
 	}{
 		{"a rule without a window", &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}},
-			"nw:a", "fix: countertop repair (EXPIRE 45 NX)\n"},
+			"nw:a", "fix: countertop repair, which sends PEXPIRE nw:a 45000 NX (if still a counter without a TTL)\n"},
 		{"no rule", &model.Rules{List: []model.Rule{{Pattern: "nw:*", ExpectTTL: true}}, Fallback: model.Rule{ExpectTTL: true}},
 			"other", "fix: pass --window (or give it a [[rule]] with a window), then countertop repair\n"},
 	} {
