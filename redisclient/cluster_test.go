@@ -122,19 +122,60 @@ func (f *feed) waitSubscriptionMoved(from, to *redistest.Server) {
 	})
 }
 
+// trackers is how many clients of s are subscribed to tracking's
+// invalidations, and how many have tracking on.
+func trackers(t *testing.T, s *redistest.Server) (subscribed, tracking int) {
+	t.Helper()
+	numsub := s.Do(t, "PUBSUB", "NUMSUB", "__redis__:invalidate").([]any)
+	subscribed = int(numsub[1].(int64))
+	for line := range strings.Lines(s.Do(t, "CLIENT", "LIST").(string)) {
+		for _, f := range strings.Fields(line) {
+			if v, ok := strings.CutPrefix(f, "flags="); ok && strings.Contains(v, "t") {
+				tracking++
+			}
+		}
+	}
+	return subscribed, tracking
+}
+
+// waitTrackingMoved waits until the watcher tracks on to, with one
+// subscriber and one tracking connection, and no longer on from.
+func (f *feed) waitTrackingMoved(from, to *redistest.Server) {
+	f.t.Helper()
+	f.until("tracking to move to "+to.Addr, func() string {
+		if sub, tr := trackers(f.t, to); sub != 1 || tr != 1 {
+			return fmt.Sprintf("%s has %d subscribers and %d tracking connections", to.Addr, sub, tr)
+		}
+		if sub, tr := trackers(f.t, from); sub != 0 || tr != 0 {
+			return fmt.Sprintf("%s still has %d subscribers and %d tracking connections", from.Addr, sub, tr)
+		}
+		return ""
+	})
+}
+
 // watchEvents watches pattern in events mode, following the masters every
 // 50ms and with no periodic re-scan within the test's time, and waits for
 // the first full pass to end.
 func watchEvents(t *testing.T, c *redisclient.Client, pattern string) *feed {
 	t.Helper()
+	return watchLive(t, c, "events", pattern)
+}
+
+// watchLive is watchEvents in mode, events or tracking (polling every 30
+// s: only tracking's invalidations can bring a change in good time).
+func watchLive(t *testing.T, c *redisclient.Client, mode, pattern string) *feed {
+	t.Helper()
 	o := redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{pattern}},
-		Mode:        "events",
+		Mode:        mode,
 		ResyncEvery: time.Hour,
+	}
+	if mode == "tracking" {
+		o.Interval = slowPoll
 	}
 	o.SetFollowEvery(50 * time.Millisecond)
 	w := startWatch(t, c, o)
-	w.waitSynced()
+	w.waitPassIn(mode, 0)
 	return w
 }
 
@@ -301,15 +342,16 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("auto mode needs notifications on every master", func(t *testing.T) {
+	t.Run("auto mode needs notifications on every master, and tracks otherwise", func(t *testing.T) {
 		masters := rc.Masters(t)
 		m := masters[1]
 		m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 		o := watchOptions("auto")
 		st := firstState(t, c, o)
-		want := fmt.Sprintf(`polling: keyspace notifications are off on master %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' on master %s to get live updates`, m.Addr, m.Addr)
-		if st.Mode != "polling" || st.Note != want {
-			t.Errorf("one master without notifications: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
+		const tracks = "; CLIENT TRACKING needs no server config; full re-scan every 30s, in case an invalidation was lost"
+		want := fmt.Sprintf(`tracking: keyspace notifications are off on master %s (notify-keyspace-events="")`, m.Addr) + tracks
+		if st.Mode != "tracking" || st.Note != want {
+			t.Errorf("one master without notifications: mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
 
 		for _, m := range masters {
@@ -320,9 +362,9 @@ func TestCluster(t *testing.T) {
 		addrs := []string{masters[0].Addr, masters[1].Addr, masters[2].Addr}
 		slices.Sort(addrs)
 		names := fmt.Sprintf("masters %s, %s and %s", addrs[0], addrs[1], addrs[2])
-		want = fmt.Sprintf(`polling: keyspace notifications are off on %s (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' on %s to get live updates`, names, names)
-		if st.Mode != "polling" || st.Note != want {
-			t.Errorf("no master with notifications: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
+		want = fmt.Sprintf(`tracking: keyspace notifications are off on %s (notify-keyspace-events="")`, names) + tracks
+		if st.Mode != "tracking" || st.Note != want {
+			t.Errorf("no master with notifications: mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
 		o.EnableEvents = true
 		st = firstState(t, c, o)
@@ -337,36 +379,38 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	t.Run("events from every master reach the store", func(t *testing.T) {
-		admin := rc.Client(t)
-		keys := keyPerMaster(t, rc, "ev:")
-		for _, k := range keys {
-			if err := admin.Set(ctx, k, 1, time.Minute).Err(); err != nil {
+	for _, mode := range []string{"events", "tracking"} {
+		t.Run(mode+": changes on every master reach the store", func(t *testing.T) {
+			admin := rc.Client(t)
+			keys := keyPerMaster(t, rc, "ev:")
+			for _, k := range keys {
+				if err := admin.Set(ctx, k, 1, time.Minute).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			w := watchLive(t, c, mode, "ev:*")
+			masters := clients(t, rc.Masters(t))
+			w.waitMatches("ev:*", masters...)
+			for i, k := range keys {
+				if err := admin.IncrBy(ctx, k, int64(i+1)).Err(); err != nil {
+					t.Fatal(err)
+				}
+				if err := admin.Set(ctx, k+":new", 1, 0).Err(); err != nil {
+					t.Fatal(err)
+				}
+			}
+			if err := admin.Del(ctx, keys[0]).Err(); err != nil {
 				t.Fatal(err)
 			}
-		}
-		w := watchEvents(t, c, "ev:*")
-		masters := clients(t, rc.Masters(t))
-		w.waitMatches("ev:*", masters...)
-		for i, k := range keys {
-			if err := admin.IncrBy(ctx, k, int64(i+1)).Err(); err != nil {
+			if err := admin.PExpire(ctx, keys[1]+":new", 50*time.Millisecond).Err(); err != nil {
 				t.Fatal(err)
 			}
-			if err := admin.Set(ctx, k+":new", 1, 0).Err(); err != nil {
-				t.Fatal(err)
-			}
-		}
-		if err := admin.Del(ctx, keys[0]).Err(); err != nil {
-			t.Fatal(err)
-		}
-		if err := admin.PExpire(ctx, keys[1]+":new", 50*time.Millisecond).Err(); err != nil {
-			t.Fatal(err)
-		}
-		w.waitGone(keys[0])
-		w.waitGone(keys[1] + ":new")
-		w.waitMatches("ev:*", masters...)
-		w.noExtraPass(1)
-	})
+			w.waitGone(keys[0])
+			w.waitGone(keys[1] + ":new")
+			w.waitMatches("ev:*", masters...)
+			w.noExtraPass(1)
+		})
+	}
 
 	t.Run("the README's ACL users", func(t *testing.T) {
 		rules := readmeACL(t)
@@ -495,14 +539,17 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	if w.state.Topology != shape {
 		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, shape)
 	}
+	tw := watchLive(t, c, "tracking", "rl:*")
 
-	passes := w.passes
+	passes, tpasses := w.passes, tw.passes
 	old := rc.Masters(t)[0]
 	promoted := rc.Failover(t, old)
 	// The old master lives on as a replica: only asking which nodes are
 	// masters can tell that the subscription must move.
 	w.waitSubscriptionMoved(old, promoted)
 	w.waitPassAfter(passes)
+	tw.waitTrackingMoved(old, promoted)
+	tw.waitPassIn("tracking", tpasses)
 	admin := rc.Client(t)
 	ctx := context.Background()
 	for i := range 10 {
@@ -520,12 +567,18 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	}
 	f.waitAll("the view after the failover", want)
 
-	passes = w.passes
+	passes, tpasses = w.passes, tw.passes
 	key := promoted.Do(t, "RANDOMKEY").(string) // one the promoted master serves
 	promoted.Do(t, "SET", key, "77", "EX", "600")
 	w.waitValue(key, "77")
 	w.waitMatches("rl:*", clients(t, rc.Masters(t))...)
 	w.noExtraPass(passes)
+	tw.waitValue(key, "77")
+	tw.waitMatches("rl:*", clients(t, rc.Masters(t))...)
+	tw.noExtraPass(tpasses)
+	if tw.state.Mode != "tracking" || tw.state.LastError != "" {
+		t.Errorf("the tracking feed's state after the failover: %+v", tw.state)
+	}
 	if w.state.Topology != shape || w.state.Mode != "events" || w.state.LastError != "" {
 		t.Errorf("the feed's state after the failover: %+v", w.state)
 	}

@@ -7,6 +7,7 @@ import (
 	"fmt"
 	"maps"
 	"slices"
+	"strings"
 	"sync"
 	"time"
 
@@ -30,7 +31,9 @@ const (
 	defaultFollowEvery = 5 * time.Second
 )
 
-// eventWatcher follows changes through keyspace notifications.
+// eventWatcher follows changes through keyspace notifications or, in
+// tracking mode, through client tracking's invalidations (see tracking.go):
+// both name the keys that changed, and everything else is the same.
 //
 // A subscriber per master (a single Redis has one, a cluster one per
 // master: each server sends notifications only for its own keys) puts the
@@ -54,9 +57,12 @@ const (
 // reads the masters' notify-keyspace-events every recheckIntervals poll
 // intervals and at each full pass, and a subscriber checks it each time it
 // subscribes again; when a master lacks what countertop needs, the watcher
-// stops, and Watch polls (see Watch).
+// stops, and Watch tracks or polls (see Watch). Tracking needs no setting;
+// its watcher stops when a subscriber subscribing again is refused.
 type eventWatcher struct {
 	*reader
+	live        string    // the feed's Mode while every master is followed: "events" or "tracking"
+	tracking    *tracking // what tracking mode asks Redis to report; nil in events mode
 	resyncEvery time.Duration
 	healthEvery time.Duration
 	followEvery time.Duration
@@ -64,6 +70,7 @@ type eventWatcher struct {
 	prefix      string   // "__keyspace@<db>__:", which precedes the key in a channel's name
 	channels    []string // the patterns' channels, each once
 	changed     *changeSet
+	flushSeen   chan struct{} // signalled when a master says its keys were flushed (tracking mode)
 	status      chan subStatus
 	subs        map[string]*subscriber // the masters followed, by address
 	down        map[string]string      // master -> why its subscription is down
@@ -72,23 +79,32 @@ type eventWatcher struct {
 	wg          sync.WaitGroup         // the subscribers
 }
 
-// newEventWatcher returns a watcher of o.Patterns that reads through r.
+// newEventWatcher returns a watcher of o.Patterns by keyspace
+// notifications that reads through r.
 func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
-	prefix := fmt.Sprintf("__keyspace@%d__:", r.c.db())
+	w := newWatcher(r, o, "events")
+	w.prefix = fmt.Sprintf("__keyspace@%d__:", r.c.db())
 	channels := make([]string, len(o.Patterns))
 	for i, p := range o.Patterns {
-		channels[i] = prefix + p // the channel glob's * and ? apply to the key
+		channels[i] = w.prefix + p // the channel glob's * and ? apply to the key
 	}
 	slices.Sort(channels)
+	w.channels = slices.Compact(channels)
+	return w
+}
+
+// newWatcher returns the part of a watcher that events and tracking share,
+// live being the feed's Mode while all is well.
+func newWatcher(r *reader, o WatchOptions, live string) *eventWatcher {
 	return &eventWatcher{
 		reader:      r,
+		live:        live,
 		resyncEvery: o.ResyncEvery,
 		healthEvery: cmp.Or(o.healthEvery, defaultHealthEvery),
 		followEvery: cmp.Or(o.followEvery, defaultFollowEvery),
 		enable:      o.EnableEvents,
-		prefix:      prefix,
-		channels:    slices.Compact(channels),
 		changed:     newChangeSet(),
+		flushSeen:   make(chan struct{}, 1),
 		status:      make(chan subStatus, statusBuffer),
 		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
@@ -97,15 +113,20 @@ func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
 }
 
 // run watches until ctx is done, and returns false; or until a master no
-// longer sends the notifications countertop needs, and returns true once
-// its subscribers have stopped, so that Watch can poll in its place. nodes
+// longer sends the notifications countertop needs (or refuses tracking),
+// and returns true once its subscribers have stopped, so that Watch can
+// do something else in its place. nodes
 // are the masters and opened the subscriptions already made to them, by
 // address; note, when not "", goes first in the feed's Note.
-func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub, note string) (off bool) {
-	w.state.Note = "full re-scan every " + model.FormatDuration(w.resyncEvery) + ", in case an event was lost"
-	if note != "" {
-		w.state.Note = note + "; " + w.state.Note
+func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*subscription, note string) (off bool) {
+	lost := "an event"
+	if w.tracking != nil {
+		lost = "an invalidation"
+		if w.tracking.all != "" {
+			note = joinNotes(note, fmt.Sprintf("tracking every key: the pattern %q has no literal prefix", model.Printable(w.tracking.all)))
+		}
 	}
+	w.state.Note = joinNotes(note, "full re-scan every "+model.FormatDuration(w.resyncEvery)+", in case "+lost+" was lost")
 	ctx, stop := context.WithCancel(ctx) // stops the subscribers when the reader stops
 	defer stop()
 	w.follow(ctx, nodes, opened)
@@ -124,8 +145,12 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 func (w *eventWatcher) read(ctx context.Context) error {
 	resync := time.NewTimer(w.resyncEvery)
 	defer resync.Stop()
-	settings := time.NewTicker(recheckIntervals * w.o.Interval)
-	defer settings.Stop()
+	var settings <-chan time.Time // tracking needs no setting
+	if w.tracking == nil {
+		t := time.NewTicker(recheckIntervals * w.o.Interval)
+		defer t.Stop()
+		settings = t.C
+	}
 	flushCheck := time.NewTicker(w.o.Interval)
 	defer flushCheck.Stop()
 	var check <-chan time.Time // a single server's master never changes
@@ -156,10 +181,12 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				again, err = w.subscription(ctx, s)
 			case <-check:
 				err = w.followMasters(ctx)
-			case <-settings.C:
+			case <-settings:
 				err = w.recheckSettings(ctx)
 			case <-flushCheck.C:
 				again = !due && retry == nil && w.flushed(ctx)
+			case <-w.flushSeen:
+				again = true
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
 			case <-resync.C:
@@ -189,7 +216,8 @@ func (w *eventWatcher) read(ctx context.Context) error {
 }
 
 // pass follows the masters as they are now, checks that they still send
-// the notifications countertop needs, then makes a full pass.
+// the notifications countertop needs (in events mode), then makes a full
+// pass.
 func (w *eventWatcher) pass(ctx context.Context) error {
 	nodes, err := w.c.masters(ctx)
 	if err != nil {
@@ -198,8 +226,10 @@ func (w *eventWatcher) pass(ctx context.Context) error {
 	if w.follow(ctx, nodes, nil) {
 		w.settling = 3 // see followMasters
 	}
-	if err := w.checkSettings(ctx, nodes); err != nil {
-		return err
+	if w.tracking == nil {
+		if err := w.checkSettings(ctx, nodes); err != nil {
+			return err
+		}
 	}
 	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
 	return w.discover(ctx)
@@ -219,6 +249,11 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 	}
 	_, err := w.fetch(ctx, w.changed.take(), true)
 	return err
+}
+
+// joinNotes returns the parts of a Note that are not "", in order.
+func joinNotes(parts ...string) string {
+	return strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), "; ")
 }
 
 // changeSet holds the keys that events said changed and that were not read

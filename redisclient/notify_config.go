@@ -43,14 +43,16 @@ func missingFlags(set string) string {
 // those to come back, but polls in place of that.
 var errNoEvents = errors.New("keyspace notifications cannot be used")
 
-// noEvents says why keyspace notifications cannot be used and, when there
-// is something the user can do about it, what. Both are sentence fragments.
+// noEvents says why keyspace notifications (or client tracking, or both)
+// cannot be used and, when there is something the user can do about it,
+// what. Both are sentence fragments.
 type noEvents struct {
 	why, fix string
 	// settable: only a setting is missing, which someone may yet turn on;
 	// not a refusal (of CONFIG GET, CONFIG SET or PSUBSCRIBE), which asking
 	// again would only repeat.
 	settable bool
+	tracking bool // it says why client tracking cannot be used (see noTracking)
 }
 
 // note returns the feed's Note in auto mode, which polls instead.
@@ -61,9 +63,12 @@ func (no *noEvents) note() string {
 	return "polling: " + no.why + "; " + no.fix + " to get live updates"
 }
 
-// error returns the error of events mode, which cannot work.
+// error returns the error of events (or tracking) mode, which cannot work.
 func (no *noEvents) error() error {
-	fix := "use --mode poll"
+	fix := "use --mode tracking or --mode poll"
+	if no.tracking {
+		fix = "use --mode poll"
+	}
 	if no.fix != "" {
 		fix = no.fix + ", or " + fix
 	}
@@ -76,20 +81,30 @@ func (no *noEvents) error() error {
 // the feed when it changed the setting. While Redis cannot be reached it
 // reports that in the feed's state and retries; its error is ctx's.
 func (r *reader) checkNotifications(ctx context.Context, enable bool) (nodes []*redis.Client, no *noEvents, note string, err error) {
+	err = r.retry(ctx, func() (err error) {
+		nodes, no, note, err = r.c.notifications(ctx, enable)
+		return err
+	})
+	return nodes, no, note, err
+}
+
+// retry runs try until it succeeds, with backoff, saying in the feed's
+// state why it failed meanwhile. Its error is ctx's.
+func (r *reader) retry(ctx context.Context, try func() error) error {
 	var backoff time.Duration
 	for {
-		nodes, no, note, err = r.c.notifications(ctx, enable)
+		err := try()
 		if err == nil {
-			return nodes, no, note, nil
+			return nil
 		}
 		r.failed(err)
 		if err := r.emit(ctx, model.Batch{}); err != nil {
-			return nil, nil, "", err
+			return err
 		}
 		backoff = nextBackoff(backoff)
 		select {
 		case <-ctx.Done():
-			return nil, nil, "", ctx.Err()
+			return ctx.Err()
 		case <-time.After(backoff):
 		}
 	}

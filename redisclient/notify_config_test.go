@@ -16,9 +16,16 @@ import (
 )
 
 // offNote is the feed's Note while countertop polls because the single
-// server it watches sends no keyspace notifications.
+// server it watches sends no keyspace notifications, and the user (see
+// noTracking) may not use client tracking.
 const offNote = `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
-	`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
+	`the Redis user may not use client tracking; ` +
+	`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', ` +
+	`or grant the user +client|tracking +client|id +subscribe &__redis__:invalidate to get live updates`
+
+// noTracking are the ACL rules (see connectAs) of a user who may do all
+// but client tracking: where notifications are off, auto mode polls.
+var noTracking = []any{"+@all", "&*", "-client|tracking"}
 
 // liveOptions watches rl:* in mode with a short interval, so that a
 // change of the server's setting is noticed within a second, and no
@@ -32,12 +39,12 @@ func liveOptions(mode string) redisclient.WatchOptions {
 	}
 }
 
-// waitPolling waits until the feed polls, healthy, with the Note that says
-// the notifications are off.
-func (f *feed) waitPolling() {
+// waitPolling waits until the feed polls, healthy, with note, which says
+// why.
+func (f *feed) waitPolling(note string) {
 	f.t.Helper()
-	f.until("polling, saying the notifications are off", func() string {
-		if st := f.state; st.Mode != "polling" || st.Note != offNote || st.LastError != "" || !st.Connected {
+	f.until("polling, saying why", func() string {
+		if st := f.state; st.Mode != "polling" || st.Note != note || st.LastError != "" || !st.Connected {
 			return fmt.Sprintf("mode %q, note %q, last error %q", st.Mode, st.Note, st.LastError)
 		}
 		return ""
@@ -70,11 +77,11 @@ func (f *feed) waitSubscriptions(s *redistest.Server, n int) {
 	})
 }
 
-// Notifications turned off while countertop watches live: it polls, and
-// says so, within a few intervals instead of showing stale values under
-// "events"; once they are back on, it goes live again. In events mode as
-// in auto: the mode was chosen for live updates, and polling is the
-// nearest thing to them.
+// Notifications turned off while countertop watches live, for a user who
+// may not track: it polls, and says so, within a few intervals instead of
+// showing stale values under "events"; once they are back on, it goes
+// live again. In events mode as in auto: the mode was chosen for live
+// updates, and polling is the nearest thing to them.
 func TestWatchFallsBackToPollingWhenNotificationsGoOff(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"events", "auto"} {
@@ -82,12 +89,12 @@ func TestWatchFallsBackToPollingWhenNotificationsGoOff(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			s.Do(t, "SET", "rl:a", "1")
-			w := startWatch(t, connect(t, s), liveOptions(mode))
+			w := startWatch(t, connectAs(t, s, noTracking...), liveOptions(mode))
 			w.waitLive()
 			w.waitValue("rl:a", "1")
 
 			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-			w.waitPolling()
+			w.waitPolling(offNote)
 			w.waitSubscriptions(s, 0) // the event watcher stopped, its subscriber too
 			s.Do(t, "INCR", "rl:a")   // no event: only polling can see it
 			w.waitValue("rl:a", "2")
@@ -109,10 +116,11 @@ func TestWatchFallsBackToPollingWhenNotificationsGoOff(t *testing.T) {
 
 // A server that restarts without the notifications (they had been turned
 // on with CONFIG SET, which a restart forgets) is up and answering: the
-// header must say polling and why, not reconnecting forever.
+// header must say polling and why, not reconnecting forever. (This one
+// has no CLIENT command, so tracking cannot take over.)
 func TestWatchFallsBackToPollingWhenARestartTurnsNotificationsOff(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
+	s := redistest.Start(t, "--rename-command", "CLIENT", "")
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
 	w := startWatch(t, connect(t, s), liveOptions("events"))
 	w.waitLive()
@@ -120,7 +128,9 @@ func TestWatchFallsBackToPollingWhenARestartTurnsNotificationsOff(t *testing.T) 
 	s.Stop()
 	w.waitFor("the lost subscription in the state", func() bool { return w.state.Mode == "reconnecting" })
 	s.Restart(t)
-	w.waitPolling()
+	w.waitPolling(`polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
+		`the server does not offer client tracking, which needs Redis 6 or later; ` +
+		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`)
 	s.Do(t, "SET", "rl:after", "1")
 	w.waitValue("rl:after", "1")
 
@@ -153,13 +163,13 @@ func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 }
 
 // A subscriber that may no longer read the setting when it subscribes
-// again (the user lost CONFIG GET) cannot follow events: countertop polls,
-// healthy, and says why, rather than show the subscription down for good
-// while reads work.
+// again (the user lost CONFIG GET) cannot follow events: countertop polls
+// (the user may not track either), healthy, and says why, rather than show
+// the subscription down for good while reads work.
 func TestWatchResubscribeRefusedPolls(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-	c := connectAs(t, s, "+@all", "&*")
+	c := connectAs(t, s, noTracking...)
 	w := startWatch(t, c, liveOptions("events"))
 	w.waitLive()
 
@@ -221,20 +231,26 @@ func notifyFlags(t *testing.T, s *redistest.Server) string {
 	return ""
 }
 
+// Auto mode follows events when the server sends the ones needed, and
+// tracks otherwise, saying why.
 func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 	t.Parallel()
+	const eventsNote = "full re-scan every 30s, in case an event was lost"
+	tracking := func(why string) string {
+		return "tracking: " + why + "; CLIENT TRACKING needs no server config; full re-scan every 30s, in case an invalidation was lost"
+	}
 	for _, tc := range []struct {
 		flags, mode, note string
 	}{
-		{"KEA", "events", "full re-scan every 30s, in case an event was lost"},
-		{"AK", "events", "full re-scan every 30s, in case an event was lost"},
-		{"K$gxe", "events", "full re-scan every 30s, in case an event was lost"},
-		{"Kg$lshzxetd", "events", "full re-scan every 30s, in case an event was lost"},
-		{"", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`},
-		{"EA", "polling", `polling: the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="AE" lacks K); run with --enable-events or CONFIG SET notify-keyspace-events 'AEK' to get live updates`},
-		{"Elh", "polling", `polling: the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="lhE" lacks K$gxe); run with --enable-events or CONFIG SET notify-keyspace-events 'lhEK$gxe' to get live updates`},
-		{"E", "polling", `polling: keyspace notifications are off on the server (notify-keyspace-events="E"); run with --enable-events or CONFIG SET notify-keyspace-events 'EK$gxe' to get live updates`},
-		{"Kgxe", "polling", `polling: the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $); run with --enable-events or CONFIG SET notify-keyspace-events 'gxeK$' to get live updates`},
+		{"KEA", "events", eventsNote},
+		{"AK", "events", eventsNote},
+		{"K$gxe", "events", eventsNote},
+		{"Kg$lshzxetd", "events", eventsNote},
+		{"", "tracking", tracking(`keyspace notifications are off on the server (notify-keyspace-events="")`)},
+		{"EA", "tracking", tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="AE" lacks K)`)},
+		{"Elh", "tracking", tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="lhE" lacks K$gxe)`)},
+		{"E", "tracking", tracking(`keyspace notifications are off on the server (notify-keyspace-events="E")`)},
+		{"Kgxe", "tracking", tracking(`the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $)`)},
 	} {
 		t.Run(cmp.Or(tc.flags, "empty"), func(t *testing.T) {
 			t.Parallel()
@@ -248,6 +264,13 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 				t.Errorf("notify-keyspace-events changed from %q to %q without --enable-events", before, after)
 			}
 		})
+	}
+	// A user who may not track polls, and the note says how to get live
+	// updates either way.
+	s := redistest.Start(t)
+	st := firstState(t, connectAs(t, s, noTracking...), watchOptions("auto"))
+	if st.Mode != "polling" || st.Note != offNote {
+		t.Errorf("without client tracking: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, offNote)
 	}
 }
 
@@ -294,9 +317,10 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 		t.Cleanup(func() { c.Close() })
 		o := watchOptions("auto")
 		o.EnableEvents = true
-		want := "polling: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxe' was not sent; set notify-keyspace-events to 'K$gxe' in the server's config to get live updates"
-		if st := firstState(t, c, o); st.Mode != "polling" || st.Note != want {
-			t.Errorf("mode %q, note %q\nwant polling, %q", st.Mode, st.Note, want)
+		// Client tracking is no write: it follows changes all the same.
+		want := "tracking: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxe' was not sent; CLIENT TRACKING needs no server config; full re-scan every 30s, in case an invalidation was lost"
+		if st := firstState(t, c, o); st.Mode != "tracking" || st.Note != want {
+			t.Errorf("mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
 		if flags := notifyFlags(t, s); flags != "" {
 			t.Errorf("notify-keyspace-events = %q; --read-only must change nothing", flags)
@@ -329,7 +353,8 @@ func connectAs(t *testing.T, s *redistest.Server, rules ...any) *redisclient.Cli
 }
 
 // TestWatchWhereServerRefuses covers users and services that may not do
-// what events mode needs: auto polls and says why, events fails.
+// what events mode needs: auto tracks instead (or, when tracking is
+// refused too, polls) and says why, events fails.
 func TestWatchWhereServerRefuses(t *testing.T) {
 	t.Parallel()
 	for _, tc := range []struct {
@@ -338,26 +363,28 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 		enable    bool
 		rules     []any // an ACL user's; nil: the default user
 		args      []string
-		why, more string // what the note and the error both say
+		auto      string // auto's mode
+		why, more string // what the note and the error both say; the note says more when it polls
 	}{
 		{
-			name: "no CONFIG", flags: "KEA", rules: []any{"&*", "+@all", "-config"},
+			name: "no CONFIG", flags: "KEA", rules: []any{"&*", "+@all", "-config"}, auto: "tracking",
 			why:  "the server does not allow CONFIG GET (NOPERM",
 			more: "grant the user CONFIG GET with ACL SETUSER <user> +config|get",
 		},
 		{
 			// As managed services do.
-			name: "CONFIG disabled", flags: "KEA", args: []string{"--rename-command", "CONFIG", ""},
+			name: "CONFIG disabled", flags: "KEA", args: []string{"--rename-command", "CONFIG", ""}, auto: "tracking",
 			why:  "the server does not allow CONFIG GET (ERR unknown command",
 			more: "so countertop cannot tell whether keyspace notifications are on",
 		},
 		{
-			name: "no CONFIG SET", flags: "", enable: true, rules: []any{"&*", "+@all", "-config|set"},
+			name: "no CONFIG SET", flags: "", enable: true, rules: []any{"&*", "+@all", "-config|set"}, auto: "tracking",
 			why:  "countertop could not turn keyspace notifications on (NOPERM",
 			more: "set notify-keyspace-events to 'K$gxe' in the server's config",
 		},
 		{
-			name: "no channels", flags: "KEA", rules: []any{"resetchannels", "+@all"},
+			// No channel at all: neither the keyspace ones nor __redis__:invalidate.
+			name: "no channels", flags: "KEA", rules: []any{"resetchannels", "+@all"}, auto: "polling",
 			why:  "the Redis user may not subscribe to keyspace notifications (NOPERM",
 			more: "ACL SETUSER <user> &__keyspace@0__:rl:*",
 		},
@@ -372,8 +399,11 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 			o := watchOptions("auto")
 			o.EnableEvents = tc.enable
 			st := firstState(t, c, o)
-			if st.Mode != "polling" || !strings.HasPrefix(st.Note, "polling: "+tc.why) || !strings.Contains(st.Note, tc.more) {
-				t.Errorf("auto: mode %q, note %q\nwant polling, and a note that says %q ... %q", st.Mode, st.Note, tc.why, tc.more)
+			if st.Mode != tc.auto || !strings.HasPrefix(st.Note, tc.auto+": "+tc.why) || tc.auto == "polling" && !strings.Contains(st.Note, tc.more) {
+				t.Errorf("auto: mode %q, note %q\nwant %s, and a note that says %q ... %q", st.Mode, st.Note, tc.auto, tc.why, tc.more)
+			}
+			if tc.auto == "polling" && !strings.Contains(st.Note, "the Redis user may not use client tracking") {
+				t.Errorf("auto: note %q; want it to say why it does not track either", st.Note)
 			}
 
 			o.Mode = "events"

@@ -38,21 +38,26 @@ func TestSentinelFailoverDuringWatch(t *testing.T) {
 	if w.state.Topology != want {
 		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, want)
 	}
-	passes := w.passes
+	tw := watchLive(t, c, "tracking", "rl:*")
+	passes, tpasses := w.passes, tw.passes
 
 	if got := s.Failover(t); got != replica {
 		t.Fatalf("the Sentinel promoted %s, want %s", got.Addr, replica.Addr)
 	}
 	w.waitSubscriptionMoved(master, replica)
 	w.waitPassAfter(passes)
+	tw.waitTrackingMoved(master, replica)
+	tw.waitPassIn("tracking", tpasses)
 	want = fmt.Sprintf("sentinel mymaster: master %s, 1 replica", replica.Addr)
 	if w.state.Topology != want {
 		t.Errorf("after the failover, the feed's Topology = %q, want %q", w.state.Topology, want)
 	}
-	passes = w.passes
+	passes, tpasses = w.passes, tw.passes
 	replica.Do(t, "SET", "rl:3", "3", "EX", "600")
 	w.waitValue("rl:3", "3")
 	w.noExtraPass(passes)
+	tw.waitValue("rl:3", "3")
+	tw.noExtraPass(tpasses)
 
 	// The old master is gone for good: only the new one can answer.
 	master.Stop()

@@ -32,6 +32,28 @@ type subscriber struct {
 	missed bool // the last read of the masters left it out
 }
 
+// subscription is the open feed of one master's changes: a PubSub and, in
+// tracking mode, what has Redis send it invalidations.
+type subscription struct {
+	ps *redis.PubSub
+	// In tracking mode: the connection whose CLIENT TRACKING redirects to
+	// ps, and ps's own client (see openTracking); nil in events mode.
+	tracker *redis.Conn
+	client  *redis.Client
+}
+
+// close closes everything s holds. Closing the tracking connection ends
+// its tracking on the server.
+func (s *subscription) close() {
+	s.ps.Close()
+	if s.tracker != nil {
+		s.tracker.Close()
+	}
+	if s.client != nil {
+		s.client.Close()
+	}
+}
+
 // subStatus is news from a subscriber: its subscription was made
 // (err == nil) or lost.
 type subStatus struct {
@@ -54,25 +76,32 @@ func (w *eventWatcher) noChannels(err error) *noEvents {
 }
 
 // openAll subscribes on each of nodes, and returns the subscriptions made
-// by address. Its error is the first error reply, a refusal (NOPERM on the
-// channels) that subscribing again would meet too; it then closes what it
-// opened. A node that could not be reached is left to its subscriber,
-// which retries.
-func (w *eventWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[string]*redis.PubSub, error) {
-	opened := make(map[string]*redis.PubSub, len(nodes))
+// by address. Its error is the first refusal (NOPERM on the channels, a
+// command the server does not know), which subscribing again would meet
+// too; it then closes what it opened. A node that could not be reached, or
+// that answered with an error that passes (LOADING, BUSY), is left to its
+// subscriber, which retries.
+func (w *eventWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[string]*subscription, error) {
+	opened := make(map[string]*subscription, len(nodes))
 	for _, n := range nodes {
-		ps, err := w.open(ctx, n)
-		if isReply(err) || ctx.Err() != nil {
-			for _, ps := range opened {
-				ps.Close()
+		sub, err := w.open(ctx, n)
+		if refused(err) || ctx.Err() != nil {
+			for _, sub := range opened {
+				sub.close()
 			}
 			return nil, cmp.Or(ctx.Err(), err)
 		}
 		if err == nil {
-			opened[n.Options().Addr] = ps
+			opened[n.Options().Addr] = sub
 		}
 	}
 	return opened, nil
+}
+
+// refused reports whether err is an error reply that trying again would
+// meet too.
+func refused(err error) bool {
+	return isReply(err) && !passing(err)
 }
 
 // followMasters asks which servers are masters now and follows them (see
@@ -106,7 +135,7 @@ func (w *eventWatcher) followMasters(ctx context.Context) error {
 // move. Each new subscription, once made, brings a full pass; keys that
 // moved off a server dropped are on one that is followed. It reports
 // whether it subscribed or unsubscribed.
-func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*redis.PubSub) (changed bool) {
+func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*subscription) (changed bool) {
 	current := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		addr := n.Options().Addr
@@ -120,8 +149,8 @@ func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened
 		sctx, stop := context.WithCancel(ctx)
 		s := &subscriber{node: addr, client: n, stop: stop}
 		w.subs[addr] = s
-		ps := opened[addr]
-		w.wg.Go(func() { w.subscribe(sctx, s, ps) })
+		sub := opened[addr]
+		w.wg.Go(func() { w.subscribe(sctx, s, sub) })
 	}
 	for addr, s := range w.subs {
 		switch {
@@ -146,10 +175,11 @@ func (w *eventWatcher) unfollow(addr string) {
 	}
 }
 
-// updateMode sets the feed's mode while reads succeed: events while every
-// subscription is up; reconnecting, with why one is down, otherwise.
+// updateMode sets the feed's mode while reads succeed: events (or
+// tracking) while every subscription is up; reconnecting, with why one is
+// down, otherwise.
 func (w *eventWatcher) updateMode() {
-	w.mode, w.outage = "events", ""
+	w.mode, w.outage = w.live, ""
 	if len(w.down) > 0 {
 		first := slices.Min(slices.Collect(maps.Keys(w.down)))
 		w.mode, w.outage = "reconnecting", w.down[first]
@@ -184,23 +214,23 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 }
 
 // subscribe keeps s's subscription until ctx is done, telling the reader
-// each time it is made and each time it is lost. ps, when not nil, is one
+// each time it is made and each time it is lost. sub, when not nil, is one
 // opened before the reader started. A subscription that was lost is made
 // again at once; one that cannot be made is tried again with backoff.
-func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, ps *redis.PubSub) {
+func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, sub *subscription) {
 	// One already open was made before the first full pass: the reader
 	// needs no news of it.
-	announce := ps == nil
+	announce := sub == nil
 	var backoff time.Duration
 	for {
 		var err error
-		if ps == nil {
-			ps, err = w.resubscribe(ctx, s.client)
+		if sub == nil {
+			sub, err = w.resubscribe(ctx, s.client)
 		}
 		if err == nil {
 			backoff = 0
-			err = w.receive(ctx, s, ps, announce)
-			ps, announce = nil, true
+			err = w.receive(ctx, s, sub, announce)
+			sub, announce = nil, true
 		} else {
 			backoff = nextBackoff(backoff)
 		}
@@ -218,8 +248,17 @@ func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, ps *redis.P
 // resubscribe checks that node sends the notifications needed, turning
 // them on when allowed (a promoted replica or a restarted server may not
 // have them), then subscribes. When node cannot send them, its error is
-// noEvents.error(), which the reader tells apart by errNoEvents.
-func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*redis.PubSub, error) {
+// noEvents.error(), which the reader tells apart by errNoEvents. In
+// tracking mode it subscribes, and a refusal (an ACL tightened, a server
+// replaced by an older one) is such an error too.
+func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*subscription, error) {
+	if w.tracking != nil {
+		sub, err := w.openTracking(ctx, node)
+		if refused(err) {
+			return nil, w.noTracking(err).error()
+		}
+		return sub, err
+	}
 	no, _, err := w.c.nodeNotifications(ctx, node, w.enable)
 	switch {
 	case err != nil:
@@ -227,12 +266,20 @@ func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*re
 	case no != nil:
 		return nil, no.error()
 	}
-	return w.open(ctx, node)
+	return w.openEvents(ctx, node)
 }
 
-// open subscribes to the patterns' channels on node and waits until Redis
-// has confirmed them all: from then on, every event is delivered.
-func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*redis.PubSub, error) {
+// open subscribes on node as the watcher's mode says.
+func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*subscription, error) {
+	if w.tracking != nil {
+		return w.openTracking(ctx, node)
+	}
+	return w.openEvents(ctx, node)
+}
+
+// openEvents subscribes to the patterns' channels on node and waits until
+// Redis has confirmed them all: from then on, every event is delivered.
+func (w *eventWatcher) openEvents(ctx context.Context, node *redis.Client) (*subscription, error) {
 	ps := node.PSubscribe(ctx) // no channels: nothing is sent yet
 	ctx, cancel := context.WithTimeout(ctx, subscribeTimeout)
 	defer cancel()
@@ -242,50 +289,72 @@ func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*redis.Pub
 	for err == nil {
 		var msg any
 		if msg, err = ps.Receive(ctx); err == nil && w.handle(msg) {
-			return ps, nil
+			return &subscription{ps: ps}, nil
 		}
 	}
 	ps.Close()
 	return nil, err
 }
 
-// receive tells the reader that ps is subscribed (when announce is set),
-// then passes it the keys that ps's events name until the connection fails
-// or ctx is done. It closes ps.
-func (w *eventWatcher) receive(ctx context.Context, s *subscriber, ps *redis.PubSub, announce bool) error {
-	defer ps.Close()
-	stop := context.AfterFunc(ctx, func() { ps.Close() }) // Receive does not heed ctx
+// receive tells the reader that sub is subscribed (when announce is set),
+// then passes it the keys that sub's messages name until the connection
+// fails or ctx is done. It closes sub.
+func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscription, announce bool) error {
+	defer sub.close()
+	stop := context.AfterFunc(ctx, func() { sub.ps.Close() }) // Receive does not heed ctx
 	defer stop()
 	var heard atomic.Uint64
-	var silent atomic.Bool
+	var lost atomic.Pointer[string] // why the watchdog closed the subscription
 	done := make(chan struct{})
 	defer close(done)
-	go w.watchdog(ps, &heard, &silent, done)
+	tracker := sub.tracker
+	sub.tracker = nil // the watchdog's, which may be pinging it: it closes it when done
+	go w.watchdog(sub.ps, tracker, &heard, &lost, done)
 
+	what := "keyspace notifications"
+	if w.tracking != nil {
+		what = "client tracking"
+	}
 	if announce && !w.report(ctx, subStatus{sub: s}) {
 		return ctx.Err()
 	}
 	for {
-		msg, err := ps.Receive(ctx)
+		msg, err := sub.ps.Receive(ctx)
+		if err != nil && w.tracking != nil && flushMessage(err) {
+			heard.Add(1)
+			w.sawFlush()
+			continue
+		}
 		if err != nil {
 			why := reason(err)
-			if silent.Load() {
-				why = fmt.Sprintf("no answer to a ping within %v", w.healthEvery)
+			if p := lost.Load(); p != nil {
+				why = *p
 			}
-			return explained(fmt.Sprintf("the keyspace notifications subscription to %s was lost (%s) — subscribing again", s.node, why), err)
+			return explained(fmt.Sprintf("the %s subscription to %s was lost (%s) — subscribing again", what, s.node, why), err)
 		}
 		heard.Add(1)
+		if !w.handle(msg) {
+			continue
+		}
 		// Confirmations that come again mean go-redis lost the connection
 		// and subscribed again by itself: what happened between is unknown.
-		if w.handle(msg) && !w.report(ctx, subStatus{sub: s}) {
+		// A new connection has a new CLIENT ID that no tracking redirects
+		// to: tracking must start over.
+		if w.tracking != nil {
+			return explained(fmt.Sprintf("the %s subscription to %s was lost (its connection was replaced) — subscribing again", what, s.node), nil)
+		}
+		if !w.report(ctx, subStatus{sub: s}) {
 			return ctx.Err()
 		}
 	}
 }
 
-// handle adds the key an event names to the changed set, and reports
+// handle adds the keys that msg names to the changed set, and reports
 // whether msg confirms the last of the subscription's channels.
 func (w *eventWatcher) handle(msg any) (subscribed bool) {
+	if w.tracking != nil {
+		return w.handleInvalidation(msg)
+	}
 	switch m := msg.(type) {
 	case *redis.Message:
 		// Everything after the prefix is the key, whatever bytes it holds
@@ -309,27 +378,46 @@ func (w *eventWatcher) report(ctx context.Context, s subStatus) bool {
 	}
 }
 
-// watchdog pings ps when it has been silent for healthEvery, and closes it,
-// setting silent, when the ping has gone unanswered for as long again: a
-// connection that died without a word (a host gone, a network cut) would
-// otherwise keep Receive waiting forever. heard counts what ps received. It
-// returns when done is closed.
-func (w *eventWatcher) watchdog(ps *redis.PubSub, heard *atomic.Uint64, silent *atomic.Bool, done <-chan struct{}) {
+// watchdog pings ps when it has been silent for healthEvery, and closes
+// it, saying why in lost, when the ping has gone unanswered for as long
+// again: a connection that died without a word (a host gone, a network
+// cut) would otherwise keep Receive waiting forever. In tracking mode it
+// also pings tracker, the tracking connection, every healthEvery, and
+// closes ps when that fails: Redis sends nothing once that connection is
+// gone, and the ping keeps a server's idle timeout from closing it.
+// heard counts what ps received. When done is closed, it closes tracker
+// and returns.
+func (w *eventWatcher) watchdog(ps *redis.PubSub, tracker *redis.Conn, heard *atomic.Uint64, lost *atomic.Pointer[string], done <-chan struct{}) {
+	if tracker != nil {
+		defer tracker.Close()
+	}
 	tick := time.NewTicker(w.healthEvery)
 	defer tick.Stop()
 	last, pinged := heard.Load(), false
+	giveUp := func(why string) {
+		lost.Store(&why)
+		ps.Close()
+	}
 	for {
 		select {
 		case <-done:
 			return
 		case <-tick.C:
 		}
+		if tracker != nil {
+			ctx, cancel := context.WithTimeout(context.Background(), w.healthEvery)
+			err := tracker.Ping(ctx).Err()
+			cancel()
+			if err != nil {
+				giveUp("its tracking connection failed: " + reason(err))
+				return
+			}
+		}
 		switch n := heard.Load(); {
 		case n != last:
 			last, pinged = n, false
 		case pinged:
-			silent.Store(true)
-			ps.Close()
+			giveUp(fmt.Sprintf("no answer to a ping within %v", w.healthEvery))
 			return
 		default:
 			pinged = true

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/model"
+	"github.com/redis/go-redis/v9"
 )
 
 // defaultResyncEvery is how often events mode re-reads everything when
@@ -15,12 +16,14 @@ const defaultResyncEvery = 30 * time.Second
 // WatchOptions says what Watch watches and how it learns of changes.
 type WatchOptions struct {
 	PollOptions
-	// Mode is how changes are followed: "auto" (the default) uses keyspace
-	// notifications when the server sends the ones needed and polls
-	// otherwise, saying why in FeedState.Note (and, when only the setting
-	// is missing, going live once someone turns it on); "events" uses
-	// notifications or fails at start, and once live falls back to polling
-	// as auto does when they are turned off; "poll" polls.
+	// Mode is how changes are followed: "events" (keyspace notifications),
+	// "tracking" (client tracking, Redis 6 and later), "poll", or "auto"
+	// (the default): events when the server sends the notifications
+	// needed, else tracking when the server and the user allow it, else
+	// polling, saying why in FeedState.Note (and, when only the
+	// notifications' setting is missing, going live once someone turns it
+	// on). Events or tracking that cannot be used at start fail; once
+	// live, they do what auto does.
 	Mode string
 	// EnableEvents allows Watch to turn the needed notifications on with
 	// CONFIG SET when they are off, adding flags and removing none. Without
@@ -49,31 +52,36 @@ func (o WatchOptions) withDefaults() WatchOptions {
 // errNoPatterns is the error of a watch given no pattern.
 var errNoPatterns = explained("there is no key pattern to watch — pass --pattern or add a [[rule]] to the config", nil)
 
-// Watch watches the keys matching o.Patterns, by keyspace notifications or
-// by polling (see Poll) as o.Mode says, and sends what it reads to out
-// until ctx is done, then returns nil. It returns an error at once when the
-// options are wrong, and when o.Mode is "events" and notifications cannot
-// be used at start, after sending that error as the feed's LastError (Mode
-// "stopped"); once it has been live, it polls while they cannot.
+// Watch watches the keys matching o.Patterns, by keyspace notifications,
+// by client tracking or by polling (see Poll) as o.Mode says, and sends
+// what it reads to out until ctx is done, then returns nil. It returns an
+// error at once when the options are wrong, and when o.Mode is "events" or
+// "tracking" and that cannot be used at start, after sending that error
+// as the feed's LastError (Mode "stopped"); once it has been live, it
+// does what auto does while they cannot.
 //
 // With notifications, it subscribes to the patterns' keyspace channels on
 // every master (in a cluster, each sends only its own keys' events) and
 // re-reads the keys that events name, a few milliseconds' worth at a time
-// in one pipeline. As notifications can be lost, it also makes a full pass
-// (SCAN, then read, sending Removed for keys that are gone) once subscribed,
-// after every time it had to subscribe again, and every ResyncEvery. It
-// follows failovers and added masters, subscribing to the new masters and
-// dropping the old. The feed's Mode is "events" while every master is
-// subscribed to and "reconnecting", with the reason in LastError, while one
-// is not. Each full pass also reads the topology again, for the header.
+// in one pipeline. With tracking, it does the same with the keys that
+// Redis's invalidations name (see openTracking), reading none that no
+// pattern matches, and makes a full pass when a master says it was
+// flushed. As messages can be lost, it also makes a full pass (SCAN, then
+// read, sending Removed for keys that are gone) once subscribed, after
+// every time it had to subscribe again, and every ResyncEvery. It follows
+// failovers and added masters, subscribing to the new masters and
+// dropping the old. The feed's Mode is "events" (or "tracking") while
+// every master is subscribed to and "reconnecting", with the reason in
+// LastError, while one is not. Each full pass also reads the topology
+// again, for the header.
 //
 // A master may stop sending the notifications while Watch follows them
 // (someone turned them off, or a restart forgot a CONFIG SET): the watch
 // would then show stale values under "events". Watch looks at the setting
 // every recheckIntervals intervals, at each full pass and whenever it
-// subscribes again, and as soon as a master lacks it, polls, saying why in
-// the Note, in events mode as in auto, until every master has it again.
-// With EnableEvents it turns them on again instead, as at start.
+// subscribes again, and as soon as a master lacks it, does what auto
+// does, saying why in the Note, until every master has it again. With
+// EnableEvents it turns them on again instead, as at start.
 func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Batch) error {
 	if len(o.Patterns) == 0 {
 		return errNoPatterns
@@ -84,44 +92,78 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 	case "poll":
 		r.poll(ctx)
 		return nil
-	case "auto", "events":
+	case "auto", "events", "tracking":
 	default:
-		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events or poll", o.Mode), nil)
+		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events, tracking or poll", o.Mode), nil)
 	}
 
-	// live: the watch has followed events. An events mode that cannot work
-	// at start is a mistake to say before the screen opens; once live, the
-	// user is better served by polling, said on screen, than by a stop.
+	// live: the watch has followed events or invalidations. A mode that
+	// cannot work at start is a mistake to say before the screen opens;
+	// once live, the user is better served by what auto does, said on
+	// screen, than by a stop.
 	live := false
+	stopped := func(no *noEvents) error {
+		err := no.error()
+		r.state.Mode, r.state.LastError = "stopped", err.Error()
+		_ = r.emit(ctx, model.Batch{})
+		return err
+	}
 	for {
-		nodes, no, note, err := r.checkNotifications(ctx, o.EnableEvents)
-		if err != nil {
-			return nil // ctx is done
-		}
-		if no == nil {
-			w := newEventWatcher(r, o)
-			opened, err := w.openAll(ctx, nodes)
-			switch {
-			case ctx.Err() != nil:
-				return nil
-			case isReply(err):
-				no = w.noChannels(err)
-			default: // subscribed, or a master could not be reached: the watcher retries
-				live = true
-				if !w.run(ctx, nodes, opened, note) {
-					return nil // ctx is done
+		var no *noEvents // why events cannot be used; nil when not tried
+		if o.Mode != "tracking" || live {
+			nodes, n, note, err := r.checkNotifications(ctx, o.EnableEvents)
+			if err != nil {
+				return nil // ctx is done
+			}
+			if no = n; no == nil {
+				w := newEventWatcher(r, o)
+				opened, err := w.openAll(ctx, nodes)
+				switch {
+				case ctx.Err() != nil:
+					return nil
+				case refused(err):
+					no = w.noChannels(err)
+				default: // subscribed, or a master could not be reached: the watcher retries
+					live = true
+					if !w.run(ctx, nodes, opened, note) {
+						return nil // ctx is done
+					}
+					// A master no longer sends the notifications: look again
+					// (turning them on when allowed), and track or poll if they
+					// are off.
+					continue
 				}
-				// A master no longer sends the notifications: look again
-				// (turning them on when allowed), and poll if they are off.
-				continue
+			}
+			if o.Mode == "events" && !live {
+				return stopped(no)
 			}
 		}
-		if o.Mode == "events" && !live {
-			err := no.error()
-			r.state.Mode, r.state.LastError = "stopped", err.Error()
-			_ = r.emit(ctx, model.Batch{})
-			return err
+
+		// Tracking: asked for, or in place of events.
+		var nodes []*redis.Client
+		if err := r.retry(ctx, func() (err error) { nodes, err = c.masters(ctx); return err }); err != nil {
+			return nil // ctx is done
 		}
+		w := newTrackingWatcher(r, o)
+		opened, err := w.openAll(ctx, nodes)
+		var tno *noEvents // why tracking cannot be used
+		switch {
+		case ctx.Err() != nil:
+			return nil
+		case refused(err):
+			tno = w.noTracking(err)
+			if o.Mode == "tracking" && !live {
+				return stopped(tno)
+			}
+			no = alsoNo(no, tno)
+		default:
+			live = true
+			if !w.run(ctx, nodes, opened, trackingNote(no)) {
+				return nil // ctx is done
+			}
+			continue // tracking was refused on subscribing again
+		}
+
 		// Polling. When only a setting is missing, it looks again now and
 		// then (never changing it): once every master sends what countertop
 		// needs, it watches live from then on.
@@ -129,11 +171,11 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		r.recheck = nil
 		if no.settable {
 			r.recheck = func(ctx context.Context) bool {
-				_, no, _, err := r.c.notifications(ctx, false)
-				if err == nil && no != nil && no.settable {
-					r.state.Note = no.note() // the masters may have changed
+				_, n, _, err := r.c.notifications(ctx, false)
+				if err == nil && n != nil && n.settable {
+					r.state.Note = alsoNo(n, tno).note() // the masters may have changed
 				}
-				return err == nil && no == nil
+				return err == nil && n == nil
 			}
 		}
 		r.poll(ctx)

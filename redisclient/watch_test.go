@@ -11,11 +11,13 @@ import (
 )
 
 // firstState runs Watch with o until it sends a state that says how it
-// follows changes (events or polling), and returns that state.
+// follows changes (events, tracking or polling), and returns that state.
 func firstState(t *testing.T, c *redisclient.Client, o redisclient.WatchOptions) model.FeedState {
 	t.Helper()
 	w := startWatch(t, c, o)
-	w.waitFor("a mode", func() bool { return w.state.Mode == "events" || w.state.Mode == "polling" })
+	w.waitFor("a mode", func() bool {
+		return w.state.Mode == "events" || w.state.Mode == "tracking" || w.state.Mode == "polling"
+	})
 	return w.state
 }
 
@@ -32,7 +34,7 @@ func TestWatchEventsModeNeedsNotifications(t *testing.T) {
 	s, c := startConnected(t)
 	out := make(chan model.Batch, 8)
 	err := c.Watch(context.Background(), watchOptions("events"), out)
-	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', or use --mode poll`
+	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', or use --mode tracking or --mode poll`
 	checkSentence(t, err, want, "")
 	select {
 	case b := <-out:
@@ -54,7 +56,7 @@ func TestWatchOptionErrors(t *testing.T) {
 	err := c.Watch(context.Background(), redisclient.WatchOptions{Mode: "events"}, out)
 	checkSentence(t, err, "there is no key pattern to watch", "")
 	err = c.Watch(context.Background(), watchOptions("push"), out)
-	checkSentence(t, err, `"push" is not a watch mode: use auto, events or poll`, "")
+	checkSentence(t, err, `"push" is not a watch mode: use auto, events, tracking or poll`, "")
 }
 
 func TestWatchPollsWhenAsked(t *testing.T) {
@@ -72,13 +74,14 @@ func TestWatchPollsWhenAsked(t *testing.T) {
 	}
 }
 
-// Auto mode polls while the server sends no keyspace notifications, and
-// goes live once someone turns them on: it looks again every few intervals.
+// Auto mode polls while the server sends no keyspace notifications (and
+// the user may not track), and goes live once someone turns them on: it
+// looks again every few intervals.
 func TestWatchAutoGoesLiveWhenNotificationsAreTurnedOn(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	s.Do(t, "SET", "rl:a", "1")
-	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
+	w := startWatch(t, connectAs(t, s, noTracking...), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
 		Mode:        "auto",
 	})

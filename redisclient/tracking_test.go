@@ -1,0 +1,269 @@
+package redisclient_test
+
+import (
+	"context"
+	"fmt"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
+	"github.com/redis/go-redis/v9"
+)
+
+// slowPoll is an interval that no test waits out: a change that reaches the
+// store came from an invalidation (or a full pass), not from polling, nor
+// from the flush check that runs every interval.
+const slowPoll = 30 * time.Second
+
+// trackingOptions watches patterns in mode with a 30 s interval and no
+// periodic re-scan within the test's time.
+func trackingOptions(mode string, patterns ...string) redisclient.WatchOptions {
+	return redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{Patterns: patterns, Interval: slowPoll},
+		Mode:        mode,
+		ResyncEvery: time.Hour,
+	}
+}
+
+// startTracking watches patterns in tracking mode (see trackingOptions)
+// and waits for the first full pass to end.
+func startTracking(t *testing.T, c *redisclient.Client, patterns ...string) *feed {
+	t.Helper()
+	w := startWatch(t, c, trackingOptions("tracking", patterns...))
+	w.waitPassIn("tracking", 0)
+	return w
+}
+
+// waitPassIn waits until a full pass after the first passes has ended
+// with the feed healthy in mode.
+func (f *feed) waitPassIn(mode string, passes int) {
+	f.t.Helper()
+	f.until("a full pass in "+mode+" mode", func() string {
+		if st := f.state; f.passes <= passes || st.Scanning || st.Mode != mode || st.LastError != "" {
+			return fmt.Sprintf("%d passes, mode %q, scanning %v, error %q", f.passes, st.Mode, st.Scanning, st.LastError)
+		}
+		return ""
+	})
+}
+
+func TestTrackingFollowsEachKindOfChange(t *testing.T) {
+	t.Parallel()
+	// No notifications: tracking needs no server configuration.
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:a", "1")
+	s.Do(t, "SET", "rl:gone", "1")
+	rdb := s.Client(t)
+	w := startTracking(t, connect(t, s), "rl:*")
+	w.waitValue("rl:a", "1")
+	if w.state.Note != "full re-scan every 1h00m, in case an invalidation was lost" {
+		t.Errorf("Note = %q", w.state.Note)
+	}
+
+	steps := []struct {
+		name string
+		do   func()
+	}{
+		{"incr", func() {
+			s.Do(t, "INCR", "rl:a")
+			w.waitValue("rl:a", "2")
+		}},
+		{"a new key", func() {
+			s.Do(t, "INCRBY", "rl:new", "5")
+			w.waitValue("rl:new", "5")
+		}},
+		{"expire", func() {
+			s.Do(t, "EXPIRE", "rl:a", "100")
+			w.waitFor("rl:a's TTL", func() bool { c, _ := w.store.Get("rl:a"); return c.PTTL > 50000 })
+		}},
+		{"del", func() {
+			s.Do(t, "DEL", "rl:gone")
+			w.waitGone("rl:gone")
+		}},
+		{"expired", func() {
+			s.Do(t, "SET", "rl:short", "1")
+			w.waitValue("rl:short", "1")
+			s.Do(t, "PEXPIRE", "rl:short", "50")
+			w.waitGone("rl:short")
+		}},
+		{"any bytes in a key name", func() {
+			key := "rl:a:b\n\x00\xff"
+			s.Do(t, "SET", key, "9")
+			w.waitValue(key, "9")
+		}},
+		{"flushdb", func() {
+			passes := w.passes
+			s.Do(t, "FLUSHDB")
+			w.waitPassIn("tracking", passes) // the null that a flush sends brings a pass
+			if n := w.store.Len(); n != 0 {
+				t.Errorf("%d keys held after FLUSHDB", n)
+			}
+			s.Do(t, "SET", "rl:after", "1")
+			w.waitValue("rl:after", "1")
+		}},
+	}
+	for _, step := range steps {
+		t.Run(step.name, func(t *testing.T) { step.do() })
+	}
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
+	if w.passes != 2 {
+		t.Errorf("%d full passes; want the first and the flush's: invalidations alone must keep the store right", w.passes)
+	}
+	if w.state.Mode != "tracking" || w.state.LastError != "" {
+		t.Errorf("state %+v; want tracking, healthy", w.state)
+	}
+}
+
+// Redis names every key under the prefix ("rl:" for rl:*:hits): those the
+// pattern does not match are never read.
+func TestTrackingReadsOnlyKeysThePatternsMatch(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	w := startTracking(t, connect(t, s), "rl:*:hits", "rl:api:*:hits")
+	before := commandCalls(t, s)["pttl"]
+	for i := range 100 {
+		s.Do(t, "INCR", fmt.Sprintf("rl:%d:other", i))
+	}
+	s.Do(t, "INCR", "rl:x:hits")
+	w.waitValue("rl:x:hits", "1")
+	if n := commandCalls(t, s)["pttl"] - before; n != 1 {
+		t.Errorf("%d keys read; want only rl:x:hits", n)
+	}
+	if w.store.Len() != 1 {
+		t.Errorf("%d keys held; want only rl:x:hits", w.store.Len())
+	}
+}
+
+// A pattern with no literal prefix has Redis name every key written, and
+// the header says so.
+func TestTrackingEveryKey(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	w := startTracking(t, connect(t, s), "rl:*", "*:hits")
+	want := `tracking every key: the pattern "*:hits" has no literal prefix; full re-scan every 1h00m, in case an invalidation was lost`
+	if w.state.Note != want {
+		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
+	}
+	s.Do(t, "INCR", "api:hits")
+	s.Do(t, "INCR", "rl:a")
+	w.waitValue("api:hits", "1")
+	w.waitValue("rl:a", "1")
+}
+
+// Auto mode tracks when the server sends no keyspace notifications, and
+// says why.
+func TestWatchAutoTracksWhenNotificationsAreOff(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	w := startWatch(t, connect(t, s), trackingOptions("auto", "rl:*"))
+	w.waitPassIn("tracking", 0)
+	want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; full re-scan every 1h00m, in case an invalidation was lost`
+	if w.state.Note != want {
+		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
+	}
+	s.Do(t, "INCR", "rl:a")
+	w.waitValue("rl:a", "1")
+}
+
+// A user who may not use CLIENT TRACKING: auto polls, and says why
+// neither events nor tracking can be used; tracking mode fails at start.
+func TestWatchWithoutClientTracking(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	c := connectAs(t, s, "+@all", "&*", "-client|tracking")
+	w := startWatch(t, c, trackingOptions("auto", "rl:*"))
+	w.waitFor("polling", func() bool { return w.state.Mode == "polling" })
+	want := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
+		`the Redis user may not use client tracking; ` +
+		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', or grant the user +client|tracking +client|id +subscribe &__redis__:invalidate to get live updates`
+	if w.state.Note != want {
+		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
+	}
+
+	err := c.Watch(context.Background(), trackingOptions("tracking", "rl:*"), make(chan model.Batch, 8))
+	checkSentence(t, err, "the Redis user may not use client tracking — grant the user +client|tracking +client|id +subscribe &__redis__:invalidate, or use --mode poll", "pw")
+}
+
+// The subscriber's connection killed: tracking starts over on new
+// connections, and a full pass finds what changed meanwhile.
+func TestTrackingResyncAfterTheSubscriberIsKilled(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "rl:a", "1")
+	rdb := s.Client(t)
+	w := startTracking(t, connect(t, s), "rl:*")
+	db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
+	t.Cleanup(func() { db9.Close() })
+	if err := db9.MSet(context.Background(), "rl:a", "1", "rl:gap", "1").Err(); err != nil {
+		t.Fatal(err)
+	}
+	passes := w.passes
+	s.Do(t, "SWAPDB", "0", "9") // no invalidation: only a pass finds rl:gap
+	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
+	w.waitPassIn("tracking", passes)
+	w.waitValue("rl:gap", "1")
+	s.Do(t, "INCR", "rl:a")
+	w.waitValue("rl:a", "2")
+	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
+}
+
+// Notifications turned off while countertop follows them: it tracks
+// instead, in events mode as in auto, and says why.
+func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"events", "auto"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+			s.Do(t, "SET", "rl:a", "1")
+			w := startWatch(t, connect(t, s), liveOptions(mode))
+			w.waitLive()
+
+			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+			w.waitPassIn("tracking", w.passes)
+			want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; full re-scan every 1h00m, in case an invalidation was lost`
+			if w.state.Note != want {
+				t.Errorf("Note = %q\nwant %q", w.state.Note, want)
+			}
+			w.waitSubscriptions(s, 1) // the events' subscriber stopped; tracking's took over
+			passes := w.passes
+			s.Do(t, "INCR", "rl:a")
+			w.waitValue("rl:a", "2")
+			w.noExtraPass(passes)
+			if slices.Contains(w.modes, "reconnecting") || slices.Contains(w.modes, "polling") {
+				t.Errorf("modes %q; want events, then tracking", w.modes)
+			}
+		})
+	}
+}
+
+// The tracking connection killed: Redis would send nothing more, so the
+// watchdog's ping notices, tracking starts over, and a full pass finds
+// what changed meanwhile.
+func TestTrackingReplacesALostTrackingConnection(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	o := trackingOptions("tracking", "rl:*")
+	o.SetHealthEvery(50 * time.Millisecond)
+	w := startWatch(t, connect(t, s), o)
+	w.waitPassIn("tracking", 0)
+
+	passes := w.passes
+	for line := range strings.Lines(s.Do(t, "CLIENT", "LIST").(string)) {
+		if strings.Contains(line, " redir=") && !strings.Contains(line, " redir=-1 ") {
+			id, _, _ := strings.Cut(strings.TrimPrefix(line, "id="), " ")
+			s.Do(t, "CLIENT", "KILL", "ID", id)
+		}
+	}
+	s.Do(t, "SET", "rl:x", "1") // no one tracks: only the pass after can find it
+	w.waitFor("the lost tracking said", func() bool {
+		return w.state.Mode == "reconnecting" && strings.Contains(w.state.LastError, "its tracking connection failed")
+	})
+	w.waitPassIn("tracking", passes)
+	w.waitValue("rl:x", "1")
+	s.Do(t, "INCR", "rl:x")
+	w.waitValue("rl:x", "2")
+}
