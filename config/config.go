@@ -33,9 +33,10 @@ const DefaultURL = "redis://127.0.0.1:6379/0"
 
 // How redisclient follows changes (Redis.Mode).
 const (
-	ModeAuto   = "auto"   // keyspace events when the server sends them, else polling
-	ModeEvents = "events" // keyspace events only
-	ModePoll   = "poll"   // re-read every Interval
+	ModeAuto     = "auto"     // keyspace events when the server sends them, else client tracking when allowed, else polling
+	ModeEvents   = "events"   // keyspace events only
+	ModeTracking = "tracking" // client tracking (Redis 6+): needs no server config
+	ModePoll     = "poll"     // re-read every Interval
 )
 
 // Config is everything main needs to wire countertop together.
@@ -52,11 +53,11 @@ type Redis struct {
 	URLFrom  string // where URL came from, for errors: "--url", "REDIS_URL", "FILE:LINE: redis.url"; "" for the default
 	Username string // from REDIS_USERNAME or the file; "" to use the URL's
 	Password string // from REDIS_PASSWORD or the file; "" to use the URL's
-	Mode     string // ModeAuto, ModeEvents or ModePoll
+	Mode     string // ModeAuto, ModeEvents, ModeTracking or ModePoll
 
 	Interval      time.Duration // poll period
 	DiscoverEvery time.Duration // how often to SCAN for new keys; Interval unless set
-	ResyncEvery   time.Duration // in events mode, how often to re-read everything in case an event was lost
+	ResyncEvery   time.Duration // in events and tracking modes, how often to re-read everything in case a message was lost
 	ScanCount     int64         // COUNT hint of each SCAN call
 
 	Cluster          bool     // treat URL as a Redis Cluster seed (also auto-detected)
@@ -286,10 +287,10 @@ func checkDBNumber(s, db, like string) error {
 
 func checkMode(s string) error {
 	switch s {
-	case ModeAuto, ModeEvents, ModePoll:
+	case ModeAuto, ModeEvents, ModeTracking, ModePoll:
 		return nil
 	}
-	return fmt.Errorf("%q is not a mode (use auto, events or poll)", s)
+	return fmt.Errorf("%q is not a mode (use auto, events, tracking or poll)", s)
 }
 
 func checkPattern(s string) error {

@@ -177,7 +177,7 @@ func TestFileErrors(t *testing.T) {
 			`:1: rule: must be written as [[rule]] tables, one per rule`},
 		{"bad mode",
 			"[redis]\nmode = \"fast\"\n",
-			`:2: redis.mode: "fast" is not a mode (use auto, events or poll)`},
+			`:2: redis.mode: "fast" is not a mode (use auto, events, tracking or poll)`},
 		{"interval too short",
 			"[redis]\ninterval = \"1us\"\n",
 			`:2: redis.interval: "1us" is too short (use at least 1ms)`},
@@ -269,7 +269,7 @@ func TestFileErrors(t *testing.T) {
 			`:1: redis: must be a table: write [redis] and put its keys under it`},
 		{"every problem, in file order",
 			"[redis]\nmode = \"fast\"\n[[rule]]\npattern = \"a:*\"\nlimit = -1\nwindow = \"x\"\n",
-			":2: redis.mode: \"fast\" is not a mode (use auto, events or poll)\n" +
+			":2: redis.mode: \"fast\" is not a mode (use auto, events, tracking or poll)\n" +
 				"PATH:5: rule[1].limit: -1 is not a limit (use a number more than 0)\n" +
 				"PATH:6: rule[1].window: \"x\" is not a duration (like 60s or 1m30s)"},
 		{"syntax error",
@@ -308,7 +308,7 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"window", nil, []string{"--window", "6O s"}, `--window: "6O s" is not a duration (like 60s or 1m30s)`},
 		{"limit not a number", nil, []string{"--limit", "lots"}, `--limit: "lots" is not a limit (use a number more than 0)`},
 		{"limit zero", nil, []string{"--limit", "0"}, `--limit: 0 is not a limit (use a number more than 0)`},
-		{"mode", nil, []string{"--mode", "push"}, `--mode: "push" is not a mode (use auto, events or poll)`},
+		{"mode", nil, []string{"--mode", "push"}, `--mode: "push" is not a mode (use auto, events, tracking or poll)`},
 		{"interval", nil, []string{"--interval", "0"}, `--interval: "0" must be positive (use at least 1ms)`},
 		{"window negative", nil, []string{"--window=-60s"}, `--window: "-60s" must be positive (use at least 1ms)`},
 		{"window too short", nil, []string{"--window", "500us"}, `--window: "500us" is too short (use at least 1ms)`},
@@ -341,7 +341,7 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"sentinel url database negative", nil, []string{"--url", "redis+sentinel://s1:26379,s2/-1?master_name=m"}, `--url: "redis+sentinel://s1:26379,s2/-1?master_name=m" has database -1, which does not exist (use a database number from 0 up, like /0)`},
 		{"REDIS_URL database negative", map[string]string{"REDIS_URL": "rediss://:hunter2@h/-1"}, nil, `REDIS_URL: "rediss://:***@h/-1" has database -1, which does not exist (use a database number from 0 up, like /0)`},
 		{"config missing", nil, []string{"--config", missing}, `--config: "` + missing + `" does not exist`},
-		{"several at once", nil, []string{"--mode", "push", "--limit", "0"}, "--limit: 0 is not a limit (use a number more than 0)\n--mode: \"push\" is not a mode (use auto, events or poll)"},
+		{"several at once", nil, []string{"--mode", "push", "--limit", "0"}, "--limit: 0 is not a limit (use a number more than 0)\n--mode: \"push\" is not a mode (use auto, events, tracking or poll)"},
 	}
 	for _, tc := range tests {
 		t.Run(tc.name, func(t *testing.T) {

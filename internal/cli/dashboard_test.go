@@ -19,7 +19,7 @@ func TestDashboardEventsModeThatCannotWorkFailsAtOnce(t *testing.T) {
 	if code != exitFailed {
 		t.Errorf("exit code %d, want %d", code, exitFailed)
 	}
-	if got := errOut.String(); !strings.HasPrefix(got, "countertop: keyspace notifications are off") || !strings.Contains(got, "use --mode poll") || strings.Count(got, "\n") != 1 {
+	if got := errOut.String(); !strings.HasPrefix(got, "countertop: keyspace notifications are off") || !strings.Contains(got, "use --mode tracking or --mode poll") || strings.Count(got, "\n") != 1 {
 		t.Errorf("stderr %q, want the one sentence saying why events cannot work", got)
 	}
 }
