@@ -841,8 +841,8 @@ func TestADialogKeepsItsAnswersOnASmallScreen(t *testing.T) {
 	}
 }
 
-// With keyspace events a key is read when it changes and not otherwise: a
-// counter that stopped must not go on showing its last rate. While polling,
+// With keyspace events (or tracking) a key is read when it changes and not
+// otherwise: a counter that stopped must not go on showing its last rate. While polling,
 // a rate is as of the last reading, which comes every interval.
 func TestARateFadesWhileEventsAreQuiet(t *testing.T) {
 	for _, tc := range []struct {
@@ -850,6 +850,7 @@ func TestARateFadesWhileEventsAreQuiet(t *testing.T) {
 		fades                 bool // to 0/s half a minute after the last increment
 	}{
 		{"events", "events", "", true},
+		{"tracking", "tracking", "", true},
 		{"polling", "polling", "", false},
 		{"events down", "reconnecting", "127.0.0.1:7000 stopped answering", false},
 	} {

@@ -28,12 +28,13 @@ func (m *Model) fadeStatus() {
 	}
 }
 
-// fadeRates tells the Store, while keyspace events arrive, that keys not
-// read since are unchanged, so a counter that stopped fades to 0/s (see
-// model.Store.QuietUntil). Polled, or with the events down, a key not read
-// may have changed all the same: its rate stays as last read.
+// fadeRates tells the Store, while keyspace events (or tracking's
+// invalidations) arrive, that keys not read since are unchanged, so a
+// counter that stopped fades to 0/s (see model.Store.QuietUntil). Polled,
+// or with the events down, a key not read may have changed all the same:
+// its rate stays as last read.
 func (m *Model) fadeRates() {
-	if m.feedState.Mode == "events" && reachable(m.feedState) && !m.feedClosed {
+	if (m.feedState.Mode == "events" || m.feedState.Mode == "tracking") && reachable(m.feedState) && !m.feedClosed {
 		m.store.QuietUntil(m.now())
 	}
 }
