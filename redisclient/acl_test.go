@@ -20,9 +20,10 @@ const readmeSection = "## Production: Redis Cluster, Sentinel, TLS and ACL users
 
 // The users the README defines, by name.
 const (
-	pollUser   = "countertop-poll"
-	eventsUser = "countertop-events"
-	writeUser  = "countertop-write"
+	pollUser     = "countertop-poll"
+	trackingUser = "countertop-tracking"
+	eventsUser   = "countertop-events"
+	writeUser    = "countertop-write"
 )
 
 // aclRules are the ACL SETUSER commands the README tells people to paste,
@@ -63,7 +64,7 @@ func readmeACL(t *testing.T) aclRules {
 			}
 		}
 	}
-	for _, u := range []string{pollUser, eventsUser, writeUser} {
+	for _, u := range []string{pollUser, trackingUser, eventsUser, writeUser} {
 		if rules.users[u] == nil {
 			t.Fatalf("README.md's %q section has no ACL SETUSER %s reset ... line", readmeSection, u)
 		}
@@ -137,12 +138,12 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 		}
 		return w
 	}
-	// followsEvents checks that w is live: a change on each counter arrives
-	// with no other full pass.
-	followsEvents := func(t *testing.T, w *feed) {
+	// followsLive checks that w is live in mode: a change on each counter
+	// arrives with no other full pass.
+	followsLive := func(t *testing.T, w *feed, mode string) {
 		t.Helper()
-		if w.state.Mode != "events" {
-			t.Fatalf("mode %q, note %q; want events", w.state.Mode, w.state.Note)
+		if w.state.Mode != mode {
+			t.Fatalf("mode %q, note %q; want %s", w.state.Mode, w.state.Note, mode)
 		}
 		for _, k := range counters {
 			v, err := admin.Incr(ctx, k).Result()
@@ -152,20 +153,28 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			w.waitValue(k, strconv.FormatInt(v, 10))
 		}
 		if w.passes != 1 {
-			t.Errorf("%d full passes; want the changes to arrive as events", w.passes)
+			t.Errorf("%d full passes; want the changes to arrive as %s", w.passes, mode)
 		}
 	}
 
-	for _, user := range []string{pollUser, eventsUser} {
+	for _, user := range []string{pollUser, trackingUser, eventsUser} {
 		t.Run(user+" reads and may not write", func(t *testing.T) {
 			c := connectAs(t, user)
 			w := watchAuto(t, c)
-			if user == pollUser {
-				if w.state.Mode != "polling" || !strings.Contains(w.state.Note, "does not allow CONFIG GET (NOPERM") || !strings.Contains(w.state.Note, "+config|get") {
-					t.Errorf("mode %q, note %q; want polling, and the note to say CONFIG GET is not allowed", w.state.Mode, w.state.Note)
+			switch user {
+			case pollUser:
+				if st := w.state; st.Mode != "polling" || !strings.Contains(st.Note, "does not allow CONFIG GET (NOPERM") || !strings.Contains(st.Note, "+config|get") ||
+					!strings.Contains(st.Note, "may not use client tracking") {
+					t.Errorf("mode %q, note %q; want polling, and the note to say CONFIG GET and client tracking are not allowed", st.Mode, st.Note)
 				}
-			} else {
-				followsEvents(t, w)
+			case trackingUser:
+				// Without CONFIG GET, auto cannot tell the notifications are on.
+				if note := w.state.Note; !strings.HasPrefix(note, "tracking: ") || !strings.Contains(note, "not allow CONFIG GET (NOPERM") {
+					t.Errorf("note %q; want it to say why auto tracks", note)
+				}
+				followsLive(t, w, "tracking")
+			default:
+				followsLive(t, w, "events")
 			}
 
 			key := counters[0]
@@ -191,7 +200,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 
 	t.Run(writeUser+" increments, repairs and deletes", func(t *testing.T) {
 		c := connectAs(t, writeUser)
-		followsEvents(t, watchAuto(t, c))
+		followsLive(t, watchAuto(t, c), "events")
 		one := by(t, "1")
 		for _, key := range counters {
 			before, _ := admin.Get(ctx, key).Int()
