@@ -222,27 +222,37 @@ func TestEventsFollowEachKindOfChange(t *testing.T) {
 
 func TestEventsRemoveEvictedKeys(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t, "--notify-keyspace-events", "K$gxe", "--maxmemory-policy", "allkeys-random")
-	rdb := s.Client(t)
-	w := startEvents(t, connect(t, s), "rl:*")
+	for _, mode := range []string{"events", "tracking"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, "--notify-keyspace-events", "K$gxe", "--maxmemory-policy", "allkeys-random")
+			rdb := s.Client(t)
+			var w *feed
+			if mode == "events" {
+				w = startEvents(t, connect(t, s), "rl:*")
+			} else {
+				w = startTracking(t, connect(t, s), "rl:*")
+			}
 
-	ctx := context.Background()
-	base := infoField(t, rdb, "memory", "used_memory")
-	s.Do(t, "CONFIG", "SET", "maxmemory", strconv.FormatInt(base+2<<20, 10))
-	value := strings.Repeat("x", 2048)
-	pipe := rdb.Pipeline()
-	for i := range 3000 {
-		pipe.Set(ctx, "rl:big:"+strconv.Itoa(i), value, 0)
-	}
-	if _, err := pipe.Exec(ctx); err != nil {
-		t.Fatal(err)
-	}
-	if infoField(t, rdb, "stats", "evicted_keys") == 0 {
-		t.Fatal("no key was evicted: the test needs a smaller maxmemory")
-	}
-	w.waitMatches("rl:*", rdb)
-	if w.passes != 1 {
-		t.Errorf("%d full passes; want evictions to be followed by events alone", w.passes)
+			ctx := context.Background()
+			base := infoField(t, rdb, "memory", "used_memory")
+			s.Do(t, "CONFIG", "SET", "maxmemory", strconv.FormatInt(base+2<<20, 10))
+			value := strings.Repeat("x", 2048)
+			pipe := rdb.Pipeline()
+			for i := range 3000 {
+				pipe.Set(ctx, "rl:big:"+strconv.Itoa(i), value, 0)
+			}
+			if _, err := pipe.Exec(ctx); err != nil {
+				t.Fatal(err)
+			}
+			if infoField(t, rdb, "stats", "evicted_keys") == 0 {
+				t.Fatal("no key was evicted: the test needs a smaller maxmemory")
+			}
+			w.waitMatches("rl:*", rdb)
+			if w.passes != 1 {
+				t.Errorf("%d full passes; want evictions to be followed by %s alone", w.passes, mode)
+			}
+		})
 	}
 }
 
