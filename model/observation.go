@@ -55,7 +55,7 @@ type Batch struct {
 // FeedState describes the watcher, for the header: how data arrives and
 // whether it is healthy. It is replaced whole each time it is sent.
 type FeedState struct {
-	Mode      string        // "polling", "events", "reconnecting", "connecting"
+	Mode      string        // "polling", "events", "tracking", "reconnecting", "connecting", "stopped"
 	Interval  time.Duration // polling period (polling mode)
 	Addr      string        // where we are connected, without credentials
 	Topology  string        // e.g. "standalone", "cluster: 3 masters, 3 replicas"
