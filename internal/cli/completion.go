@@ -109,7 +109,7 @@ func completionCommands() []compCommand {
 func flagValues(command, flag string) []string {
 	switch {
 	case flag == "mode":
-		return []string{config.ModeAuto, config.ModeEvents, config.ModePoll}
+		return []string{config.ModeAuto, config.ModeEvents, config.ModeTracking, config.ModePoll}
 	case command == "snapshot" && flag == "format":
 		return report.Formats
 	case command == "check" && flag == "format":

@@ -90,6 +90,7 @@ func TestCompletion(t *testing.T) {
 				{[]string{"countertop", "snapshot", "--for"}, []string{"--format"}},
 				{[]string{"countertop", "snapshot", "--format", ""}, []string{"csv", "json", "table"}},
 				{[]string{"countertop", "--mode", "e"}, []string{"events"}},
+				{[]string{"countertop", "--mode", "t"}, []string{"tracking"}},
 				{[]string{"countertop", "--url", "redis://h:1/0", "--mo"}, []string{"--mode"}},
 				{[]string{"countertop", "repair", "--d"}, []string{"--dry-run"}},
 				{[]string{"countertop", "incr", "ratelimit:api:42", "--no"}, []string{"--no-expire"}},
