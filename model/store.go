@@ -184,8 +184,8 @@ func (s *Store) observe(o *Observation) bool {
 		e.sumDelta, e.sumSecs = 0, 0
 	case at > e.at:
 		delta := newNum - oldNum
-		if delta < 0 {
-			delta = newNum // it went down: the window restarted, and counted up from 0
+		if delta < 0 && e.restarted(o.PTTL, at) {
+			delta = newNum // a new key in a new window, counted up from 0
 		}
 		e.addReading(delta, float64(at-e.at)/float64(time.Second))
 	}
@@ -314,6 +314,29 @@ func (e *entry) expiryMoved(pttl, at int64) bool {
 	return moved > int64(deadlineJitter) || moved < -int64(deadlineJitter)
 }
 
+// restarted reports whether a reading of pttl at at, whose value is below
+// e's, can be a new key made since e was read (its window restarted and
+// counted up from 0) rather than e lowered in place (DECR, SET KEEPTTL, a
+// limiter giving a hit back), which keeps its deadline or has none.
+//
+// A key with a TTL can be made again once it expires: its deadline has
+// passed, or a later one was set (deleted and made again). One made
+// again without a TTL (INCR and no EXPIRE, the bug) is told by the old
+// deadline alone, within deadlineJitter, as the two deadlines are
+// estimates. A key without a TTL never expires: only a TTL set with the
+// fall says it was made again; without one it was lowered.
+func (e *entry) restarted(pttl, at int64) bool {
+	if e.pttl < 0 {
+		return pttl >= 0
+	}
+	was := e.deadline()
+	if pttl < 0 {
+		return at >= was-int64(deadlineJitter)
+	}
+	now := deadline(pttl, at)
+	return now > was+int64(deadlineJitter) || at >= was && now > was
+}
+
 // deadline is when e expires, in nanoseconds from the epoch; only
 // meaningful when e has a TTL.
 func (e *entry) deadline() int64 { return deadline(e.pttl, e.at) }
@@ -326,11 +349,12 @@ func deadline(pttl, at int64) int64 {
 	return at + d
 }
 
-// addReading folds an increase over secs seconds (> 0) into the rate, a
-// moving average whose weights fade as e^(-age/rateHorizon): both sums
-// fade by the time that passed, and the new span counts for its faded
-// weight (spanWeight), with the increase spread over it. So the rate is
-// about the increase per second over the last rateHorizon seconds,
+// addReading folds a change over secs seconds (> 0) into the rate (a fall
+// is below 0: see restarted), a moving average whose weights fade as
+// e^(-age/rateHorizon): both sums fade by the time that passed, and the
+// new span counts for its faded weight (spanWeight), with the change
+// spread over it. So the rate is
+// about the change per second over the last rateHorizon seconds,
 // however irregular the readings: a reading a few milliseconds after the
 // last one moves it little, and one after a long quiet spell (keyspace
 // events read a key only when it changes) weighs that spell as
