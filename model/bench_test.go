@@ -185,6 +185,17 @@ func BenchmarkRows(b *testing.B) {
 			frame()
 		}
 	})
+	// S: the order read from the bottom up, and back.
+	b.Run("after-reverse/by-value", func(b *testing.B) {
+		s.SetSort(SortValue)
+		frame()
+		b.ReportAllocs()
+		for b.Loop() {
+			s.SetReverse(!s.Reverse())
+			frame()
+		}
+		s.SetReverse(false)
+	})
 	b.Run("after-filter/by-key", func(b *testing.B) {
 		filters := []string{"login 4", "is:warn"}
 		frame()

@@ -44,6 +44,7 @@ type order struct {
 	shown  int      // how many entries pass the filter, as of the last refresh
 	// What else changed since the last refresh.
 	resort   bool // the sort: sort everything again
+	flip     bool // the direction: read the order backwards
 	refilter bool // the filter: check every entry again
 	recount  bool // how many keys some blocks show: recompute the starts
 
@@ -224,7 +225,7 @@ func (o *order) position(e int32) int {
 // filter and every key that moved.
 func (s *Store) refresh() {
 	o := &s.order
-	if !o.resort && !o.refilter && len(o.dirty) == 0 && !o.recount {
+	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount {
 		return
 	}
 	if o.refilter {
@@ -239,6 +240,9 @@ func (s *Store) refresh() {
 				o.take(e)
 			}
 		}
+		if o.flip {
+			o.mirror()
+		}
 		o.settle() // no empty block left to search
 		for _, e := range moved {
 			s.place(e)
@@ -250,7 +254,7 @@ func (s *Store) refresh() {
 		}
 	}
 	o.settle()
-	o.resort, o.refilter = false, false
+	o.resort, o.flip, o.refilter = false, false, false
 	o.dirty = moved[:0]
 	if cap(o.dirty) > keepDirty {
 		o.dirty = nil // a first pass's worth: not worth keeping
@@ -287,10 +291,14 @@ func (s *Store) sortByRate(keys []int32) {
 		rates[e] = s.rateOf(&s.entries[e])
 	}
 	slices.SortFunc(keys, func(a, b int32) int {
-		if c := cmp.Compare(rates[b], rates[a]); c != 0 {
-			return c
+		c := cmp.Compare(rates[b], rates[a])
+		if c == 0 {
+			c = CompareKeys(s.entries[a].key, s.entries[b].key)
 		}
-		return strings.Compare(s.entries[a].key, s.entries[b].key)
+		if s.reverse {
+			return -c
+		}
+		return c
 	})
 }
 
@@ -319,6 +327,17 @@ func (s *Store) rebuild() {
 	for chunk := range slices.Chunk(keys, o.size) {
 		o.blocks = append(o.blocks, o.newBlock(chunk))
 	}
+}
+
+// mirror turns the order upside down: the reversed sort is the exact
+// mirror image of the other, so its blocks and their keys are the same,
+// read backwards.
+func (o *order) mirror() {
+	slices.Reverse(o.blocks)
+	for _, b := range o.blocks {
+		slices.Reverse(b.keys)
+	}
+	o.recount = true
 }
 
 // place puts entry e, which is in no block, where the sort says.
@@ -380,4 +399,84 @@ func (s *Store) statusChanged(i int32) {
 		}
 		o.recount = true
 	}
+}
+
+// CompareKeys returns -1, 0 or +1 as key name a sorts before, with or
+// after b in SortKeyName's order, as people read names: a run of digits
+// compares as the number it spells ("user:2" < "user:10" < "user:100"),
+// any other byte as itself. Names that spell the same numbers ("a01" and
+// "a1") compare byte by byte, so that the order is total: 0 only for equal
+// names. It compares in place, without allocating: the bytes both share
+// are skipped, and only a difference in or next to a run of digits is
+// looked at more closely.
+func CompareKeys(a, b string) int {
+	i, n := 0, min(len(a), len(b))
+	for i < n && a[i] == b[i] {
+		i++
+	}
+	if i == len(a) && i == len(b) {
+		return 0
+	}
+	if (i == 0 || !isDigit(a[i-1])) && (i == len(a) || !isDigit(a[i])) && (i == len(b) || !isDigit(b[i])) {
+		return compareByte(a, b, i) // no number where they differ
+	}
+	for i > 0 && isDigit(a[i-1]) {
+		i-- // to the start of the number the difference is in
+	}
+	if c := compareNumbered(a[i:], b[i:]); c != 0 {
+		return c
+	}
+	return strings.Compare(a[i:], b[i:])
+}
+
+// compareByte compares a and b by their bytes at i, where they first
+// differ; a name that ends there is the less.
+func compareByte(a, b string, i int) int {
+	switch {
+	case i == len(a):
+		return -1
+	case i == len(b):
+		return 1
+	}
+	return cmp.Compare(a[i], b[i])
+}
+
+// compareNumbered compares a and b as runs of digits (by the number they
+// spell) and single other bytes, in turn; 0 when they spell the same.
+func compareNumbered(a, b string) int {
+	i, j := 0, 0
+	for i < len(a) && j < len(b) {
+		if !isDigit(a[i]) || !isDigit(b[j]) {
+			if a[i] != b[j] {
+				return cmp.Compare(a[i], b[j])
+			}
+			i, j = i+1, j+1
+			continue
+		}
+		ea, eb := digitsEnd(a, i), digitsEnd(b, j)
+		if c := compareDigits(a[i:ea], b[j:eb]); c != 0 {
+			return c
+		}
+		i, j = ea, eb
+	}
+	return cmp.Compare(len(a)-i, len(b)-j)
+}
+
+// compareDigits compares two runs of digits by the numbers they spell,
+// however long: without their leading zeros, the longer is the larger,
+// and two as long compare as their bytes do.
+func compareDigits(a, b string) int {
+	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
+	if c := cmp.Compare(len(a), len(b)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
+}
+
+// digitsEnd is the end of the run of digits of s that starts at i.
+func digitsEnd(s string, i int) int {
+	for i < len(s) && isDigit(s[i]) {
+		i++
+	}
+	return i
 }

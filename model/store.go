@@ -10,19 +10,37 @@ import (
 )
 
 // SortKey is one of the orders the dashboard cycles through with `s`.
+// Each is listed as it reads unreversed; Store.SetReverse reads it from the
+// bottom up, its exact mirror image, ties and keys left last included (so
+// that `S` costs a pass over the order, not a sort):
+//
+//   - SortKeyName: key names as people read them, runs of digits by their
+//     number ("user:2", "user:10", "user:100"); reversed, Z to A.
+//   - SortValue, SortPercent: largest first, keys without a number (or a
+//     limit) last; reversed, those first, then the smallest.
+//   - SortTTL: keys without expiry first, as the ones an incident is about,
+//     then the least time left; reversed, the most time left first and the
+//     keys without expiry last.
+//   - SortRate: fastest rise first, falling keys last.
+//   - SortStatus: most severe first (stuck, no-expiry, ...: Status order).
+//
+// Every order breaks ties by key name, in the same order as SortKeyName
+// (and reversed with it), so it is total and the same for the same data.
 type SortKey uint8
 
 const (
-	SortKeyName SortKey = iota // key, ascending
-	SortValue                  // value, largest first
-	SortTTL                    // keys without expiry first, then least time left
-	SortPercent                // % of limit, largest first
-	SortRate                   // rate, fastest first
+	SortKeyName SortKey = iota
+	SortValue
+	SortTTL
+	SortPercent
+	SortRate
+	SortStatus
 	numSortKeys
 )
 
-var sortNames = [numSortKeys]string{"key", "value", "ttl", "% limit", "rate"}
+var sortNames = [numSortKeys]string{"key", "value", "ttl", "% limit", "rate", "status"}
 
+// String is the sort's short name, for the header.
 func (k SortKey) String() string {
 	if k < numSortKeys {
 		return sortNames[k]
@@ -30,7 +48,7 @@ func (k SortKey) String() string {
 	return "?"
 }
 
-// Next is the sort that `s` moves to.
+// Next is the sort that `s` moves to: each in turn, then SortKeyName again.
 func (k SortKey) Next() SortKey { return (k + 1) % numSortKeys }
 
 // Counts summarises the Store for the header.
@@ -54,10 +72,7 @@ type Counts struct {
 // cannot move its key (a new value while sorted by name) costs the order
 // nothing.
 //
-// Every order breaks ties by key name, so it is total and the same for the
-// same data. Sorting by value or % of limit puts keys without a number (or
-// without a limit) last; keys without a TTL sort first by TTL, as the ones
-// to look at.
+// The orders are SortKey's, each also reversed (SetReverse).
 type Store struct {
 	rules *Rules
 
@@ -70,6 +85,7 @@ type Store struct {
 
 	byStatus [NumStatuses]int
 	sortKey  SortKey
+	reverse  bool
 	filter   filter
 	order    order
 }
@@ -496,6 +512,18 @@ func (s *Store) SetSort(k SortKey) {
 
 func (s *Store) Sort() SortKey { return s.sortKey }
 
+// SetReverse reads the order from the bottom up (true) or as SortKey
+// describes it (false); Reverse returns which. Turning it costs one pass
+// over the order at the next read, not a sort.
+func (s *Store) SetReverse(reverse bool) {
+	if reverse != s.reverse {
+		s.reverse = reverse
+		s.order.flip = !s.order.flip
+	}
+}
+
+func (s *Store) Reverse() bool { return s.reverse }
+
 // SetFilter sets the filter: space-separated terms that must all hold; a term
 // "is:STATUS" (is:stuck, is:no-expiry, ...) keeps that status, "is:problem"
 // keeps the statuses check fails on (Status.Problem), any other term keeps
@@ -587,11 +615,16 @@ func (s *Store) compareEntries(x, y *entry) int {
 		c = compareDesc(xp, xok, yp, yok)
 	case SortRate:
 		c = cmp.Compare(s.rateOf(y), s.rateOf(x))
+	case SortStatus:
+		c = cmp.Compare(x.status, y.status)
 	}
-	if c != 0 {
-		return c
+	if c == 0 {
+		c = CompareKeys(x.key, y.key)
 	}
-	return strings.Compare(x.key, y.key)
+	if s.reverse {
+		return -c
+	}
+	return c
 }
 
 // compareValues puts larger numbers first, then keys holding no number.

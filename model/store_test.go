@@ -4,7 +4,9 @@ import (
 	"cmp"
 	"fmt"
 	"math"
+	"math/big"
 	"math/rand/v2"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -299,17 +301,61 @@ func TestStoreSorts(t *testing.T) {
 		{SortTTL, []string{"rl:c", "text", "big", "big2", "rl:a", "x", "rl:b"}},
 		{SortPercent, []string{"big", "big2", "rl:c", "x", "rl:b", "rl:a", "text"}},
 		{SortRate, []string{"rl:b", "big", "big2", "rl:a", "rl:c", "text", "x"}},
+		{SortStatus, []string{"rl:c", "big", "big2", "x", "rl:a", "rl:b", "text"}}, // no-expiry, over, warn, ok, not-counter
 	} {
-		s.SetSort(tc.by)
-		if s.Sort() != tc.by {
-			t.Fatalf("Sort() = %v after SetSort(%v)", s.Sort(), tc.by)
-		}
-		if got := keys(s.Rows(0, 100)); !slices.Equal(got, tc.want) {
-			t.Errorf("by %v: %v, want %v", tc.by, got, tc.want)
+		for _, reverse := range []bool{false, true} {
+			s.SetSort(tc.by)
+			s.SetReverse(reverse)
+			if s.Sort() != tc.by || s.Reverse() != reverse {
+				t.Fatalf("Sort(), Reverse() = %v, %v after SetSort(%v), SetReverse(%v)", s.Sort(), s.Reverse(), tc.by, reverse)
+			}
+			want := slices.Clone(tc.want)
+			if reverse { // the mirror image: no TTL last by TTL, no number first by value
+				slices.Reverse(want)
+			}
+			if got := keys(s.Rows(0, 100)); !slices.Equal(got, want) {
+				t.Errorf("by %v, reversed %v: %v, want %v", tc.by, reverse, got, want)
+			}
 		}
 	}
-	if got := SortRate.Next(); got != SortKeyName {
-		t.Errorf("SortRate.Next() = %v", got)
+}
+
+// `s` steps through every sort, each once, and comes back to the first;
+// the header shows each by a short name.
+func TestSortKeyCycle(t *testing.T) {
+	var names []string
+	k := SortKeyName
+	for range numSortKeys {
+		names = append(names, k.String())
+		k = k.Next()
+	}
+	if k != SortKeyName {
+		t.Errorf("after %d steps: %v, want key again", numSortKeys, k)
+	}
+	if want := []string{"key", "value", "ttl", "% limit", "rate", "status"}; !slices.Equal(names, want) {
+		t.Errorf("the cycle: %q, want %q", names, want)
+	}
+}
+
+// Key names sort as people read them, numbers by their value, in the
+// Store's order by name and in every tie.
+func TestStoreNaturalKeyOrder(t *testing.T) {
+	s := NewStore(testRules())
+	var b Batch
+	for _, key := range []string{"user:100", "user:2", "user:10", "user:1:b", "user:1", "user:02", "user:", "User:3"} {
+		b.Observed = append(b.Observed, read(key, "1", 1000, 0))
+	}
+	s.Apply(b)
+	want := []string{"User:3", "user:", "user:1", "user:1:b", "user:02", "user:2", "user:10", "user:100"}
+	if got := keys(s.Rows(0, 100)); !slices.Equal(got, want) {
+		t.Errorf("by key: %q, want %q", got, want)
+	}
+	s.SetSort(SortValue) // all alike: the names decide
+	if got := keys(s.Rows(0, 100)); !slices.Equal(got, want) {
+		t.Errorf("by value, all equal: %q, want %q", got, want)
+	}
+	if i := s.IndexOf("user:10"); i != 6 {
+		t.Errorf("IndexOf(user:10) = %d, want 6", i)
 	}
 }
 
@@ -462,9 +508,11 @@ func checkAgainstModel(t *testing.T, s *Store) {
 		for _, o := range b.Observed {
 			live[o.Key] = o.PTTL != PTTLMissing
 		}
-		switch rng.IntN(5) {
+		switch rng.IntN(6) {
 		case 0:
 			s.SetSort(SortKey(rng.IntN(int(numSortKeys))))
+		case 3:
+			s.SetReverse(rng.IntN(2) == 0)
 		case 1:
 			s.SetFilter(filters[rng.IntN(len(filters))])
 		case 2:
@@ -563,11 +611,39 @@ func modelCompare(s *Store, a, b Counter) int {
 		c = desc(x, xok, y, yok)
 	case SortRate:
 		c = cmp.Compare(b.Rate, a.Rate)
+	case SortStatus:
+		c = cmp.Compare(a.Status, b.Status)
 	}
-	if c != 0 {
+	if c == 0 {
+		c = modelCompareKeys(a.Key, b.Key)
+	}
+	if s.Reverse() {
+		return -c
+	}
+	return c
+}
+
+var keyParts = regexp.MustCompile(`[0-9]+|[^0-9]`)
+
+// modelCompareKeys is CompareKeys written out plainly: the names cut into
+// runs of digits and single other bytes, runs compared as numbers.
+func modelCompareKeys(a, b string) int {
+	x, y := keyParts.FindAllString(a, -1), keyParts.FindAllString(b, -1)
+	for i := 0; i < len(x) && i < len(y); i++ {
+		xn, xok := new(big.Int).SetString(x[i], 10)
+		yn, yok := new(big.Int).SetString(y[i], 10)
+		if xok && yok {
+			if c := xn.Cmp(yn); c != 0 {
+				return c
+			}
+		} else if c := strings.Compare(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(len(x), len(y)); c != 0 {
 		return c
 	}
-	return strings.Compare(a.Key, b.Key)
+	return strings.Compare(a, b)
 }
 
 func TestCounterDeadlineSaturates(t *testing.T) {
