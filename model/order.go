@@ -43,10 +43,12 @@ type order struct {
 	dirty  []int32  // entries to place again: may repeat or be stale, entry.moved is the truth
 	shown  int      // how many entries pass the filter, as of the last refresh
 	// What else changed since the last refresh.
-	resort   bool // the sort: sort everything again
-	flip     bool // the direction: read the order backwards
-	refilter bool // the filter: check every entry again
-	recount  bool // how many keys some blocks show: recompute the starts
+	resort   bool  // the sort: sort everything again
+	flip     bool  // the direction: read the order backwards
+	refilter bool  // the filter: check every entry again
+	recount  bool  // how many keys some blocks show: recompute the starts
+	refade   bool  // the quiet (sorted by rate): rates not 0 faded
+	quiet    int64 // the Store's quiet the order by rate is as of
 
 	// blockSize and rebuildShare; tests make them small and large, to
 	// exercise splits, merges and placement with a few keys.
@@ -225,7 +227,7 @@ func (o *order) position(e int32) int {
 // filter and every key that moved.
 func (s *Store) refresh() {
 	o := &s.order
-	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount {
+	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount && !o.refade {
 		return
 	}
 	if o.refilter {
@@ -243,6 +245,9 @@ func (s *Store) refresh() {
 		if o.flip {
 			o.mirror()
 		}
+		if o.refade && s.sortKey == SortRate {
+			moved = append(moved, s.sortFading()...)
+		}
 		o.settle() // no empty block left to search
 		for _, e := range moved {
 			s.place(e)
@@ -254,7 +259,8 @@ func (s *Store) refresh() {
 		}
 	}
 	o.settle()
-	o.resort, o.flip, o.refilter = false, false, false
+	o.resort, o.flip, o.refilter, o.refade = false, false, false, false
+	o.quiet = s.quiet
 	o.dirty = moved[:0]
 	if cap(o.dirty) > keepDirty {
 		o.dirty = nil // a first pass's worth: not worth keeping
@@ -302,6 +308,147 @@ func (s *Store) sortByRate(keys []int32) {
 	})
 }
 
+// sortFading sorts again the keys whose rates faded since the order was
+// sorted by rate (o.quiet), taken from its two ends: a rate can only fade
+// if it was not 0, and rates that were not 0 are at the ends, rising keys
+// first and falling keys last (the other way reversed), either side of the
+// keys at 0 (when there are none, the first end is every key). Fading
+// keeps a rate's sign, or brings it to 0: the keys it
+// brings there it returns, out of the order, to be placed by name among
+// the others at 0. The keys between the ends keep their places.
+func (s *Store) sortFading() (zero []int32) {
+	o := &s.order
+	fading := func(e int32) bool { return s.entries[e].hasRateAsOf(o.quiet) }
+	for _, back := range []bool{false, true} {
+		end := o.takeEnd(fading, back)
+		if len(end) == 0 {
+			continue
+		}
+		// Each key's rate, worked out once, and what it is worked out
+		// from: keys read alike (at one moment, by the same change) have
+		// the same rate for ever, and keep the order the names gave them
+		// without the names, which are far apart in memory, being read.
+		type rated struct {
+			rate     float64
+			at       int64
+			sums     [2]float32
+			e, place int32
+		}
+		keys := make([]rated, 0, len(end))
+		for i, e := range end {
+			x := &s.entries[e]
+			if r := s.rateOf(x); r != 0 {
+				keys = append(keys, rated{r, x.at, [2]float32{x.sumDelta, x.sumSecs}, e, int32(i)})
+			} else {
+				zero = append(zero, e)
+			}
+		}
+		sortMostlySorted(keys, func(a, b rated) int {
+			c := cmp.Compare(b.rate, a.rate)
+			if c == 0 {
+				if a.at == b.at && a.sums == b.sums {
+					return cmp.Compare(a.place, b.place)
+				}
+				c = CompareKeys(s.entries[a.e].key, s.entries[b.e].key)
+			}
+			if s.reverse {
+				return -c
+			}
+			return c
+		})
+		sorted := make([]int32, len(keys))
+		for i, k := range keys {
+			sorted[i] = k.e
+		}
+		var blocks []*block
+		for chunk := range slices.Chunk(sorted, o.size) {
+			blocks = append(blocks, o.newBlock(chunk))
+		}
+		if back {
+			o.blocks = append(o.blocks, blocks...)
+		} else {
+			o.blocks = slices.Insert(o.blocks, 0, blocks...)
+		}
+		o.recount = true
+	}
+	return zero
+}
+
+// sortMostlySorted sorts x, which is mostly in order already, by compare:
+// in one second of quiet few fading rates overtake one another, so an
+// insertion sort costs about a compare per key; it hands over to a full
+// sort when too many keys are out of place.
+func sortMostlySorted[T any](x []T, compare func(a, b T) int) {
+	moves := 0
+	for i := 1; i < len(x); i++ {
+		if compare(x[i-1], x[i]) <= 0 {
+			continue
+		}
+		v, j := x[i], i-1
+		for ; j >= 0 && compare(x[j], v) > 0; j-- {
+			x[j+1] = x[j]
+		}
+		x[j+1] = v
+		if moves += i - j; moves > 8*len(x) {
+			slices.SortFunc(x, compare)
+			return
+		}
+	}
+}
+
+// takeEnd takes out of the order the keys at its start (at its end, when
+// back) for which in holds, up to the first for which it does not, and
+// returns them in their order. It leaves empty blocks for settle.
+func (o *order) takeEnd(in func(int32) bool, back bool) []int32 {
+	var taken []int32 // backwards, when back
+	for j := range o.blocks {
+		if back {
+			j = len(o.blocks) - 1 - j
+		}
+		b := o.blocks[j]
+		n := 0 // how many of its keys, from that end, are in
+		for n < len(b.keys) {
+			i := n
+			if back {
+				i = len(b.keys) - 1 - n
+			}
+			if !in(b.keys[i]) {
+				break
+			}
+			n++
+		}
+		cut := b.keys[:n]
+		if back {
+			cut = b.keys[len(b.keys)-n:]
+		}
+		for _, e := range cut {
+			if o.passes(e) {
+				b.shown--
+			}
+			o.home[e] = noBlock
+		}
+		if back {
+			for i := len(cut) - 1; i >= 0; i-- {
+				taken = append(taken, cut[i])
+			}
+		} else {
+			taken = append(taken, cut...)
+		}
+		if back {
+			b.keys = b.keys[:len(b.keys)-n]
+		} else {
+			b.keys = slices.Delete(b.keys, 0, n)
+		}
+		if len(b.keys) > 0 {
+			break // the first key that is not in
+		}
+	}
+	if back {
+		slices.Reverse(taken)
+	}
+	return taken
+}
+
 // rebuild sorts every entry again, starting from the current order (a few
 // moved keys among many cost little more than a pass over them), and cuts
 // the result into blocks.
@@ -347,10 +494,26 @@ func (s *Store) place(e int32) {
 		o.blocks = append(o.blocks, o.newBlock([]int32{e}))
 		return
 	}
+	before := func(k int32) bool { return s.compare(e, k) < 0 }
+	if s.sortKey == SortRate { // e's rate worked out once, not at each compare
+		x := &s.entries[e]
+		r := s.rateOf(x)
+		before = func(k int32) bool {
+			y := &s.entries[k]
+			c := cmp.Compare(s.rateOf(y), r)
+			if c == 0 {
+				c = CompareKeys(x.key, y.key)
+			}
+			if s.reverse {
+				c = -c
+			}
+			return c < 0
+		}
+	}
 	// The last block whose first key sorts before e, then the place in it.
-	j := max(0, sort.Search(len(o.blocks), func(j int) bool { return s.compare(e, o.blocks[j].keys[0]) < 0 })-1)
+	j := max(0, sort.Search(len(o.blocks), func(j int) bool { return before(o.blocks[j].keys[0]) })-1)
 	b := o.blocks[j]
-	i := sort.Search(len(b.keys), func(i int) bool { return s.compare(e, b.keys[i]) < 0 })
+	i := sort.Search(len(b.keys), func(i int) bool { return before(b.keys[i]) })
 	b.keys = slices.Insert(b.keys, i, e)
 	o.home[e] = b.id
 	if o.passes(e) {

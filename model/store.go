@@ -67,10 +67,12 @@ type Counts struct {
 // reader asks for it: each key that moved since costs O(log n) compares
 // plus a copy within its block, so a frame after a batch of changes costs
 // about the same at a thousand keys as at a million; only a new sort, or a
-// change to most keys at once, sorts everything again. Rows is O(rows
-// asked) and IndexOf O(block) once the order is up to date. A reading that
-// cannot move its key (a new value while sorted by name) costs the order
-// nothing.
+// change to most keys at once, sorts everything again. Sorted by rate, a
+// quiet second (QuietUntil) sorts again only the keys whose rates are not
+// 0, which sit at the order's two ends and are mostly in order already:
+// about a compare each. Rows is O(rows asked) and IndexOf O(block) once
+// the order is up to date. A reading that cannot move its key (a new value
+// while sorted by name) costs the order nothing.
 //
 // The orders are SortKey's, each also reversed (SetReverse).
 type Store struct {
@@ -216,7 +218,10 @@ func (s *Store) observe(o *Observation) bool {
 		s.statusChanged(i)
 		changed = true
 	}
-	if track && s.compareEntries(&before, e) != 0 {
+	// Sorted by rate, a key with a rate that is read again is placed
+	// again, even where its rate as of now is what it was: the keys that
+	// fade are told apart by how their rates were read (see sortFading).
+	if track && (s.compareEntries(&before, e) != 0 || s.sortKey == SortRate && before.rateChanged(e)) {
 		s.markMoved(i)
 	}
 	return changed
@@ -423,6 +428,11 @@ const fadedOut = 12 * rateHorizon * float64(time.Second)
 // rate until something reads it again, and is 0 from fadedOut on. It only
 // moves forward, in steps of quietStep; the rates are as of the last step
 // until the next.
+//
+// Sorted by rate, the order follows at the next read: only keys whose
+// rate is not 0 can fade, and the order keeps those at its two ends, so
+// those ends are sorted again, and the keys whose rates reached 0 placed
+// among the others by name (see order.refade).
 func (s *Store) QuietUntil(now time.Time) {
 	if len(s.entries) == 0 {
 		return
@@ -431,19 +441,9 @@ func (s *Store) QuietUntil(now time.Time) {
 	if quiet-s.quiet < int64(quietStep) {
 		return
 	}
-	last := s.quiet
 	s.quiet = quiet
 	if s.sortKey == SortRate {
-		// Only the keys whose rates fade between the two steps move: with
-		// a rate, read before now, and not faded out at the last step.
-		// They are placed again (or, when they are many, everything is
-		// sorted again); the others keep their places.
-		for i := range s.entries {
-			e := &s.entries[i]
-			if e.at < quiet && e.rate() != 0 && (last <= e.at || float64(last-e.at) < fadedOut) {
-				s.markMoved(int32(i))
-			}
-		}
+		s.order.refade = true
 	}
 }
 
@@ -452,11 +452,29 @@ func (s *Store) QuietUntil(now time.Time) {
 // time in between folded in as a reading with no increase, as addReading
 // would fold it; 0 from fadedOut on.
 func (s *Store) rateOf(e *entry) float64 {
+	return rateAsOf(e, s.quiet)
+}
+
+// rateChanged reports whether e's rate is worked out from other
+// readings than before's, and either is not 0.
+func (e *entry) rateChanged(before *entry) bool {
+	return (e.rate() != 0 || before.rate() != 0) &&
+		(e.at != before.at || e.sumDelta != before.sumDelta || e.sumSecs != before.sumSecs)
+}
+
+// hasRateAsOf reports whether rateAsOf(e, quiet) is not 0, without
+// working it out.
+func (e *entry) hasRateAsOf(quiet int64) bool {
+	return e.rate() != 0 && (quiet == 0 || quiet <= e.at || float64(quiet-e.at) < fadedOut)
+}
+
+// rateAsOf is rateOf with the Store quiet up to quiet.
+func rateAsOf(e *entry, quiet int64) float64 {
 	r := e.rate()
-	if r == 0 || s.quiet == 0 || s.quiet <= e.at {
+	if r == 0 || quiet == 0 || quiet <= e.at {
 		return r
 	}
-	secs := float64(s.quiet - e.at)
+	secs := float64(quiet - e.at)
 	if secs >= fadedOut {
 		return 0
 	}

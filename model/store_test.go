@@ -458,23 +458,29 @@ func TestStoreAgreesWithModel(t *testing.T) {
 		size, share int
 	}{
 		{"default", blockSize, rebuildShare},
-		{"tiny blocks", 2, math.MaxInt32},
+		{"tiny blocks", 2, 1}, // a share of 1: never sort all again for moved keys
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			s := NewStore(testRules())
-			s.order.size, s.order.share = tc.size, tc.share
-			checkAgainstModel(t, s)
+			for _, seed := range []uint64{1, 40} {
+				s := NewStore(testRules())
+				s.order.size, s.order.share = tc.size, tc.share
+				checkAgainstModel(t, s, seed)
+			}
 		})
 	}
 }
 
-func checkAgainstModel(t *testing.T, s *Store) {
-	rng := rand.New(rand.NewPCG(1, 2))
+func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
+	rng := rand.New(rand.NewPCG(seed, 2))
 	live := map[string]bool{}
 	filters := []string{"", "rl:", "is:problem", "1 is:ok", "is:warn", "K"}
 	now := time.Duration(0)
 	for step := range 400 {
 		now += time.Duration(rng.IntN(1500)) * time.Millisecond
+		if rng.IntN(20) == 0 {
+			now += 70 * time.Second // long enough for rates to fade out
+			s.QuietUntil(t0.Add(now))
+		}
 		var b Batch
 		updatesOnly := rng.IntN(3) == 0 // new readings of known keys, which move no key in or out
 		for range rng.IntN(30) {
@@ -557,7 +563,7 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 			t.Fatalf("step %d: IndexOf(%q) = %d, want %d", step, c.Key, got, i)
 		}
 	}
-	for _, offset := range []int{1, len(want) / 2, len(want) - 1} {
+	for _, offset := range []int{1, len(want) / 2, max(len(want)-1, 0)} {
 		page := want[min(offset, len(want)):min(offset+3, len(want))]
 		if got := s.Rows(offset, 3); !slices.Equal(keys(got), keys(page)) {
 			t.Fatalf("step %d: Rows(%d, 3) = %v, want %v", step, offset, keys(got), keys(page))
@@ -687,5 +693,53 @@ func TestEachProblem(t *testing.T) {
 	s.SetFilter("rl: is:stuck")
 	if got, want := collect(), []string{"rl:stuck=rl:*"}; !slices.Equal(got, want) {
 		t.Errorf("with a filter, EachProblem = %q, want %q", got, want)
+	}
+}
+
+// Sorted by rate, the keys whose rates fade as the feed stays quiet keep
+// their order with the others: rising and falling ones move as their rates
+// shrink, and once at 0 they join the still keys by name; reversed too.
+func TestStoreOrderByRateFollowsTheQuiet(t *testing.T) {
+	for _, reverse := range []bool{false, true} {
+		s := NewStore(testRules())
+		s.order.size = 2 // every end spans blocks
+		for sec, values := range [][]string{{"0", "0", "50", "80", "0"}, {"10", "5", "47", "72", "0"}, {"20", "10", "44", "64", "0"}} {
+			var b Batch
+			for i, key := range []string{"rl:up1", "rl:up2", "rl:down1", "rl:down2", "rl:late"} {
+				b.Observed = append(b.Observed, read(key, values[i], 100_000, time.Duration(sec)*time.Second))
+			}
+			for i := range 4 {
+				b.Observed = append(b.Observed, read(fmt.Sprintf("rl:still%d", i), "3", 100_000, time.Duration(sec)*time.Second))
+			}
+			s.Apply(b)
+		}
+		s.Apply(Batch{Observed: []Observation{read("rl:late", "9", 100_000, 50*time.Second)}})
+		s.SetSort(SortRate)
+		s.SetReverse(reverse)
+		check := func(when string) []string {
+			t.Helper()
+			rows := s.Rows(0, 100)
+			want := slices.Clone(rows)
+			for i, c := range want {
+				want[i] = mustGet(t, s, c.Key)
+			}
+			slices.SortFunc(want, func(a, b Counter) int { return modelCompare(s, a, b) })
+			if !slices.Equal(keys(rows), keys(want)) {
+				t.Errorf("reversed %v, %s:\n rows %v\n want %v", reverse, when, keys(rows), keys(want))
+			}
+			return keys(rows)
+		}
+		check("as read")
+		s.QuietUntil(t0.Add(30 * time.Second))
+		check("28 s into the quiet")
+		s.QuietUntil(t0.Add(70 * time.Second))
+		got := check("68 s into the quiet")
+		want := []string{"rl:late", "rl:down1", "rl:down2", "rl:still0", "rl:still1", "rl:still2", "rl:still3", "rl:up1", "rl:up2"}
+		if reverse {
+			slices.Reverse(want)
+		}
+		if !slices.Equal(got, want) {
+			t.Errorf("reversed %v, once the rates faded out: %v, want %v", reverse, got, want)
+		}
 	}
 }
