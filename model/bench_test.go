@@ -196,17 +196,43 @@ func BenchmarkRows(b *testing.B) {
 		}
 		s.SetReverse(false)
 	})
-	b.Run("after-filter/by-key", func(b *testing.B) {
-		filters := []string{"login 4", "is:warn"}
-		frame()
-		b.ReportAllocs()
-		i := 0
-		for b.Loop() {
-			s.SetFilter(filters[i%len(filters)])
-			frame()
-			i++
+	// A keystroke in the filter prompt, and the frame after it; whole: the
+	// frames after it until the filter is applied in full (Filtering), so
+	// many a frame (frames/op). Typing a filter and taking it back, each
+	// step narrows or widens the last: every key holds "login", and 57%
+	// a 4. The other pair share nothing (↑ brings back an older filter).
+	typing := []string{"", "l", "lo", "log", "logi", "login", "login ", "login 4", "login 42", "login 4", "login ", "login", "logi", "log", "lo", "l"}
+	for _, filters := range []struct {
+		name  string
+		steps []string
+	}{{"after-keystroke", typing}, {"after-filter", []string{"login 4", "is:warn"}}} {
+		for _, whole := range []bool{false, true} {
+			name := filters.name + "/by-key"
+			if whole {
+				name = filters.name + "-whole/by-key"
+			}
+			b.Run(name, func(b *testing.B) {
+				frame()
+				b.ReportAllocs()
+				i, frames := 0, 0
+				for b.Loop() {
+					s.SetFilter(filters.steps[i%len(filters.steps)])
+					frame()
+					frames++
+					for whole && s.Filtering() {
+						frame()
+						frames++
+					}
+					i++
+				}
+				b.ReportMetric(float64(frames)/float64(i), "frames/op")
+				s.SetFilter("")
+				for s.Filtering() {
+					frame()
+				}
+			})
 		}
-	})
+	}
 }
 
 // BenchmarkStoreMemory reports the Go heap a Store of a million keys holds,

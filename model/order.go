@@ -2,6 +2,7 @@ package model
 
 import (
 	"cmp"
+	"math/bits"
 	"slices"
 	"sort"
 	"strings"
@@ -39,9 +40,21 @@ type order struct {
 	byID   []*block // block id -> block; nil for a free id
 	free   []int32  // free block ids
 	home   []int32  // entry -> id of the block holding it, or noBlock
-	pass   []uint64 // a bit per entry: it passes the filter; nil without a filter
+	pass   bitset   // a bit per entry: it passes the filter shown; nil when that is empty
+	passed filter   // the filter shown
 	dirty  []int32  // entries to place again: may repeat or be stale, entry.moved is the truth
-	shown  int      // how many entries pass the filter, as of the last refresh
+	shown  int      // how many entries pass the filter shown, as of the last refresh
+
+	// A new filter is applied a step at a time (see Store.sweepStep), to
+	// incoming, a copy of pass, while the order shows passed; then it is
+	// shown in its place.
+	target   filter // the filter being applied
+	incoming bitset // a bit per entry: it passes target; below sweep, checked
+	sweep    int    // entries below it are checked against target; noSweep: none is being applied
+	among    uint8  // which entries target may change: sweepPassing, sweepFailing or sweepAll
+	check    filter // what they are checked against: target, less what passed asks already
+	step     int    // how many entries a refresh checks (sweepStep)
+
 	// What else changed since the last refresh.
 	resort   bool  // the sort: sort everything again
 	flip     bool  // the direction: read the order backwards
@@ -55,19 +68,57 @@ type order struct {
 	size, share int
 }
 
+// noSweep is order.sweep when no filter is being applied.
+const noSweep = -1
+
+// The entries a new filter is checked on, as order.among says.
+const (
+	sweepAll     = iota // every one
+	sweepPassing        // those that passed: the new filter is narrower
+	sweepFailing        // those that did not: it is wider
+)
+
+// sweepStep is how many entries a refresh checks against a new filter:
+// at a million keys, one that every key may pass takes a few frames to
+// apply, and no frame pays for all of it.
+const sweepStep = 1 << 16
+
+// bitset is a bit per entry.
+type bitset []uint64
+
+func (b bitset) has(e int32) bool { return b[e/64]&(1<<(e%64)) != 0 }
+
+// set sets e's bit, growing b as needed.
+func (b *bitset) set(e int32, ok bool) {
+	for int(e/64) >= len(*b) {
+		*b = append(*b, 0)
+	}
+	if ok {
+		(*b)[e/64] |= 1 << (e % 64)
+	} else {
+		(*b)[e/64] &^= 1 << (e % 64)
+	}
+}
+
 // block is a run of consecutive keys of the order.
 type block struct {
 	id    int32
 	keys  []int32 // entry indexes, in sort order
-	shown int     // how many of keys pass the filter
+	shown int     // how many of keys pass the filter shown
 	start int     // position in the filtered order of its first shown key
+	// incoming is how many of keys pass the filter being applied, while
+	// one is.
+	incoming int
 }
 
-func newOrder() order { return order{size: blockSize, share: rebuildShare} }
+func newOrder() order {
+	return order{size: blockSize, share: rebuildShare, passed: parseFilter(""), sweep: noSweep, step: sweepStep}
+}
 
 // newBlock makes a block of keys and records it as their home.
 func (o *order) newBlock(keys []int32) *block {
-	b := &block{keys: keys, shown: o.countShown(keys)}
+	b := &block{keys: keys}
+	b.shown, b.incoming = o.countShown(keys)
 	if n := len(o.free); n > 0 {
 		b.id, o.free = o.free[n-1], o.free[:n-1]
 		o.byID[b.id] = b
@@ -86,36 +137,39 @@ func (o *order) freeBlock(b *block) {
 	o.free = append(o.free, b.id)
 }
 
-// passes reports whether entry e passes the filter.
-func (o *order) passes(e int32) bool {
-	return o.pass == nil || o.pass[e/64]&(1<<(e%64)) != 0
-}
+// passes reports whether entry e passes the filter shown.
+func (o *order) passes(e int32) bool { return o.pass == nil || o.pass.has(e) }
+
+// passesIncoming reports whether entry e passes the filter being applied,
+// as far as it is known; false when none is.
+func (o *order) passesIncoming(e int32) bool { return o.sweep != noSweep && o.incoming.has(e) }
 
 func (o *order) setPass(e int32, ok bool) {
-	if o.pass == nil {
-		return
-	}
-	for int(e/64) >= len(o.pass) {
-		o.pass = append(o.pass, 0)
-	}
-	if ok {
-		o.pass[e/64] |= 1 << (e % 64)
-	} else {
-		o.pass[e/64] &^= 1 << (e % 64)
+	if o.pass != nil {
+		o.pass.set(e, ok)
 	}
 }
 
-func (o *order) countShown(keys []int32) int {
-	if o.pass == nil {
-		return len(keys)
-	}
-	n := 0
-	for _, e := range keys {
-		if o.passes(e) {
-			n++
+// countShown returns how many of keys pass the filter shown and the one
+// being applied.
+func (o *order) countShown(keys []int32) (shown, incoming int) {
+	shown = len(keys)
+	if o.pass != nil {
+		shown = 0
+		for _, e := range keys {
+			if o.pass.has(e) {
+				shown++
+			}
 		}
 	}
-	return n
+	if o.sweep != noSweep {
+		for _, e := range keys {
+			if o.incoming.has(e) {
+				incoming++
+			}
+		}
+	}
+	return shown, incoming
 }
 
 // take removes entry e from its block.
@@ -125,6 +179,9 @@ func (o *order) take(e int32) {
 	b.keys = slices.Delete(b.keys, i, i+1)
 	if o.passes(e) {
 		b.shown--
+	}
+	if o.passesIncoming(e) {
+		b.incoming--
 	}
 	o.home[e] = noBlock
 	o.recount = true
@@ -139,12 +196,19 @@ func (o *order) rename(from, to int32) {
 	}
 	o.home[to] = o.home[from]
 	o.setPass(to, o.passes(from))
+	if o.sweep != noSweep {
+		o.incoming.set(to, o.incoming.has(from))
+	}
 }
 
-// add makes room for a new entry e, in no block yet.
-func (o *order) add(e int32, passes bool) {
+// add makes room for a new entry e, in no block yet, which passes the
+// filter shown and the one being applied as passes and incoming say.
+func (o *order) add(e int32, passes, incoming bool) {
 	o.home = append(o.home, noBlock)
 	o.setPass(e, passes)
+	if o.sweep != noSweep {
+		o.incoming.set(e, incoming)
+	}
 }
 
 // settle drops empty blocks, merges neighbours that fit in one block, and
@@ -178,6 +242,7 @@ func (o *order) settle() {
 func (o *order) merge(into, b *block) {
 	into.keys = append(into.keys, b.keys...)
 	into.shown += b.shown
+	into.incoming += b.incoming
 	for _, e := range b.keys {
 		o.home[e] = into.id
 	}
@@ -227,11 +292,11 @@ func (o *order) position(e int32) int {
 // filter and every key that moved.
 func (s *Store) refresh() {
 	o := &s.order
-	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount && !o.refade {
+	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount && !o.refade && o.sweep == noSweep {
 		return
 	}
 	if o.refilter {
-		s.markPasses()
+		s.startFilter()
 	}
 	moved := s.takeMoved()
 	if o.resort || len(moved)*o.share > len(s.entries) {
@@ -253,10 +318,8 @@ func (s *Store) refresh() {
 			s.place(e)
 		}
 	}
-	if o.refilter {
-		for _, b := range o.blocks {
-			b.shown = o.countShown(b.keys)
-		}
+	if o.sweep != noSweep {
+		s.sweepStep() // with every entry in a block, to count it there
 	}
 	o.settle()
 	o.resort, o.flip, o.refilter, o.refade = false, false, false, false
@@ -425,6 +488,9 @@ func (o *order) takeEnd(in func(int32) bool, back bool) []int32 {
 			if o.passes(e) {
 				b.shown--
 			}
+			if o.passesIncoming(e) {
+				b.incoming--
+			}
 			o.home[e] = noBlock
 		}
 		if back {
@@ -519,48 +585,150 @@ func (s *Store) place(e int32) {
 	if o.passes(e) {
 		b.shown++
 	}
+	if o.passesIncoming(e) {
+		b.incoming++
+	}
 	o.recount = true
 	if len(b.keys) > 2*o.size {
 		half := len(b.keys) / 2
 		next := o.newBlock(slices.Clone(b.keys[half:]))
 		b.keys = b.keys[:half]
 		b.shown -= next.shown
+		b.incoming -= next.incoming
 		o.blocks = slices.Insert(o.blocks, j+1, next)
 	}
 }
 
-// markPasses checks every entry against the (new) filter.
-func (s *Store) markPasses() {
+// startFilter begins to apply the Store's filter, which changed: at once
+// when that costs nothing (the same keys in other words, or no filter), else
+// by a sweep over the entries, a step per refresh, to a copy of the bits
+// of the filter shown. Only the entries whose answer can differ are
+// checked: those that passed when the new filter is narrower (a term typed
+// on: "log" to "logi"), and for only what the old one did not ask; those
+// that did not when it is wider (a letter taken back); every one
+// otherwise. A filter being applied is dropped: the new one starts from
+// the one shown.
+func (s *Store) startFilter() {
 	o := &s.order
-	if s.filter.isEmpty() {
-		o.pass = nil
+	o.refilter = false
+	o.sweep, o.incoming, o.target, o.check = noSweep, nil, filter{}, filter{}
+	now := &s.filter
+	narrower, wider := now.implies(&o.passed), o.passed.implies(now)
+	switch {
+	case narrower && wider:
+		o.passed = *now // the same keys: the bits hold
+		return
+	case now.isEmpty():
+		o.pass, o.passed = nil, *now
+		for _, b := range o.blocks {
+			b.shown = len(b.keys)
+		}
+		o.recount = true
 		return
 	}
-	o.pass = make([]uint64, (len(s.entries)+63)/64)
-	for i := range s.entries {
-		o.setPass(int32(i), s.filter.keeps(&s.entries[i]))
+	if o.pass == nil { // every entry passed
+		o.incoming = make(bitset, (len(s.entries)+63)/64)
+		for w := range o.incoming {
+			o.incoming[w] = ^uint64(0)
+		}
+	} else {
+		o.incoming = slices.Clone(o.pass)
+	}
+	for _, b := range o.blocks {
+		b.incoming = b.shown
+	}
+	o.sweep, o.target, o.among, o.check = 0, *now, sweepAll, *now
+	switch {
+	case narrower:
+		o.among, o.check = sweepPassing, now.beyond(&o.passed)
+	case wider:
+		o.among = sweepFailing
 	}
 }
 
-// statusChanged updates whether entry i passes the filter after its status
-// changed.
-func (s *Store) statusChanged(i int32) {
+// sweepStep checks about o.step more entries against the filter being
+// applied, in memory order, a word of bits at a time, and counts each
+// change in its block. Once every entry is checked, the filter is shown.
+func (s *Store) sweepStep() {
 	o := &s.order
-	if o.pass == nil || o.refilter {
-		return // every entry passes, or all will be checked again
+	n := len(s.entries)
+	for budget := o.step; o.sweep < n && budget > 0; {
+		w := o.sweep / 64
+		word, check := o.incoming[w], ^uint64(0)
+		switch o.among {
+		case sweepPassing:
+			check = word
+		case sweepFailing:
+			check = ^word
+		}
+		if rest := n - 64*w; rest < 64 {
+			check &= 1<<rest - 1
+		}
+		budget -= 1 + bits.OnesCount64(check)
+		for check != 0 {
+			bit := bits.TrailingZeros64(check)
+			check &= check - 1
+			e := int32(64*w + bit)
+			was := word&(1<<bit) != 0
+			if o.check.keeps(&s.entries[e]) == was {
+				continue
+			}
+			word ^= 1 << bit
+			if was {
+				o.byID[o.home[e]].incoming--
+			} else {
+				o.byID[o.home[e]].incoming++
+			}
+		}
+		o.incoming[w] = word
+		o.sweep = 64 * (w + 1)
 	}
-	now := s.filter.keeps(&s.entries[i])
-	if now == o.passes(i) {
-		return
-	}
-	o.setPass(i, now)
-	if h := o.home[i]; h != noBlock {
-		if now {
-			o.byID[h].shown++
-		} else {
-			o.byID[h].shown--
+	if o.sweep >= n {
+		o.pass, o.passed = o.incoming, o.target
+		o.incoming, o.sweep, o.target, o.check = nil, noSweep, filter{}, filter{}
+		for _, b := range o.blocks {
+			b.shown = b.incoming
 		}
 		o.recount = true
+	}
+}
+
+// statusChanged updates whether entry i passes the filters after its
+// status changed.
+func (s *Store) statusChanged(i int32) {
+	o := &s.order
+	e := &s.entries[i]
+	if o.pass != nil {
+		if now := o.passed.keeps(e); now != o.pass.has(i) {
+			o.pass.set(i, now)
+			if h := o.home[i]; h != noBlock {
+				if now {
+					o.byID[h].shown++
+				} else {
+					o.byID[h].shown--
+				}
+				o.recount = true
+			}
+		}
+	}
+	if o.sweep != noSweep {
+		s.setIncoming(i, o.target.keeps(e))
+	}
+}
+
+// setIncoming sets whether entry i passes the filter being applied.
+func (s *Store) setIncoming(i int32, now bool) {
+	o := &s.order
+	if now == o.incoming.has(i) {
+		return
+	}
+	o.incoming.set(i, now)
+	if h := o.home[i]; h != noBlock {
+		if now {
+			o.byID[h].incoming++
+		} else {
+			o.byID[h].incoming--
+		}
 	}
 }
 

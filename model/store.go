@@ -53,9 +53,10 @@ func (k SortKey) Next() SortKey { return (k + 1) % numSortKeys }
 
 // Counts summarises the Store for the header.
 type Counts struct {
-	Total    int
-	Visible  int              // after the filter
-	ByStatus [NumStatuses]int // over all keys, ignoring the filter
+	Total     int
+	Visible   int              // after the filter shown
+	ByStatus  [NumStatuses]int // over all keys, ignoring the filter
+	Filtering bool             // the filter set last is not shown yet: see Store.Filtering
 }
 
 // Store holds every counter the dashboard knows, in the current sort and
@@ -64,15 +65,29 @@ type Counts struct {
 //
 // Cost model: Apply is O(batch). The sorted, filtered order is kept in
 // blocks of a few hundred keys (see order) and brought up to date when a
-// reader asks for it: each key that moved since costs O(log n) compares
-// plus a copy within its block, so a frame after a batch of changes costs
-// about the same at a thousand keys as at a million; only a new sort, or a
-// change to most keys at once, sorts everything again. Sorted by rate, a
-// quiet second (QuietUntil) sorts again only the keys whose rates are not
-// 0, which sit at the order's two ends and are mostly in order already:
-// about a compare each. Rows is O(rows asked) and IndexOf O(block) once
-// the order is up to date. A reading that cannot move its key (a new value
-// while sorted by name) costs the order nothing.
+// reader (Rows, IndexOf, Visible, Counts) asks for it, with work that does
+// not grow with the number of keys unless something changed most of them:
+//
+//   - Each key that moved since costs O(log n) compares plus a copy within
+//     its block, so a frame after a batch of changes costs about the same
+//     at a thousand keys as at a million. A reading that cannot move its
+//     key (a new value while sorted by name) costs the order nothing.
+//   - A new sort, or a change to most keys at once, sorts everything again;
+//     reversing a sort (SetReverse) reads the blocks backwards, O(n) with
+//     a small constant, and compares nothing.
+//   - Sorted by rate, a quiet second (QuietUntil) sorts again only the keys
+//     whose rates are not 0, which sit at the order's two ends and are
+//     mostly in order already: about a compare each.
+//   - A new filter (SetFilter) checks only the keys whose answer can
+//     change: those shown when it is narrower (a term typed on), those
+//     hidden when it is wider (a letter taken back), all otherwise. It
+//     checks sweepStep of them at each read, so no read pays for more; until
+//     all are checked the order shows the filter before it, whole (see
+//     Filtering), and the ui draws again to see it through. A filter that
+//     every key of a million may pass takes a few frames; one that narrows
+//     a few thousand keys, one.
+//
+// Rows is O(rows asked) and IndexOf O(block) once the order is up to date.
 //
 // The orders are SortKey's, each also reversed (SetReverse).
 type Store struct {
@@ -108,9 +123,34 @@ type entry struct {
 	kind     Kind
 	status   Status
 	isString bool
-	moved    bool   // it may belong elsewhere in the order: see order.dirty
-	layout   Layout // as Read gave it
-	why      why    // Read's reason for it, which gives the clue (see store_layout.go)
+	moved    bool     // it may belong elsewhere in the order: see order.dirty
+	layout   Layout   // as Read gave it
+	why      why      // Read's reason for it, which gives the clue (see store_layout.go)
+	name     nameForm // how the filter matches the key's name
+}
+
+// nameForm is what a filter must do to a key's name before it looks for
+// text in it, worked out once when the key arrives: most names are plain
+// lower-case ASCII, searched as they are.
+type nameForm uint8
+
+const (
+	nameEscaped nameForm = iota // Printable changes it, or it is not ASCII: escape, then fold case
+	nameASCII                   // printable ASCII, shown as it is, some letters upper case
+	nameLower                   // printable ASCII, shown as it is, no upper-case letter
+)
+
+func nameFormOf(key string) nameForm {
+	form := nameLower
+	for i := 0; i < len(key); i++ {
+		switch c := key[i]; {
+		case c < 0x20 || c >= 0x7f || c == '\\':
+			return nameEscaped
+		case 'A' <= c && c <= 'Z':
+			form = nameASCII
+		}
+	}
+	return form
 }
 
 // rateHorizon (seconds) is how far back Rate looks: an increase this old
@@ -228,7 +268,7 @@ func (s *Store) observe(o *Observation) bool {
 }
 
 func (s *Store) add(o *Observation, at int64) {
-	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key)}
+	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key), name: nameFormOf(o.Key)}
 	r, st := s.read(o, e.rule)
 	s.setValue(&e, o, &r)
 	e.status = st
@@ -236,7 +276,8 @@ func (s *Store) add(o *Observation, at int64) {
 	i := int32(len(s.entries))
 	s.index[o.Key] = i
 	s.entries = append(s.entries, e)
-	s.order.add(i, s.order.pass != nil && s.filter.keeps(&e))
+	ord := &s.order
+	ord.add(i, ord.pass != nil && ord.passed.keeps(&e), ord.sweep != noSweep && ord.target.keeps(&e))
 	s.markMoved(i)
 }
 
@@ -262,6 +303,9 @@ func (s *Store) remove(key string) bool {
 		s.order.rename(last, i)
 		if s.entries[i].moved {
 			s.order.dirty = append(s.order.dirty, i) // its old index in the list is stale now
+		}
+		if o := &s.order; o.sweep != noSweep && int(i) < o.sweep && int(last) >= o.sweep {
+			s.setIncoming(i, o.target.keeps(&s.entries[i])) // moved among the checked
 		}
 	}
 	s.entries[last] = entry{} // let go of its strings
@@ -545,7 +589,8 @@ func (s *Store) Reverse() bool { return s.reverse }
 // SetFilter sets the filter: space-separated terms that must all hold; a term
 // "is:STATUS" (is:stuck, is:no-expiry, ...) keeps that status, "is:problem"
 // keeps the statuses check fails on (Status.Problem), any other term keeps
-// keys whose printable name contains it, ignoring case.
+// keys whose printable name contains it, ignoring case. Filter returns it
+// at once; the rows follow as Filtering says.
 func (s *Store) SetFilter(q string) {
 	if q != s.filter.query {
 		s.filter = parseFilter(q)
@@ -555,11 +600,23 @@ func (s *Store) SetFilter(q string) {
 
 func (s *Store) Filter() string { return s.filter.query }
 
+// Filtering reports whether the filter set last is still being applied.
+// A new filter that could change many keys' answers is checked against a
+// step of them at each read of the order (Rows, Visible, IndexOf, Counts);
+// until all are checked, those read as the filter before it had them, so
+// that the rows shown are always one filter's, whole and in order. The ui
+// should draw again while it is true.
+func (s *Store) Filtering() bool {
+	o := &s.order
+	return o.sweep != noSweep || o.refilter && s.filter.query != o.passed.query
+}
+
 // EachProblem calls fn with each counter whose status is a Problem that
-// the filter shows, in no particular order, and the rule that applies to
-// it. It reads the entries as they are, without building a Counter or the
-// sorted order: 3 ms at a million keys (BenchmarkEachProblem), where paging
-// through the rows took 0.4 s, on the dashboard's own thread.
+// the filter (Filter, applied in full or not) keeps, in no particular
+// order, and the rule that applies to it. It reads the entries as they
+// are, without building a Counter or the sorted order: 3 ms at a million
+// keys (BenchmarkEachProblem), where paging through the rows took 0.4 s,
+// on the dashboard's own thread.
 func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 	for i := range s.entries {
 		if e := &s.entries[i]; e.status.Problem() && s.filter.keeps(e) {
@@ -608,7 +665,7 @@ func (s *Store) IndexOf(key string) int {
 // Counts returns the totals for the header.
 func (s *Store) Counts() Counts {
 	s.refresh()
-	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus}
+	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus, Filtering: s.Filtering()}
 }
 
 // RuleOf returns the rule that applies to c and whether it was a listed
@@ -720,6 +777,18 @@ func parseFilter(q string) filter {
 		}
 		f.names = append(f.names, term)
 	}
+	// A term that is part of another adds nothing ("log login"); the
+	// shortest are looked for first, as the quickest (one byte is an
+	// IndexByte) and as likely as any to turn a key away.
+	slices.SortStableFunc(f.names, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
+	kept := f.names[:0]
+	for _, term := range f.names {
+		if !slices.ContainsFunc(kept, func(longer string) bool { return strings.Contains(longer, term) }) {
+			kept = append(kept, term)
+		}
+	}
+	slices.Reverse(kept)
+	f.names = kept
 	return f
 }
 
@@ -740,16 +809,53 @@ func UnknownStatuses(q string) []string {
 
 func (f *filter) isEmpty() bool { return f.statuses == allStatuses && len(f.names) == 0 }
 
+// implies reports whether every key f keeps, g keeps too: f asks for
+// fewer statuses, and each of g's terms is part of one of f's.
+func (f *filter) implies(g *filter) bool {
+	if f.statuses&^g.statuses != 0 {
+		return false
+	}
+	for _, t := range g.names {
+		if !slices.ContainsFunc(f.names, func(u string) bool { return strings.Contains(u, t) }) {
+			return false
+		}
+	}
+	return true
+}
+
+// beyond is f less the terms that every key g keeps holds already: what
+// is left to check of a key that passes g.
+func (f *filter) beyond(g *filter) filter {
+	left := filter{query: f.query, statuses: f.statuses}
+	for _, t := range f.names {
+		if !slices.ContainsFunc(g.names, func(u string) bool { return strings.Contains(u, t) }) {
+			left.names = append(left.names, t)
+		}
+	}
+	return left
+}
+
 func (f *filter) keeps(e *entry) bool {
 	if f.statuses&(1<<e.status) == 0 {
 		return false
 	}
-	if len(f.names) == 0 {
+	switch {
+	case len(f.names) == 0:
+		return true
+	case e.name == nameLower:
+		for _, term := range f.names {
+			if !strings.Contains(e.key, term) {
+				return false
+			}
+		}
 		return true
 	}
-	name := Printable(e.key)
-	if !isASCII(name) {
-		name = strings.ToLower(name)
+	name := e.key
+	if e.name == nameEscaped {
+		name = Printable(name)
+		if !isASCII(name) {
+			name = strings.ToLower(name)
+		}
 	}
 	for _, term := range f.names {
 		if !containsFoldASCII(name, term) {

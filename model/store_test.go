@@ -446,24 +446,27 @@ func TestStoreRowsPages(t *testing.T) {
 
 // TestStoreAgreesWithModel drives a Store with random batches, sorts and
 // filters, and checks every reader against a plain model: every key that
-// passes the filter, each once, in order, IndexOf agreeing with Rows, and
-// the counts.
+// passes the filter shown, each once, in order, IndexOf agreeing with Rows,
+// and the counts.
 //
-// It runs with the real block sizes, where a few keys fit in one block,
-// and with blocks of two keys placed one by one, where every change splits,
-// merges and moves keys between blocks.
+// It runs with the real block sizes, where a few keys fit in one block and
+// a new filter is applied at once; with blocks of two keys placed one by
+// one, where every change splits, merges and moves keys between blocks;
+// and with a filter applied a few keys a step, so that batches, sorts and
+// other filters arrive while one is under way.
 func TestStoreAgreesWithModel(t *testing.T) {
 	for _, tc := range []struct {
-		name        string
-		size, share int
+		name              string
+		size, share, step int
 	}{
-		{"default", blockSize, rebuildShare},
-		{"tiny blocks", 2, 1}, // a share of 1: never sort all again for moved keys
+		{"default", blockSize, rebuildShare, sweepStep},
+		{"tiny blocks", 2, 1, sweepStep}, // a share of 1: never sort all again for moved keys
+		{"filters in steps", 4, 1, 40},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, seed := range []uint64{1, 40} {
 				s := NewStore(testRules())
-				s.order.size, s.order.share = tc.size, tc.share
+				s.order.size, s.order.share, s.order.step = tc.size, tc.share, tc.step
 				checkAgainstModel(t, s, seed)
 			}
 		})
@@ -473,7 +476,7 @@ func TestStoreAgreesWithModel(t *testing.T) {
 func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 	rng := rand.New(rand.NewPCG(seed, 2))
 	live := map[string]bool{}
-	filters := []string{"", "rl:", "is:problem", "1 is:ok", "is:warn", "K"}
+	filters := []string{"", "rl:", "rl:1", "rl:12", "r", "is:problem", "1 is:ok", "is:warn", "K", "k1", "1", "views 1", "1 views", "\\e", "rl: is:ok"}
 	now := time.Duration(0)
 	for step := range 400 {
 		now += time.Duration(rng.IntN(1500)) * time.Millisecond
@@ -484,7 +487,7 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 		var b Batch
 		updatesOnly := rng.IntN(3) == 0 // new readings of known keys, which move no key in or out
 		for range rng.IntN(30) {
-			key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k"}[rng.IntN(3)], rng.IntN(60))
+			key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k", "RL:", "k\x1b"}[rng.IntN(5)], rng.IntN(60))
 			if updatesOnly && !live[key] {
 				continue
 			}
@@ -529,12 +532,20 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 		if rng.IntN(3) > 0 { // sometimes let changes pile up unread
 			checkStoreModel(t, step, s, live)
 		}
+		if !s.Filtering() && s.order.passed.query != s.Filter() {
+			t.Fatalf("step %d: not filtering, but showing %q for %q", step, s.order.passed.query, s.Filter())
+		}
 	}
 }
 
 func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	t.Helper()
-	f := parseFilter(s.Filter())
+	// The rows are the filter shown's, which the first read may change by
+	// a step; the reads after it are checked with the filter held.
+	s.Visible()
+	defer func(step int) { s.order.step = step }(s.order.step)
+	s.order.step = 0
+	f := parseFilter(s.order.passed.query)
 	var want []Counter
 	var total int
 	var byStatus [NumStatuses]int
@@ -693,6 +704,69 @@ func TestEachProblem(t *testing.T) {
 	s.SetFilter("rl: is:stuck")
 	if got, want := collect(), []string{"rl:stuck=rl:*"}; !slices.Equal(got, want) {
 		t.Errorf("with a filter, EachProblem = %q, want %q", got, want)
+	}
+}
+
+// A filter that could change many keys' answers is applied a step at each
+// read: until it is whole, the rows are the last filter's, whole too; a
+// narrower one (a term typed on) checks only the keys shown.
+func TestStoreFilterAppliesInSteps(t *testing.T) {
+	s := NewStore(testRules())
+	s.order.step = 100
+	var b Batch
+	for i := range 1000 {
+		b.Observed = append(b.Observed, read(fmt.Sprintf("rl:%d", i), "1", 60_000, 0))
+	}
+	s.Apply(b)
+	if got := keys(s.Rows(0, 3)); !slices.Equal(got, []string{"rl:0", "rl:1", "rl:2"}) {
+		t.Fatalf("unfiltered: %v", got)
+	}
+
+	s.SetFilter("rl:1")
+	if !s.Filtering() || !s.Counts().Filtering {
+		t.Error("a filter over 1000 keys, 100 a step: not filtering")
+	}
+	reads := 0
+	for s.Filtering() {
+		if got := keys(s.Rows(0, 3)); reads < 5 && !slices.Equal(got, []string{"rl:0", "rl:1", "rl:2"}) {
+			t.Fatalf("read %d, while filtering: %v, want the rows of no filter", reads, got)
+		}
+		if reads == 3 { // a key read meanwhile that now passes, and a new one
+			s.Apply(Batch{Observed: []Observation{read("rl:1000", "5", 60_000, time.Second), read("rl:19", "100", PTTLNoExpiry, time.Second)}})
+		}
+		if reads++; reads > 20 {
+			t.Fatal("still filtering after 20 reads")
+		}
+	}
+	if reads < 5 {
+		t.Errorf("filtered in %d reads, want 10 or so", reads)
+	}
+	if n := s.Visible(); n != 112 { // 1, 10-19, 100-199, 1000
+		t.Errorf("Visible = %d, want 112", n)
+	}
+	if got := keys(s.Rows(0, 4)); !slices.Equal(got, []string{"rl:1", "rl:10", "rl:11", "rl:12"}) {
+		t.Errorf("filtered: %v", got)
+	}
+	if i := s.IndexOf("rl:1000"); i != 111 {
+		t.Errorf("IndexOf(rl:1000) = %d, want 111, the last", i)
+	}
+
+	// Narrower: only the 112 shown are checked, at once with a step of 200.
+	s.order.step = 200
+	s.SetFilter("rl:1 is:stuck")
+	if got := keys(s.Rows(0, 10)); !slices.Equal(got, []string{"rl:19"}) || s.Filtering() {
+		t.Errorf("narrower, 112 keys to check: %v, filtering %v; want rl:19 at once", got, s.Filtering())
+	}
+	// Another filter while one is being applied: the later one wins.
+	s.order.step = 10
+	s.SetFilter("rl:2")
+	s.Visible()
+	s.SetFilter("rl:99")
+	for range 200 {
+		s.Visible()
+	}
+	if got := keys(s.Rows(0, 20)); !slices.Equal(got, []string{"rl:99", "rl:990", "rl:991", "rl:992", "rl:993", "rl:994", "rl:995", "rl:996", "rl:997", "rl:998", "rl:999"}) || s.Filtering() {
+		t.Errorf("rl:2, then rl:99: %v, filtering %v", got, s.Filtering())
 	}
 }
 
