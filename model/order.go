@@ -742,6 +742,9 @@ func (s *Store) setIncoming(i int32, now bool) {
 // looked at more closely.
 func CompareKeys(a, b string) int {
 	i, n := 0, min(len(a), len(b))
+	for i+8 <= n && a[i:i+8] == b[i:i+8] {
+		i += 8
+	}
 	for i < n && a[i] == b[i] {
 		i++
 	}
@@ -750,6 +753,9 @@ func CompareKeys(a, b string) int {
 	}
 	if (i == 0 || !isDigit(a[i-1])) && (i == len(a) || !isDigit(a[i])) && (i == len(b) || !isDigit(b[i])) {
 		return compareByte(a, b, i) // no number where they differ
+	}
+	if i < n && isDigit(a[i]) && isDigit(b[i]) && digitsEnd(a, i) == digitsEnd(b, i) {
+		return cmp.Compare(a[i], b[i]) // numbers of one length (zero-padded ids): as their digits
 	}
 	for i > 0 && isDigit(a[i-1]) {
 		i-- // to the start of the number the difference is in

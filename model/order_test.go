@@ -91,3 +91,19 @@ func TestCompareKeysDoesNotAllocate(t *testing.T) {
 		t.Errorf("CompareKeys allocates %v times", n)
 	}
 }
+
+// BenchmarkCompareKeys is one compare of two names of a large keyspace,
+// as placing a key by name (or a tie of any sort) makes about twenty.
+func BenchmarkCompareKeys(b *testing.B) {
+	pairs := [][2]string{
+		{benchKey(123456), benchKey(123457)},
+		{benchKey(123456), benchKey(923456)},
+		{"user:2", "user:10"},
+		{"ratelimit:api:login", "ratelimit:api:logout"},
+	}
+	for b.Loop() {
+		for _, p := range pairs {
+			CompareKeys(p[0], p[1])
+		}
+	}
+}

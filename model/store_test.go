@@ -6,7 +6,6 @@ import (
 	"math"
 	"math/big"
 	"math/rand/v2"
-	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -640,12 +639,22 @@ func modelCompare(s *Store, a, b Counter) int {
 	return c
 }
 
-var keyParts = regexp.MustCompile(`[0-9]+|[^0-9]`)
-
 // modelCompareKeys is CompareKeys written out plainly: the names cut into
 // runs of digits and single other bytes, runs compared as numbers.
 func modelCompareKeys(a, b string) int {
-	x, y := keyParts.FindAllString(a, -1), keyParts.FindAllString(b, -1)
+	parts := func(s string) []string {
+		var out []string
+		for i := 0; i < len(s); {
+			j := i + 1
+			for '0' <= s[i] && s[i] <= '9' && j < len(s) && '0' <= s[j] && s[j] <= '9' {
+				j++
+			}
+			out = append(out, s[i:j])
+			i = j
+		}
+		return out
+	}
+	x, y := parts(a), parts(b)
 	for i := 0; i < len(x) && i < len(y); i++ {
 		xn, xok := new(big.Int).SetString(x[i], 10)
 		yn, yok := new(big.Int).SetString(y[i], 10)
