@@ -670,7 +670,7 @@ func (s *Store) sweepStep() {
 			check &= check - 1
 			e := int32(64*w + bit)
 			was := word&(1<<bit) != 0
-			if o.check.keeps(&s.entries[e]) == was {
+			if s.keeps(&o.check, e) == was {
 				continue
 			}
 			word ^= 1 << bit
@@ -697,9 +697,8 @@ func (s *Store) sweepStep() {
 // status changed.
 func (s *Store) statusChanged(i int32) {
 	o := &s.order
-	e := &s.entries[i]
 	if o.pass != nil {
-		if now := o.passed.keeps(e); now != o.pass.has(i) {
+		if now := s.keeps(&o.passed, i); now != o.pass.has(i) {
 			o.pass.set(i, now)
 			if h := o.home[i]; h != noBlock {
 				if now {
@@ -712,7 +711,7 @@ func (s *Store) statusChanged(i int32) {
 		}
 	}
 	if o.sweep != noSweep {
-		s.setIncoming(i, o.target.keeps(e))
+		s.setIncoming(i, s.keeps(&o.target, i))
 	}
 }
 

@@ -96,6 +96,7 @@ type Store struct {
 	entries []entry           // in no particular order; removal swaps the last entry in
 	index   map[string]int32  // key -> position in entries
 	types   map[string]string // type names other than "string", shared by their keys
+	plain   bitset            // a bit per entry: its name is a plainName (a bit, as entry has no byte to spare)
 	notes   map[string]note   // what a hash's reading says beyond its entry; nil until one does
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
@@ -123,34 +124,21 @@ type entry struct {
 	kind     Kind
 	status   Status
 	isString bool
-	moved    bool     // it may belong elsewhere in the order: see order.dirty
-	layout   Layout   // as Read gave it
-	why      why      // Read's reason for it, which gives the clue (see store_layout.go)
-	name     nameForm // how the filter matches the key's name
+	moved    bool   // it may belong elsewhere in the order: see order.dirty
+	layout   Layout // as Read gave it
+	why      why    // Read's reason for it, which gives the clue (see store_layout.go)
 }
 
-// nameForm is what a filter must do to a key's name before it looks for
-// text in it, worked out once when the key arrives: most names are plain
-// lower-case ASCII, searched as they are.
-type nameForm uint8
-
-const (
-	nameEscaped nameForm = iota // Printable changes it, or it is not ASCII: escape, then fold case
-	nameASCII                   // printable ASCII, shown as it is, some letters upper case
-	nameLower                   // printable ASCII, shown as it is, no upper-case letter
-)
-
-func nameFormOf(key string) nameForm {
-	form := nameLower
+// plainName reports whether a filter can look for text in key as it is:
+// printable ASCII that Printable keeps, with no upper-case letter, as most
+// key names are. It is worked out once, when the key arrives.
+func plainName(key string) bool {
 	for i := 0; i < len(key); i++ {
-		switch c := key[i]; {
-		case c < 0x20 || c >= 0x7f || c == '\\':
-			return nameEscaped
-		case 'A' <= c && c <= 'Z':
-			form = nameASCII
+		if c := key[i]; c < 0x20 || c >= 0x7f || c == '\\' || 'A' <= c && c <= 'Z' {
+			return false
 		}
 	}
-	return form
+	return true
 }
 
 // rateHorizon (seconds) is how far back Rate looks: an increase this old
@@ -268,7 +256,7 @@ func (s *Store) observe(o *Observation) bool {
 }
 
 func (s *Store) add(o *Observation, at int64) {
-	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key), name: nameFormOf(o.Key)}
+	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key)}
 	r, st := s.read(o, e.rule)
 	s.setValue(&e, o, &r)
 	e.status = st
@@ -277,7 +265,8 @@ func (s *Store) add(o *Observation, at int64) {
 	s.index[o.Key] = i
 	s.entries = append(s.entries, e)
 	ord := &s.order
-	ord.add(i, ord.pass != nil && ord.passed.keeps(&e), ord.sweep != noSweep && ord.target.keeps(&e))
+	s.plain.set(i, plainName(o.Key))
+	ord.add(i, ord.pass != nil && s.keeps(&ord.passed, i), ord.sweep != noSweep && s.keeps(&ord.target, i))
 	s.markMoved(i)
 }
 
@@ -300,12 +289,13 @@ func (s *Store) remove(key string) bool {
 	if i != last {
 		s.entries[i] = s.entries[last]
 		s.index[s.entries[i].key] = i
+		s.plain.set(i, s.plain.has(last))
 		s.order.rename(last, i)
 		if s.entries[i].moved {
 			s.order.dirty = append(s.order.dirty, i) // its old index in the list is stale now
 		}
 		if o := &s.order; o.sweep != noSweep && int(i) < o.sweep && int(last) >= o.sweep {
-			s.setIncoming(i, o.target.keeps(&s.entries[i])) // moved among the checked
+			s.setIncoming(i, s.keeps(&o.target, i)) // moved among the checked
 		}
 	}
 	s.entries[last] = entry{} // let go of its strings
@@ -619,7 +609,7 @@ func (s *Store) Filtering() bool {
 // on the dashboard's own thread.
 func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 	for i := range s.entries {
-		if e := &s.entries[i]; e.status.Problem() && s.filter.keeps(e) {
+		if e := &s.entries[i]; e.status.Problem() && s.keeps(&s.filter, int32(i)) {
 			fn(e.key, s.rules.At(int(e.rule)))
 		}
 	}
@@ -835,14 +825,16 @@ func (f *filter) beyond(g *filter) filter {
 	return left
 }
 
-func (f *filter) keeps(e *entry) bool {
+// keeps reports whether filter f keeps entry i.
+func (s *Store) keeps(f *filter, i int32) bool {
+	e := &s.entries[i]
 	if f.statuses&(1<<e.status) == 0 {
 		return false
 	}
 	switch {
 	case len(f.names) == 0:
 		return true
-	case e.name == nameLower:
+	case s.plain.has(i):
 		for _, term := range f.names {
 			if !strings.Contains(e.key, term) {
 				return false
@@ -850,12 +842,9 @@ func (f *filter) keeps(e *entry) bool {
 		}
 		return true
 	}
-	name := e.key
-	if e.name == nameEscaped {
-		name = Printable(name)
-		if !isASCII(name) {
-			name = strings.ToLower(name)
-		}
+	name := Printable(e.key)
+	if !isASCII(name) {
+		name = strings.ToLower(name)
 	}
 	for _, term := range f.names {
 		if !containsFoldASCII(name, term) {
