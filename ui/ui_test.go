@@ -162,8 +162,12 @@ func TestSortCycles(t *testing.T) {
 	for range 4 {
 		m, _ = press(m, "s")
 	}
+	if m.store.Sort() != model.SortStatus || !strings.Contains(plain(m), "sort: status") {
+		t.Fatalf("five presses of s should sort by status, sort is %v", m.store.Sort())
+	}
+	m, _ = press(m, "s")
 	if m.store.Sort() != model.SortKeyName {
-		t.Fatalf("five presses of s should come back to the key order, got %v", m.store.Sort())
+		t.Fatalf("six presses of s should come back to the key order, got %v", m.store.Sort())
 	}
 }
 
