@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
@@ -169,13 +170,32 @@ func (m *Model) emptyMessage(height int) []string {
 		// A pass that failed found nothing to say of the keys.
 		msg = "No keys read yet: see the error above."
 	default:
-		msg = "No keys match the patterns."
+		msg = m.nothingWatched()
 	}
 	lines := wrapWords(msg, max(10, m.width-2))
 	for i, l := range lines {
 		lines[i] = "  " + style.Render(l)
 	}
 	return lines[:min(len(lines), max(0, height))]
+}
+
+// nothingWatched is the empty screen of a keyspace where nothing matched:
+// which patterns, in which database, and where to look when that is a
+// mistake (a typo in a pattern, the wrong /N at the end of --url).
+func (m *Model) nothingWatched() string {
+	db := "db " + strconv.Itoa(m.db)
+	if len(m.patterns) == 0 {
+		return "No keys in " + db + ". Check the database (--url .../N)."
+	}
+	names := make([]string, len(m.patterns))
+	for i, p := range m.patterns {
+		names[i] = model.Printable(p)
+	}
+	check := "Check the pattern (--pattern)"
+	if len(names) > 1 {
+		check = "Check the patterns (--pattern)"
+	}
+	return "No key matches " + strings.Join(names, " or ") + " in " + db + ". " + check + " and the database (--url .../N)."
 }
 
 // statusNames is every status's name, for the filter's is: terms.

@@ -51,8 +51,16 @@ type Options struct {
 	// "countertop".
 	Title string
 	// Patterns are those the feed watches: a key written that none of
-	// them matches gets no row, as the feed would not read it again.
+	// them matches gets no row, as the feed would not read it again. The
+	// header names them.
 	Patterns []string
+	// DB is the database the feed reads (the /N of --url), for the header
+	// and for the empty screen's advice.
+	DB int
+	// ConfigFile is the config file that was read, shown in the header so
+	// that a countertop.toml picked up from the directory does not go
+	// unnoticed; "" when none was.
+	ConfigFile string
 	// Hint is the status line until the first action: what to try (the
 	// demo's tour); "" leaves it empty.
 	Hint string
@@ -67,6 +75,8 @@ type Model struct {
 	writer   Writer
 	readOnly bool
 	patterns []string // the feed's, to tell when a key written is outside them
+	db       int
+	config   string // the config file read, "" for none
 	now      func() time.Time
 	title    string
 
@@ -145,6 +155,8 @@ func New(o Options) *Model {
 		writer:   o.Writer,
 		readOnly: o.ReadOnly,
 		patterns: o.Patterns,
+		db:       o.DB,
+		config:   o.ConfigFile,
 		now:      now,
 		title:    title,
 		keys:     defaultKeyMap(),

@@ -39,7 +39,8 @@ func TestGoldenScreens(t *testing.T) {
 			{"confirm", "d"},
 		} {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
-				m := newModel(t, newFakeWriter(), size[0], size[1], fixture()...)
+				m := newModelWith(t, Options{Writer: newFakeWriter(), Patterns: testPatterns, ConfigFile: "/etc/countertop/countertop.toml"},
+					size[0], size[1], fixture()...)
 				m = selectKey(t, m, "ratelimit:legacy")
 				m, _ = press(m, tc.keys)
 				golden.RequireEqual(t, frame(t, m))
@@ -297,13 +298,13 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
 		}}}})
-		if got := m.headerLines() - 2; got != tc.lines {
+		if got := len(m.feedLines()); got != tc.lines {
 			t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
 		}
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
 		}}}})
-		if got := m.headerLines() - 2; got != tc.errLines {
+		if got := len(m.feedLines()); got != tc.errLines {
 			t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
 		}
 	}
