@@ -307,3 +307,29 @@ func TestAnEmptyScreenSaysWhatMatchedNothing(t *testing.T) {
 		t.Errorf("the empty screen does not say %q:\n%s", want, plain(m))
 	}
 }
+
+// On a wide screen KEY is as wide as the longest name on screen, and the
+// room left goes to the right end: a value stays next to its key. A name
+// far longer than the rest takes at most 60% of the row, cut in its
+// middle, so that it does not push every value away from its key.
+func TestKeyIsAsWideAsTheNames(t *testing.T) {
+	m := newModel(t, nil, 200, 50, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:expired") // the longest name, 21 cells
+	line := selectedLine(t, m)
+	// KEY is 24 (minKeyWidth) wide, VALUE 5 ("VALUE"): 3 cells pad the
+	// name, a gap of 2, then 4 pad the value.
+	if !strings.HasPrefix(line, "▸ ratelimit:api:expired"+strings.Repeat(" ", 3+2+4)+"4  ") {
+		t.Errorf("the value is not next to the longest key: %q", line)
+	}
+	if !strings.HasSuffix(strings.TrimRight(line, " "), " ok") || len(strings.TrimRight(line, " ")) > 120 {
+		t.Errorf("the row does not end at its STATUS, well before the screen's end: %q", line)
+	}
+
+	long := "ratelimit:" + strings.Repeat("x", 190)
+	m = newModel(t, nil, 200, 50, append(fixture(), str(long, "1", 50_000))...)
+	m = selectKey(t, m, long)
+	name := strings.Fields(strings.TrimPrefix(selectedLine(t, m), "▸ "))[0]
+	if w := cells(name); w != 120 || !strings.Contains(name, "…") {
+		t.Errorf("a 200-cell name takes %d cells (%q), want 120 (60%% of 200), cut in its middle", w, name)
+	}
+}

@@ -8,7 +8,7 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// Fixed column widths. KEY takes whatever is left.
+// Fixed column widths. KEY takes what the names need (see layout).
 const (
 	gutterWidth  = 2 // "▸ " marks the selected row without relying on colour
 	gaugeCells   = 6
@@ -63,8 +63,9 @@ const roundedValue = "-9.22e18"
 
 // layout fits the columns to width, for values up to value cells wide and
 // key names up to key, sorted on sorted (whose title takes a cell more, for
-// its ▾). KEY gets the rest; where that is too little, the other columns
-// give way in steps, as the key is what tells one row from another.
+// its ▾). KEY gets what is left, up to what the names need; where that is
+// too little, the other columns give way in steps, as the key is what
+// tells one row from another.
 func layout(width, value, key int, sorted model.SortKey) columns {
 	arrow := func(k model.SortKey) int {
 		if k == sorted {
@@ -110,9 +111,18 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 		}
 		s.give(&c)
 	}
-	c.key = max(width-c.fixed(), 1)
+	// KEY is as wide as the names need, up to keyShare of the row: the
+	// room past that goes to the right end, so that a value stays next to
+	// its key on a wide screen rather than a screen's width away.
+	rest := width - c.fixed()
+	need := max(key, len("KEY")+arrow(model.SortKeyName))
+	c.key = max(1, min(rest, max(minKeyWidth, min(need, width*keyShare/100))))
 	return c
 }
+
+// keyShare is the most of a wide row's width (in percent) that KEY takes
+// for its longest name; a longer name is cut in its middle.
+const keyShare = 60
 
 // tableRows is how many counters fit under the column titles.
 func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
@@ -140,8 +150,8 @@ func (m *Model) tableView(height int) []string {
 	for i := range rows {
 		line := m.row(&rows[i], keyCell(names, i, cols.key), cols, now, m.offset+i == m.cursor)
 		if cols.width() > m.width {
-			// Rows are as wide as their columns, which fill the width
-			// exactly unless it is too narrow for them.
+			// Rows are as wide as their columns, which fit the width
+			// unless it is too narrow for them.
 			line = truncate(line, m.width)
 		}
 		lines = append(lines, line)

@@ -31,7 +31,7 @@ func frame(t *testing.T, m *Model) string {
 
 // Run with -update to rewrite testdata/*.golden.
 func TestGoldenScreens(t *testing.T) {
-	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+	for _, size := range [][2]int{{120, 40}, {80, 24}, {200, 50}} {
 		for _, tc := range []struct{ name, keys string }{
 			{"table", ""},
 			{"help", "?"},
