@@ -129,23 +129,43 @@ func (m *Model) helpFor() help.KeyMap {
 	return k
 }
 
-// helpLine is the help line at the bottom, at most as wide as the screen.
-// When the keys do not all fit, the ones nearest the end go first, except
-// ? and q: the ? screen lists the rest, and help and quit must stay in
-// sight on a narrow terminal.
+// helpLine is the help line at the bottom, at most as wide as the screen,
+// with the rows' position at its right end when some are out of sight (as
+// less and vim show it). When the keys do not all fit, the ones nearest
+// the end go first, except ? and q: the ? screen lists the rest, and help
+// and quit must stay in sight on a narrow terminal.
 func (m *Model) helpLine() string {
 	keys := slices.Clone(m.helpFor().ShortHelp())
 	h := m.help
 	h.SetWidth(0) // measured whole here: help would cut at the width, ? and q first
+	pos := m.position()
+	room := m.width
+	if pos != "" {
+		room -= cells(pos) + 2
+	}
 	for {
 		line := h.ShortHelpView(keys)
 		i := len(keys) - 1
 		for i >= 0 && (slices.Contains(keys[i].Keys(), "?") || slices.Contains(keys[i].Keys(), "q")) {
 			i--
 		}
-		if lipgloss.Width(line) <= m.width || i < 0 {
-			return truncate(line, m.width)
+		if lipgloss.Width(line) <= room || i < 0 {
+			if pos == "" || lipgloss.Width(line) > room {
+				return truncate(line, m.width)
+			}
+			return spread(line, m.theme.Dim.Render(pos), m.width)
 		}
 		keys = slices.Delete(keys, i, i+1)
 	}
+}
+
+// position is which of the rows the table shows, "12-28 of 1,024", when it
+// cannot show them all; "" when it does, or when the table is covered.
+func (m *Model) position() string {
+	n, rows := m.store.Visible(), m.tableRows()
+	if m.screen != screenTable || m.showHelp || rows <= 0 || n <= rows {
+		return ""
+	}
+	last := min(n, m.offset+rows)
+	return thousands(m.offset+1) + "-" + thousands(last) + " of " + thousands(n)
 }

@@ -391,3 +391,38 @@ func TestAnUnknownStatusInTheFilterIsNamed(t *testing.T) {
 		t.Errorf("is:stuck was called no status:\n%s", plain(m))
 	}
 }
+
+// When rows are out of sight the help line ends with which ones are shown,
+// as less and vim show it; when all fit, it says nothing of it.
+func TestThePositionShowsWhenRowsAreHidden(t *testing.T) {
+	var obs []model.Observation
+	for i := range 1024 {
+		obs = append(obs, str(fmt.Sprintf("ratelimit:api:%04d", i), "1", 50_000))
+	}
+	m := newModel(t, nil, 80, 24, obs...)
+	rows := m.tableRows()
+	last := func(m *Model) string {
+		lines := strings.Split(plain(m), "\n")
+		return lines[len(lines)-1]
+	}
+	if want := fmt.Sprintf("1-%d of 1,024", rows); !strings.HasSuffix(last(m), want) {
+		t.Errorf("at the top the help line is %q, want it to end with %q", last(m), want)
+	}
+	m, _ = press(m, "G")
+	if want := thousands(1024-rows+1) + "-1,024 of 1,024"; !strings.HasSuffix(last(m), want) {
+		t.Errorf("at the bottom the help line is %q, want it to end with %q", last(m), want)
+	}
+	for _, width := range []int{40, 60} {
+		m, _ = send(m, tea.WindowSizeMsg{Width: width, Height: 24})
+		if l := last(m); !strings.Contains(l, " of 1,024") || !strings.Contains(l, "? help") || cells(l) > width {
+			t.Errorf("at %d columns the help line is %q: want the position, ? and q, within the width", width, l)
+		}
+	}
+	m, _ = press(m, "?")
+	if strings.Contains(last(m), " of 1,024") {
+		t.Errorf("the help screen's help line shows the table's position: %q", last(m))
+	}
+	if l := last(newModel(t, nil, 80, 24, fixture()...)); strings.Contains(l, " of ") {
+		t.Errorf("with every row in sight the help line is %q", l)
+	}
+}
