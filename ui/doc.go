@@ -32,6 +32,11 @@
 // n (a key by name) and E (every problem in view) work on both screens.
 // Every write key is refused, saying why, when writes are off.
 //
+// With Options.Mouse the wheel scrolls the table, the help or the detail
+// screen, a click on a row selects it, and a click on a column's title
+// sorts by that column; while a dialog or a prompt is open the mouse does
+// nothing.
+//
 // Messages Update has no case of its own for (a paste, the cursor's
 // blink) go to the open prompt, if there is one.
 //

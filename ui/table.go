@@ -124,6 +124,19 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 // for its longest name; a longer name is cut in its middle.
 const keyShare = 60
 
+// columns is the table's shape as it is drawn now.
+func (m *Model) columns() columns { return m.columnsFor(m.store.Rows(m.offset, m.tableRows())) }
+
+// columnsFor is the table's shape for rows, the ones on screen: VALUE is as
+// wide as their values.
+func (m *Model) columnsFor(rows []model.Counter) columns {
+	valueWidth := 0
+	for i := range rows {
+		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
+	}
+	return layout(m.width, valueWidth, m.widestKey, m.store.Sort())
+}
+
 // tableRows is how many counters fit under the column titles.
 func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 
@@ -132,11 +145,7 @@ func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 // so a frame costs the same at ten keys or a million.
 func (m *Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
-	valueWidth := 0
-	for i := range rows {
-		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
-	}
-	cols := layout(m.width, valueWidth, m.widestKey, m.store.Sort())
+	cols := m.columnsFor(rows)
 	lines := make([]string, 0, height)
 	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {

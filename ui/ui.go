@@ -61,6 +61,10 @@ type Options struct {
 	// that a countertop.toml picked up from the directory does not go
 	// unnoticed; "" when none was.
 	ConfigFile string
+	// Mouse turns the mouse on: the wheel scrolls, a click selects a row
+	// or sorts by a column. Off, the terminal keeps the mouse for its own
+	// text selection.
+	Mouse bool
 	// Hint is the status line until the first action: what to try (the
 	// demo's tour); "" leaves it empty.
 	Hint string
@@ -79,6 +83,7 @@ type Model struct {
 	config   string // the config file read, "" for none
 	now      func() time.Time
 	title    string
+	mouse    bool // the wheel and clicks are the dashboard's (Options.Mouse)
 
 	keys  keyMap
 	theme *theme // built anew by restyle, never changed in place
@@ -159,6 +164,7 @@ func New(o Options) *Model {
 		config:   o.ConfigFile,
 		now:      now,
 		title:    title,
+		mouse:    o.Mouse,
 		keys:     defaultKeyMap(),
 		help:     help.New(),
 		dark:     true,

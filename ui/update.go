@@ -109,6 +109,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
+	case tea.MouseWheelMsg, tea.MouseClickMsg:
+		if m.mouse {
+			m.onMouse(msg.(tea.MouseMsg))
+		}
+		return nil
 	}
 	if m.prompt != nil { // paste, cursor blink
 		return m.updatePrompt(msg)

@@ -28,6 +28,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = m.title
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion // clicks and the wheel; no motion reports
+	}
 	return v
 }
 
