@@ -25,9 +25,11 @@
 //  5. Keys that work on either screen: q quits, ? opens the help, p pauses
 //     or resumes.
 //  6. The detail screen: esc or enter goes back to the table, the movement
-//     keys scroll it, and + - i e d act on the key it shows.
+//     keys scroll it, c copies the name of the key it shows, and + - i e d
+//     act on that key.
 //  7. The table: the movement keys, / filter, esc clears the filter, s
-//     sort, enter opens the detail, and + - i e d act on the selected key.
+//     sort, enter opens the detail, c copies the selected key's name, and
+//     + - i e d act on the selected key.
 //
 // n (a key by name) and E (every problem in view) work on both screens.
 // Every write key is refused, saying why, when writes are off.

@@ -21,6 +21,7 @@ type keyMap struct {
 	Pause  key.Binding
 	Detail key.Binding
 	Back   key.Binding
+	Copy   key.Binding
 
 	Incr      key.Binding
 	Decr      key.Binding
@@ -60,6 +61,7 @@ func defaultKeyMap() keyMap {
 		Pause:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
 
 		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
 		Decr:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decr")),
@@ -91,7 +93,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	columns := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Copy, k.Help, k.Quit},
 	}
 	if k.readOnly {
 		return columns
@@ -122,9 +124,9 @@ func (m *Model) helpFor() help.KeyMap {
 		closeHelp.SetHelp("?/esc", "close")
 		return bindings{closeHelp, k.Quit}
 	case m.screen == screenDetail && k.readOnly:
-		return bindings{k.Back, k.Pause, k.Help, k.Quit}
+		return bindings{k.Back, k.Copy, k.Pause, k.Help, k.Quit}
 	case m.screen == screenDetail:
-		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Pause, k.Help, k.Quit}
+		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Copy, k.Pause, k.Help, k.Quit}
 	}
 	return k
 }

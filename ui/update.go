@@ -200,8 +200,22 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
 		}
 		return nil
+	case key.Matches(msg, m.keys.Copy):
+		return m.copyName(m.selected)
 	}
 	return m.writeKey(msg, m.selected)
+}
+
+// copyName puts key's real name, its bytes as Redis holds them, on the
+// clipboard through the terminal (OSC 52, which reaches the user's own
+// terminal through SSH and tmux), and says so with the name escaped.
+func (m *Model) copyName(key string) tea.Cmd {
+	if key == "" {
+		m.status = failed("No key is selected: nothing was copied.")
+		return nil
+	}
+	m.status = done("copied %s to the clipboard", model.Printable(key))
+	return tea.SetClipboard(key)
 }
 
 // detailKeyPress handles a key on the detail screen: back, or a write on
@@ -213,6 +227,9 @@ func (m *Model) detailKeyPress(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.scrollKey(msg) {
 		return nil
+	}
+	if key.Matches(msg, m.keys.Copy) {
+		return m.copyName(m.detailKey)
 	}
 	return m.writeKey(msg, m.detailKey)
 }
