@@ -40,6 +40,9 @@ type keyMap struct {
 	Confirm, Cancel key.Binding
 	// Submit accepts what was typed in a prompt.
 	Submit key.Binding
+	// Older and Newer walk a prompt's history: the arrows only, as j and
+	// k are typed.
+	Older, Newer key.Binding
 
 	// readOnly leaves the write keys out of the help: they still answer,
 	// to say that nothing was sent, but they are not on offer.
@@ -78,6 +81,8 @@ func defaultKeyMap() keyMap {
 		Confirm: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		Cancel:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
 		Submit:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok")),
+		Older:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "history")),
+		Newer:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "newer")),
 	}
 }
 
@@ -118,6 +123,9 @@ func (m *Model) helpFor() help.KeyMap {
 	case m.prompt != nil:
 		cancel := k.Back
 		cancel.SetHelp("esc", "cancel")
+		if len(m.prompt.history) > 0 {
+			return bindings{k.Submit, cancel, k.Older}
+		}
 		return bindings{k.Submit, cancel}
 	case m.showHelp:
 		closeHelp := k.Help

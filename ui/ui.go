@@ -128,6 +128,10 @@ type Model struct {
 	// hint New shows): see fadeStatus.
 	statusSince time.Time
 
+	// filters are the filters kept this session (enter in the / prompt),
+	// oldest first, for ↑ and ↓ in the prompt.
+	filters []string
+
 	// given is the window the user typed for each key this session, so a
 	// key no rule gives one is asked about once, not at every +.
 	given map[string]time.Duration

@@ -901,3 +901,46 @@ func rateCell(t *testing.T, m *Model, key string) string {
 	t.Fatalf("no row of %s with a RATE on screen:\n%s", key, plain(m))
 	return ""
 }
+
+// In the / prompt ↑ and ↓ walk the filters kept this session, newest
+// first, the table following each; past the newest comes back what was
+// being typed. j and k are still typed.
+func TestFilterHistory(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = press(m, "/api<enter><esc>/is:problem<enter><esc>/views<enter><esc>/api<enter><esc>")
+	m, _ = press(m, "/jk")
+	if got := m.prompt.input.Value(); got != "jk" {
+		t.Fatalf("j and k typed in the prompt give %q", got)
+	}
+	for _, want := range []string{"api", "views", "is:problem", "is:problem"} {
+		m, _ = press(m, "<up>")
+		if got := m.prompt.input.Value(); got != want {
+			t.Errorf("↑ shows %q, want %q", got, want)
+		}
+		if m.store.Filter() != want {
+			t.Errorf("the table is filtered by %q while %q is shown", m.store.Filter(), want)
+		}
+	}
+	if line := strings.Split(plain(m), "\n")[m.height-1]; !strings.Contains(line, "↑/↓ history") {
+		t.Errorf("the prompt's help line does not offer the history: %q", line)
+	}
+	for _, want := range []string{"views", "api", "jk", "jk"} {
+		m, _ = press(m, "<down>")
+		if got := m.prompt.input.Value(); got != want {
+			t.Errorf("↓ shows %q, want %q", got, want)
+		}
+	}
+	m, _ = press(m, "<up><up><enter>")
+	if m.store.Filter() != "views" || m.prompt != nil {
+		t.Errorf("enter on a filter from the history keeps %q", m.store.Filter())
+	}
+
+	// Other prompts have no history: ↑ does nothing there.
+	m, _ = press(m, "<esc>")
+	m = selectKey(t, m, "ratelimit:api:42")
+	m.writer = newFakeWriter()
+	m, _ = press(m, "i5<up>")
+	if m.prompt == nil || m.prompt.input.Value() != "5" {
+		t.Errorf("↑ in the amount prompt changed it")
+	}
+}
