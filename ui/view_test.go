@@ -426,3 +426,49 @@ func TestThePositionShowsWhenRowsAreHidden(t *testing.T) {
 		t.Errorf("with every row in sight the help line is %q", l)
 	}
 }
+
+// The ? screen has the keys, then every status drawn in its own look with
+// what it means, then the filter's syntax, is: included.
+func TestTheHelpScreenHasTheLegendAndTheFilterSyntax(t *testing.T) {
+	m := newModel(t, nil, 120, 60, fixture()...)
+	m, _ = press(m, "?")
+	screen := plain(m)
+	keys, legend, filter := strings.Index(screen, "copy name"), strings.Index(screen, "Statuses"), strings.Index(screen, "Filter")
+	if keys < 0 || legend < keys || filter < legend {
+		t.Fatalf("the help is not keys, statuses, filter in that order:\n%s", screen)
+	}
+	term := terminal(t, m)
+	for st := range model.Status(model.NumStatuses) {
+		if statusMeaning(st) == "" {
+			t.Errorf("status %v has no meaning on the ? screen", st)
+		}
+		line := lineWith(t, screen, "  "+st.String()+" ")
+		if !strings.Contains(line, statusMeaning(st)[:20]) {
+			t.Errorf("the legend line of %v is %q", st, line)
+		}
+		want := m.theme.Status[st].GetForeground()
+		if _, none := want.(lipgloss.NoColor); none {
+			want = nil // the terminal's own
+		}
+		if got := keyCells(t, m, term, "  "+st.String()+" ")[2]; !sameColor(got, want) {
+			t.Errorf("%v is drawn in %v in the legend, its status colour is %v", st, got, want)
+		}
+	}
+	for _, want := range []string{"is:STATUS", "is:problem", "stuck, no-expiry or leak", "↑/↓"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the filter syntax lacks %q", want)
+		}
+	}
+}
+
+// lineWith is the first line of screen that holds text.
+func lineWith(t *testing.T, screen, text string) string {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, text) {
+			return l
+		}
+	}
+	t.Fatalf("no line holds %q:\n%s", text, screen)
+	return ""
+}
