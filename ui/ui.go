@@ -65,6 +65,10 @@ type Options struct {
 	// or sorts by a column. Off, the terminal keeps the mouse for its own
 	// text selection.
 	Mouse bool
+	// Theme is ThemeAuto (or ""): the colours suit the background the
+	// terminal reports, dark until it does; ThemeDark or ThemeLight
+	// choose, for a terminal that does not answer or answers wrong.
+	Theme string
 	// Hint is the status line until the first action: what to try (the
 	// demo's tour); "" leaves it empty.
 	Hint string
@@ -89,6 +93,7 @@ type Model struct {
 	theme *theme // built anew by restyle, never changed in place
 	help  help.Model
 	dark  bool                 // the terminal's background is dark
+	fixed bool                 // dark was chosen (Options.Theme): the terminal's answer is not taken
 	color colorprofile.Profile // what colours the terminal shows
 
 	width, height int
@@ -174,6 +179,12 @@ func New(o Options) *Model {
 		dark:     true,
 		color:    colorprofile.ANSI256,
 	}
+	switch o.Theme {
+	case ThemeDark:
+		m.fixed = true
+	case ThemeLight:
+		m.dark, m.fixed = false, true
+	}
 	m.keys.readOnly = o.ReadOnly
 	if o.Hint != "" {
 		m.status = info("%s", o.Hint)
@@ -183,9 +194,13 @@ func New(o Options) *Model {
 }
 
 // Init starts listening to the feed and the clock, and asks the terminal for
-// its background colour so the styles can suit it.
+// its background colour so the styles can suit it, unless Options.Theme
+// chose.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tick(m.tickGen), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{tick(m.tickGen)}
+	if !m.fixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	if m.feed != nil {
 		cmds = append(cmds, listen(m.feed))
 	}

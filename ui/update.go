@@ -84,8 +84,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.follow()
 		return nil
 	case tea.BackgroundColorMsg:
-		m.dark = msg.IsDark()
-		m.restyle()
+		if !m.fixed {
+			m.dark = msg.IsDark()
+			m.restyle()
+		}
 		return nil
 	case tea.ColorProfileMsg:
 		m.color = msg.Profile

@@ -91,6 +91,7 @@ func sameColor(a, b color.Color) bool {
 func TestCountersWithNoExpiryAreRed(t *testing.T) {
 	m := newModel(t, nil, 120, 40, fixture()...)
 	term := terminal(t, m)
+	red := m.theme.Status[model.StatusNoExpiry].GetForeground()
 	for key, wantRed := range map[string]bool{
 		"ratelimit:orphan": true,  // no-expiry
 		"ratelimit:legacy": true,  // stuck
@@ -99,7 +100,7 @@ func TestCountersWithNoExpiryAreRed(t *testing.T) {
 		"views:home":       false, // no TTL, but its rule wants none
 	} {
 		for i, fg := range keyCells(t, m, term, key) {
-			if sameColor(fg, lipgloss.Red) != wantRed {
+			if sameColor(fg, red) != wantRed {
 				t.Errorf("%s: cell %d has colour %v, red wanted: %v", key, i, fg, wantRed)
 				break
 			}
