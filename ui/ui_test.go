@@ -635,13 +635,30 @@ func TestWriteFailedInAnOutageIsSettledWhenRedisIsBack(t *testing.T) {
 	m = selectKey(t, m, "ratelimit:api:42")
 	m, cmd := press(m, "+")
 	m = run(t, m, cmd) // before the feed notices
-	m, _ = send(m, down)
 	if statusText(m) != refused || m.status.kind != statusFailed {
+		t.Fatalf("before the feed notices: status %q", statusText(m))
+	}
+	// Once the header says Redis does not answer, the status agrees with
+	// it rather than asking whether Redis runs at an address it read from.
+	m, _ = send(m, down)
+	outage := "INCRBY ratelimit:api:42 1 failed: Redis does not answer, as the header says; press the key again once it is back."
+	if statusText(m) != outage || m.status.kind != statusFailed {
 		t.Fatalf("during the outage: status %q", statusText(m))
 	}
 	m, _ = send(m, up)
-	if s := statusText(m); s != refused+" Redis answers again now." || m.status.kind != statusInfo {
+	if s := statusText(m); s != outage+" Redis answers again now." || m.status.kind != statusInfo {
 		t.Fatalf("once Redis is back: status %q (kind %d)", s, m.status.kind)
+	}
+
+	// A write that fails while the header already says so says the same.
+	m, _ = send(m, down)
+	m, cmd = press(m, "+")
+	m = run(t, m, cmd)
+	if statusText(m) != outage {
+		t.Fatalf("a write during the outage: status %q", statusText(m))
+	}
+	if !strings.Contains(plain(m), "refused the connection") {
+		t.Fatalf("the header does not show the feed's error:\n%s", plain(m))
 	}
 
 	// A refusal (READONLY, as the Writer's errors say) was Redis's answer,
