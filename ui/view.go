@@ -40,8 +40,7 @@ func (m *Model) render() string {
 		return ""
 	}
 	if m.width < minWidth || m.height < minHeight {
-		return truncate("Terminal too small for countertop: it needs at least "+
-			strconv.Itoa(minWidth)+"x"+strconv.Itoa(minHeight)+".", m.width)
+		return m.tooSmall()
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView()...)
@@ -67,6 +66,23 @@ func (m *Model) render() string {
 		frame = overlay(frame, m.confirmView(), m.width, m.height)
 	}
 	return frame
+}
+
+// tooSmall is what a terminal under minWidth x minHeight shows: the size
+// needed and its own, wrapped to its width, in fewer words where it has
+// too few lines for them.
+func (m *Model) tooSmall() string {
+	need, have := strconv.Itoa(minWidth)+"x"+strconv.Itoa(minHeight), strconv.Itoa(m.width)+"x"+strconv.Itoa(m.height)
+	var lines []string
+	for _, msg := range []string{"Need at least " + need + "; this is " + have + ".", "Need " + need + ", not " + have + "."} {
+		if lines = wrapWords(msg, m.width); len(lines) <= m.height {
+			break
+		}
+	}
+	for i, l := range lines {
+		lines[i] = truncate(l, m.width)
+	}
+	return strings.Join(lines[:min(len(lines), m.height)], "\n")
 }
 
 // pagerContent is the help or the detail screen, whichever covers the

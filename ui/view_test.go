@@ -473,3 +473,22 @@ func lineWith(t *testing.T, screen, text string) string {
 	t.Fatalf("no line holds %q:\n%s", text, screen)
 	return ""
 }
+
+// Below the smallest size the dashboard draws in, it says the size it
+// needs and the terminal's, whole, within the terminal.
+func TestATooSmallTerminalSaysTheSizeNeeded(t *testing.T) {
+	m := newModel(t, nil, 39, 10, fixture()...)
+	if got, want := plain(m), "Need at least 40x8; this is 39x10."; got != want {
+		t.Errorf("at 39x10 the screen is %q, want %q", got, want)
+	}
+	m, _ = send(m, tea.WindowSizeMsg{Width: 12, Height: 3})
+	lines := strings.Split(plain(m), "\n")
+	if len(lines) > 3 || strings.Join(lines, " ") != "Need 40x8, not 12x3." {
+		t.Errorf("at 12x3 the screen is %q", lines)
+	}
+	for _, l := range lines {
+		if cells(l) > 12 {
+			t.Errorf("at 12x3 a line is wider than the screen: %q", l)
+		}
+	}
+}
