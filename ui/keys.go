@@ -6,6 +6,8 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/model"
 )
 
 // keyMap is every key the dashboard answers to (DESIGN.md, "Keys in the
@@ -133,10 +135,20 @@ func (m *Model) helpFor() help.KeyMap {
 		return bindings{closeHelp, k.Quit}
 	case m.screen == screenDetail && k.readOnly:
 		return bindings{k.Back, k.Copy, k.Pause, k.Help, k.Quit}
+	case m.screen == screenDetail && m.detailNotCounter():
+		// + - i and e refuse such a key, saying why: they are not offered.
+		return bindings{k.Back, k.Delete, k.Copy, k.Pause, k.Help, k.Quit}
 	case m.screen == screenDetail:
 		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Copy, k.Pause, k.Help, k.Quit}
 	}
 	return k
+}
+
+// detailNotCounter reports whether the detail screen shows a key that holds
+// no number (a hash, text), which nothing but d and c act on.
+func (m *Model) detailNotCounter() bool {
+	c, ok := m.store.Get(m.detailKey)
+	return ok && c.Status == model.StatusNotCounter
 }
 
 // helpLine is the help line at the bottom, at most as wide as the screen,

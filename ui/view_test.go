@@ -492,3 +492,31 @@ func TestATooSmallTerminalSaysTheSizeNeeded(t *testing.T) {
 		}
 	}
 }
+
+// The detail screen of a key that holds no number (a hash, text) offers
+// no increment and no expiry: they refuse such a key, in one sentence.
+func TestTheDetailOfANonCounterOffersNoIncrement(t *testing.T) {
+	for key, what := range map[string]string{"session:abc": "holds a hash", "cache:greeting": "holds text"} {
+		m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
+		m = selectKey(t, m, key)
+		m, _ = press(m, "<enter>")
+		lines := strings.Split(plain(m), "\n")
+		help := lines[len(lines)-1]
+		if strings.Contains(help, "+ incr") || strings.Contains(help, "repair") || !strings.Contains(help, "d delete") {
+			t.Errorf("the detail of %s offers %q", key, help)
+		}
+		for _, k := range []string{"+", "-", "i", "e"} {
+			m, cmd := press(m, k)
+			s := statusText(m)
+			if cmd != nil || m.prompt != nil || !strings.HasPrefix(s, "Nothing was sent: "+key+" "+what) || strings.Count(s, ".") != 1 {
+				t.Errorf("%s on the detail of %s: status %q, a prompt %v", k, key, s, m.prompt != nil)
+			}
+		}
+	}
+	m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, _ = press(m, "<enter>")
+	if l := strings.Split(plain(m), "\n"); !strings.Contains(l[len(l)-1], "+ incr") {
+		t.Errorf("the detail of a counter does not offer +: %q", l[len(l)-1])
+	}
+}
