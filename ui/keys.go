@@ -121,6 +121,9 @@ func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 // helpFor is the help for whatever has the focus.
 func (m *Model) helpFor() help.KeyMap {
 	k := m.keys
+	if m.paused {
+		k.Pause.SetHelp("p", "resume")
+	}
 	switch {
 	case m.prompt != nil:
 		cancel := k.Back

@@ -493,6 +493,23 @@ func TestATooSmallTerminalSaysTheSizeNeeded(t *testing.T) {
 	}
 }
 
+// While paused the help line offers p to resume, not to pause.
+func TestPausedHelpOffersResume(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	last := func() string { l := strings.Split(plain(m), "\n"); return l[len(l)-1] }
+	if !strings.Contains(last(), "p pause") {
+		t.Fatalf("help line %q", last())
+	}
+	m, _ = press(m, "p")
+	if !strings.Contains(last(), "p resume") || strings.Contains(last(), "pause") {
+		t.Errorf("paused, the help line is %q", last())
+	}
+	m, _ = press(m, "<enter>")
+	if !strings.Contains(last(), "p resume") {
+		t.Errorf("paused, on the detail screen, the help line is %q", last())
+	}
+}
+
 // The detail screen of a key that holds no number (a hash, text) offers
 // no increment and no expiry: they refuse such a key, in one sentence.
 func TestTheDetailOfANonCounterOffersNoIncrement(t *testing.T) {
