@@ -157,8 +157,8 @@ func (m *Model) detailNotCounter() bool {
 // helpLine is the help line at the bottom, at most as wide as the screen,
 // with the rows' position at its right end when some are out of sight (as
 // less and vim show it). When the keys do not all fit, the ones nearest
-// the end go first, except ? and q: the ? screen lists the rest, and help
-// and quit must stay in sight on a narrow terminal.
+// the end go first, except those keepInHelp keeps: the ? screen lists the
+// rest.
 func (m *Model) helpLine() string {
 	keys := slices.Clone(m.helpFor().ShortHelp())
 	h := m.help
@@ -171,7 +171,7 @@ func (m *Model) helpLine() string {
 	for {
 		line := h.ShortHelpView(keys)
 		i := len(keys) - 1
-		for i >= 0 && (slices.Contains(keys[i].Keys(), "?") || slices.Contains(keys[i].Keys(), "q")) {
+		for i >= 0 && m.keepInHelp(keys[i]) {
 			i--
 		}
 		if lipgloss.Width(line) <= room || i < 0 {
@@ -182,6 +182,14 @@ func (m *Model) helpLine() string {
 		}
 		keys = slices.Delete(keys, i, i+1)
 	}
+}
+
+// keepInHelp reports whether b stays on a help line too narrow for every
+// key: ? and q, which must stay in sight on a narrow terminal, and p while
+// paused, the way out of the pause.
+func (m *Model) keepInHelp(b key.Binding) bool {
+	k := b.Keys()
+	return slices.Contains(k, "?") || slices.Contains(k, "q") || m.paused && slices.Contains(k, "p")
 }
 
 // position is which of the rows the table shows, "12-28 of 1,024", when it

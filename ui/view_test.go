@@ -508,6 +508,16 @@ func TestPausedHelpOffersResume(t *testing.T) {
 	if !strings.Contains(last(), "p resume") {
 		t.Errorf("paused, on the detail screen, the help line is %q", last())
 	}
+	// Where the keys do not all fit, p stays with ? and q.
+	for _, width := range []int{80, 60, 40} {
+		m, _ = send(m, tea.WindowSizeMsg{Width: width, Height: 24})
+		for _, screen := range []string{"<esc>", "<enter>"} {
+			m, _ = press(m, screen)
+			if l := last(); !strings.Contains(l, "p resume") || !strings.Contains(l, "? help") || cells(l) > width {
+				t.Errorf("paused, at %d columns, the help line is %q", width, l)
+			}
+		}
+	}
 }
 
 // The detail screen of a key that holds no number (a hash, text) offers
