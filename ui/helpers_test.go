@@ -19,7 +19,11 @@ import (
 
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // the detail screen shows deadlines in local time
-	os.Exit(m.Run())
+	code := m.Run()
+	if copyprogPath != "" {
+		os.Remove(copyprogPath) // built by startTmux
+	}
+	os.Exit(code)
 }
 
 // t0 is when the fixture's keys were read; the screen is drawn 1.5s later.
