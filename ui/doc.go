@@ -18,8 +18,9 @@
 //  2. An open confirmation dialog: y runs what it asks about, n or esc
 //     closes it, and every other key is ignored.
 //  3. An open prompt (filter, amount, key name, window): esc cancels,
-//     enter submits once the prompt's check lets the answer through, and
-//     every other key edits the input, so q is typed rather than quitting.
+//     enter submits once the prompt's check lets the answer through, ↑
+//     and ↓ walk the filter's history, and every other key edits the
+//     input, so q is typed rather than quitting.
 //  4. The help screen: q quits, ? or esc closes it, the movement keys
 //     scroll it, and other keys are ignored.
 //  5. Keys that work on either screen: q quits, ? opens the help, p pauses
