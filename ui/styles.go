@@ -65,14 +65,18 @@ type palette struct {
 // palette, and of the 16 colours the terminal defines. Yellow and orange
 // readable on white are dark shades (olive, amber): every bright one is
 // too close to white. A light 16-colour terminal has no such shade: warn
-// and over take blue and magenta there.
+// and over take blue and magenta there. The dark palette is made for
+// backgrounds from black to #262626, about where most dark themes' lie
+// (gruvbox's, Dracula's), the light one for white down to #eeeeee; the
+// selected row's is as dark (as light) as they go, so that red on it still
+// reads.
 var (
 	darkPalette = palette{
-		red: lipgloss.Color("210"), orange: lipgloss.Color("208"), yellow: lipgloss.Color("220"),
+		red: lipgloss.Color("203"), orange: lipgloss.Color("208"), yellow: lipgloss.Color("220"),
 		green: lipgloss.Color("114"), grey: lipgloss.Color("248"),
-		selected: lipgloss.Color("237"),
+		selected: lipgloss.Color("235"),
 		helpKey:  lipgloss.Color("252"), helpDesc: lipgloss.Color("247"), helpSep: lipgloss.Color("240"),
-		backdrops: []color.Color{lipgloss.Color("16"), lipgloss.Color("236")},
+		backdrops: []color.Color{lipgloss.Color("16"), lipgloss.Color("235")},
 	}
 	lightPalette = palette{
 		red: lipgloss.Color("124"), orange: lipgloss.Color("94"), yellow: lipgloss.Color("58"),
