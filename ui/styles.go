@@ -40,7 +40,8 @@ type theme struct {
 	// Gauge colours the LIMIT gauge: as Status, but green while ok.
 	Gauge [model.NumStatuses]lipgloss.Style
 	// Row is the look of a whole row by status: red for counters that have
-	// no expiry, grey for keys that are not counters, plain otherwise.
+	// no expiry (stuck, no-expiry, leak), grey for keys that are not
+	// counters, plain otherwise.
 	Row [model.NumStatuses]lipgloss.Style
 	// rows are the table's rows by status, off and under the cursor, as
 	// inks: what Row, Selected and the cell styles render, made cheap.
@@ -140,6 +141,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	s.Status = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
+		model.StatusLeak:       redStyle,
 		model.StatusOver:       plain.Foreground(c.orange).Bold(true),
 		model.StatusWarn:       plain.Foreground(c.yellow),
 		model.StatusOK:         plain,
@@ -150,6 +152,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	s.Row = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
+		model.StatusLeak:       redStyle,
 		model.StatusOver:       plain,
 		model.StatusWarn:       plain,
 		model.StatusOK:         plain,
