@@ -18,19 +18,27 @@
 //  2. An open confirmation dialog: y runs what it asks about, n or esc
 //     closes it, and every other key is ignored.
 //  3. An open prompt (filter, amount, key name, window): esc cancels,
-//     enter submits once the prompt's check lets the answer through, and
-//     every other key edits the input, so q is typed rather than quitting.
+//     enter submits once the prompt's check lets the answer through, ↑
+//     and ↓ walk the filter's history, and every other key edits the
+//     input, so q is typed rather than quitting.
 //  4. The help screen: q quits, ? or esc closes it, the movement keys
 //     scroll it, and other keys are ignored.
 //  5. Keys that work on either screen: q quits, ? opens the help, p pauses
 //     or resumes.
 //  6. The detail screen: esc or enter goes back to the table, the movement
-//     keys scroll it, and + - i e d act on the key it shows.
+//     keys scroll it, c copies the name of the key it shows, and + - i e d
+//     act on that key.
 //  7. The table: the movement keys, / filter, esc clears the filter, s
-//     sort, enter opens the detail, and + - i e d act on the selected key.
+//     sort, enter opens the detail, c copies the selected key's name, and
+//     + - i e d act on the selected key.
 //
 // n (a key by name) and E (every problem in view) work on both screens.
 // Every write key is refused, saying why, when writes are off.
+//
+// With Options.Mouse the wheel scrolls the table, the help or the detail
+// screen, a click on a row selects it, and a click on a column's title
+// sorts by that column; while a dialog or a prompt is open the mouse does
+// nothing.
 //
 // Messages Update has no case of its own for (a paste, the cursor's
 // blink) go to the open prompt, if there is one.

@@ -78,6 +78,11 @@ func (m *Model) apply(b model.Batch, arrived time.Time) {
 		switch is := reachable(m.feedState); {
 		case was && !is:
 			m.downSince = m.lastData
+			// A write that failed since the last data failed as the
+			// outage began: it now says what the header says.
+			if m.status.kind == statusFailed && m.status.cmd != "" && m.status.at.After(m.downSince) && m.feedState.LastError != "" {
+				m.status = outage(m.status)
+			}
 		case !was && is:
 			// A write that failed since the last data before the outage
 			// failed because of it (the feed may notice after the user

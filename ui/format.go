@@ -112,6 +112,20 @@ func formatCount(n int64) string {
 	return strconv.FormatFloat(float64(n)/1e6, 'f', 1, 64) + "M"
 }
 
+// thousands is n with its thousands separated by commas: 1,024.
+func thousands(n int) string {
+	s := strconv.Itoa(n)
+	neg := strings.HasPrefix(s, "-")
+	s = strings.TrimPrefix(s, "-")
+	for i := len(s) - 3; i > 0; i -= 3 {
+		s = s[:i] + "," + s[i:]
+	}
+	if neg {
+		s = "-" + s
+	}
+	return s
+}
+
 // formatNumber is a limit or other float from a rule, without needless
 // decimals: 100, 2.5.
 func formatNumber(f float64) string { return strconv.FormatFloat(f, 'f', -1, 64) }

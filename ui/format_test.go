@@ -145,3 +145,11 @@ func TestWrapKeepsACommandWhole(t *testing.T) {
 		t.Errorf("a long phrase: %q, want %q", got, want)
 	}
 }
+
+func TestThousands(t *testing.T) {
+	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1024: "1,024", 1_000_000: "1,000,000", -12345: "-12,345"} {
+		if got := thousands(n); got != want {
+			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+		}
+	}
+}

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 
@@ -13,16 +14,17 @@ import (
 // maxFeedLines bounds how much of the header the feed's message may take.
 const maxFeedLines = 3
 
-// headerLines is how many lines the header takes: two, and one or two
+// headerLines is how many lines the header takes: three, and one or two
 // more (up to maxFeedLines) while the feed has an error or a note to tell.
 func (m *Model) headerLines() int {
-	return 2 + len(m.feedLines())
+	return 3 + len(m.feedLines())
 }
 
 // headerView is where the data comes from and how fresh it is, then what
-// it says (counts, scanning) and how it is shown (sort, filter), then the
-// feed's last error or its note (why it polls, and how to get events) on a
-// line of its own, so that the advice is not cut off.
+// is watched there (patterns, database, config file), then what it says
+// (counts, scanning) and how it is shown (sort, filter), then the feed's
+// last error or its note (why it polls, and how to get events) on a line
+// of its own, so that the advice is not cut off.
 func (m *Model) headerView() []string {
 	badges := m.badges()
 	room := m.width
@@ -31,6 +33,7 @@ func (m *Model) headerView() []string {
 	}
 	lines := []string{
 		spread(m.sourceLine(room), badges, m.width),
+		m.watchedLine(),
 		truncate(m.countsLine(), m.width),
 	}
 	return append(lines, m.feedLines()...)
@@ -43,7 +46,7 @@ func (m *Model) headerView() []string {
 // but for two lines of rows under the titles on the smallest screens.
 func (m *Model) feedLines() []string {
 	text, style := m.feedText()
-	room := min(maxFeedLines, max(1, m.height-2-2-3)) // the header's two lines, the footer's two, titles and two rows
+	room := min(maxFeedLines, max(1, m.height-3-2-3)) // the header's three lines, the footer's two, titles and two rows
 	if m.feedState.LastError == "" && m.height < shortScreen {
 		room = 1
 	}
@@ -99,6 +102,51 @@ func (m *Model) sourceLine(room int) string {
 	}
 	return title + sep + truncateMiddle(addr, fit) + tail
 }
+
+// watchedLine is what the feed reads: its patterns, the database and the
+// config file the rules came from. Where they do not all fit, the
+// patterns after the first give way to a count ("+2 more"), then the
+// config file loses its middle, then it goes.
+func (m *Model) watchedLine() string {
+	dim := m.theme.Dim
+	db := "db " + strconv.Itoa(m.db)
+	config := ""
+	if m.config != "" {
+		config = model.Printable(m.config)
+	}
+	line := func(shown int, config string) string {
+		s := dim.Render("watching ") + db
+		if len(m.patterns) > 0 {
+			names := make([]string, shown)
+			for i, p := range m.patterns[:shown] {
+				names[i] = model.Printable(p)
+			}
+			s = dim.Render("watching ") + strings.Join(names, ", ")
+			if more := len(m.patterns) - shown; more > 0 {
+				s += dim.Render(fmt.Sprintf(" +%d more", more))
+			}
+			s += dim.Render(" in ") + db
+		}
+		if config != "" {
+			s += dim.Render(" · config ") + config
+		}
+		return s
+	}
+	for shown := len(m.patterns); shown >= 1; shown-- {
+		if l := line(shown, config); lipgloss.Width(l) <= m.width {
+			return l
+		}
+	}
+	short := line(min(1, len(m.patterns)), "")
+	if room := m.width - lipgloss.Width(short) - cells(" · config "); config != "" && room >= minConfigCells {
+		return line(min(1, len(m.patterns)), truncateMiddle(config, room))
+	}
+	return truncate(short, m.width)
+}
+
+// minConfigCells is the least of the config file's path the header shows
+// cut; with less room it shows none.
+const minConfigCells = 12
 
 // mode is how data arrives, from the feed's latest state.
 func (m *Model) mode() string {

@@ -59,8 +59,8 @@ func TestEventsModeSaysWhatTheReScanIs(t *testing.T) {
 		Mode: "events", Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
 	}}}})
 	lines := strings.Split(plain(m), "\n")
-	if got := strings.TrimSpace(lines[2]) + " " + strings.TrimSpace(lines[3]); got != note {
-		t.Errorf("the header's third and fourth lines are %q, want %q", got, note)
+	if got := strings.TrimSpace(lines[3]) + " " + strings.TrimSpace(lines[4]); got != note {
+		t.Errorf("the header's fourth and fifth lines are %q, want %q", got, note)
 	}
 }
 
@@ -206,14 +206,14 @@ func TestStaleDataIsFlaggedWhilePolling(t *testing.T) {
 // empty keyspace: the body says nothing was read, not that no key matches.
 func TestAFailedFirstPassIsNotAnEmptyKeyspace(t *testing.T) {
 	m := newModel(t, nil, 120, 40)
-	if !strings.Contains(plain(m), "No keys match the patterns.") {
+	if !strings.Contains(plain(m), "No keys in db 0.") {
 		t.Fatalf("an empty keyspace:\n%s", plain(m))
 	}
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
 		LastError: "127.0.0.1:7001 rejected the username or password.",
 	}}}})
-	if screen := plain(m); strings.Contains(screen, "No keys match") || !strings.Contains(screen, "No keys read yet: see the error above.") {
+	if screen := plain(m); strings.Contains(screen, "No keys in") || !strings.Contains(screen, "No keys read yet: see the error above.") {
 		t.Errorf("after a failed pass:\n%s", screen)
 	}
 }
@@ -252,16 +252,84 @@ func TestANarrowHeaderKeepsThePort(t *testing.T) {
 // "2 stuck" under "1 of 10 keys" would read as the filter's.
 func TestFilteredCountsSayTheAlarmsAreOfAll(t *testing.T) {
 	m := newModel(t, nil, 120, 40, fixture()...)
-	if line := strings.Split(plain(m), "\n")[1]; strings.Contains(line, "in all") {
+	if line := strings.Split(plain(m), "\n")[2]; strings.Contains(line, "in all") {
 		t.Errorf("without a filter the counts say %q", line)
 	}
 	m, _ = press(m, "/api:42<enter>")
-	if line := strings.Split(plain(m), "\n")[1]; !strings.Contains(line, "1 of 10 keys · 1 stuck · 1 no-expiry in all") {
+	if line := strings.Split(plain(m), "\n")[2]; !strings.Contains(line, "1 of 10 keys · 1 stuck · 1 no-expiry in all") {
 		t.Errorf("with a filter the counts say %q, want the alarms marked as of all keys", line)
 	}
 	// Where that does not fit, the counts of keys shorten, not the alarms.
 	m, _ = send(m, tea.WindowSizeMsg{Width: 40, Height: 20})
-	if line := strings.Split(plain(m), "\n")[1]; !strings.HasPrefix(line, "1/10 keys · 1 stuck · 1 no-expiry in all") {
+	if line := strings.Split(plain(m), "\n")[2]; !strings.HasPrefix(line, "1/10 keys · 1 stuck · 1 no-expiry in all") {
 		t.Errorf("at 40 columns, with a filter, the counts say %q", line)
+	}
+}
+
+// The header names what is watched: the patterns, the database and the
+// config file read. Where they do not fit, the patterns after the first
+// give way to a count, and the config file loses its middle.
+func TestTheHeaderNamesWhatIsWatched(t *testing.T) {
+	o := Options{Patterns: []string{"ratelimit:*", "billing:*", "views:*"}, DB: 3, ConfigFile: "/home/ops/countertop.toml"}
+	for _, tc := range []struct {
+		width int
+		want  string
+	}{
+		{120, "watching ratelimit:*, billing:*, views:* in db 3 · config /home/ops/countertop.toml"},
+		{72, "watching ratelimit:* +2 more in db 3 · config /home/ops/countertop.toml"},
+		{60, "watching ratelimit:* +2 more in db 3 · config /home/…op.toml"},
+		{40, "watching ratelimit:* +2 more in db 3"},
+	} {
+		m := newModelWith(t, o, tc.width, 24, fixture()...)
+		if line := strings.Split(plain(m), "\n")[1]; strings.TrimRight(line, " ") != tc.want {
+			t.Errorf("at %d columns the header's second line is\n%q, want\n%q", tc.width, line, tc.want)
+		}
+	}
+	// No config file read: none is named.
+	m := newModelWith(t, Options{Patterns: []string{"ratelimit:*"}}, 80, 24, fixture()...)
+	if line := strings.Split(plain(m), "\n")[1]; strings.TrimRight(line, " ") != "watching ratelimit:* in db 0" {
+		t.Errorf("without a config file the header's second line is %q", line)
+	}
+}
+
+// An empty screen after a full pass names the patterns that matched
+// nothing and the database, and says what to check: a typo in a pattern
+// looks like an empty keyspace otherwise.
+func TestAnEmptyScreenSaysWhatMatchedNothing(t *testing.T) {
+	m := newModelWith(t, Options{Patterns: []string{"ratelimt:*"}}, 120, 40)
+	want := "No key matches ratelimt:* in db 0. Check the pattern (--pattern) and the database (--url .../N)."
+	if !strings.Contains(plain(m), want) {
+		t.Errorf("the empty screen does not say %q:\n%s", want, plain(m))
+	}
+	m = newModelWith(t, Options{Patterns: []string{"a:*", "b:\x1b[2J*"}, DB: 5}, 120, 40)
+	want = `No key matches a:* or b:\e[2J* in db 5. Check the patterns (--pattern) and the database (--url .../N).`
+	if !strings.Contains(plain(m), want) {
+		t.Errorf("the empty screen does not say %q:\n%s", want, plain(m))
+	}
+}
+
+// On a wide screen KEY is as wide as the longest name on screen, and the
+// room left goes to the right end: a value stays next to its key. A name
+// far longer than the rest takes at most 60% of the row, cut in its
+// middle, so that it does not push every value away from its key.
+func TestKeyIsAsWideAsTheNames(t *testing.T) {
+	m := newModel(t, nil, 200, 50, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:expired") // the longest name, 21 cells
+	line := selectedLine(t, m)
+	// KEY is 24 (minKeyWidth) wide, VALUE 5 ("VALUE"): 3 cells pad the
+	// name, a gap of 2, then 4 pad the value.
+	if !strings.HasPrefix(line, "▸ ratelimit:api:expired"+strings.Repeat(" ", 3+2+4)+"4  ") {
+		t.Errorf("the value is not next to the longest key: %q", line)
+	}
+	if !strings.HasSuffix(strings.TrimRight(line, " "), " ok") || len(strings.TrimRight(line, " ")) > 120 {
+		t.Errorf("the row does not end at its STATUS, well before the screen's end: %q", line)
+	}
+
+	long := "ratelimit:" + strings.Repeat("x", 190)
+	m = newModel(t, nil, 200, 50, append(fixture(), str(long, "1", 50_000))...)
+	m = selectKey(t, m, long)
+	name := strings.Fields(strings.TrimPrefix(selectedLine(t, m), "▸ "))[0]
+	if w := cells(name); w != 120 || !strings.Contains(name, "…") {
+		t.Errorf("a 200-cell name takes %d cells (%q), want 120 (60%% of 200), cut in its middle", w, name)
 	}
 }

@@ -19,13 +19,20 @@ import (
 
 func TestMain(m *testing.M) {
 	time.Local = time.UTC // the detail screen shows deadlines in local time
-	os.Exit(m.Run())
+	code := m.Run()
+	if copyprogPath != "" {
+		os.Remove(copyprogPath) // built by startTmux
+	}
+	os.Exit(code)
 }
 
 // t0 is when the fixture's keys were read; the screen is drawn 1.5s later.
 var t0 = time.Date(2025, 3, 14, 15, 9, 26, 0, time.UTC)
 
 func testNow() time.Time { return t0.Add(1500 * time.Millisecond) }
+
+// testPatterns are what a feed of the fixture's keys would watch.
+var testPatterns = []string{"ratelimit:*", "views:*", "quota:*", "session:*", "cache:*"}
 
 func testRules() *model.Rules {
 	return &model.Rules{
@@ -62,9 +69,17 @@ func fixture() []model.Observation {
 // no writer).
 func newModel(t *testing.T, w Writer, width, height int, obs ...model.Observation) *Model {
 	t.Helper()
+	return newModelWith(t, Options{Writer: w}, width, height, obs...)
+}
+
+// newModelWith is newModel with more of the Options: its Store and clock
+// are the fixture's.
+func newModelWith(t *testing.T, o Options, width, height int, obs ...model.Observation) *Model {
+	t.Helper()
 	store := model.NewStore(testRules())
 	store.Apply(model.Batch{Observed: obs})
-	m := New(Options{Store: store, Writer: w, Now: testNow})
+	o.Store, o.Now = store, testNow
+	m := New(o)
 	m, _ = send(m, tea.WindowSizeMsg{Width: width, Height: height})
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,

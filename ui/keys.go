@@ -6,6 +6,8 @@ import (
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
 	"charm.land/lipgloss/v2"
+
+	"github.com/countertop/countertop/model"
 )
 
 // keyMap is every key the dashboard answers to (DESIGN.md, "Keys in the
@@ -21,6 +23,7 @@ type keyMap struct {
 	Pause  key.Binding
 	Detail key.Binding
 	Back   key.Binding
+	Copy   key.Binding
 
 	Incr      key.Binding
 	Decr      key.Binding
@@ -39,6 +42,9 @@ type keyMap struct {
 	Confirm, Cancel key.Binding
 	// Submit accepts what was typed in a prompt.
 	Submit key.Binding
+	// Older and Newer walk a prompt's history: the arrows only, as j and
+	// k are typed.
+	Older, Newer key.Binding
 
 	// readOnly leaves the write keys out of the help: they still answer,
 	// to say that nothing was sent, but they are not on offer.
@@ -60,6 +66,7 @@ func defaultKeyMap() keyMap {
 		Pause:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
 		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
 		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
 
 		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
 		Decr:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decr")),
@@ -76,6 +83,8 @@ func defaultKeyMap() keyMap {
 		Confirm: key.NewBinding(key.WithKeys("y", "Y"), key.WithHelp("y", "yes")),
 		Cancel:  key.NewBinding(key.WithKeys("n", "N", "esc"), key.WithHelp("n/esc", "no")),
 		Submit:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "ok")),
+		Older:   key.NewBinding(key.WithKeys("up"), key.WithHelp("↑/↓", "history")),
+		Newer:   key.NewBinding(key.WithKeys("down"), key.WithHelp("↓", "newer")),
 	}
 }
 
@@ -91,7 +100,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	columns := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Copy, k.Help, k.Quit},
 	}
 	if k.readOnly {
 		return columns
@@ -112,40 +121,84 @@ func (b bindings) FullHelp() [][]key.Binding { return [][]key.Binding{b} }
 // helpFor is the help for whatever has the focus.
 func (m *Model) helpFor() help.KeyMap {
 	k := m.keys
+	if m.paused {
+		k.Pause.SetHelp("p", "resume")
+	}
 	switch {
 	case m.prompt != nil:
 		cancel := k.Back
 		cancel.SetHelp("esc", "cancel")
+		if len(m.prompt.history) > 0 {
+			return bindings{k.Submit, cancel, k.Older}
+		}
 		return bindings{k.Submit, cancel}
 	case m.showHelp:
 		closeHelp := k.Help
 		closeHelp.SetHelp("?/esc", "close")
 		return bindings{closeHelp, k.Quit}
 	case m.screen == screenDetail && k.readOnly:
-		return bindings{k.Back, k.Pause, k.Help, k.Quit}
+		return bindings{k.Back, k.Copy, k.Pause, k.Help, k.Quit}
+	case m.screen == screenDetail && m.detailNotCounter():
+		// + - i and e refuse such a key, saying why: they are not offered.
+		return bindings{k.Back, k.Delete, k.Copy, k.Pause, k.Help, k.Quit}
 	case m.screen == screenDetail:
-		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Pause, k.Help, k.Quit}
+		return bindings{k.Back, k.Incr, k.Decr, k.IncrBy, k.Expire, k.Delete, k.Copy, k.Pause, k.Help, k.Quit}
 	}
 	return k
 }
 
-// helpLine is the help line at the bottom, at most as wide as the screen.
-// When the keys do not all fit, the ones nearest the end go first, except
-// ? and q: the ? screen lists the rest, and help and quit must stay in
-// sight on a narrow terminal.
+// detailNotCounter reports whether the detail screen shows a key that holds
+// no number (a hash, text), which nothing but d and c act on.
+func (m *Model) detailNotCounter() bool {
+	c, ok := m.store.Get(m.detailKey)
+	return ok && c.Status == model.StatusNotCounter
+}
+
+// helpLine is the help line at the bottom, at most as wide as the screen,
+// with the rows' position at its right end when some are out of sight (as
+// less and vim show it). When the keys do not all fit, the ones nearest
+// the end go first, except those keepInHelp keeps: the ? screen lists the
+// rest.
 func (m *Model) helpLine() string {
 	keys := slices.Clone(m.helpFor().ShortHelp())
 	h := m.help
 	h.SetWidth(0) // measured whole here: help would cut at the width, ? and q first
+	pos := m.position()
+	room := m.width
+	if pos != "" {
+		room -= cells(pos) + 2
+	}
 	for {
 		line := h.ShortHelpView(keys)
 		i := len(keys) - 1
-		for i >= 0 && (slices.Contains(keys[i].Keys(), "?") || slices.Contains(keys[i].Keys(), "q")) {
+		for i >= 0 && m.keepInHelp(keys[i]) {
 			i--
 		}
-		if lipgloss.Width(line) <= m.width || i < 0 {
-			return truncate(line, m.width)
+		if lipgloss.Width(line) <= room || i < 0 {
+			if pos == "" || lipgloss.Width(line) > room {
+				return truncate(line, m.width)
+			}
+			return spread(line, m.theme.Dim.Render(pos), m.width)
 		}
 		keys = slices.Delete(keys, i, i+1)
 	}
+}
+
+// keepInHelp reports whether b stays on a help line too narrow for every
+// key: ? and q, which must stay in sight on a narrow terminal, and p while
+// paused, the way out of the pause.
+func (m *Model) keepInHelp(b key.Binding) bool {
+	k := b.Keys()
+	return slices.Contains(k, "?") || slices.Contains(k, "q") || m.paused && slices.Contains(k, "p")
+}
+
+// position is which of the rows the table shows, "12-28 of 1,024", when it
+// cannot show them all; "" when it does, or when the table is covered.
+func (m *Model) position() string {
+	n, rows := m.store.Visible(), m.tableRows()
+	if m.screen != screenTable || m.showHelp || rows <= 0 || n <= rows {
+		return ""
+	}
+	last := min(n, m.offset+rows)
+	return thousands(m.offset+1) + "-" + thousands(last) + " of " + thousands(n)
 }

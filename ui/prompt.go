@@ -2,6 +2,7 @@ package ui
 
 import (
 	"errors"
+	"slices"
 	"time"
 
 	"charm.land/bubbles/v2/textinput"
@@ -25,6 +26,11 @@ type prompt struct {
 	// that what is typed next does not land on the dashboard's keys.
 	check   func(string) error
 	problem string
+	// history, when set, is what ↑ and ↓ walk through, oldest first; at
+	// is the answer shown (len(history): the one being typed, draft).
+	history []string
+	at      int
+	draft   string
 }
 
 // maxInput bounds what a prompt takes; Redis keys can be longer, but nobody
@@ -66,6 +72,9 @@ func (m *Model) promptKey(msg tea.KeyPressMsg) tea.Cmd {
 			p.cancel(m)
 		}
 		return nil
+	case len(p.history) > 0 && keyMatches(msg, m.keys.Older, m.keys.Newer):
+		m.walkHistory(keyMatches(msg, m.keys.Older))
+		return nil
 	case keyMatches(msg, m.keys.Submit):
 		if p.check != nil {
 			if err := p.check(p.input.Value()); err != nil {
@@ -94,8 +103,39 @@ func (m *Model) updatePrompt(msg tea.Msg) tea.Cmd {
 	return cmd
 }
 
+// walkHistory shows the prompt's previous answer (older) or the next one,
+// and after the newest what was being typed; the filter follows it, as it
+// follows typing.
+func (m *Model) walkHistory(older bool) {
+	p := m.prompt
+	if p.at == len(p.history) {
+		p.draft = p.input.Value()
+	}
+	switch {
+	case older && p.at > 0:
+		p.at--
+	case !older && p.at < len(p.history):
+		p.at++
+	default:
+		return
+	}
+	value := p.draft
+	if p.at < len(p.history) {
+		value = p.history[p.at]
+	}
+	p.input.SetValue(value)
+	p.input.CursorEnd()
+	p.problem = ""
+	if p.live != nil {
+		p.live(m, value)
+	}
+}
+
+// maxHistory is how many filters the session remembers.
+const maxHistory = 100
+
 // openFilter edits the filter, applying it as it is typed; enter keeps it,
-// esc clears it.
+// esc clears it, and ↑ and ↓ walk the filters kept earlier this session.
 func (m *Model) openFilter() tea.Cmd {
 	setFilter := func(m *Model, q string) {
 		m.store.SetFilter(q)
@@ -105,10 +145,26 @@ func (m *Model) openFilter() tea.Cmd {
 		live: setFilter,
 		submit: func(m *Model, q string) tea.Cmd {
 			setFilter(m, q)
+			m.rememberFilter(q)
 			return nil
 		},
-		cancel: func(m *Model) { setFilter(m, "") },
+		cancel:  func(m *Model) { setFilter(m, "") },
+		history: m.filters,
+		at:      len(m.filters),
 	})
+}
+
+// rememberFilter adds q to the filter history as its newest, once: a
+// filter used again moves up rather than being listed twice.
+func (m *Model) rememberFilter(q string) {
+	if q == "" {
+		return
+	}
+	m.filters = slices.DeleteFunc(m.filters, func(f string) bool { return f == q })
+	m.filters = append(m.filters, q)
+	if len(m.filters) > maxHistory {
+		m.filters = slices.Delete(m.filters, 0, len(m.filters)-maxHistory)
+	}
 }
 
 // askAmount asks how much to add to key; withDefault lets an empty answer

@@ -14,6 +14,7 @@ type statusLine struct {
 	text string
 	kind statusKind
 	at   time.Time // when a write failed other than by a refusal: see Model.apply
+	cmd  string    // the command of such a write, to word its failure as the header words an outage
 	// seq tells each status set apart from the last, though its words be
 	// the same (a second "Cancelled"), so that it is shown its whole
 	// statusFade anew: see Model.Update.

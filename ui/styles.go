@@ -13,9 +13,15 @@ import (
 )
 
 // theme is every colour and attribute the dashboard uses, in one place.
-// Severity colours are the terminal's own ANSI red and yellow, so they follow
-// the user's theme; "over" is orange, deliberately not red, because red is
-// reserved for counters that will never reset.
+// "over" is orange, deliberately not red, because red is reserved for
+// counters that will never reset.
+//
+// The colours are of the 256-colour palette, whose shades every terminal
+// draws alike, chosen so that each stands out from the background it is
+// drawn on by 4.5:1 or more (WCAG's contrast for text): the terminal's own,
+// as dark (or light) as terminals commonly have it (backdrops), and the
+// selected row's. On a 16-colour terminal the shades are the terminal's,
+// and the theme picks by name.
 type theme struct {
 	Title    lipgloss.Style
 	Dim      lipgloss.Style
@@ -34,72 +40,123 @@ type theme struct {
 	// Gauge colours the LIMIT gauge: as Status, but green while ok.
 	Gauge [model.NumStatuses]lipgloss.Style
 	// Row is the look of a whole row by status: red for counters that have
-	// no expiry, dim for keys that are not counters, plain otherwise.
+	// no expiry (stuck, no-expiry, leak), grey for keys that are not
+	// counters, plain otherwise.
 	Row [model.NumStatuses]lipgloss.Style
 	// rows are the table's rows by status, off and under the cursor, as
 	// inks: what Row, Selected and the cell styles render, made cheap.
 	rows [model.NumStatuses][2]rowLook
 
 	Help help.Styles
+
+	// backdrops are the terminal backgrounds the colours are made for: the
+	// darkest and the lightest a terminal of this kind commonly has.
+	backdrops []color.Color
 }
 
+// palette is the colours of a theme, one per meaning.
+type palette struct {
+	red, orange, yellow, green, grey color.Color
+	selected                         color.Color // the selected row's background
+	helpKey, helpDesc, helpSep       color.Color
+	backdrops                        []color.Color
+}
+
+// The palettes for a dark and a light background, of the 256-colour
+// palette, and of the 16 colours the terminal defines. Yellow and orange
+// readable on white are dark shades (olive, amber): every bright one is
+// too close to white. A light 16-colour terminal has no such shade: warn
+// and over take blue and magenta there. The dark palette is made for
+// backgrounds from black to #262626, about where most dark themes' lie
+// (gruvbox's, Dracula's), the light one for white down to #eeeeee; the
+// selected row's is as dark (as light) as they go, so that red on it still
+// reads.
 var (
-	red    = lipgloss.Red
-	yellow = lipgloss.Yellow
-	green  = lipgloss.Green
+	darkPalette = palette{
+		red: lipgloss.Color("203"), orange: lipgloss.Color("208"), yellow: lipgloss.Color("220"),
+		green: lipgloss.Color("114"), grey: lipgloss.Color("248"),
+		selected: lipgloss.Color("235"),
+		helpKey:  lipgloss.Color("252"), helpDesc: lipgloss.Color("247"), helpSep: lipgloss.Color("240"),
+		backdrops: []color.Color{lipgloss.Color("16"), lipgloss.Color("235")},
+	}
+	lightPalette = palette{
+		red: lipgloss.Color("124"), orange: lipgloss.Color("94"), yellow: lipgloss.Color("58"),
+		green: lipgloss.Color("22"), grey: lipgloss.Color("241"),
+		selected: lipgloss.Color("255"),
+		helpKey:  lipgloss.Color("238"), helpDesc: lipgloss.Color("242"), helpSep: lipgloss.Color("250"),
+		backdrops: []color.Color{lipgloss.Color("231"), lipgloss.Color("255")},
+	}
+	darkANSI = palette{
+		red: lipgloss.Red, orange: lipgloss.BrightYellow, yellow: lipgloss.Yellow, green: lipgloss.Green, grey: lipgloss.BrightBlack,
+		selected: lipgloss.BrightBlack, helpKey: lipgloss.White, helpDesc: lipgloss.White, helpSep: lipgloss.BrightBlack,
+	}
+	lightANSI = palette{
+		red: lipgloss.Red, orange: lipgloss.Magenta, yellow: lipgloss.Blue, green: lipgloss.Green, grey: lipgloss.BrightBlack,
+		selected: lipgloss.White, helpKey: lipgloss.Black, helpDesc: lipgloss.BrightBlack, helpSep: lipgloss.White,
+	}
+)
+
+// Theme names, as Options.Theme takes them.
+const (
+	ThemeAuto  = "auto"  // the terminal's background says (tea.BackgroundColorMsg)
+	ThemeDark  = "dark"  // for a dark background, whatever the terminal says
+	ThemeLight = "light" // for a light background
 )
 
 // newTheme returns the styles for a dark or light terminal background and a
-// colour profile. Only 16-colour terminals need their own choices: orange
-// would become bright red there, and a dark grey background black.
+// colour profile.
 func newTheme(isDark bool, p colorprofile.Profile) theme {
-	lightDark := lipgloss.LightDark(isDark)
-	pick := func(c16, c256 color.Color) color.Color {
-		if p == colorprofile.ANSI {
-			return c16
-		}
-		return c256
+	c := lightPalette
+	switch {
+	case isDark && p == colorprofile.ANSI:
+		c = darkANSI
+	case p == colorprofile.ANSI:
+		c = lightANSI
+	case isDark:
+		c = darkPalette
 	}
-	orange := pick(lipgloss.BrightYellow, lipgloss.Color("208"))
 	plain := lipgloss.NewStyle()
 	dim := plain.Faint(true)
-	redStyle := plain.Foreground(red)
+	redStyle := plain.Foreground(c.red)
+	grey := plain.Foreground(c.grey)
 
 	s := theme{
-		Title:   plain.Bold(true),
-		Dim:     dim,
-		Bold:    plain.Bold(true),
-		Badge:   plain.Bold(true).Reverse(true).Padding(0, 1),
-		Alarm:   redStyle.Bold(true),
-		Error:   redStyle,
-		Success: plain.Foreground(green),
-		Heading: plain.Bold(true),
-		Selected: plain.Background(lightDark(
-			pick(lipgloss.White, lipgloss.Color("254")),
-			pick(lipgloss.BrightBlack, lipgloss.Color("237")))),
+		Title:    plain.Bold(true),
+		Dim:      dim,
+		Bold:     plain.Bold(true),
+		Badge:    plain.Bold(true).Reverse(true).Padding(0, 1),
+		Alarm:    redStyle.Bold(true),
+		Error:    redStyle,
+		Success:  plain.Foreground(c.green),
+		Heading:  plain.Bold(true),
+		Selected: plain.Background(c.selected),
 		Dialog: plain.Border(lipgloss.RoundedBorder()).
-			BorderForeground(lightDark(lipgloss.Color("244"), lipgloss.Color("248"))).
+			BorderForeground(c.grey).
 			Padding(0, 1),
-		Label: dim,
-		Help:  help.DefaultStyles(isDark),
+		Label:     dim,
+		backdrops: c.backdrops,
 	}
+	key, desc, sep := plain.Foreground(c.helpKey), plain.Foreground(c.helpDesc), plain.Foreground(c.helpSep)
+	s.Help = help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
 	s.Status = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
-		model.StatusOver:       plain.Foreground(orange).Bold(true),
-		model.StatusWarn:       plain.Foreground(yellow),
+		model.StatusLeak:       redStyle,
+		model.StatusOver:       plain.Foreground(c.orange).Bold(true),
+		model.StatusWarn:       plain.Foreground(c.yellow),
 		model.StatusOK:         plain,
-		model.StatusNotCounter: dim,
+		model.StatusNotCounter: grey,
 	}
 	s.Gauge = s.Status
-	s.Gauge[model.StatusOK] = plain.Foreground(green)
+	s.Gauge[model.StatusOK] = plain.Foreground(c.green)
 	s.Row = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
+		model.StatusLeak:       redStyle,
 		model.StatusOver:       plain,
 		model.StatusWarn:       plain,
 		model.StatusOK:         plain,
-		model.StatusNotCounter: dim,
+		model.StatusNotCounter: grey,
 	}
 	for st, row := range s.Row {
 		s.rows[st] = [2]rowLook{newRowLook(&s, row), newRowLook(&s, row.Inherit(s.Selected))}

@@ -2,8 +2,12 @@ package ui
 
 import (
 	"fmt"
+	"image/color"
+	"math"
+	"slices"
 	"testing"
 
+	tea "charm.land/bubbletea/v2"
 	"charm.land/lipgloss/v2"
 	"github.com/charmbracelet/colorprofile"
 
@@ -46,4 +50,117 @@ func TestInksRenderAsTheirStyles(t *testing.T) {
 		t.Error("a padded style was reduced to an escape sequence")
 	}
 	check("padded", padded)
+}
+
+// luminance is c's relative luminance, as WCAG 2 defines it.
+func luminance(c color.Color) float64 {
+	r, g, b, _ := c.RGBA()
+	lin := func(v uint32) float64 {
+		s := float64(v) / 0xffff
+		if s <= 0.04045 {
+			return s / 12.92
+		}
+		return math.Pow((s+0.055)/1.055, 2.4)
+	}
+	return 0.2126*lin(r) + 0.7152*lin(g) + 0.0722*lin(b)
+}
+
+// contrast is WCAG 2's contrast ratio of two colours, 1 to 21.
+func contrast(a, b color.Color) float64 {
+	la, lb := luminance(a), luminance(b)
+	return (max(la, lb) + 0.05) / (min(la, lb) + 0.05)
+}
+
+// Every colour text is drawn in stands out from every background it is
+// drawn on by 4.5:1 or more (WCAG AA), in the dark theme and the light:
+// the status colours, the gauge and the rows on the terminal's background
+// (as dark, or as light, as terminals commonly have it) and on the
+// selected row's; the status line's, the header's alarms and the help on
+// the terminal's. The colours are checked as a 256-colour terminal is
+// sent them.
+func TestEveryColourIsReadableOnItsBackground(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		th := newTheme(dark, colorprofile.ANSI256)
+		if len(th.backdrops) == 0 {
+			t.Fatalf("dark %v: the theme names no background it is made for", dark)
+		}
+		selected := th.Selected.GetBackground()
+		type text struct {
+			name  string
+			style lipgloss.Style
+			rows  bool // drawn on the selected row too
+		}
+		texts := []text{
+			{"error", th.Error, false}, {"success", th.Success, false}, {"alarm", th.Alarm, false},
+			{"help key", th.Help.ShortKey, false}, {"help description", th.Help.ShortDesc, false},
+		}
+		for st := range model.Status(model.NumStatuses) {
+			texts = append(texts,
+				text{st.String() + " status", th.Status[st], true},
+				text{st.String() + " gauge", th.Gauge[st], true},
+				text{st.String() + " row", th.Row[st], true})
+		}
+		for _, tx := range texts {
+			fg := tx.style.GetForeground()
+			if _, none := fg.(lipgloss.NoColor); none {
+				continue // the terminal's own text colour, on its own background
+			}
+			fg = colorprofile.ANSI256.Convert(fg)
+			backgrounds := th.backdrops
+			if tx.rows {
+				backgrounds = append(slices.Clone(backgrounds), selected)
+			}
+			for _, bg := range backgrounds {
+				if r := contrast(fg, colorprofile.ANSI256.Convert(bg)); r < 4.5 {
+					t.Errorf("dark %v: %s %v on %v has a contrast of %.2f:1, under 4.5:1", dark, tx.name, fg, bg, r)
+				}
+			}
+		}
+	}
+}
+
+// The theme's statuses are told apart by colour: no two of the coloured
+// ones share one.
+func TestStatusColoursDiffer(t *testing.T) {
+	for _, dark := range []bool{true, false} {
+		th := newTheme(dark, colorprofile.ANSI256)
+		seen := map[string]model.Status{}
+		for _, st := range []model.Status{model.StatusNoExpiry, model.StatusOver, model.StatusWarn, model.StatusNotCounter} {
+			c := fmt.Sprint(th.Status[st].GetForeground())
+			if other, ok := seen[c]; ok {
+				t.Errorf("dark %v: %v and %v share the colour %s", dark, other, st, c)
+			}
+			seen[c] = st
+		}
+	}
+}
+
+// Options.Theme chooses the colours for a light or dark background, or
+// (auto) takes the background the terminal reports.
+func TestThemeOption(t *testing.T) {
+	dark := newTheme(true, colorprofile.ANSI256).Status[model.StatusWarn].GetForeground()
+	light := newTheme(false, colorprofile.ANSI256).Status[model.StatusWarn].GetForeground()
+	white := tea.BackgroundColorMsg{Color: color.White}
+	black := tea.BackgroundColorMsg{Color: color.Black}
+	for _, tc := range []struct {
+		theme      string
+		background tea.Msg
+		want       color.Color
+	}{
+		{"", nil, dark}, // until the terminal answers
+		{ThemeAuto, white, light},
+		{ThemeAuto, black, dark},
+		{ThemeLight, black, light},
+		{ThemeDark, white, dark},
+	} {
+		m := newModelWith(t, Options{Theme: tc.theme}, 120, 40, fixture()...)
+		if tc.background != nil {
+			m, _ = send(m, tc.background)
+		}
+		// The warn row's STATUS cell, as a terminal draws it.
+		term := terminal(t, m)
+		if got := keyCells(t, m, term, "warn")[0]; !sameColor(got, tc.want) {
+			t.Errorf("theme %q, background %v: warn is drawn in %v, want %v", tc.theme, tc.background, got, tc.want)
+		}
+	}
 }

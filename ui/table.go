@@ -1,13 +1,14 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"time"
 
 	"github.com/countertop/countertop/model"
 )
 
-// Fixed column widths. KEY takes whatever is left.
+// Fixed column widths. KEY takes what the names need (see layout).
 const (
 	gutterWidth  = 2 // "▸ " marks the selected row without relying on colour
 	gaugeCells   = 6
@@ -62,8 +63,9 @@ const roundedValue = "-9.22e18"
 
 // layout fits the columns to width, for values up to value cells wide and
 // key names up to key, sorted on sorted (whose title takes a cell more, for
-// its ▾). KEY gets the rest; where that is too little, the other columns
-// give way in steps, as the key is what tells one row from another.
+// its ▾). KEY gets what is left, up to what the names need; where that is
+// too little, the other columns give way in steps, as the key is what
+// tells one row from another.
 func layout(width, value, key int, sorted model.SortKey) columns {
 	arrow := func(k model.SortKey) int {
 		if k == sorted {
@@ -109,8 +111,30 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 		}
 		s.give(&c)
 	}
-	c.key = max(width-c.fixed(), 1)
+	// KEY is as wide as the names need, up to keyShare of the row: the
+	// room past that goes to the right end, so that a value stays next to
+	// its key on a wide screen rather than a screen's width away.
+	rest := width - c.fixed()
+	need := max(key, len("KEY")+arrow(model.SortKeyName))
+	c.key = max(1, min(rest, max(minKeyWidth, min(need, width*keyShare/100))))
 	return c
+}
+
+// keyShare is the most of a wide row's width (in percent) that KEY takes
+// for its longest name; a longer name is cut in its middle.
+const keyShare = 60
+
+// columns is the table's shape as it is drawn now.
+func (m *Model) columns() columns { return m.columnsFor(m.store.Rows(m.offset, m.tableRows())) }
+
+// columnsFor is the table's shape for rows, the ones on screen: VALUE is as
+// wide as their values.
+func (m *Model) columnsFor(rows []model.Counter) columns {
+	valueWidth := 0
+	for i := range rows {
+		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
+	}
+	return layout(m.width, valueWidth, m.widestKey, m.store.Sort())
 }
 
 // tableRows is how many counters fit under the column titles.
@@ -121,11 +145,7 @@ func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 // so a frame costs the same at ten keys or a million.
 func (m *Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
-	valueWidth := 0
-	for i := range rows {
-		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
-	}
-	cols := layout(m.width, valueWidth, m.widestKey, m.store.Sort())
+	cols := m.columnsFor(rows)
 	lines := make([]string, 0, height)
 	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {
@@ -139,8 +159,8 @@ func (m *Model) tableView(height int) []string {
 	for i := range rows {
 		line := m.row(&rows[i], keyCell(names, i, cols.key), cols, now, m.offset+i == m.cursor)
 		if cols.width() > m.width {
-			// Rows are as wide as their columns, which fill the width
-			// exactly unless it is too narrow for them.
+			// Rows are as wide as their columns, which fit the width
+			// unless it is too narrow for them.
 			line = truncate(line, m.width)
 		}
 		lines = append(lines, line)
@@ -169,13 +189,32 @@ func (m *Model) emptyMessage(height int) []string {
 		// A pass that failed found nothing to say of the keys.
 		msg = "No keys read yet: see the error above."
 	default:
-		msg = "No keys match the patterns."
+		msg = m.nothingWatched()
 	}
 	lines := wrapWords(msg, max(10, m.width-2))
 	for i, l := range lines {
 		lines[i] = "  " + style.Render(l)
 	}
 	return lines[:min(len(lines), max(0, height))]
+}
+
+// nothingWatched is the empty screen of a keyspace where nothing matched:
+// which patterns, in which database, and where to look when that is a
+// mistake (a typo in a pattern, the wrong /N at the end of --url).
+func (m *Model) nothingWatched() string {
+	db := "db " + strconv.Itoa(m.db)
+	if len(m.patterns) == 0 {
+		return "No keys in " + db + ". Check the database (--url .../N)."
+	}
+	names := make([]string, len(m.patterns))
+	for i, p := range m.patterns {
+		names[i] = model.Printable(p)
+	}
+	check := "Check the pattern (--pattern)"
+	if len(names) > 1 {
+		check = "Check the patterns (--pattern)"
+	}
+	return "No key matches " + strings.Join(names, " or ") + " in " + db + ". " + check + " and the database (--url .../N)."
 }
 
 // statusNames is every status's name, for the filter's is: terms.

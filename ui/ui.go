@@ -51,8 +51,24 @@ type Options struct {
 	// "countertop".
 	Title string
 	// Patterns are those the feed watches: a key written that none of
-	// them matches gets no row, as the feed would not read it again.
+	// them matches gets no row, as the feed would not read it again. The
+	// header names them.
 	Patterns []string
+	// DB is the database the feed reads (the /N of --url), for the header
+	// and for the empty screen's advice.
+	DB int
+	// ConfigFile is the config file that was read, shown in the header so
+	// that a countertop.toml picked up from the directory does not go
+	// unnoticed; "" when none was.
+	ConfigFile string
+	// Mouse turns the mouse on: the wheel scrolls, a click selects a row
+	// or sorts by a column. Off, the terminal keeps the mouse for its own
+	// text selection.
+	Mouse bool
+	// Theme is ThemeAuto (or ""): the colours suit the background the
+	// terminal reports, dark until it does; ThemeDark or ThemeLight
+	// choose, for a terminal that does not answer or answers wrong.
+	Theme string
 	// Hint is the status line until the first action: what to try (the
 	// demo's tour); "" leaves it empty.
 	Hint string
@@ -67,13 +83,17 @@ type Model struct {
 	writer   Writer
 	readOnly bool
 	patterns []string // the feed's, to tell when a key written is outside them
+	db       int
+	config   string // the config file read, "" for none
 	now      func() time.Time
 	title    string
+	mouse    bool // the wheel and clicks are the dashboard's (Options.Mouse)
 
 	keys  keyMap
 	theme *theme // built anew by restyle, never changed in place
 	help  help.Model
 	dark  bool                 // the terminal's background is dark
+	fixed bool                 // dark was chosen (Options.Theme): the terminal's answer is not taken
 	color colorprofile.Profile // what colours the terminal shows
 
 	width, height int
@@ -113,6 +133,10 @@ type Model struct {
 	// hint New shows): see fadeStatus.
 	statusSince time.Time
 
+	// filters are the filters kept this session (enter in the / prompt),
+	// oldest first, for ↑ and ↓ in the prompt.
+	filters []string
+
 	// given is the window the user typed for each key this session, so a
 	// key no rule gives one is asked about once, not at every +.
 	given map[string]time.Duration
@@ -145,12 +169,21 @@ func New(o Options) *Model {
 		writer:   o.Writer,
 		readOnly: o.ReadOnly,
 		patterns: o.Patterns,
+		db:       o.DB,
+		config:   o.ConfigFile,
 		now:      now,
 		title:    title,
+		mouse:    o.Mouse,
 		keys:     defaultKeyMap(),
 		help:     help.New(),
 		dark:     true,
 		color:    colorprofile.ANSI256,
+	}
+	switch o.Theme {
+	case ThemeDark:
+		m.fixed = true
+	case ThemeLight:
+		m.dark, m.fixed = false, true
 	}
 	m.keys.readOnly = o.ReadOnly
 	if o.Hint != "" {
@@ -161,9 +194,13 @@ func New(o Options) *Model {
 }
 
 // Init starts listening to the feed and the clock, and asks the terminal for
-// its background colour so the styles can suit it.
+// its background colour so the styles can suit it, unless Options.Theme
+// chose.
 func (m *Model) Init() tea.Cmd {
-	cmds := []tea.Cmd{tick(m.tickGen), tea.RequestBackgroundColor}
+	cmds := []tea.Cmd{tick(m.tickGen)}
+	if !m.fixed {
+		cmds = append(cmds, tea.RequestBackgroundColor)
+	}
 	if m.feed != nil {
 		cmds = append(cmds, listen(m.feed))
 	}

@@ -639,13 +639,30 @@ func TestWriteFailedInAnOutageIsSettledWhenRedisIsBack(t *testing.T) {
 	m = selectKey(t, m, "ratelimit:api:42")
 	m, cmd := press(m, "+")
 	m = run(t, m, cmd) // before the feed notices
-	m, _ = send(m, down)
 	if statusText(m) != refused || m.status.kind != statusFailed {
+		t.Fatalf("before the feed notices: status %q", statusText(m))
+	}
+	// Once the header says Redis does not answer, the status agrees with
+	// it rather than asking whether Redis runs at an address it read from.
+	m, _ = send(m, down)
+	outage := "INCRBY ratelimit:api:42 1 failed: Redis does not answer, as the header says; press the key again once it is back."
+	if statusText(m) != outage || m.status.kind != statusFailed {
 		t.Fatalf("during the outage: status %q", statusText(m))
 	}
 	m, _ = send(m, up)
-	if s := statusText(m); s != refused+" Redis answers again now." || m.status.kind != statusInfo {
+	if s := statusText(m); s != outage+" Redis answers again now." || m.status.kind != statusInfo {
 		t.Fatalf("once Redis is back: status %q (kind %d)", s, m.status.kind)
+	}
+
+	// A write that fails while the header already says so says the same.
+	m, _ = send(m, down)
+	m, cmd = press(m, "+")
+	m = run(t, m, cmd)
+	if statusText(m) != outage {
+		t.Fatalf("a write during the outage: status %q", statusText(m))
+	}
+	if !strings.Contains(plain(m), "refused the connection") {
+		t.Fatalf("the header does not show the feed's error:\n%s", plain(m))
 	}
 
 	// A refusal (READONLY, as the Writer's errors say) was Redis's answer,
@@ -905,4 +922,47 @@ func rateCell(t *testing.T, m *Model, key string) string {
 	}
 	t.Fatalf("no row of %s with a RATE on screen:\n%s", key, plain(m))
 	return ""
+}
+
+// In the / prompt ↑ and ↓ walk the filters kept this session, newest
+// first, the table following each; past the newest comes back what was
+// being typed. j and k are still typed.
+func TestFilterHistory(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = press(m, "/api<enter><esc>/is:problem<enter><esc>/views<enter><esc>/api<enter><esc>")
+	m, _ = press(m, "/jk")
+	if got := m.prompt.input.Value(); got != "jk" {
+		t.Fatalf("j and k typed in the prompt give %q", got)
+	}
+	for _, want := range []string{"api", "views", "is:problem", "is:problem"} {
+		m, _ = press(m, "<up>")
+		if got := m.prompt.input.Value(); got != want {
+			t.Errorf("↑ shows %q, want %q", got, want)
+		}
+		if m.store.Filter() != want {
+			t.Errorf("the table is filtered by %q while %q is shown", m.store.Filter(), want)
+		}
+	}
+	if line := strings.Split(plain(m), "\n")[m.height-1]; !strings.Contains(line, "↑/↓ history") {
+		t.Errorf("the prompt's help line does not offer the history: %q", line)
+	}
+	for _, want := range []string{"views", "api", "jk", "jk"} {
+		m, _ = press(m, "<down>")
+		if got := m.prompt.input.Value(); got != want {
+			t.Errorf("↓ shows %q, want %q", got, want)
+		}
+	}
+	m, _ = press(m, "<up><up><enter>")
+	if m.store.Filter() != "views" || m.prompt != nil {
+		t.Errorf("enter on a filter from the history keeps %q", m.store.Filter())
+	}
+
+	// Other prompts have no history: ↑ does nothing there.
+	m, _ = press(m, "<esc>")
+	m = selectKey(t, m, "ratelimit:api:42")
+	m.writer = newFakeWriter()
+	m, _ = press(m, "i5<up>")
+	if m.prompt == nil || m.prompt.input.Value() != "5" {
+		t.Errorf("↑ in the amount prompt changed it")
+	}
 }

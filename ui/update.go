@@ -85,8 +85,10 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.follow()
 		return nil
 	case tea.BackgroundColorMsg:
-		m.dark = msg.IsDark()
-		m.restyle()
+		if !m.fixed {
+			m.dark = msg.IsDark()
+			m.restyle()
+		}
 		return nil
 	case tea.ColorProfileMsg:
 		m.color = msg.Profile
@@ -110,6 +112,11 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		return nil
 	case tea.KeyPressMsg:
 		return m.onKey(msg)
+	case tea.MouseWheelMsg, tea.MouseClickMsg:
+		if m.mouse {
+			m.onMouse(msg.(tea.MouseMsg))
+		}
+		return nil
 	}
 	if m.prompt != nil { // paste, cursor blink
 		return m.updatePrompt(msg)
@@ -196,8 +203,22 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
 		}
 		return nil
+	case key.Matches(msg, m.keys.Copy):
+		return m.copyName(m.selected)
 	}
 	return m.writeKey(msg, m.selected)
+}
+
+// copyName puts key's real name, its bytes as Redis holds them, on the
+// clipboard through the terminal (OSC 52, which reaches the user's own
+// terminal through SSH and tmux), and says so with the name escaped.
+func (m *Model) copyName(key string) tea.Cmd {
+	if key == "" {
+		m.status = failed("No key is selected: nothing was copied.")
+		return nil
+	}
+	m.status = done("copied %s to the clipboard", model.Printable(key))
+	return tea.SetClipboard(key)
 }
 
 // detailKeyPress handles a key on the detail screen: back, or a write on
@@ -209,6 +230,9 @@ func (m *Model) detailKeyPress(msg tea.KeyPressMsg) tea.Cmd {
 	}
 	if m.scrollKey(msg) {
 		return nil
+	}
+	if key.Matches(msg, m.keys.Copy) {
+		return m.copyName(m.detailKey)
 	}
 	return m.writeKey(msg, m.detailKey)
 }

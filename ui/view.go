@@ -28,6 +28,9 @@ func (m *Model) View() tea.View {
 	v := tea.NewView(m.render())
 	v.AltScreen = true
 	v.WindowTitle = m.title
+	if m.mouse {
+		v.MouseMode = tea.MouseModeCellMotion // clicks and the wheel; no motion reports
+	}
 	return v
 }
 
@@ -37,8 +40,7 @@ func (m *Model) render() string {
 		return ""
 	}
 	if m.width < minWidth || m.height < minHeight {
-		return truncate("Terminal too small for countertop: it needs at least "+
-			strconv.Itoa(minWidth)+"x"+strconv.Itoa(minHeight)+".", m.width)
+		return m.tooSmall()
 	}
 	lines := make([]string, 0, m.height)
 	lines = append(lines, m.headerView()...)
@@ -66,6 +68,23 @@ func (m *Model) render() string {
 	return frame
 }
 
+// tooSmall is what a terminal under minWidth x minHeight shows: the size
+// needed and its own, wrapped to its width, in fewer words where it has
+// too few lines for them.
+func (m *Model) tooSmall() string {
+	need, have := strconv.Itoa(minWidth)+"x"+strconv.Itoa(minHeight), strconv.Itoa(m.width)+"x"+strconv.Itoa(m.height)
+	var lines []string
+	for _, msg := range []string{"Need at least " + need + "; this is " + have + ".", "Need " + need + ", not " + have + "."} {
+		if lines = wrapWords(msg, m.width); len(lines) <= m.height {
+			break
+		}
+	}
+	for i, l := range lines {
+		lines[i] = truncate(l, m.width)
+	}
+	return strings.Join(lines[:min(len(lines), m.height)], "\n")
+}
+
 // pagerContent is the help or the detail screen, whichever covers the
 // table, all of it; nil for the table.
 func (m *Model) pagerContent() []string {
@@ -78,9 +97,25 @@ func (m *Model) pagerContent() []string {
 	return nil
 }
 
-// fullHelp is the help's columns side by side, or one under the other
-// when they do not fit the width side by side (the pager scrolls them).
+// fullHelp is the ? screen: the keys, then what each status means in the
+// look the table gives it, then how to write a filter.
 func (m *Model) fullHelp() []string {
+	lines := m.keysHelp()
+	lines = append(lines, "", m.theme.Heading.Render("Statuses")+m.theme.Dim.Render(" (most severe first)"))
+	for st := range model.Status(model.NumStatuses) {
+		name := m.theme.Status[st].Render(st.String())
+		lines = append(lines, m.legendLines(name, statusWidth, statusMeaning(st))...)
+	}
+	lines = append(lines, "", m.theme.Heading.Render("Filter")+m.theme.Dim.Render(" (/: words apart by spaces; a key must match every one)"))
+	for _, f := range filterSyntax {
+		lines = append(lines, m.legendLines(f[0], filterTermWidth, f[1])...)
+	}
+	return lines
+}
+
+// keysHelp is the help's columns side by side, or one under the other when
+// they do not fit the width side by side (the pager scrolls them).
+func (m *Model) keysHelp() []string {
 	groups := m.keys.FullHelp()
 	whole := m.help
 	whole.SetWidth(0) // as wide as the columns need: the help cuts columns off to fit its width
@@ -95,6 +130,70 @@ func (m *Model) fullHelp() []string {
 		lines = append(lines, strings.Split(m.help.FullHelpView([][]key.Binding{g}), "\n")...)
 	}
 	return lines
+}
+
+// legendLines is term (styled) in a column width cells wide, then text
+// wrapped beside it.
+func (m *Model) legendLines(term string, width int, text string) []string {
+	indent := strings.Repeat(" ", 2+width+1)
+	wrapped := wrapWords(text, max(20, m.width-len(indent)))
+	first := ""
+	if len(wrapped) > 0 {
+		first, wrapped = wrapped[0], wrapped[1:]
+	}
+	lines := []string{"  " + term + strings.Repeat(" ", max(1, width+1-lipgloss.Width(term))) + first}
+	for _, l := range wrapped {
+		lines = append(lines, indent+l)
+	}
+	return lines
+}
+
+// statusMeaning is what a status says of a counter, in a few words, for
+// the ? screen.
+func statusMeaning(st model.Status) string {
+	switch st {
+	case model.StatusStuck:
+		return "no TTL and at or over its limit: it refuses every request and never resets"
+	case model.StatusNoExpiry:
+		return "no TTL, though its rule expects one: it will never reset"
+	case model.StatusLeak:
+		return "a past window's key (or a past time) with no TTL: nothing reads it again, and it is never freed"
+	case model.StatusOver:
+		return "at or over its limit: requests are refused until it expires"
+	case model.StatusWarn:
+		return "at " + formatPercent(model.DefaultWarnAt) + " of its limit or more (a rule's warn_at)"
+	case model.StatusOK:
+		return "a number under its limit, with a TTL or a rule that wants none"
+	case model.StatusNotCounter:
+		return "another type, or text that is not a number"
+	}
+	return ""
+}
+
+// filterTermWidth is the width of the terms column of the filter syntax.
+const filterTermWidth = 11
+
+// filterSyntax is the filter's terms as model.Store.SetFilter reads them,
+// and what each keeps.
+var filterSyntax = [][2]string{
+	{"api:42", `keys whose name holds the text, in any case, as the table shows it (\e for ESC)`},
+	{"is:STATUS", "keys of that status (is:stuck, is:warn, …); a word after is: that names no status is matched as text"},
+	{"is:problem", "keys whose status is a problem, as check reports them: " + problemNames()},
+	{"↑/↓", "the filters kept earlier this session; esc clears the filter"},
+}
+
+// problemNames is the statuses is:problem keeps: "stuck, no-expiry or leak".
+func problemNames() string {
+	var names []string
+	for st := range model.Status(model.NumStatuses) {
+		if st.Problem() {
+			names = append(names, st.String())
+		}
+	}
+	if len(names) < 2 {
+		return strings.Join(names, "")
+	}
+	return strings.Join(names[:len(names)-1], ", ") + " or " + names[len(names)-1]
 }
 
 // pagerView is what of pagerContent the body shows, scrolled by

@@ -31,7 +31,7 @@ func frame(t *testing.T, m *Model) string {
 
 // Run with -update to rewrite testdata/*.golden.
 func TestGoldenScreens(t *testing.T) {
-	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+	for _, size := range [][2]int{{120, 40}, {80, 24}, {200, 50}} {
 		for _, tc := range []struct{ name, keys string }{
 			{"table", ""},
 			{"help", "?"},
@@ -39,7 +39,8 @@ func TestGoldenScreens(t *testing.T) {
 			{"confirm", "d"},
 		} {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
-				m := newModel(t, newFakeWriter(), size[0], size[1], fixture()...)
+				m := newModelWith(t, Options{Writer: newFakeWriter(), Patterns: testPatterns, ConfigFile: "/etc/countertop/countertop.toml"},
+					size[0], size[1], fixture()...)
 				m = selectKey(t, m, "ratelimit:legacy")
 				m, _ = press(m, tc.keys)
 				golden.RequireEqual(t, frame(t, m))
@@ -90,6 +91,7 @@ func sameColor(a, b color.Color) bool {
 func TestCountersWithNoExpiryAreRed(t *testing.T) {
 	m := newModel(t, nil, 120, 40, fixture()...)
 	term := terminal(t, m)
+	red := m.theme.Status[model.StatusNoExpiry].GetForeground()
 	for key, wantRed := range map[string]bool{
 		"ratelimit:orphan": true,  // no-expiry
 		"ratelimit:legacy": true,  // stuck
@@ -98,7 +100,7 @@ func TestCountersWithNoExpiryAreRed(t *testing.T) {
 		"views:home":       false, // no TTL, but its rule wants none
 	} {
 		for i, fg := range keyCells(t, m, term, key) {
-			if sameColor(fg, lipgloss.Red) != wantRed {
+			if sameColor(fg, red) != wantRed {
 				t.Errorf("%s: cell %d has colour %v, red wanted: %v", key, i, fg, wantRed)
 				break
 			}
@@ -297,13 +299,13 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
 		}}}})
-		if got := m.headerLines() - 2; got != tc.lines {
+		if got := len(m.feedLines()); got != tc.lines {
 			t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
 		}
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
 		}}}})
-		if got := m.headerLines() - 2; got != tc.errLines {
+		if got := len(m.feedLines()); got != tc.errLines {
 			t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
 		}
 	}
@@ -388,5 +390,160 @@ func TestAnUnknownStatusInTheFilterIsNamed(t *testing.T) {
 	m, _ = press(m, "<esc>/is:stuck<enter>")
 	if s := flat(m); strings.Contains(s, "is not a status") {
 		t.Errorf("is:stuck was called no status:\n%s", plain(m))
+	}
+}
+
+// When rows are out of sight the help line ends with which ones are shown,
+// as less and vim show it; when all fit, it says nothing of it.
+func TestThePositionShowsWhenRowsAreHidden(t *testing.T) {
+	var obs []model.Observation
+	for i := range 1024 {
+		obs = append(obs, str(fmt.Sprintf("ratelimit:api:%04d", i), "1", 50_000))
+	}
+	m := newModel(t, nil, 80, 24, obs...)
+	rows := m.tableRows()
+	last := func(m *Model) string {
+		lines := strings.Split(plain(m), "\n")
+		return lines[len(lines)-1]
+	}
+	if want := fmt.Sprintf("1-%d of 1,024", rows); !strings.HasSuffix(last(m), want) {
+		t.Errorf("at the top the help line is %q, want it to end with %q", last(m), want)
+	}
+	m, _ = press(m, "G")
+	if want := thousands(1024-rows+1) + "-1,024 of 1,024"; !strings.HasSuffix(last(m), want) {
+		t.Errorf("at the bottom the help line is %q, want it to end with %q", last(m), want)
+	}
+	for _, width := range []int{40, 60} {
+		m, _ = send(m, tea.WindowSizeMsg{Width: width, Height: 24})
+		if l := last(m); !strings.Contains(l, " of 1,024") || !strings.Contains(l, "? help") || cells(l) > width {
+			t.Errorf("at %d columns the help line is %q: want the position, ? and q, within the width", width, l)
+		}
+	}
+	m, _ = press(m, "?")
+	if strings.Contains(last(m), " of 1,024") {
+		t.Errorf("the help screen's help line shows the table's position: %q", last(m))
+	}
+	if l := last(newModel(t, nil, 80, 24, fixture()...)); strings.Contains(l, " of ") {
+		t.Errorf("with every row in sight the help line is %q", l)
+	}
+}
+
+// The ? screen has the keys, then every status drawn in its own look with
+// what it means, then the filter's syntax, is: included.
+func TestTheHelpScreenHasTheLegendAndTheFilterSyntax(t *testing.T) {
+	m := newModel(t, nil, 120, 60, fixture()...)
+	m, _ = press(m, "?")
+	screen := plain(m)
+	keys, legend, filter := strings.Index(screen, "copy name"), strings.Index(screen, "Statuses"), strings.Index(screen, "Filter")
+	if keys < 0 || legend < keys || filter < legend {
+		t.Fatalf("the help is not keys, statuses, filter in that order:\n%s", screen)
+	}
+	term := terminal(t, m)
+	for st := range model.Status(model.NumStatuses) {
+		if statusMeaning(st) == "" {
+			t.Errorf("status %v has no meaning on the ? screen", st)
+		}
+		line := lineWith(t, screen, "  "+st.String()+" ")
+		if !strings.Contains(line, statusMeaning(st)[:20]) {
+			t.Errorf("the legend line of %v is %q", st, line)
+		}
+		want := m.theme.Status[st].GetForeground()
+		if _, none := want.(lipgloss.NoColor); none {
+			want = nil // the terminal's own
+		}
+		if got := keyCells(t, m, term, "  "+st.String()+" ")[2]; !sameColor(got, want) {
+			t.Errorf("%v is drawn in %v in the legend, its status colour is %v", st, got, want)
+		}
+	}
+	for _, want := range []string{"is:STATUS", "is:problem", "stuck, no-expiry or leak", "↑/↓"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the filter syntax lacks %q", want)
+		}
+	}
+}
+
+// lineWith is the first line of screen that holds text.
+func lineWith(t *testing.T, screen, text string) string {
+	t.Helper()
+	for _, l := range strings.Split(screen, "\n") {
+		if strings.Contains(l, text) {
+			return l
+		}
+	}
+	t.Fatalf("no line holds %q:\n%s", text, screen)
+	return ""
+}
+
+// Below the smallest size the dashboard draws in, it says the size it
+// needs and the terminal's, whole, within the terminal.
+func TestATooSmallTerminalSaysTheSizeNeeded(t *testing.T) {
+	m := newModel(t, nil, 39, 10, fixture()...)
+	if got, want := plain(m), "Need at least 40x8; this is 39x10."; got != want {
+		t.Errorf("at 39x10 the screen is %q, want %q", got, want)
+	}
+	m, _ = send(m, tea.WindowSizeMsg{Width: 12, Height: 3})
+	lines := strings.Split(plain(m), "\n")
+	if len(lines) > 3 || strings.Join(lines, " ") != "Need 40x8, not 12x3." {
+		t.Errorf("at 12x3 the screen is %q", lines)
+	}
+	for _, l := range lines {
+		if cells(l) > 12 {
+			t.Errorf("at 12x3 a line is wider than the screen: %q", l)
+		}
+	}
+}
+
+// While paused the help line offers p to resume, not to pause.
+func TestPausedHelpOffersResume(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	last := func() string { l := strings.Split(plain(m), "\n"); return l[len(l)-1] }
+	if !strings.Contains(last(), "p pause") {
+		t.Fatalf("help line %q", last())
+	}
+	m, _ = press(m, "p")
+	if !strings.Contains(last(), "p resume") || strings.Contains(last(), "pause") {
+		t.Errorf("paused, the help line is %q", last())
+	}
+	m, _ = press(m, "<enter>")
+	if !strings.Contains(last(), "p resume") {
+		t.Errorf("paused, on the detail screen, the help line is %q", last())
+	}
+	// Where the keys do not all fit, p stays with ? and q.
+	for _, width := range []int{80, 60, 40} {
+		m, _ = send(m, tea.WindowSizeMsg{Width: width, Height: 24})
+		for _, screen := range []string{"<esc>", "<enter>"} {
+			m, _ = press(m, screen)
+			if l := last(); !strings.Contains(l, "p resume") || !strings.Contains(l, "? help") || cells(l) > width {
+				t.Errorf("paused, at %d columns, the help line is %q", width, l)
+			}
+		}
+	}
+}
+
+// The detail screen of a key that holds no number (a hash, text) offers
+// no increment and no expiry: they refuse such a key, in one sentence.
+func TestTheDetailOfANonCounterOffersNoIncrement(t *testing.T) {
+	for key, what := range map[string]string{"session:abc": "holds a hash", "cache:greeting": "holds text"} {
+		m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
+		m = selectKey(t, m, key)
+		m, _ = press(m, "<enter>")
+		lines := strings.Split(plain(m), "\n")
+		help := lines[len(lines)-1]
+		if strings.Contains(help, "+ incr") || strings.Contains(help, "repair") || !strings.Contains(help, "d delete") {
+			t.Errorf("the detail of %s offers %q", key, help)
+		}
+		for _, k := range []string{"+", "-", "i", "e"} {
+			m, cmd := press(m, k)
+			s := statusText(m)
+			if cmd != nil || m.prompt != nil || !strings.HasPrefix(s, "Nothing was sent: "+key+" "+what) || strings.Count(s, ".") != 1 {
+				t.Errorf("%s on the detail of %s: status %q, a prompt %v", k, key, s, m.prompt != nil)
+			}
+		}
+	}
+	m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, _ = press(m, "<enter>")
+	if l := strings.Split(plain(m), "\n"); !strings.Contains(l[len(l)-1], "+ incr") {
+		t.Errorf("the detail of a counter does not offer +: %q", l[len(l)-1])
 	}
 }

@@ -292,9 +292,22 @@ func (m *Model) writeFailed(cmd string, err error) statusLine {
 		s = failed("%s", text)
 	}
 	if !refused(err) {
-		s.at = m.clock() // it may be the outage's doing: see Model.apply
+		s.at, s.cmd = m.clock(), cmd // it may be the outage's doing: see Model.apply
+		if !reachable(m.feedState) && m.feedState.LastError != "" {
+			s = outage(s)
+		}
 	}
 	return s
+}
+
+// outage is the status of a write that failed while the header says Redis
+// does not answer: in the header's terms, not the Writer's, whose advice
+// for a server never reached (check --url) is wrong for one that answered
+// before.
+func outage(s statusLine) statusLine {
+	o := failed("%s failed: Redis does not answer, as the header says; press the key again once it is back.", s.cmd)
+	o.at, o.cmd = s.at, s.cmd
+	return o
 }
 
 // refused reports whether err says the write was refused (by Redis, or by
