@@ -171,17 +171,19 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		Enough  bool   `json:"enough"`
 	}
 	type problem struct {
-		Key     string  `json:"key"`
-		Type    string  `json:"type"`
-		Value   any     `json:"value"`
-		Raw     *string `json:"raw"`
-		RawCut  bool    `json:"raw_truncated"`
-		TTLMS   int64   `json:"ttl_ms"`
-		Limit   any     `json:"limit"`
-		WindowS any     `json:"window_s"`
-		Rule    *string `json:"rule"`
-		Status  string  `json:"status"`
-		Reason  string  `json:"reason"`
+		Key       string  `json:"key"`
+		Type      string  `json:"type"`
+		Layout    string  `json:"layout"`
+		Value     any     `json:"value"`
+		Remaining any     `json:"remaining"`
+		Raw       *string `json:"raw"`
+		RawCut    bool    `json:"raw_truncated"`
+		TTLMS     int64   `json:"ttl_ms"`
+		Limit     any     `json:"limit"`
+		WindowS   any     `json:"window_s"`
+		Rule      *string `json:"rule"`
+		Status    string  `json:"status"`
+		Reason    string  `json:"reason"`
 	}
 	var statuses []string
 	counts := map[string]int{}
@@ -238,7 +240,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 			}
 			f := referenceFields(c, at, rules)
 			raw := model.JSONKey(c.Raw)
-			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Value: f.value, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
+			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
 				Status: s.String(), Reason: problemReason(c, rules)}
 			if f.ruled {
 				p.Rule = &f.pattern
