@@ -3,6 +3,12 @@
 # BENCHMARKS.md holds the results and explains each measurement.
 #
 #   bench/scale.sh [KEYS [MATCHING]]    (default: 1000000 keys, 100000 matching)
+#   bench/scale.sh --mixed [KEYS [MATCHING]]
+#
+# --mixed seeds the matching keys in every layout (counters, windows, GCRA
+# times, buckets, logs of 10 to 100,000 entries: bench/seed's Mixed) and
+# measures the cold snapshot alone: its wall time against Redis's, and the
+# commands it sends per key.
 #
 # It starts a redis-server of its own on a free port in a temp dir (never a
 # shared one), fills it with bench/cmd/seed, runs bench/cmd/scale against
@@ -11,6 +17,11 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
+mixed=""
+if [ "${1:-}" = "--mixed" ]; then
+	mixed=1
+	shift
+fi
 keys=${1:-1000000}
 matching=${2:-100000}
 work=$(mktemp -d)
@@ -60,6 +71,13 @@ start_redis
 url="redis://127.0.0.1:$port/0"
 echo "redis-server on port $port (pid $redis_pid)"
 
+if [ -n "$mixed" ]; then
+	"$work/seed" -url "$url" -keys "$keys" -matching "$matching" -mixed
+	echo
+	# A window for every key, so that each log is counted inside it.
+	"$work/scale" -url "$url" -countertop "$work/countertop" -snapshot-only -window 60s
+	exit 0
+fi
 "$work/seed" -url "$url" -keys "$keys" -matching "$matching"
 echo
 "$work/scale" -url "$url" -countertop "$work/countertop"

@@ -79,6 +79,9 @@ func (c *Config) applyTOML(name, src string) error {
 		rule = -1                    // index in c.Rules.List of the [[rule]] table being read
 		dir  = filepath.Dir(name)
 		seen = make(map[string]patternAt) // the first rule with each pattern
+		// Where each rule's field is written (its index in Rules.List, -1
+		// for [defaults]), for checkLayoutField once every key is read.
+		fields []fieldAt
 	)
 	for i, k := range keys {
 		if len(k) == 1 && k[0] == "rule" && md.Type("rule") == "ArrayHash" {
@@ -115,10 +118,16 @@ func (c *Config) applyTOML(name, src string) error {
 			}
 		case len(k) == 2 && k[0] == "defaults" && k[1] != "pattern":
 			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
+			if err == nil && k[1] == "field" {
+				fields = append(fields, fieldAt{-1, at, field, -1})
+			}
 		case len(k) == 2 && k[0] == "rule" && rule >= 0:
 			err = setRule(&c.Rules.List[rule], k[1], lookup(doc, k, rule))
 			if err == nil && k[1] == "pattern" {
 				err = repeatedPattern(seen, c.Rules.List[rule].Pattern, patternAt{rule, lines[i]})
+			}
+			if err == nil && k[1] == "field" {
+				fields = append(fields, fieldAt{rule, at, field, -1})
 			}
 		default:
 			err = errUnknownKey
@@ -130,8 +139,31 @@ func (c *Config) applyTOML(name, src string) error {
 			errs = append(errs, fmt.Errorf("%s: %s: %w", at, field, err))
 			bad[field] = true
 		}
+		if n := len(fields); err == nil && n > 0 && fields[n-1].pos < 0 {
+			fields[n-1].pos = len(errs)
+		}
+	}
+	// A field's layout may come after it: each is checked now, and its
+	// error put where the field is in the file.
+	for _, f := range slices.Backward(fields) {
+		r := &c.Rules.Fallback
+		if f.rule >= 0 {
+			r = &c.Rules.List[f.rule]
+		}
+		if err := checkLayoutField(r); err != nil {
+			errs = slices.Insert(errs, f.pos, fmt.Errorf("%s: %s: %w", f.at, f.field, err))
+		}
 	}
 	return errors.Join(errs...)
+}
+
+// fieldAt is where a rule's field is written: the rule (-1: [defaults]),
+// the file and line, the field's name in messages, and its place among
+// the errors of the file.
+type fieldAt struct {
+	rule      int
+	at, field string
+	pos       int
 }
 
 // inBad reports whether key k is inside a field of bad, as fieldName names
@@ -220,7 +252,7 @@ func unknownKey(k toml.Key) error {
 }
 
 // ruleKeys are the keys setRule knows, pattern first.
-var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl"}
+var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl", "layout", "field"}
 
 // setRule applies one key of a [[rule]] table or of [defaults].
 func setRule(r *model.Rule, key string, v any) error {
@@ -240,10 +272,30 @@ func setRule(r *model.Rule, key string, v any) error {
 		}
 	case "expect_ttl":
 		r.ExpectTTL, err = tomlBool(v)
+	case "layout":
+		var name string
+		if name, err = tomlString(v); err == nil {
+			r.Layout, err = model.ParseLayout(name)
+		}
+	case "field":
+		if r.Field, err = tomlString(v); err == nil && r.Field == "" {
+			err = errors.New(`"" names no hash field: give the field's name, or leave field out`)
+		}
 	default:
 		return errUnknownKey
 	}
 	return err
+}
+
+// checkLayoutField reports a rule whose field (a hash's) cannot go with
+// its layout, which reads no hash: one of the two is a mistake, and
+// nothing would be read as the user meant.
+func checkLayoutField(r *model.Rule) error {
+	switch r.Layout {
+	case model.LayoutAuto, model.LayoutCounter, model.LayoutBucket, model.LayoutGCRA:
+		return nil
+	}
+	return fmt.Errorf("a field is read of a hash, and layout = %q reads none: remove field, or use layout = \"counter\" (the field's count), \"bucket\" (its tokens) or \"gcra\" (its time)", r.Layout)
 }
 
 func tomlString(v any) (string, error) {

@@ -163,6 +163,28 @@ func TestFileErrors(t *testing.T) {
 		{"expect_ttl a string",
 			"[[rule]]\npattern = \"a:*\"\nexpect_ttl = \"no\"\n",
 			`:3: rule[1].expect_ttl: must be true or false, not a string`},
+		{"layout unknown",
+			"[[rule]]\npattern = \"a:*\"\nlayout = \"sliding\"\n",
+			`:3: rule[1].layout: layout "sliding" is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp or opaque`},
+		{"layout other, which only detection gives",
+			"[[rule]]\npattern = \"a:*\"\nlayout = \"other\"\n",
+			`:3: rule[1].layout: layout "other" is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp or opaque`},
+		{"layout not a string",
+			"[[rule]]\npattern = \"a:*\"\nlayout = 1\n",
+			`:3: rule[1].layout: must be a string in quotes, not an integer`},
+		{"field empty",
+			"[[rule]]\npattern = \"a:*\"\nfield = \"\"\n",
+			`:3: rule[1].field: "" names no hash field: give the field's name, or leave field out`},
+		{"field with a layout that reads no hash, written after it",
+			"[[rule]]\npattern = \"a:*\"\nfield = \"hits\"\nlayout = \"log\"\n",
+			`:3: rule[1].field: a field is read of a hash, and layout = "log" reads none: remove field, or use layout = "counter" (the field's count), "bucket" (its tokens) or "gcra" (its time)`},
+		{"field with a layout that reads no hash, in its place among the errors",
+			"[[rule]]\npattern = \"a:*\"\nlayout = \"window\"\nfield = \"hits\"\nlimit = 0\n",
+			`:4: rule[1].field: a field is read of a hash, and layout = "window" reads none: remove field, or use layout = "counter" (the field's count), "bucket" (its tokens) or "gcra" (its time)` +
+				"\nPATH:5: rule[1].limit: 0 is not a limit (use a number more than 0)"},
+		{"field of [defaults] with a layout that reads no hash",
+			"[defaults]\nlayout = \"timestamp\"\nfield = \"until\"\n",
+			`:3: defaults.field: a field is read of a hash, and layout = "timestamp" reads none: remove field, or use layout = "counter" (the field's count), "bucket" (its tokens) or "gcra" (its time)`},
 		{"empty pattern",
 			"[[rule]]\npattern = \"\"\n",
 			`:2: rule[1].pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
@@ -751,6 +773,45 @@ func TestURLCredentialsBeatTheEnvironment(t *testing.T) {
 			t.Errorf("--url %s with REDIS_USERNAME and REDIS_PASSWORD set: username %q, password %q; want %q, %q",
 				config.RedactURL(tc.url), c.Redis.Username, c.Redis.Password, tc.username, tc.pass)
 		}
+	}
+}
+
+// A rule may say how its keys are laid out, in any case, and which hash
+// field is the counter; [defaults] may too, for keys no rule covers.
+func TestRuleLayoutAndField(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.toml", `
+[defaults]
+layout = "counter"
+
+[[rule]]
+pattern = "rate:*"
+layout = "GCRA"
+
+[[rule]]
+pattern = "usage:*"
+field = "hits"
+
+[[rule]]
+pattern = "bucket:*"
+field = "tokens_left"
+layout = "bucket"
+
+[[rule]]
+pattern = "rl:*"
+layout = "auto"
+`)
+	c, err := load(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.Rule{
+		{Pattern: "rate:*", ExpectTTL: true, Layout: model.LayoutGCRA},
+		{Pattern: "usage:*", ExpectTTL: true, Field: "hits"},
+		{Pattern: "bucket:*", ExpectTTL: true, Layout: model.LayoutBucket, Field: "tokens_left"},
+		{Pattern: "rl:*", ExpectTTL: true, Layout: model.LayoutAuto},
+	}
+	if !reflect.DeepEqual(c.Rules.List, want) || c.Rules.Fallback.Layout != model.LayoutCounter {
+		t.Errorf("rules %+v, fallback %+v\nwant %+v, fallback layout counter", c.Rules.List, c.Rules.Fallback, want)
 	}
 }
 

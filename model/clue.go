@@ -89,13 +89,18 @@ func typeClass(typ string) int {
 	return 4
 }
 
+// clueCommands is what redisclient sends for a key of each class, in its
+// round trips: a key that is not a string is found so by GETRANGE's
+// WRONGTYPE answer, then TYPE says what it is.
 var clueCommands = [5]string{
 	"GETRANGE 0 " + strconv.Itoa(MaxRaw-1) + " and PTTL",
-	"HLEN and PTTL, then HGETALL (" + strconv.Itoa(MaxHashFields) + " fields or fewer) or HMGET of the known field names",
-	"ZCARD, the lowest and highest score (ZRANGE WITHSCORES) and PTTL, then ZCOUNT over the window",
-	"LLEN, LINDEX 0 and -1 and PTTL, then LRANGE over the window (" + strconv.Itoa(MaxListScan) + " entries or fewer)",
-	"TYPE, the length and PTTL",
+	notString + ", then HLEN, then HGETALL (" + strconv.Itoa(MaxHashFields) + " fields or fewer) or HMGET of the known field names",
+	notString + ", then ZCARD and the lowest and highest score (ZRANGE WITHSCORES), then ZCOUNT over the window",
+	notString + ", then LLEN and LINDEX 0 and -1, then LRANGE 0 " + strconv.Itoa(MaxListScan-1) + " to count over the window (a list of " + strconv.Itoa(MaxListScan) + " entries or fewer)",
+	notString + ", then SCARD or XLEN for a set or stream",
 }
+
+const notString = "GETRANGE (answered WRONGTYPE), PTTL and TYPE"
 
 var clueTexts = func() (t [5][numWhys]string) {
 	var reasons [numWhys]string
@@ -113,10 +118,11 @@ var clueTexts = func() (t [5][numWhys]string) {
 	reasons[whyJava] = "binary, starting 0xAC 0xED: a Java-serialised object, a library's opaque state"
 	reasons[whyBinary] = "bytes that are not text: a library's opaque state"
 	reasons[whyText] = "text that is not a number"
-	reasons[whyJavaCut] = reasons[whyJava] + "; longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read"
-	reasons[whyBinaryCut] = reasons[whyBinary] + "; longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read"
-	reasons[whyTextCut] = "text longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read: no counter is that long"
-	reasons[whyRuleOpaqueCut] = "the rule's layout = \"opaque\"; longer than " + strconv.Itoa(MaxRaw) + " bytes, of which the first are read"
+	cut := strconv.Itoa(MaxRaw) + " bytes or more, of which the first " + strconv.Itoa(MaxRaw) + " are read"
+	reasons[whyJavaCut] = reasons[whyJava] + "; " + cut
+	reasons[whyBinaryCut] = reasons[whyBinary] + "; " + cut
+	reasons[whyTextCut] = "text of " + cut + ": no counter is that long"
+	reasons[whyRuleOpaqueCut] = "the rule's layout = \"opaque\"; " + cut
 	reasons[whyHashField] = "the rule's field, read as a counter (HINCRBY)"
 	reasons[whyHashFieldMissing] = "the rule's field is not in the hash: no hits counted yet"
 	reasons[whyHashBucket] = "a tokens field and a time field: a token bucket"

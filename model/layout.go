@@ -50,7 +50,10 @@ func ParseLayout(name string) (Layout, error) {
 // Bounds on what redisclient reads of one key, so that no key, however
 // large, costs more than a few commands of constant size.
 const (
-	MaxRaw        = 512  // bytes of a string read (GETRANGE 0 MaxRaw-1): no counter is longer
+	// MaxRaw is the bytes of a string read (GETRANGE 0 MaxRaw-1): no
+	// counter is near as long, and a library's opaque state is shown by
+	// its size, so only the start of a longer one is worth the transfer.
+	MaxRaw        = 64 << 10
 	MaxHashFields = 16   // a hash this small is read whole (HGETALL); a larger one, only KnownHashFields (HMGET)
 	MaxListScan   = 1000 // a list this short is read whole (LRANGE) to count its hits inside the window
 )

@@ -223,7 +223,7 @@ func layoutCases() []layoutCase {
 		{name: "layout = counter on a sorted set", o: logOf("zset", "k", 4, 1, 2, -1), rule: Rule{Layout: LayoutCounter}, layout: LayoutOther},
 
 		// Cut at MaxRaw: never a number.
-		{name: "text cut at MaxRaw, mid-character", o: func() Observation { o := str("k", long[:MaxRaw]); o.RawCut = true; return o }(), rule: limit, layout: LayoutOther, clue: "longer than 512"},
+		{name: "text cut at MaxRaw, mid-character", o: func() Observation { o := str("k", long[:MaxRaw]); o.RawCut = true; return o }(), rule: limit, layout: LayoutOther, clue: "65536 bytes or more, of which the first 65536 are read"},
 		{name: "binary cut at MaxRaw", o: func() Observation { o := str("k", javaBlob); o.RawCut = true; return o }(), rule: limit, layout: LayoutOpaque, clue: "Java"},
 	}
 }
@@ -275,11 +275,11 @@ func TestReadClueNamesTheCommands(t *testing.T) {
 		o    Observation
 		cmds string
 	}{
-		{str("k", "1"), "GETRANGE 0 511 and PTTL"},
+		{str("k", "1"), "GETRANGE 0 65535 and PTTL"},
 		{hash("k", "a", "1"), "HGETALL"},
 		{logOf("zset", "k", 1, 1796160099, 1796160099, 1), "ZCOUNT"},
 		{logOf("list", "k", 1, 1796160099, 1796160099, 1), "LRANGE"},
-		{Observation{Key: "k", Type: "set"}, "TYPE"},
+		{Observation{Key: "k", Type: "set"}, "SCARD"},
 	} {
 		if r := Read(&tt.o, Rule{}, now); !strings.HasPrefix(r.Clue, tt.cmds) && !strings.Contains(r.Clue, tt.cmds+" ") {
 			t.Errorf("%s: clue %q does not name %s", tt.o.Type, r.Clue, tt.cmds)

@@ -33,7 +33,7 @@ type Observation struct {
 	PTTL int64     // milliseconds left, or PTTLNoExpiry
 	At   time.Time // when it was read; carries the monotonic clock
 
-	RawCut   bool    // Raw is the first MaxRaw bytes of a longer string
+	RawCut   bool    // Raw is MaxRaw bytes long: the first of a string that may be longer
 	Len      int64   // HLEN, ZCARD or LLEN (SCARD, XLEN for sets and streams); 0 for strings
 	Fields   []Field // a hash's fields: all of them when Len <= MaxHashFields, else those of KnownHashFields that exist
 	Newest   float64 // zset: the highest score; list: the head (LINDEX 0) read with ParseScore; NaN when none

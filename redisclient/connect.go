@@ -13,6 +13,7 @@ import (
 	"sync/atomic"
 	"time"
 
+	"github.com/countertop/countertop/model"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -51,6 +52,10 @@ type Options struct {
 	// answer.
 	DialTimeout time.Duration
 	ReadOnly    bool // refuse every write before it is sent (--read-only)
+	// Rules say each key's window and hash field, which decide what is
+	// read of a log (its hits inside the window) or of a large hash: the
+	// same rules model.Read is given. nil: none known.
+	Rules *model.Rules
 }
 
 // Auth is an ACL user and password; an empty Username is the default user.
@@ -69,11 +74,12 @@ const (
 // Cluster, or a master behind Sentinel. It is safe for concurrent use.
 type Client struct {
 	rdb      redis.UniversalClient
-	kind     string // standalone, cluster or sentinel
-	hostPort string // names the server in errors
-	addr     string // where we are connected, for people
-	topology string // for FeedState.Topology
-	readOnly bool   // see Options.ReadOnly
+	kind     string       // standalone, cluster or sentinel
+	hostPort string       // names the server in errors
+	addr     string       // where we are connected, for people
+	topology string       // for FeedState.Topology
+	readOnly bool         // see Options.ReadOnly
+	rules    *model.Rules // see Options.Rules
 	// pipelineTimeout bounds one pipeline of reads, retries included; 0:
 	// none (the read timeout is off). See readTimeoutOf.
 	pipelineTimeout time.Duration
@@ -106,7 +112,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{readOnly: o.ReadOnly, pipelineTimeout: 2 * readTimeoutOf(opt), done: make(chan struct{})}
+	c := &Client{readOnly: o.ReadOnly, rules: o.Rules, pipelineTimeout: 2 * readTimeoutOf(opt), done: make(chan struct{})}
 	switch {
 	case target != nil && o.Cluster:
 		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)

@@ -61,7 +61,7 @@ if typ == 'none' then
 end
 local raw = false
 if typ == 'string' then
-  raw = redis.call('GETRANGE', key, 0, ` + strconv.Itoa(maxValueBytes-1) + `)
+  raw = redis.call('GETRANGE', key, 0, ` + strconv.Itoa(model.MaxRaw-1) + `)
 end
 local ttl = redis.call('PTTL', key)
 if typ ~= want or number == '1' and not isnumber(raw) then

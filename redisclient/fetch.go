@@ -15,20 +15,15 @@ import (
 	"golang.org/x/sync/errgroup"
 )
 
-const (
-	// defaultBatchSize is how many keys one pipeline reads (two commands
-	// each): few round trips, and replies that stay small.
-	defaultBatchSize = 500
-	// maxValueBytes caps what is read of one string: a counter is a few
-	// bytes, and a huge string is not a counter.
-	maxValueBytes = 64 << 10
-)
+// defaultBatchSize is how many keys one pipeline reads (two commands
+// each): few round trips, and replies that stay small.
+const defaultBatchSize = 500
 
 // Fetch reads the value and TTL of keys, in pipelines of 500 keys (never a
 // round trip per key), and returns them in the order of keys, or an error.
-// A key of another type than string comes back with that Type and no Raw;
-// a key that no longer exists comes back with Type "none" and PTTL
-// model.PTTLMissing.
+// A key of another type than string comes back with that Type, no Raw, and
+// what its layout needs read of it (see fetchCollections); a key that no
+// longer exists comes back with Type "none" and PTTL model.PTTLMissing.
 func (c *Client) Fetch(ctx context.Context, keys []string) ([]model.Observation, error) {
 	where := c.hostPort
 	if groups := c.byMaster(ctx, keys); len(groups) == 1 {
@@ -108,7 +103,7 @@ type masterKeys struct {
 }
 
 // mastersAtOnce is how many masters fetch reads at once: each has up to
-// fetchAhead pipelines in flight, whose replies (values up to 64 KiB) are
+// fetchAhead pipelines in flight, whose replies (values up to model.MaxRaw) are
 // held meanwhile. A master that hangs holds one place until it times out.
 const mastersAtOnce = 4
 
@@ -190,14 +185,16 @@ func (c *Client) withPipelineTimeout(ctx context.Context) (context.Context, cont
 }
 
 // fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of
-// TYPE for the keys that GETRANGE found are not strings.
+// TYPE for the keys that GETRANGE found are not strings, and what their
+// layouts need (fetchCollections): a chunk of strings alone costs one
+// round trip, whatever else the keyspace holds.
 func (c *Client) fetchChunk(ctx context.Context, keys []string, where string) ([]model.Observation, error) {
 	values := make([]*redis.StringCmd, len(keys))
 	pttls := make([]*redis.Cmd, len(keys))
 	err := c.rerouted(ctx, func() error {
 		pipe := c.rdb.Pipeline()
 		for i, k := range keys {
-			values[i] = pipe.GetRange(ctx, k, 0, maxValueBytes-1)
+			values[i] = pipe.GetRange(ctx, k, 0, model.MaxRaw-1)
 			pttls[i] = pipe.Do(ctx, "pttl", k)
 		}
 		// Errors are read per command below: WRONGTYPE is an answer, not a
@@ -219,7 +216,8 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string, where string) ([
 		obs[i] = model.Observation{Key: k, Type: "string", PTTL: pttl, At: at}
 		switch raw, err := values[i].Result(); {
 		case err == nil:
-			obs[i].Raw = raw
+			// As long as was asked: the string may go on.
+			obs[i].Raw, obs[i].RawCut = raw, len(raw) == model.MaxRaw
 		case redis.HasErrorPrefix(err, "WRONGTYPE"):
 			others = append(others, i)
 		default:
@@ -238,7 +236,8 @@ func (c *Client) fetchChunk(ctx context.Context, keys []string, where string) ([
 }
 
 // fetchTypes sets the Type of obs[i] for each i in idx with one pipeline of
-// TYPE. A key deleted since its PTTL was read is marked missing.
+// TYPE, then reads what the layouts of those types need. A key deleted
+// since its PTTL was read is marked missing.
 func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []int, where string) error {
 	types := make([]*redis.StatusCmd, len(idx))
 	err := c.rerouted(ctx, func() error {
@@ -260,7 +259,7 @@ func (c *Client) fetchTypes(ctx context.Context, obs []model.Observation, idx []
 			obs[i].PTTL = model.PTTLMissing
 		}
 	}
-	return nil
+	return c.fetchCollections(ctx, obs, idx, where)
 }
 
 // execPipe runs pipe and returns the pipeline's own failure: nil when each

@@ -1,7 +1,8 @@
 // Package seed fills a Redis with a keyspace shaped like a busy rate
 // limiter's, quickly, for countertop's benchmarks: a few matching counters
 // among many other keys, most with a TTL, some without (the bug countertop
-// exists to show), and a few that are not counters at all.
+// exists to show), and a few that are not counters at all. A mixed
+// keyspace (Spec.Mixed) holds every layout limiters write instead.
 package seed
 
 import (
@@ -30,6 +31,40 @@ type Spec struct {
 	// TTL is the expiry of keys that have one; each key gets up to an hour
 	// more, so deadlines are spread. It must outlast the benchmark.
 	TTL time.Duration
+	// Mixed writes the matching keys in every layout (see MixedKey) rather
+	// than as string counters: counters, windows, GCRA times, buckets in a
+	// hash and in a string, and logs of 10 to 100,000 entries in sorted
+	// sets and lists. HashEvery does not apply; NoTTLEvery does, to each.
+	Mixed bool
+}
+
+// The layouts of a mixed keyspace, by the matching key's index modulo 10:
+// as many counters as the rest, which real keyspaces hold most of.
+var mixedLayouts = [10]string{"counter", "counter", "counter", "counter", "window", "gcra", "bucket", "tokens", "zlog", "llog"}
+
+// MixedKey is the name of the i-th matching key of a mixed keyspace, at
+// minute (Unix time / 60) for a window's: a window key names the current,
+// previous or an older minute.
+func MixedKey(i int, minute int64) string {
+	switch l := mixedLayouts[i%10]; l {
+	case "window":
+		return fmt.Sprintf("ratelimit:window:%s:%d", pad(i), minute-int64(i/10%3))
+	case "tokens":
+		return "ratelimit:tokens:" + pad(i) + ".tokens"
+	default:
+		return "ratelimit:" + l + ":" + pad(i)
+	}
+}
+
+// LogSize is the number of entries of the j-th log of a mixed keyspace:
+// nine in ten hold 10, and each tenfold size is ten times rarer, up to
+// 100,000, so that each size holds about as many entries as the others.
+func LogSize(j int) int {
+	n := 10
+	for step := 10; n < 100_000 && j%step == step-1; step *= 10 {
+		n *= 10
+	}
+	return n
 }
 
 // CounterKey is the name of the i-th matching key.
@@ -78,6 +113,10 @@ func (spec Spec) write(ctx context.Context, pipe redis.Pipeliner, i int) {
 		pipe.Set(ctx, OtherKey(i-spec.Matching), "x", ttl)
 		return
 	}
+	if spec.Mixed {
+		spec.writeMixed(ctx, pipe, i, ttl)
+		return
+	}
 	key := CounterKey(i)
 	switch {
 	case every(i, spec.HashEvery):
@@ -93,3 +132,57 @@ func (spec Spec) write(ctx context.Context, pipe redis.Pipeliner, i int) {
 // every reports whether i is a multiple of n > 0, counting from the n-1-th
 // key so that key 0 is a plain counter.
 func every(i, n int) bool { return n > 0 && i%n == n-1 }
+
+// writeMixed queues the i-th matching key of a mixed keyspace, as its
+// limiter writes it, with its TTL unless NoTTLEvery says it has none.
+// Times are now's: log entries spread over the last two minutes, so that
+// about half are inside a one-minute window.
+func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, ttl time.Duration) {
+	now := time.Now()
+	key := MixedKey(i, now.Unix()/60)
+	if every(i, spec.NoTTLEvery) {
+		ttl = 0
+	}
+	hits := i % 120
+	switch mixedLayouts[i%10] {
+	case "counter", "window":
+		pipe.Set(ctx, key, hits, ttl)
+	case "gcra": // go-redis/redis_rate: seconds since 2017-01-01, a few seconds ahead
+		tat := float64(now.UnixMicro())/1e6 - 1483228800 + float64(i%30)
+		pipe.Set(ctx, key, strconv.FormatFloat(tat, 'f', 6, 64), ttl)
+	case "bucket":
+		pipe.HSet(ctx, key, "tokens", hits%20, "refilledAt", now.UnixMilli())
+		expire(ctx, pipe, key, ttl)
+	case "tokens":
+		pipe.Set(ctx, key, hits%20, ttl)
+	case "zlog", "llog":
+		n := LogSize(i / 10)
+		step := 2 * time.Minute / time.Duration(n)
+		const chunk = 10_000 // members per command: no command the size of a whole log
+		for from := 0; from < n; from += chunk {
+			var zs []redis.Z
+			var entries []any
+			for j := from; j < min(from+chunk, n); j++ {
+				at := now.Add(-time.Duration(j) * step).UnixMilli()
+				if mixedLayouts[i%10] == "zlog" {
+					zs = append(zs, redis.Z{Score: float64(at), Member: strconv.Itoa(j)})
+				} else {
+					entries = append(entries, at)
+				}
+			}
+			if zs != nil {
+				pipe.ZAdd(ctx, key, zs...)
+			} else {
+				pipe.RPush(ctx, key, entries...) // newest first, as LPUSH leaves a log
+			}
+		}
+		expire(ctx, pipe, key, ttl)
+	}
+}
+
+// expire queues an EXPIRE of key when ttl is set.
+func expire(ctx context.Context, pipe redis.Pipeliner, key string, ttl time.Duration) {
+	if ttl > 0 {
+		pipe.Expire(ctx, key, ttl)
+	}
+}

@@ -2,10 +2,14 @@ package seed
 
 import (
 	"context"
+	"maps"
+	"strings"
 	"testing"
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 func TestSeed(t *testing.T) {
@@ -43,5 +47,63 @@ func TestSeed(t *testing.T) {
 	}
 	if err := Seed(ctx, rdb, Spec{Keys: 1, Matching: 2}); err == nil {
 		t.Error("Seed wrote 2 matching keys among 1")
+	}
+}
+
+// A mixed keyspace holds each layout as countertop reads it: the
+// benchmark of a mixed snapshot measures the reads it says it does.
+func TestSeedMixed(t *testing.T) {
+	s := redistest.Start(t)
+	ctx := context.Background()
+	spec := Spec{Keys: 1200, Matching: 1000, NoTTLEvery: 7, TTL: time.Hour, Mixed: true}
+	if err := Seed(ctx, s.Client(t), spec); err != nil {
+		t.Fatal(err)
+	}
+	rules := model.Rules{Fallback: model.Rule{Limit: 100, Window: time.Minute, ExpectTTL: true}}
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: s.URL(), Rules: &rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	defer c.Close()
+	layouts := map[string]int{}
+	seen := map[string]bool{} // a snapshot may read a key twice
+	err = c.Snapshot(ctx, []string{Pattern}, 0, func(obs []model.Observation) error {
+		for i := range obs {
+			if seen[obs[i].Key] {
+				continue
+			}
+			seen[obs[i].Key] = true
+			counter := model.NewCounter(&obs[i], &rules)
+			want := strings.Split(obs[i].Key, ":")[1]
+			switch want {
+			case "zlog", "llog":
+				want = "log"
+			case "tokens":
+				want = "bucket"
+			}
+			if got := counter.Layout.String(); got != want {
+				t.Errorf("%s read as %s (%s)", obs[i].Key, got, counter.Clue)
+			}
+			layouts[want]++
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := map[string]int{"counter": 400, "window": 100, "gcra": 100, "bucket": 200, "log": 200}
+	if !maps.Equal(layouts, want) {
+		t.Errorf("layouts %v; want %v", layouts, want)
+	}
+	if n := s.Client(t).ZCard(ctx, MixedKey(998, 0)).Val(); n != 1000 { // the 99th sorted-set log
+		t.Errorf("the 99th log holds %d entries, want %d", n, LogSize(99))
+	}
+}
+
+func TestLogSize(t *testing.T) {
+	for j, want := range map[int]int{0: 10, 8: 10, 9: 100, 99: 1000, 999: 10_000, 9999: 100_000, 99_999: 100_000, 19: 100} {
+		if got := LogSize(j); got != want {
+			t.Errorf("LogSize(%d) = %d, want %d", j, got, want)
+		}
 	}
 }

@@ -5,8 +5,10 @@ import (
 	"encoding/json"
 	"fmt"
 	"net"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
 )
@@ -203,5 +205,27 @@ func TestCheckCouldNotCheck(t *testing.T) {
 	if err := json.Unmarshal(out.Bytes(), &d); err != nil || code != exitFailed || d.Verdict != "could-not-check" || d.ExitCode != exitFailed ||
 		!strings.Contains(d.Error, "connection refused") || strings.Count(errOut.String(), "\n") != 1 {
 		t.Errorf("exit %d, stdout:\n%s\nstderr:\n%s", code, out.String(), errOut.String())
+	}
+}
+
+// check names each problem's layout: a past window's key without a TTL is
+// a leak, and a log without one is counted inside the rule's window (its
+// hits, not its entries), which the reads take from the config.
+func TestCheckNamesLayoutsAndLeaks(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	now := time.Now()
+	past := "ratelimit:u1:" + strconv.FormatInt(now.Unix()/60-10, 10)
+	s.Do(t, "SET", past, "4")
+	for i, ago := range []time.Duration{time.Second, 2 * time.Second, 3 * time.Second, 5 * time.Minute} {
+		s.Do(t, "ZADD", "ratelimit:log", now.Add(-ago).UnixMilli(), "hit"+strconv.Itoa(i))
+	}
+	code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "no-expiry  ratelimit:log  log        value 3, no TTL") ||
+		!strings.HasPrefix(lines[1], "leak       "+past+"  window     value 4 in a past window, no TTL: never read again, never freed") ||
+		lines[2] != "problems: 2 of 2 keys checked (1 no-expiry, 1 leak)" {
+		t.Errorf("want the log's hits in the window, the leak, then their count:\n%s", out)
 	}
 }

@@ -41,9 +41,11 @@ func connect(ctx context.Context, cfg config.Config, stderr io.Writer) (*rediscl
 	return client, err
 }
 
-// dial connects with cfg's address, credentials and TLS settings.
+// dial connects with cfg's address, credentials and TLS settings; its
+// reads take cfg's rules, as the counters read are classified by them.
 func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 	return redisclient.Connect(ctx, redisclient.Options{
+		Rules:          &cfg.Rules,
 		URL:            cfg.Redis.URL,
 		URLFrom:        cfg.Redis.URLFrom,
 		Username:       cfg.Redis.Username,

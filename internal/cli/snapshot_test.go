@@ -15,7 +15,8 @@ func TestSnapshotJSON(t *testing.T) {
 	s.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100")
 	s.Do(t, "SET", "ratelimit:api:stuck", "9223372036854775807")
 	s.Do(t, "SET", "ratelimit:api:\x1b[2J\xff", "3", "EX", "100")
-	s.Do(t, "HSET", "ratelimit:config", "a", "1")
+	s.Do(t, "HSET", "ratelimit:config", "owner", "team-a")
+	s.Do(t, "HSET", "ratelimit:fields", "login", "3", "api", "7") // HINCRBY per field
 	s.Do(t, "SET", "views:home", "42")
 	s.Do(t, "SET", "other:thing", "1") // matches no pattern
 
@@ -40,14 +41,16 @@ func TestSnapshotJSON(t *testing.T) {
 		}
 		byKey[key] = row
 	}
-	if len(byKey) != 5 {
-		t.Fatalf("want the 5 matching keys, got %d:\n%s", len(byKey), out)
+	if len(byKey) != 6 {
+		t.Fatalf("want the 6 matching keys, got %d:\n%s", len(byKey), out)
 	}
 	want := map[string]map[string]string{
-		"ratelimit:api:ok":                    {"type": `"string"`, "value": "17", "raw": `"17"`, "limit": "100", "window_s": "60", "rule": `"ratelimit:*"`, "status": `"ok"`},
-		"ratelimit:api:stuck":                 {"value": "9223372036854775807", "ttl_ms": "-1", "status": `"stuck"`},
+		"ratelimit:api:ok": {"type": `"string"`, "layout": `"counter"`, "value": "17", "remaining": "83", "raw": `"17"`,
+			"limit": "100", "window_s": "60", "rule": `"ratelimit:*"`, "status": `"ok"`},
+		"ratelimit:api:stuck":                 {"value": "9223372036854775807", "remaining": "0", "ttl_ms": "-1", "status": `"stuck"`},
 		`ratelimit:api:` + "\x1b[2J" + `\xff`: {"status": `"ok"`},
-		"ratelimit:config":                    {"type": `"hash"`, "value": "null", "raw": "null", "status": `"not-counter"`},
+		"ratelimit:config":                    {"type": `"hash"`, "layout": `"other"`, "value": "null", "remaining": "null", "raw": "null", "status": `"not-counter"`},
+		"ratelimit:fields":                    {"type": `"hash"`, "layout": `"counter"`, "value": "7", "remaining": "93", "raw": "null", "status": `"no-expiry"`},
 		"views:home":                          {"ttl_ms": "-1", "limit": "null", "window_s": "null", "rule": `"views:*"`, "status": `"ok"`},
 	}
 	for key, fields := range want {

@@ -298,8 +298,8 @@ func verbS(n int) string {
 }
 
 // WriteProblems writes one line per problem counter (model.Status.Problem)
-// for `countertop check`: status, printable key, and why in words an
-// on-call engineer can act on, the most severe status first.
+// for `countertop check`: status, printable key, layout, and why in words
+// an on-call engineer can act on, the most severe status first.
 func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error {
 	for status := range model.NumStatuses { // most severe first
 		if !status.Problem() {
@@ -309,7 +309,7 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 			if c.Status != status {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "%-9s  %s  %s\n", c.Status, model.Printable(c.Key), problemReason(c, rules)); err != nil {
+			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, model.Printable(c.Key), c.Layout, problemReason(c, rules)); err != nil {
 				return err
 			}
 		}
@@ -317,23 +317,48 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 	return nil
 }
 
-// problemReason returns why c is a problem and how to fix it.
+// problemReason returns why c is a problem, in the terms of its layout,
+// and how to fix it.
 func problemReason(c *model.Counter, rules *model.Rules) string {
 	rule := rules.At(int(c.Rule))
 	window := rules.WindowOf(rule)
-	value := model.Printable(c.Raw)
-	fix := "it will never reset"
+	var fix string
 	switch {
 	case window > 0:
 		shape, _ := model.ShapeOf(c) // a problem has a layout
-		fix += "; fix: countertop repair, which sends " + model.Expiry{Key: c.Key, Window: window, Shape: shape}.String()
+		fix = "fix: countertop repair, which sends " + model.Expiry{Key: c.Key, Window: window, Shape: shape}.String()
 	case c.Rule < 0: // no rule matched: the fallback's window is --window
-		fix += "; fix: pass --window (or give it a [[rule]] with a window), then countertop repair"
+		fix = "fix: pass --window (or give it a [[rule]] with a window), then countertop repair"
 	default:
-		fix += "; fix: give its [[rule]] a window (or pass --window), then countertop repair"
+		fix = "fix: give its [[rule]] a window (or pass --window), then countertop repair"
 	}
-	if c.Status == model.StatusStuck {
-		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, %s", value, strconv.FormatFloat(rule.Limit, 'f', -1, 64), fix)
+	value := problemValue(c)
+	limit := strconv.FormatFloat(rule.Limit, 'f', -1, 64)
+	switch {
+	case c.Status == model.StatusLeak && c.Layout == model.LayoutTimestamp:
+		return fmt.Sprintf("a time in the past, no TTL: never read again, never freed, memory that only grows (and never evicted under a volatile-* policy); %s", fix)
+	case c.Status == model.StatusLeak:
+		return fmt.Sprintf("value %s in a past window, no TTL: never read again, never freed, memory that only grows (and never evicted under a volatile-* policy); %s", value, fix)
+	case c.Status == model.StatusStuck && c.Layout == model.LayoutBucket:
+		return fmt.Sprintf("%s tokens left and no TTL: empty for good, every hit refused, it will never reset; %s", value, fix)
+	case c.Status == model.StatusStuck:
+		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, it will never reset; %s", value, limit, fix)
 	}
-	return fmt.Sprintf("value %s, no TTL: %s", value, fix)
+	switch c.Layout {
+	case model.LayoutCounter, model.LayoutWindow, model.LayoutLog:
+		return fmt.Sprintf("value %s, no TTL: it will never reset; %s", value, fix)
+	case model.LayoutBucket:
+		return fmt.Sprintf("%s tokens left, no TTL: the key is never freed; %s", value, fix)
+	}
+	// gcra, timestamp, opaque: no count to reset, but a key that stays.
+	return fmt.Sprintf("no TTL: the key is never freed, though nothing reads it once its time has passed; %s", fix)
+}
+
+// problemValue is c's value as a problem line says it: what a string
+// holds, else the number its layout reads (a log's hits, a hash field).
+func problemValue(c *model.Counter) string {
+	if c.Type != "string" && c.Value.Kind != model.KindNone {
+		return string(appendNumber(nil, c.Value))
+	}
+	return model.Printable(c.Raw)
 }

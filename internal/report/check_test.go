@@ -4,6 +4,8 @@ import (
 	"bytes"
 	"encoding/json"
 	"fmt"
+	"math"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -171,17 +173,19 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		Enough  bool   `json:"enough"`
 	}
 	type problem struct {
-		Key     string  `json:"key"`
-		Type    string  `json:"type"`
-		Value   any     `json:"value"`
-		Raw     *string `json:"raw"`
-		RawCut  bool    `json:"raw_truncated"`
-		TTLMS   int64   `json:"ttl_ms"`
-		Limit   any     `json:"limit"`
-		WindowS any     `json:"window_s"`
-		Rule    *string `json:"rule"`
-		Status  string  `json:"status"`
-		Reason  string  `json:"reason"`
+		Key       string  `json:"key"`
+		Type      string  `json:"type"`
+		Layout    string  `json:"layout"`
+		Value     any     `json:"value"`
+		Remaining any     `json:"remaining"`
+		Raw       *string `json:"raw"`
+		RawCut    bool    `json:"raw_truncated"`
+		TTLMS     int64   `json:"ttl_ms"`
+		Limit     any     `json:"limit"`
+		WindowS   any     `json:"window_s"`
+		Rule      *string `json:"rule"`
+		Status    string  `json:"status"`
+		Reason    string  `json:"reason"`
 	}
 	var statuses []string
 	counts := map[string]int{}
@@ -238,7 +242,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 			}
 			f := referenceFields(c, at, rules)
 			raw := model.JSONKey(c.Raw)
-			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Value: f.value, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
+			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
 				Status: s.String(), Reason: problemReason(c, rules)}
 			if f.ruled {
 				p.Rule = &f.pattern
@@ -272,4 +276,41 @@ func TestCheckText(t *testing.T) {
 		t.Errorf("got:\n%s", out.String())
 	}
 	checkTerminalSafe(t, out.String())
+}
+
+// Each problem line names the layout, and says what the problem means for
+// it: a log's hits, a bucket's tokens, a past window's key that leaks
+// memory, a GCRA key that nothing frees.
+func TestWriteProblemsPerLayout(t *testing.T) {
+	rules := &model.Rules{List: []model.Rule{{Pattern: "*", Limit: 10, Window: time.Minute, ExpectTTL: true}}}
+	now := time.Date(2026, 12, 1, 12, 0, 30, 0, time.UTC)
+	minute := now.Unix() / 60
+	obs := []model.Observation{
+		{Key: "log", Type: "zset", Len: 30, Newest: float64(now.Unix() - 1), Oldest: float64(now.Unix() - 100), InWindow: 12},
+		{Key: "bucket", Type: "hash", Len: 2, Fields: []model.Field{{Name: "tokens", Value: "0"}, {Name: "last", Value: strconv.FormatInt(now.Unix(), 10)}}},
+		{Key: "rl:" + strconv.FormatInt(minute-10, 10), Type: "string", Raw: "4"},
+		{Key: "rate:u1", Type: "string", Raw: "312931303.11663097"},
+	}
+	s := model.NewStore(rules)
+	for i := range obs {
+		obs[i].PTTL, obs[i].At = model.PTTLNoExpiry, now
+		if obs[i].Type != "zset" {
+			obs[i].Newest, obs[i].Oldest, obs[i].InWindow = math.NaN(), math.NaN(), -1
+		}
+	}
+	s.Apply(model.Batch{Observed: obs})
+	var out strings.Builder
+	if err := WriteProblems(&out, refs(s.Rows(0, s.Len())), rules); err != nil {
+		t.Fatal(err)
+	}
+	for _, want := range []string{
+		"stuck      log  log        value 12 >= limit 10 and no TTL: blocked forever",
+		"stuck      bucket  bucket     0 tokens left and no TTL: empty for good, every hit refused",
+		"leak       rl:" + strconv.FormatInt(minute-10, 10) + "  window     value 4 in a past window, no TTL: never read again, never freed, memory that only grows (and never evicted under a volatile-* policy); fix: countertop repair, which sends PEXPIRE rl:" + strconv.FormatInt(minute-10, 10) + " 60000 NX",
+		"no-expiry  rate:u1  gcra       no TTL: the key is never freed",
+	} {
+		if !strings.Contains(out.String(), want) {
+			t.Errorf("check lacks %q:\n%s", want, out.String())
+		}
+	}
 }

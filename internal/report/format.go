@@ -223,31 +223,50 @@ func csvQuoted(field string) bool {
 	return false
 }
 
-// tableCells returns c's key, value and limit as the table shows them, the
-// key cut to at most keyCells cells as the dashboard cuts one.
-func tableCells(c *model.Counter, texts ruleTexts, keyCells int) (key, value, limit string) {
-	if c.Type == "string" {
+// tableCells returns c's cells as the table shows them, in the order of
+// tableHeader: key (cut to at most keyCells cells as the dashboard cuts
+// one), layout, value, remaining and limit. A string's value is what it
+// holds; another type's, the number its layout reads (a log's hits, a
+// hash's field), else its type.
+func tableCells(c *model.Counter, texts ruleTexts, keyCells int) [tailPart]string {
+	var value string
+	switch {
+	case c.Type == "string":
 		value = truncate(model.Printable(c.Raw), maxTableValue)
 		if rawCut(c) {
 			value += rawCutMarker
 		}
-	} else {
+	case c.Value.Kind != model.KindNone:
+		value = string(appendNumber(nil, c.Value))
+	default:
 		value = "(" + model.Printable(c.Type) + ")"
 	}
-	limit = texts.of(c).limit
+	remaining := "-"
+	if c.HasRemaining {
+		remaining = string(appendFloat(nil, c.Remaining))
+	}
+	limit := texts.of(c).limit
 	if limit == "" {
 		limit = "-"
 	}
-	return model.CutMiddle(model.Printable(c.Key), keyCells), value, limit
+	return [tailPart]string{model.CutMiddle(model.Printable(c.Key), keyCells), c.Layout.String(), value, remaining, limit}
+}
+
+// appendRemaining appends the hits c's limit still allows, as JSON and CSV
+// write a number; nothing when that is not known.
+func appendRemaining(dst []byte, c *model.Counter) []byte {
+	if !c.HasRemaining {
+		return dst
+	}
+	return appendFloat(dst, c.Remaining)
 }
 
 // rawCut reports whether c's Raw is only the start of its string, as
 // model says (Counter.RawCut), or as long as what redisclient reads of a
-// string until it says so itself (GETRANGE 0 65535), so that a string of
-// exactly that length reads as cut too.
+// string (model.MaxRaw), so that a string of exactly that length reads as
+// cut too, whichever layout it was read as.
 func rawCut(c *model.Counter) bool {
-	const readLimit = 64 << 10
-	return c.Type == "string" && (c.RawCut || len(c.Raw) >= readLimit)
+	return c.Type == "string" && (c.RawCut || len(c.Raw) >= model.MaxRaw)
 }
 
 // rawCutMarker follows the table's value of a string that was not read whole.

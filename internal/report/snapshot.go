@@ -47,15 +47,16 @@ type renderedBatch struct {
 }
 
 // rendered is where one row's parts lie in its batch's text: part k ends
-// ends[k] bytes after start, and Write puts the TTL between parts 2 and 3
-// (a table's key, value and limit cells, then its status; JSON and CSV use
-// parts 0 and 3 alone). It keeps the PTTL and read time but no pointer, so
-// that Write need not visit the counters, nor the collector scan the rows.
+// ends[k] bytes after start, and Write puts the TTL between the parts
+// before tailPart and it (a table's cells before its TTL, then its
+// status; JSON and CSV use parts 0 and tailPart alone). It keeps the PTTL
+// and read time but no pointer, so that Write need not visit the
+// counters, nor the collector scan the rows.
 type rendered struct {
 	start   int
-	ends    [4]uint32
-	runes   [3]uint32 // the cells of the table's key, and the runes of its value and limit
-	dropped bool      // a reading of a key that Write leaves out for another (see keyOrder.sorted)
+	ends    [tailPart + 1]uint32
+	runes   [tailPart]uint32 // the cells of the table's key, and the runes of its other cells
+	dropped bool             // a reading of a key that Write leaves out for another (see keyOrder.sorted)
 	pttl    int64
 	readAt  time.Duration // since the Snapshot's start
 }
@@ -160,26 +161,27 @@ func (s *Snapshot) render(text []byte, r *rendered, c *model.Counter) []byte {
 	end := func() uint32 { return uint32(len(text) - r.start) }
 	switch s.format {
 	case FormatTable:
-		key, value, limit := tableCells(c, s.texts, s.keyCap())
-		text = append(text, key...)
-		r.ends[0] = end()
-		text = append(text, value...)
-		r.ends[1] = end()
-		text = append(text, limit...)
-		r.ends[2] = end()
-		r.runes = [3]uint32{uint32(model.Cells(key)), uint32(utf8.RuneCountInString(value)), uint32(len(limit))}
+		cells := tableCells(c, s.texts, s.keyCap())
+		for k, cell := range cells {
+			text = append(text, cell...)
+			r.ends[k], r.runes[k] = end(), uint32(utf8.RuneCountInString(cell))
+		}
+		r.runes[0] = uint32(model.Cells(cells[0])) // the key, as a terminal shows it
 		text = append(text, c.Status.String()...)
 		text = append(text, '\n')
 	case FormatJSON:
 		text = appendJSONHead(text, c)
-		r.ends[0], r.ends[1], r.ends[2] = end(), end(), end()
+		r.ends[0] = end()
 		text = s.appendJSONTail(text, c)
 	case FormatCSV:
 		text = s.appendCSVHead(text, c)
-		r.ends[0], r.ends[1], r.ends[2] = end(), end(), end()
+		r.ends[0] = end()
 		text = s.appendCSVTail(text, c)
 	}
-	r.ends[3] = end()
+	for k := 1; k < tailPart && s.format != FormatTable; k++ {
+		r.ends[k] = r.ends[0] // JSON and CSV: empty parts up to the tail
+	}
+	r.ends[tailPart] = end()
 	return text
 }
 
@@ -208,19 +210,19 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 			}
 			buf = append(buf, r.part(text, 0)...)
 			buf = strconv.AppendInt(buf, r.ttlMS(elapsed), 10)
-			return append(buf, r.part(text, 3)...)
+			return append(buf, r.part(text, tailPart)...)
 		})
 		if len(order) > 0 {
 			bw.WriteString("\n  ")
 		}
 		bw.WriteString("]\n}\n")
 	case FormatCSV:
-		bw.WriteString("key,type,value,raw,ttl_ms,limit,window_s,rule,status,raw_truncated\n")
+		bw.WriteString("key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated\n")
 		s.writeRows(bw, order, func(buf []byte, _ int, p place) []byte {
 			r, text := s.row(p)
 			buf = append(buf, r.part(text, 0)...)
 			buf = strconv.AppendInt(buf, r.ttlMS(elapsed), 10)
-			return append(buf, r.part(text, 3)...)
+			return append(buf, r.part(text, tailPart)...)
 		})
 	default:
 		return fmt.Errorf("unknown snapshot format %q: use %s", s.format, strings.Join(Formats, ", "))
@@ -235,8 +237,12 @@ func appendJSONHead(buf []byte, c *model.Counter) []byte {
 	buf = appendJSONString(buf, model.JSONKey(c.Key))
 	buf = append(buf, ",\n      \"type\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Type))
-	buf = append(buf, ",\n      \"value\": "...)
+	buf = append(buf, ",\n      \"layout\": \""...)
+	buf = append(buf, c.Layout.String()...)
+	buf = append(buf, "\",\n      \"value\": "...)
 	buf = appendOrNull(buf, appendNumber(buf, c.Value))
+	buf = append(buf, ",\n      \"remaining\": "...)
+	buf = appendOrNull(buf, appendRemaining(buf, c))
 	buf = append(buf, ",\n      \"raw\": "...)
 	if c.Type == "string" {
 		buf = appendJSONString(buf, model.JSONKey(c.Raw))
@@ -273,7 +279,11 @@ func (s *Snapshot) appendCSVHead(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, ',')
 	buf = appendCSVField(buf, model.Printable(c.Type))
 	buf = append(buf, ',')
+	buf = append(buf, c.Layout.String()...)
+	buf = append(buf, ',')
 	buf = appendNumber(buf, c.Value)
+	buf = append(buf, ',')
+	buf = appendRemaining(buf, c)
 	buf = append(buf, ',')
 	buf = appendCSVField(buf, model.Printable(c.Raw))
 	return append(buf, ',')
@@ -306,8 +316,15 @@ const maxTableKey, minTableKey = 80, 16
 // tableGap is the space between the table's columns.
 const tableGap = 2
 
-// tableHeader names the table's padded columns; STATUS ends each line.
-var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
+// tableHeader names the table's padded columns, its cells (tableCells)
+// and TTL; STATUS ends each line. LEFT is the snapshot's remaining, in a
+// word short enough for a terminal.
+var tableHeader = [...]string{"KEY", "LAYOUT", "VALUE", "LEFT", "LIMIT", "TTL"}
+
+// tailPart is the part of a rendered row after its TTL: the table's
+// status, the rest of a JSON object or CSV record. The parts before it
+// are the table's cells.
+const tailPart = len(tableHeader) - 1
 
 // writeTable writes the rows at order as aligned columns, each as wide as
 // its widest cell, but for the names of a table that must fit a terminal
@@ -315,7 +332,10 @@ var tableHeader = [...]string{"KEY", "VALUE", "LIMIT", "TTL"}
 func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []place) {
 	widths := s.tableWidths(elapsed, len(order) >= parallelRows)
 	if s.width > 0 {
-		others := widths[1] + widths[2] + widths[3] + len(tableHeader)*tableGap + statusWidth()
+		others := len(tableHeader)*tableGap + statusWidth()
+		for _, w := range widths[1:] {
+			others += w
+		}
 		widths[0] = min(widths[0], max(s.width-others, minTableKey, len(tableHeader[0])))
 	}
 	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
@@ -336,13 +356,13 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 		} else {
 			buf = pad(append(buf, key...), int(r.runes[0]), 0)
 		}
-		for col := 1; col < 3; col++ {
+		for col := 1; col < tailPart; col++ {
 			buf = pad(append(buf, r.part(text, col)...), int(r.runes[col]), col)
 		}
 		start := len(buf)
 		buf = appendTTL(buf, r.ttlMS(elapsed))
-		buf = pad(buf, len(buf)-start, 3)
-		return append(buf, r.part(text, 3)...)
+		buf = pad(buf, len(buf)-start, tailPart)
+		return append(buf, r.part(text, tailPart)...)
 	})
 }
 
@@ -369,10 +389,10 @@ func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableH
 				if r.dropped {
 					continue
 				}
-				w[0] = max(w[0], int(r.runes[0]))
-				w[1] = max(w[1], int(r.runes[1]))
-				w[2] = max(w[2], int(r.runes[2]))
-				w[3] = max(w[3], ttlWidth(r.ttlMS(elapsed)))
+				for col, n := range r.runes {
+					w[col] = max(w[col], int(n))
+				}
+				w[tailPart] = max(w[tailPart], ttlWidth(r.ttlMS(elapsed)))
 			}
 		}
 	})
@@ -462,7 +482,7 @@ func (s *Snapshot) prefetch(order []place) {
 	for _, p := range order {
 		r, text := s.row(p)
 		sum += byte(r.start) + byte(r.readAt)
-		if end := r.start + int(r.ends[3]); r.start < end {
+		if end := r.start + int(r.ends[tailPart]); r.start < end {
 			sum += text[r.start] + text[end-1]
 		}
 	}

@@ -56,16 +56,18 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	}
 
 	type counter struct {
-		Key     string   `json:"key"`
-		Type    string   `json:"type"`
-		Value   *float64 `json:"value"`
-		Raw     *string  `json:"raw"`
-		RawCut  bool     `json:"raw_truncated"`
-		TTLMS   int64    `json:"ttl_ms"`
-		Limit   *float64 `json:"limit"`
-		WindowS *float64 `json:"window_s"`
-		Rule    *string  `json:"rule"`
-		Status  string   `json:"status"`
+		Key       string   `json:"key"`
+		Type      string   `json:"type"`
+		Layout    string   `json:"layout"`
+		Value     *float64 `json:"value"`
+		Remaining *float64 `json:"remaining"`
+		Raw       *string  `json:"raw"`
+		RawCut    bool     `json:"raw_truncated"`
+		TTLMS     int64    `json:"ttl_ms"`
+		Limit     *float64 `json:"limit"`
+		WindowS   *float64 `json:"window_s"`
+		Rule      *string  `json:"rule"`
+		Status    string   `json:"status"`
 	}
 	var doc struct {
 		TakenAt  string    `json:"taken_at"`
@@ -88,22 +90,22 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	}
 
 	esc, ok := byKey["rl:\x1b[31m"] // JSON's \u001b gives back the real name
-	if !ok || esc.Status != "over" || esc.TTLMS != 50_000 || *esc.Limit != 100 || *esc.WindowS != 60 || *esc.Rule != "rl:*" {
+	if !ok || esc.Layout != "counter" || esc.Status != "over" || *esc.Remaining != 0 || esc.TTLMS != 50_000 || *esc.Limit != 100 || *esc.WindowS != 60 || *esc.Rule != "rl:*" {
 		t.Errorf("rl:ESC = %+v", esc)
 	}
-	if c := byKey["line\nbreak"]; *c.Value != 2.5 || *c.Raw != "2.5" || c.TTLMS != -1 || c.Rule != nil ||
+	if c := byKey["line\nbreak"]; *c.Value != 2.5 || *c.Remaining != 7 || *c.Raw != "2.5" || c.TTLMS != -1 || c.Rule != nil ||
 		*c.Limit != 10 || c.WindowS != nil || c.Status != "no-expiry" {
 		t.Errorf("line break = %+v", c)
 	}
 	// A byte that is not text makes the value opaque state: only the expiry
 	// checks apply to it, and it has a TTL.
-	if c := byKey[`bad\xffbyte`]; c.Value != nil || *c.Raw != `text\xfe` || c.Status != "ok" {
+	if c := byKey[`bad\xffbyte`]; c.Layout != "opaque" || c.Value != nil || c.Remaining != nil || *c.Raw != `text\xfe` || c.Status != "ok" {
 		t.Errorf("bad byte = %+v", c)
 	}
 	if c := byKey[`back\slash`]; *c.Value != -3 {
 		t.Errorf("backslash = %+v", c)
 	}
-	if c := byKey["rl:hash"]; c.Type != "hash" || c.Value != nil || c.Raw != nil || c.Status != "not-counter" {
+	if c := byKey["rl:hash"]; c.Type != "hash" || c.Layout != "other" || c.Value != nil || c.Remaining != nil || c.Raw != nil || c.Status != "not-counter" {
 		t.Errorf("hash = %+v", c)
 	}
 	if c := byKey["views:home"]; c.Value != nil || *c.Raw != "1e400" || c.Limit != nil || c.Status != "not-counter" {
@@ -120,7 +122,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range loose.Counters {
-		if len(c) != 10 {
+		if len(c) != 12 {
 			t.Errorf("counter has %d fields: %s", len(c), c["key"])
 		}
 	}
@@ -131,16 +133,18 @@ func TestWriteSnapshotJSON(t *testing.T) {
 func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *model.Rules) string {
 	t.Helper()
 	type counter struct {
-		Key     string  `json:"key"`
-		Type    string  `json:"type"`
-		Value   any     `json:"value"`
-		Raw     *string `json:"raw"`
-		RawCut  bool    `json:"raw_truncated"`
-		TTLMS   int64   `json:"ttl_ms"`
-		Limit   any     `json:"limit"`
-		WindowS any     `json:"window_s"`
-		Rule    *string `json:"rule"`
-		Status  string  `json:"status"`
+		Key       string  `json:"key"`
+		Type      string  `json:"type"`
+		Layout    string  `json:"layout"`
+		Value     any     `json:"value"`
+		Remaining any     `json:"remaining"`
+		Raw       *string `json:"raw"`
+		RawCut    bool    `json:"raw_truncated"`
+		TTLMS     int64   `json:"ttl_ms"`
+		Limit     any     `json:"limit"`
+		WindowS   any     `json:"window_s"`
+		Rule      *string `json:"rule"`
+		Status    string  `json:"status"`
 	}
 	doc := struct {
 		TakenAt  string    `json:"taken_at"`
@@ -148,7 +152,7 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 	}{TakenAt: takenAt.Format(time.RFC3339), Counters: []counter{}}
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
-		jc := counter{Key: model.JSONKey(c.Key), Type: model.JSONKey(c.Type), Value: f.value, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
+		jc := counter{Key: model.JSONKey(c.Key), Type: model.JSONKey(c.Type), Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window, Status: c.Status.String()}
 		if c.Type == "string" {
 			raw := model.JSONKey(c.Raw)
 			jc.Raw = &raw
@@ -195,11 +199,11 @@ func escapeTerminalActive(doc string) string {
 // helpers: integers exactly (json.Number), floats as float64 for
 // encoding/json to format; nil for null.
 type reference struct {
-	value, limit, window any
-	ttlMS                int64
-	pattern              string
-	ruled                bool
-	rawCut               bool // the string was not read whole
+	value, remaining, limit, window any
+	ttlMS                           int64
+	pattern                         string
+	ruled                           bool
+	rawCut                          bool // the string was not read whole
 }
 
 func referenceFields(c *model.Counter, takenAt time.Time, rules *model.Rules) reference {
@@ -209,6 +213,9 @@ func referenceFields(c *model.Counter, takenAt time.Time, rules *model.Rules) re
 		r.value = json.Number(strconv.FormatInt(c.Value.Int, 10))
 	case c.Value.Kind == model.KindFloat:
 		r.value = c.Value.Float // encoding/json fails on ±Inf or NaN, which a value never is
+	}
+	if c.HasRemaining {
+		r.remaining = c.Remaining
 	}
 	if c.HasTTL() {
 		r.ttlMS = max(c.Deadline().Sub(takenAt), 0).Milliseconds()
@@ -221,7 +228,7 @@ func referenceFields(c *model.Counter, takenAt time.Time, rules *model.Rules) re
 		r.window = rule.Window.Seconds()
 	}
 	r.pattern, r.ruled = rule.Pattern, c.Rule >= 0 && int(c.Rule) < len(rules.List)
-	r.rawCut = c.Type == "string" && (c.RawCut || len(c.Raw) >= 65536)
+	r.rawCut = c.Type == "string" && (c.RawCut || len(c.Raw) >= model.MaxRaw)
 	return r
 }
 
@@ -349,17 +356,17 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0], ","); got != "key,type,value,raw,ttl_ms,limit,window_s,rule,status,raw_truncated" {
+	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated" {
 		t.Errorf("header = %s", got)
 	}
 	want := map[string]string{
-		`rl:\e[31m`:   `rl:\e[31m,string,9223372036854775807,9223372036854775807,50000,100,60,rl:*,over,false`,
-		`line\nbreak`: `line\nbreak,string,2.5,2.5,-1,10,,,no-expiry,false`,
-		"rl:inf":      "rl:inf,string,,inf,-1,100,60,rl:*,not-counter,false",
-		"views:home":  "views:home,string,,1e400,-1,,,views:*,not-counter,false",
-		`bad\xffbyte`: `bad\xffbyte,string,,text\xfe,0,10,,,ok,false`,
-		`back\\slash`: `back\\slash,string,-3,-3,0,10,,,ok,false`,
-		"rl:hash":     "rl:hash,hash,,,-1,100,60,rl:*,not-counter,false",
+		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false`,
+		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false`,
+		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false",
+		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false",
+		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false`,
+		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false`,
+		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false",
 	}
 	for _, r := range records[1:] {
 		if w, ok := want[r[0]]; ok && strings.Join(r, ",") != w {
@@ -377,7 +384,7 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 	t.Helper()
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	cw.Write([]string{"key", "type", "value", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated"})
+	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated"})
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
 		rule := ""
@@ -385,7 +392,7 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 			rule = model.Printable(f.pattern)
 		}
 		cw.Write([]string{
-			model.Printable(c.Key), model.Printable(c.Type), f.text(t, f.value), model.Printable(c.Raw),
+			model.Printable(c.Key), model.Printable(c.Type), c.Layout.String(), f.text(t, f.value), f.text(t, f.remaining), model.Printable(c.Raw),
 			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut),
 		})
 	}
@@ -446,13 +453,13 @@ func TestWriteSnapshotInHalves(t *testing.T) {
 		t.Error("CSV in halves is not what encoding/csv writes")
 	}
 	lines := strings.Split(strings.TrimSuffix(write(FormatTable), "\n"), "\n")
-	col := strings.Index(lines[0], "VALUE")
+	col := strings.Index(lines[0], "LAYOUT")
 	if col != 3+70+tableGap {
-		t.Errorf("the widest key (73 runes) is in the second half, but VALUE starts at %d", col)
+		t.Errorf("the widest key (73 runes) is in the second half, but LAYOUT starts at %d", col)
 	}
 	for i, l := range lines[1:] {
 		if !strings.HasPrefix(l, model.Printable(rows[i].Key)+" ") || l[col-tableGap:col] != "  " || l[col] == ' ' {
-			t.Fatalf("line %d is %q, want the row of %s with VALUE at %d", i+1, l, rows[i].Key, col)
+			t.Fatalf("line %d is %q, want the row of %s with LAYOUT at %d", i+1, l, rows[i].Key, col)
 		}
 	}
 }
@@ -494,11 +501,11 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 func tabwriterTable(_ testing.TB, at time.Time, rows []*model.Counter, rules *model.Rules) string {
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
-	fmt.Fprintln(tw, "KEY\tVALUE\tLIMIT\tTTL\tSTATUS")
+	fmt.Fprintln(tw, strings.Join(tableHeader[:], "\t")+"\tSTATUS")
 	texts := newRuleTexts(rules)
 	for _, c := range rows {
-		key, value, limit := tableCells(c, texts, maxTableKey)
-		fmt.Fprintf(tw, "%s\t%s\t%s\t%s\t%s\n", key, value, limit, appendTTL(nil, ttlLeft(c.PTTL, at.Sub(c.ObservedAt))), c.Status)
+		cells := tableCells(c, texts, maxTableKey)
+		fmt.Fprintf(tw, "%s\t%s\t%s\n", strings.Join(cells[:], "\t"), appendTTL(nil, ttlLeft(c.PTTL, at.Sub(c.ObservedAt))), c.Status)
 	}
 	tw.Flush()
 	return want.String()
@@ -614,7 +621,11 @@ func (failingWriter) Write([]byte) (int, error) { return 0, errDiskFull }
 
 func TestWriteSnapshotTable(t *testing.T) {
 	rows, rules, at := snapshotRows(t)
-	rows = append(rows, &model.Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: model.StatusOK})
+	rows = append(rows, &model.Counter{Key: "long", Type: "string", Raw: strings.Repeat("x", 100), PTTL: 90_061_000, ObservedAt: at, Status: model.StatusOK, Layout: model.LayoutOther})
+	// A log: its value is the hits its layout reads.
+	log := model.Observation{Key: "rl:log", Type: "zset", PTTL: 30_000, At: at, Len: 40, Newest: float64(at.Unix()), Oldest: float64(at.Unix() - 100), InWindow: 12}
+	logRow := model.NewCounter(&log, rules)
+	rows = append(rows, &logRow)
 	var buf bytes.Buffer
 	if err := writeSnapshot(&buf, FormatTable, at, rows, rules); err != nil {
 		t.Fatal(err)
@@ -625,7 +636,7 @@ func TestWriteSnapshotTable(t *testing.T) {
 	if len(lines) != len(rows)+1 {
 		t.Fatalf("%d lines for %d rows:\n%s", len(lines), len(rows), out)
 	}
-	if !strings.HasPrefix(lines[0], "KEY") || strings.Fields(lines[0])[4] != "STATUS" {
+	if got := strings.Fields(lines[0]); !slices.Equal(got, []string{"KEY", "LAYOUT", "VALUE", "LEFT", "LIMIT", "TTL", "STATUS"}) {
 		t.Errorf("header: %q", lines[0])
 	}
 	var words []string
@@ -633,14 +644,15 @@ func TestWriteSnapshotTable(t *testing.T) {
 		words = append(words, strings.Join(strings.Fields(l), " "))
 	}
 	for _, want := range []string{
-		`rl:\e[31m 9223372036854775807 100 50s over`,
-		`line\nbreak 2.5 10 no expiry no-expiry`,
-		`bad\xffbyte text\xfe 10 0.0s ok`,
-		`back\\slash -3 10 0.0s ok`,
-		"rl:hash (hash) 100 no expiry not-counter",
-		"views:home 1e400 - no expiry not-counter",
-		"rl:inf inf 100 no expiry not-counter",
-		"long " + strings.Repeat("x", 39) + "… 100 1d01h ok",
+		`rl:\e[31m counter 9223372036854775807 0 100 50s over`,
+		`line\nbreak counter 2.5 7 10 no expiry no-expiry`,
+		`bad\xffbyte opaque text\xfe - 10 0.0s ok`,
+		`back\\slash counter -3 13 10 0.0s ok`,
+		"rl:hash other (hash) - 100 no expiry not-counter",
+		"views:home other 1e400 - - no expiry not-counter",
+		"rl:inf other inf - 100 no expiry not-counter",
+		"long other " + strings.Repeat("x", 39) + "… - 100 1d01h ok",
+		"rl:log log 12 88 100 30s ok",
 	} {
 		if !slices.Contains(words, want) {
 			t.Errorf("table lacks the row %q:\n%s", want, out)
@@ -809,7 +821,7 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 	rules := &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}}
 	s := model.NewStore(rules)
 	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
-	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,3,3,-1,10,45,nw:*,no-expiry,false\n"} {
+	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false\n"} {
 		var buf bytes.Buffer
 		if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
 			t.Fatal(err)
@@ -874,8 +886,8 @@ func TestSnapshotTableCutsLongNames(t *testing.T) {
 	if model.Cells(last) != maxTableKey || !strings.HasPrefix(last, "rl:tenant-") || !strings.HasSuffix(last, "tenant-end") || !strings.Contains(last, "…") {
 		t.Errorf("the long name reads %q (%d cells), want its start and end around a … in %d cells", last, model.Cells(last), maxTableKey)
 	}
-	if col := strings.Index(lines[0], "VALUE"); col != maxTableKey+tableGap {
-		t.Errorf("VALUE starts at %d, want %d", col, maxTableKey+tableGap)
+	if col := strings.Index(lines[0], "LAYOUT"); col != maxTableKey+tableGap {
+		t.Errorf("LAYOUT starts at %d, want %d", col, maxTableKey+tableGap)
 	}
 	for _, format := range []string{FormatJSON, FormatCSV} {
 		buf.Reset()
@@ -913,7 +925,7 @@ func TestSnapshotTableFitsTheTerminal(t *testing.T) {
 		}
 		return strings.Split(strings.TrimSuffix(buf.String(), "\n"), "\n")
 	}
-	for _, width := range []int{60, 80, 100} {
+	for _, width := range []int{80, 100, 120} {
 		lines := write(width)
 		for i, l := range lines {
 			if model.Cells(l) > width {
@@ -946,7 +958,7 @@ func TestSnapshotSaysRawIsCut(t *testing.T) {
 	var rows []*model.Counter
 	for i, o := range []model.Observation{
 		{Raw: strings.Repeat("7", model.MaxRaw), RawCut: true},
-		{Raw: strings.Repeat("7", model.MaxRaw)},
+		{Raw: strings.Repeat("7", 512)}, // read whole
 		{Raw: strings.Repeat("7", 65535)},
 		{Raw: strings.Repeat("7", 65536)},
 	} {
@@ -965,7 +977,7 @@ func TestSnapshotSaysRawIsCut(t *testing.T) {
 	}
 	lines := strings.Split(buf.String(), "\n")
 	for i, cut := range []bool{true, false, false, true} {
-		if strings.Contains(lines[i+1], strings.Repeat("7", 39)+"… (read in part)  100") != cut {
+		if strings.Contains(lines[i+1], strings.Repeat("7", 39)+"… (read in part)  -     100") != cut {
 			t.Errorf("row %d is %scut, but the table reads:\n%s", i, map[bool]string{false: "not "}[cut], lines[i+1])
 		}
 	}

@@ -15,7 +15,9 @@
 //     and in the poller while discovery passes go on;
 //  6. Go heap per tracked key with every key of the keyspace tracked.
 //
-// Frame cost (5) is a Go benchmark: see bench/scale.sh.
+// Frame cost (5) is a Go benchmark: see bench/scale.sh. With
+// -snapshot-only it measures (1) and the SLOWLOG alone, as for a mixed
+// keyspace (bench/scale.sh --mixed), whose keys no bare client reads.
 package main
 
 import (
@@ -58,6 +60,8 @@ func main() {
 	flag.IntVar(&cfg.sample, "sample", 1000, "keys the redis-cli-per-key baseline reads (it is slow)")
 	flag.BoolVar(&cfg.heap, "heap", true, "also track every key of the keyspace, to measure heap per key")
 	flag.DurationVar(&cfg.steady, "steady", 20*time.Second, "how long to watch the poller once its first pass is over")
+	flag.BoolVar(&cfg.snapshotOnly, "snapshot-only", false, "measure the cold snapshot (1) and the SLOWLOG only")
+	flag.DurationVar(&cfg.window, "window", 0, "the window of every key (--window), which a log's count inside it needs; 0: none")
 	flag.Parse()
 	if cfg.url == "" || cfg.bin == "" {
 		fmt.Fprintln(os.Stderr, "scale: -url and -countertop are required: run bench/scale.sh, which sets them")
@@ -74,6 +78,13 @@ type config struct {
 	runs, sample      int
 	heap              bool
 	steady            time.Duration
+	snapshotOnly      bool
+	window            time.Duration
+}
+
+// rules are the rules countertop reads under: the window of -window.
+func (cfg config) rules() *model.Rules {
+	return &model.Rules{Fallback: model.Rule{Window: cfg.window, ExpectTTL: true}}
 }
 
 // figures is everything measured, for the report.
@@ -136,6 +147,14 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 	}
 	if f.discards, err = repeat(cfg.runs, func() (snapshotRun, error) { return discard(ctx, rdb, cfg) }); err != nil {
 		return err
+	}
+	if cfg.snapshotOnly {
+		if f.slow, f.slowest, err = slowlog(ctx, rdb); err != nil {
+			return err
+		}
+		f.reportSnapshot(w)
+		f.reportSlowlog(w)
+		return nil
 	}
 	if f.bares, err = repeat(cfg.runs, func() (snapshotRun, error) { return bare(ctx, rdb, cfg) }); err != nil {
 		return err
@@ -210,6 +229,60 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 
 // report prints every figure next to its target.
 func (f *figures) report(w io.Writer) {
+	f.reportSnapshot(w)
+	med := f.snapshots[len(f.snapshots)/2]
+	perKey := time.Duration(float64(f.perKey) * float64(med.rows) / float64(f.sample))
+	fmt.Fprintf(w, "    without countertop: redis-cli --scan, then TTL and GET per key\n")
+	fmt.Fprintf(w, "      on one redis-cli reading commands    %s   %.1fx countertop's wall time\n", secs(f.oneCLI), float64(f.oneCLI)/float64(med.wall))
+	fmt.Fprintf(w, "      a redis-cli per command              %s for %d keys, about %s for %d: %.0fx\n",
+		secs(f.perKey), f.sample, secs(perKey), med.rows, float64(perKey)/float64(med.wall))
+
+	f.reportSlowlog(w)
+	fmt.Fprintf(w, "    each SCAN of a discovery walk, as Redis timed it: %v\n", f.scans)
+	fmt.Fprintf(w, "    another client's PING, idle:            %v\n", f.idle)
+	fmt.Fprintf(w, "    another client's PING, during snapshot: %v\n", f.during)
+
+	fmt.Fprintf(w, "\n(3) dashboard start-up over %d keys: first rows after %s; progress sent %d times; pass over after %s with %d keys\n",
+		f.keyspace, ms(f.pass.firstRows), len(f.pass.progress), secs(f.pass.done), f.pass.keys)
+	for _, q := range sample(f.pass.progress, 6) {
+		fmt.Fprintf(w, "    at %9s: scanning… %d keys seen, %d matched\n", ms(q.at), q.seen, q.matched)
+	}
+
+	refresh := f.refresh[len(f.refresh)/2]
+	fmt.Fprintf(w, "\n(4) refreshing %d known keys (Fetch, median of %d): %s, %.0f keys/s   target well under %v   %s\n",
+		f.refreshed, len(f.refresh), secs(refresh), float64(f.refreshed)/refresh.Seconds(), targetInterval, verdict(refresh <= targetInterval/2))
+	fmt.Fprintf(w, "    a discovery pass (SCAN of %d keys, reading the matches) took %s\n", f.keyspace, secs(f.pass.done))
+	st := f.steady
+	cycles := st.window.Seconds() / targetInterval.Seconds()
+	fmt.Fprintf(w, "    the poller at a %v interval, for %s after its first pass: a pass under way %.0f%% of the time, %d passes ended\n",
+		targetInterval, secs(st.window), 100*st.scanning.Seconds()/st.window.Seconds(), st.passes)
+	fmt.Fprintf(w, "      a known key read again every   %v   target %v   %s\n", st.periods, targetInterval, verdict(st.periods.at(0.99) < targetInterval*3/2))
+	fmt.Fprintf(w, "      Redis time per cycle           SCAN %s (%.0f calls), the reads of the keys %s\n",
+		ms(time.Duration(float64(st.server.time("scan"))/cycles)), float64(st.server.count("scan"))/cycles,
+		ms(time.Duration(float64(st.server.time(keyCommands...))/cycles)))
+	fmt.Fprintf(w, "      another client's PING meanwhile %v\n", st.ping)
+
+	if f.heapKeys > 0 {
+		fmt.Fprintf(w, "\n(6) Go heap with all %d keys tracked (Store + poller): %.0f B/key   target <= %d   %s\n",
+			f.heapKeys, f.heap, targetHeap, verdict(f.heap <= targetHeap))
+	}
+}
+
+// reportSlowlog prints (2)'s count of slow commands.
+func (f *figures) reportSlowlog(w io.Writer) {
+	what := fmt.Sprintf("snapshots, a dashboard pass, %d refreshes, %s of polling", len(f.refresh), secs(f.steady.window))
+	if len(f.refresh) == 0 {
+		what = "snapshots"
+	}
+	fmt.Fprintf(w, "\n(2) commands over %v in SLOWLOG (%s): %d   target 0   %s\n", targetSlowest, what, f.slow, verdict(f.slow == 0))
+	if f.slow > 0 {
+		fmt.Fprintf(w, "    they were: %s\n", f.slowest)
+	}
+}
+
+// reportSnapshot prints (1): the cold snapshot's wall time against the
+// time Redis spent on its reads, and what it sent per key.
+func (f *figures) reportSnapshot(w io.Writer) {
 	med := f.snapshots[len(f.snapshots)/2]
 	redisTime := med.server.time(readCommands...)
 	ratio := float64(med.wall) / float64(redisTime)
@@ -234,52 +307,16 @@ func (f *figures) report(w io.Writer) {
 	fmt.Fprintf(w, "    no output): wall %s, Redis time %s: %.2fx, Redis busy %.0f%% of it%s\n",
 		secs(d.wall), secs(d.server.time(readCommands...)), float64(d.wall)/float64(d.server.time(readCommands...)),
 		100*float64(d.server.cpu)/float64(d.wall), idle(d))
-	b := f.bares[len(f.bares)/2]
-	fmt.Fprintf(w, "    the same work by a bare client (raw sockets, each reply skipped as it is read, nothing kept;\n")
-	fmt.Fprintf(w, "    the least any client can take here): wall %s for %d keys, Redis time %s: %.2fx, Redis busy %.0f%% of it%s\n",
-		secs(b.wall), b.rows, secs(b.server.time(readCommands...)), float64(b.wall)/float64(b.server.time(readCommands...)),
-		100*float64(b.server.cpu)/float64(b.wall), idle(b))
-	fmt.Fprintf(w, "    commands per key           %.3f (GETRANGE + PTTL, TYPE for keys that are not strings) + %.4f SCAN\n",
-		float64(med.server.count("getrange", "pttl", "type"))/float64(med.rows), float64(med.server.count("scan"))/float64(med.rows))
-	perKey := time.Duration(float64(f.perKey) * float64(med.rows) / float64(f.sample))
-	fmt.Fprintf(w, "    without countertop: redis-cli --scan, then TTL and GET per key\n")
-	fmt.Fprintf(w, "      on one redis-cli reading commands    %s   %.1fx countertop's wall time\n", secs(f.oneCLI), float64(f.oneCLI)/float64(med.wall))
-	fmt.Fprintf(w, "      a redis-cli per command              %s for %d keys, about %s for %d: %.0fx\n",
-		secs(f.perKey), f.sample, secs(perKey), med.rows, float64(perKey)/float64(med.wall))
-
-	fmt.Fprintf(w, "\n(2) commands over %v in SLOWLOG (snapshots, a dashboard pass, %d refreshes, %s of polling): %d   target 0   %s\n",
-		targetSlowest, len(f.refresh), secs(f.steady.window), f.slow, verdict(f.slow == 0))
-	if f.slow > 0 {
-		fmt.Fprintf(w, "    they were: %s\n", f.slowest)
+	if len(f.bares) > 0 {
+		b := f.bares[len(f.bares)/2]
+		fmt.Fprintf(w, "    the same work by a bare client (raw sockets, each reply skipped as it is read, nothing kept;\n")
+		fmt.Fprintf(w, "    the least any client can take here): wall %s for %d keys, Redis time %s: %.2fx, Redis busy %.0f%% of it%s\n",
+			secs(b.wall), b.rows, secs(b.server.time(readCommands...)), float64(b.wall)/float64(b.server.time(readCommands...)),
+			100*float64(b.server.cpu)/float64(b.wall), idle(b))
 	}
-	fmt.Fprintf(w, "    each SCAN of a discovery walk, as Redis timed it: %v\n", f.scans)
-	fmt.Fprintf(w, "    another client's PING, idle:            %v\n", f.idle)
-	fmt.Fprintf(w, "    another client's PING, during snapshot: %v\n", f.during)
-
-	fmt.Fprintf(w, "\n(3) dashboard start-up over %d keys: first rows after %s; progress sent %d times; pass over after %s with %d keys\n",
-		f.keyspace, ms(f.pass.firstRows), len(f.pass.progress), secs(f.pass.done), f.pass.keys)
-	for _, q := range sample(f.pass.progress, 6) {
-		fmt.Fprintf(w, "    at %9s: scanning… %d keys seen, %d matched\n", ms(q.at), q.seen, q.matched)
-	}
-
-	refresh := f.refresh[len(f.refresh)/2]
-	fmt.Fprintf(w, "\n(4) refreshing %d known keys (Fetch, median of %d): %s, %.0f keys/s   target well under %v   %s\n",
-		f.refreshed, len(f.refresh), secs(refresh), float64(f.refreshed)/refresh.Seconds(), targetInterval, verdict(refresh <= targetInterval/2))
-	fmt.Fprintf(w, "    a discovery pass (SCAN of %d keys, reading the matches) took %s\n", f.keyspace, secs(f.pass.done))
-	st := f.steady
-	cycles := st.window.Seconds() / targetInterval.Seconds()
-	fmt.Fprintf(w, "    the poller at a %v interval, for %s after its first pass: a pass under way %.0f%% of the time, %d passes ended\n",
-		targetInterval, secs(st.window), 100*st.scanning.Seconds()/st.window.Seconds(), st.passes)
-	fmt.Fprintf(w, "      a known key read again every   %v   target %v   %s\n", st.periods, targetInterval, verdict(st.periods.at(0.99) < targetInterval*3/2))
-	fmt.Fprintf(w, "      Redis time per cycle           SCAN %s (%.0f calls), GETRANGE + PTTL + TYPE %s\n",
-		ms(time.Duration(float64(st.server.time("scan"))/cycles)), float64(st.server.count("scan"))/cycles,
-		ms(time.Duration(float64(st.server.time("getrange", "pttl", "type"))/cycles)))
-	fmt.Fprintf(w, "      another client's PING meanwhile %v\n", st.ping)
-
-	if f.heapKeys > 0 {
-		fmt.Fprintf(w, "\n(6) Go heap with all %d keys tracked (Store + poller): %.0f B/key   target <= %d   %s\n",
-			f.heapKeys, f.heap, targetHeap, verdict(f.heap <= targetHeap))
-	}
+	fmt.Fprintf(w, "    commands per key           %.3f (GETRANGE + PTTL; TYPE and a layout's reads for keys that are not strings) + %.4f SCAN\n",
+		float64(med.server.count(keyCommands...))/float64(med.rows), float64(med.server.count("scan"))/float64(med.rows))
+	fmt.Fprintf(w, "      by command               %s\n", med.server.perKey(med.rows))
 }
 
 // snapshotRun is one timed `countertop snapshot`.
@@ -320,7 +357,11 @@ func snapshot(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, 
 	if err != nil {
 		return snapshotRun{}, err
 	}
-	r, err := countertop(ctx, cfg.bin, "snapshot", "--url", cfg.url, "--pattern", cfg.pattern)
+	args := []string{"snapshot", "--url", cfg.url, "--pattern", cfg.pattern}
+	if cfg.window > 0 {
+		args = append(args, "--window", cfg.window.String())
+	}
+	r, err := countertop(ctx, cfg.bin, args...)
 	if err != nil {
 		return snapshotRun{}, err
 	}
@@ -336,7 +377,7 @@ func snapshot(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, 
 // a callback that keeps nothing: the reads alone, the least any snapshot
 // this way can take.
 func discard(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
-	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: rdb.Options().Password})
+	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: rdb.Options().Password, Rules: cfg.rules()})
 	if err != nil {
 		return snapshotRun{}, err
 	}

@@ -17,8 +17,11 @@ import (
 )
 
 // readCommands are the commands countertop reads with; their server time is
-// what a pass costs Redis.
-var readCommands = []string{"scan", "getrange", "pttl", "type"}
+// what a pass costs Redis. keyCommands are those sent per key: all but SCAN.
+var (
+	readCommands = append([]string{"scan"}, keyCommands...)
+	keyCommands  = []string{"getrange", "pttl", "type", "hlen", "hgetall", "hmget", "zcard", "zrange", "zcount", "llen", "lindex", "lrange", "scard", "xlen"}
+)
 
 // serverStats is what Redis says it has done so far: per command, calls and
 // microseconds spent executing (INFO commandstats), and its CPU time; and,
@@ -165,6 +168,18 @@ func (s serverStats) breakdown() string {
 	for _, c := range readCommands {
 		if s.calls[c] > 0 {
 			parts = append(parts, fmt.Sprintf("%s %s", c, secs(s.time(c))))
+		}
+	}
+	return strings.Join(parts, ", ")
+}
+
+// perKey is how many times each command of keyCommands ran per key of
+// rows, for the report: "getrange 1.000, pttl 1.000, type 0.001".
+func (s serverStats) perKey(rows int) string {
+	var parts []string
+	for _, c := range keyCommands {
+		if s.calls[c] > 0 {
+			parts = append(parts, fmt.Sprintf("%s %.3f", c, float64(s.calls[c])/float64(rows)))
 		}
 	}
 	return strings.Join(parts, ", ")

@@ -1,5 +1,6 @@
 // Command seed fills a Redis with a benchmark keyspace (see package
-// bench/seed): N keys, M of them counters matching "ratelimit:*".
+// bench/seed): N keys, M of them counters matching "ratelimit:*" (with
+// -mixed, keys of every layout).
 //
 //	go run ./bench/cmd/seed -url redis://127.0.0.1:PORT/0 -keys 1000000 -matching 100000
 //
@@ -26,6 +27,7 @@ func main() {
 	flag.IntVar(&spec.NoTTLEvery, "no-ttl-every", 50, "every Nth counter has no expiry (0: none)")
 	flag.IntVar(&spec.HashEvery, "hash-every", 1000, "every Nth matching key is a hash (0: none)")
 	flag.DurationVar(&spec.TTL, "ttl", 2*time.Hour, "expiry of the keys that have one, plus up to an hour")
+	flag.BoolVar(&spec.Mixed, "mixed", false, "write the matching keys in every layout (counters, windows, GCRA, buckets, logs of 10 to 100,000 entries)")
 	flag.Parse()
 	if *url == "" {
 		fmt.Fprintln(os.Stderr, "seed: -url is required: name the Redis to fill (never a shared one)")
