@@ -90,7 +90,7 @@ func (m *Model) detailView() []string {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
 	lines = append(lines,
-		field("value", formatValue(&c)),
+		field("value", formatValue(&c, now)),
 		field("TTL", m.theme.style(ttlTone).Render(ttl)),
 		field("limit", limit))
 	lines = append(lines, wrapped("window", window)...)
