@@ -34,7 +34,7 @@ func formatValue(c *model.Counter, now time.Time) string {
 			return "—"
 		}
 		if left := c.At.Sub(now); left > 0 {
-			return "frees in " + model.FormatDuration(left.Round(time.Second))
+			return "frees in " + model.FormatDuration(left)
 		}
 		return "free"
 	case model.LayoutTimestamp:
