@@ -36,6 +36,10 @@ type Demo struct {
 	rdb     *redis.Client // the simulated applications' connection
 	rng     *rand.Rand    // used by the traffic goroutine only
 	writers []*writer
+	// limiters write keys of other layouts; clock is the time they
+	// write, which moves with the server's (see advance).
+	limiters []*limiter
+	clock    time.Time
 
 	stop      context.CancelFunc
 	done      chan struct{} // closed when the traffic goroutine has returned
@@ -67,9 +71,11 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 			// miniredis does not know CLIENT SETINFO.
 			DisableIdentity: true,
 		}),
-		rng:     rand.New(rand.NewPCG(uint64(o.Seed), 0)),
-		writers: writers(),
-		done:    make(chan struct{}),
+		rng:      rand.New(rand.NewPCG(uint64(o.Seed), 0)),
+		writers:  writers(),
+		limiters: limiters(),
+		clock:    time.Now(),
+		done:     make(chan struct{}),
 	}
 	if err := d.seed(ctx); err != nil {
 		d.rdb.Close()
@@ -90,12 +96,12 @@ func (d *Demo) URL() string { return "redis://" + d.addr + "/0" }
 
 // Rules are the rules the demo's keys are meant to be read with.
 func (d *Demo) Rules() []model.Rule {
-	return []model.Rule{
+	return append(layoutRules(), []model.Rule{
 		{Pattern: "ratelimit:login:*", Limit: loginLimit, Window: loginWindow, ExpectTTL: true},
 		{Pattern: "ratelimit:api:*", Limit: apiLimit, Window: apiWindow, ExpectTTL: true},
 		{Pattern: "billing:*", Limit: billingLimit, Window: billingWindow, ExpectTTL: true},
 		{Pattern: "views:*", ExpectTTL: false},
-	}
+	}...)
 }
 
 // Patterns are the globs that find every demo key.
@@ -141,5 +147,6 @@ func (d *Demo) run(ctx context.Context, tick time.Duration) {
 // pause (a suspended laptop) the clock catches up, the traffic does not.
 func (d *Demo) advance(ctx context.Context, dt time.Duration) {
 	d.srv.FastForward(dt)
+	d.clock = d.clock.Add(dt)
 	d.send(ctx, min(dt, time.Second))
 }

@@ -367,3 +367,106 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 		time.Sleep(5 * time.Millisecond)
 	}
 }
+
+// Among the simulated clients are the string layouts a limiter library
+// writes, read as that layout with the status that means the right thing
+// for it: a GCRA key that refuses hits is over, one that lets them through
+// ok, and a past window's key without a TTL is a leak (not a lock-out).
+func TestShowsEveryLayout(t *testing.T) {
+	d, rdb := open(t, 1)
+	play(t, d, 50)
+	ctx := t.Context()
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: d.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	names, err := rdb.Keys(ctx, "ratelimit:*").Result()
+	if err != nil {
+		t.Fatal(err)
+	}
+	obs, err := c.Fetch(ctx, names)
+	if err != nil {
+		t.Fatal(err)
+	}
+	rules := model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
+	got := map[string]model.Counter{}
+	for i := range obs {
+		// The test moved the demo's clock 5s in no time: read as of that
+		// clock, the time its clients wrote in.
+		obs[i].At = d.clock
+		k := model.NewCounter(&obs[i], &rules)
+		got[k.Key] = k
+	}
+	// A window's name is its number: find the keys by what comes before.
+	named := func(prefix string) string {
+		for _, n := range names {
+			if strings.HasPrefix(n, prefix) {
+				return n
+			}
+		}
+		return prefix + "…"
+	}
+	current, leaked := named("ratelimit:win:acme:"), named("ratelimit:win:legacy:")
+	for _, want := range []struct {
+		key    string
+		layout model.Layout
+		status model.Status
+	}{
+		{"ratelimit:gcra:acme", model.LayoutGCRA, model.StatusOK},
+		{"ratelimit:gcra:scraper", model.LayoutGCRA, model.StatusOver},
+		{leaked, model.LayoutWindow, model.StatusLeak},
+	} {
+		k, ok := got[want.key]
+		if !ok {
+			t.Errorf("no key %s among %v", want.key, names)
+			continue
+		}
+		if k.Layout != want.layout || k.Status != want.status {
+			t.Errorf("%s reads as %s, %s; want %s, %s (%s)", want.key, k.Layout, k.Status, want.layout, want.status, k.Clue)
+		}
+	}
+	if k, ok := got[current]; !ok || k.Layout != model.LayoutWindow || k.Status != model.StatusOK || k.Window.Identity != "ratelimit:win:acme" {
+		t.Errorf("the live window's key %s reads as %+v", current, k)
+	}
+}
+
+// The logs and the bucket are written as their libraries write them: a
+// sorted set and a list of hit times in ms with PEXPIRE the window on each
+// hit, a hash of tokens and refilledAt; and the forgotten log has no TTL.
+func TestWritesLogsAndBucketsAsLibrariesDo(t *testing.T) {
+	d, rdb := open(t, 1)
+	play(t, d, 50)
+	ctx := t.Context()
+	nowMs := float64(d.clock.UnixMilli())
+	recent := func(score float64) bool { return score <= nowMs && score > nowMs-float64(logWindow.Milliseconds()) }
+
+	for key, wantTTL := range map[string]bool{"ratelimit:log:acme": true, "ratelimit:log:forgotten": false} {
+		typ, _, pttl := read(t, rdb, key)
+		hits, err := rdb.ZRangeWithScores(ctx, key, 0, -1).Result()
+		if err != nil || typ != "zset" || len(hits) == 0 || (pttl > 0) != wantTTL || wantTTL && pttl > logWindow.Milliseconds() {
+			t.Fatalf("%s: type %s, %d hits, PTTL %d, %v", key, typ, len(hits), pttl, err)
+		}
+		if wantTTL && !recent(hits[len(hits)-1].Score) {
+			t.Errorf("%s: newest hit at %v, not within the window before %v", key, hits[len(hits)-1].Score, nowMs)
+		}
+	}
+
+	typ, _, pttl := read(t, rdb, "ratelimit:list:acme")
+	entries, err := rdb.LRange(ctx, "ratelimit:list:acme", 0, -1).Result()
+	if err != nil || typ != "list" || len(entries) == 0 || len(entries) > logLimit || pttl <= 0 {
+		t.Fatalf("list log: type %s, %d entries, PTTL %d, %v", typ, len(entries), pttl, err)
+	}
+	if newest := model.ParseScore(entries[0]); !recent(newest) {
+		t.Errorf("list log: newest entry %q, not a time in ms within the window", entries[0])
+	}
+
+	fields, err := rdb.HGetAll(ctx, "ratelimit:bucket:acme").Result()
+	tokens, terr := strconv.ParseFloat(fields["tokens"], 64)
+	if err != nil || terr != nil || tokens < 0 || tokens > bucketSize || !recent(model.ParseScore(fields["refilledAt"])) {
+		t.Fatalf("bucket: %v, %v", fields, err)
+	}
+	if _, _, pttl := read(t, rdb, "ratelimit:bucket:acme"); pttl <= 0 {
+		t.Errorf("bucket: PTTL %d, want the window set on each hit", pttl)
+	}
+}

@@ -161,6 +161,10 @@ func (d *Demo) seed(ctx context.Context) error {
 			"api_limit", apiLimit, "api_window", apiWindow.String(),
 			"login_limit", loginLimit, "login_window", loginWindow.String())
 		pipe.Set(ctx, "ratelimit:api:note", "limits raised for acme until Friday", 0)
+		seedLayouts(ctx, pipe, d.clock)
+		for _, l := range d.limiters {
+			l.hit(ctx, pipe, l, d.clock) // a first request, so the key is there from the start
+		}
 		return nil
 	})
 	return err
@@ -185,6 +189,13 @@ func (d *Demo) send(ctx context.Context, dt time.Duration) {
 				w.write(ctx, pipe)
 			}
 			last = append(last, sent{w, w.write(ctx, pipe)})
+		}
+		for _, l := range d.limiters {
+			// Requests spread over dt, so that the times they write differ.
+			n := int(l.rate*dt.Seconds() + d.rng.Float64())
+			for i := range n {
+				l.hit(ctx, pipe, l, d.clock.Add(-dt+dt*time.Duration(i+1)/time.Duration(n)))
+			}
 		}
 		return nil
 	})

@@ -89,8 +89,9 @@ func (m *Model) detailView() []string {
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
+	lines = append(lines, m.layoutLines(&c, wrapped)...)
 	lines = append(lines,
-		field("value", formatValue(&c)),
+		field("value", formatValue(&c, now)),
 		field("TTL", m.theme.style(ttlTone).Render(ttl)),
 		field("limit", limit))
 	lines = append(lines, wrapped("window", window)...)
@@ -101,6 +102,42 @@ func (m *Model) detailView() []string {
 		field("type", model.Printable(c.Type)),
 		field("raw", raw),
 	)
+}
+
+// layoutLines are the detail screen's lines on how the key was read: its
+// layout (and whether that is a guess), the commands and clue that chose
+// it, the hits left, and a window key's identity.
+func (m *Model) layoutLines(c *model.Counter, wrapped func(label, value string) []string) []string {
+	layout := c.Layout.String()
+	if c.Field != "" {
+		layout += ", field " + quote(c.Field)
+	}
+	if c.Guess {
+		layout += " (a guess from the key's shape: a rule's layout = \"…\" settles it)"
+	}
+	lines := wrapped("layout", layout)
+	if c.Clue != "" {
+		lines = append(lines, wrapped("read", model.Printable(c.Clue))...)
+	}
+	if c.HasRemaining {
+		lines = append(lines, wrapped("remaining", formatNumber(c.Remaining)+" more hits allowed")...)
+	}
+	if c.Layout == model.LayoutWindow && c.Window.Identity != "" {
+		identity := quote(c.Window.Identity)
+		if c.Window.Part != "" {
+			identity += ", window " + quote(c.Window.Part)
+			if !c.Window.Start.IsZero() {
+				identity += " from " + c.Window.Start.Local().Format("2006-01-02 15:04:05")
+			}
+			if c.Window.Past {
+				identity += " (a past window: nobody counts in it any more)"
+			} else {
+				identity += " (the current window)"
+			}
+		}
+		lines = append(lines, wrapped("identity", identity)...)
+	}
+	return lines
 }
 
 // maxKeyLines is how many lines the detail screen gives a key's name.
@@ -134,7 +171,19 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 			s += fmt.Sprintf(", so once it reaches its limit of %s every request it counts is refused for good", limit)
 		}
 		return s + ". " + m.repairHint(c.Key, rule)
+	case model.StatusLeak:
+		what := "A past window's key with no TTL"
+		if c.Layout == model.LayoutTimestamp {
+			what = "A time that has passed, with no TTL"
+		}
+		return what + ": nobody reads it again and nothing frees it, so it holds memory for good, and under a volatile-* eviction policy (which evicts only keys with a TTL) it is never evicted. " + m.repairHint(c.Key, rule)
 	case model.StatusOver:
+		switch c.Layout {
+		case model.LayoutBucket:
+			return "Empty: no tokens left, so requests it limits are refused until it refills."
+		case model.LayoutGCRA:
+			return fmt.Sprintf("Refusing hits: its arrival time is more than a window ahead; it frees in %s.", model.FormatDuration(max(0, c.At.Sub(now))))
+		}
 		if c.HasTTL() {
 			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, model.FormatDuration(left))
 		}
@@ -147,6 +196,14 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 		frac, _ := c.Percent(rule.Limit)
 		return fmt.Sprintf("At %s of its limit of %s (warns from %s).", formatPercent(frac), limit, formatPercent(warnAt))
 	case model.StatusOK:
+		switch c.Layout {
+		case model.LayoutGCRA:
+			return "A GCRA key letting hits through: it holds when the limiter frees, not a count."
+		case model.LayoutTimestamp:
+			return "A time a limiter keeps (a block's end, a window's start); only its expiry is checked."
+		case model.LayoutOpaque:
+			return "State a library serialised; countertop cannot read it, so only its expiry is checked."
+		}
 		switch {
 		case !c.HasTTL() && listed:
 			return "A number with no expiry, as its rule wants (expect_ttl = false)."

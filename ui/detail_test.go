@@ -1,8 +1,10 @@
 package ui
 
 import (
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -65,5 +67,43 @@ func TestNarrowDetailWrapsTheRule(t *testing.T) {
 	m, _ = press(m, "<enter>")
 	if s := flat(m); !strings.Contains(s, "rule none matched (the --limit/--window fallback applies)") {
 		t.Errorf("the rule is not whole at 40 columns:\n%s", plain(m))
+	}
+}
+
+// The detail screen of a past window's key without a TTL says it is a
+// leak and why that matters, how the key was read, and the window's
+// identity; a GCRA key's says when it frees, not a count.
+func TestDetailSaysHowAKeyWasRead(t *testing.T) {
+	past := strconv.FormatInt(t0.Unix()/60-5, 10)
+	obs := []model.Observation{
+		str("ratelimit:win:"+past, "7", model.PTTLNoExpiry),
+		str("ratelimit:gcra:1", gcraTAT(t0.Add(12*time.Second)), 12_000),
+	}
+	m := newModel(t, newFakeWriter().seed(obs...), 120, 40, obs...)
+	m = selectKey(t, m, "ratelimit:win:"+past)
+	m, _ = press(m, "<enter>")
+	screen := flat(m)
+	for _, want := range []string{
+		"status leak",
+		"never evicted",
+		"volatile-*",
+		"Press e to send",
+		"layout window",
+		`identity "ratelimit:win", window "` + past + `"`,
+		"a past window",
+		"read ",
+	} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the leaked window's detail does not say %q:\n%s", want, plain(m))
+		}
+	}
+	m, _ = press(m, "<esc>")
+	m = selectKey(t, m, "ratelimit:gcra:1")
+	m, _ = press(m, "<enter>")
+	screen = flat(m)
+	for _, want := range []string{"layout gcra", "value frees in 1", "not a count"} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the GCRA key's detail does not say %q:\n%s", want, plain(m))
+		}
 	}
 }

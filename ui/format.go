@@ -23,14 +23,45 @@ func parseWindow(s string) (time.Duration, error) {
 	return d, nil
 }
 
-// formatValue is the VALUE cell: integers exactly, floats as stored, and for
-// keys that hold no number, their type ("text" for a non-numeric string).
-func formatValue(c *model.Counter) string {
+// formatValue is the VALUE cell as of now, by layout: integers exactly,
+// floats as stored, a bucket's tokens left, when a GCRA key frees, a
+// timestamp's time, opaque state's size; for keys that hold no number,
+// their type ("text" for a non-numeric string).
+func formatValue(c *model.Counter, now time.Time) string {
+	switch c.Layout {
+	case model.LayoutGCRA:
+		if c.At.IsZero() {
+			return "—"
+		}
+		if left := c.At.Sub(now); left > 0 {
+			return "frees in " + model.FormatDuration(left)
+		}
+		return "free"
+	case model.LayoutTimestamp:
+		if c.At.IsZero() {
+			return "—"
+		}
+		return formatTime(c.At, now)
+	case model.LayoutOpaque:
+		size := formatBytes(len(c.Raw))
+		if c.RawCut {
+			return "≥" + size
+		}
+		return size
+	}
 	switch c.Value.Kind {
 	case model.KindInt:
-		return strconv.FormatInt(c.Value.Int, 10)
+		s := strconv.FormatInt(c.Value.Int, 10)
+		if c.Layout == model.LayoutBucket {
+			s += " left"
+		}
+		return s
 	case model.KindFloat:
-		return model.Printable(c.Raw)
+		s := model.Printable(c.Raw)
+		if c.Layout == model.LayoutBucket {
+			s = strconv.FormatFloat(c.Value.Float, 'f', -1, 64) + " left" // a bucket's tokens may not be its Raw
+		}
+		return s
 	}
 	if c.Type == "string" {
 		return "text"
@@ -38,13 +69,34 @@ func formatValue(c *model.Counter) string {
 	return model.Printable(c.Type)
 }
 
+// formatTime is t in local time: the clock time on the day of now, with
+// the date otherwise, as a time a day off reads as the same clock time.
+func formatTime(t, now time.Time) string {
+	t, now = t.Local(), now.Local()
+	if y, m, d := t.Date(); y == now.Year() && m == now.Month() && d == now.Day() {
+		return t.Format("15:04:05")
+	}
+	return t.Format("2006-01-02 15:04")
+}
+
+// formatBytes is a size in B, KiB or MiB.
+func formatBytes(n int) string {
+	switch {
+	case n < 1<<10:
+		return strconv.Itoa(n) + " B"
+	case n < 1<<20:
+		return strconv.FormatFloat(float64(n)/(1<<10), 'f', 1, 64) + " KiB"
+	}
+	return strconv.FormatFloat(float64(n)/(1<<20), 'f', 1, 64) + " MiB"
+}
+
 // valueCell is formatValue in at most width cells. A number too long for
 // them is rounded to three significant digits or fewer, with an exponent
 // where it needs one (12345678901234567 is 1.23e16), never cut: a number
 // with its end cut off reads as a smaller one, and more digits of a
 // rounded one are hard to read. Other values are cut, with an ellipsis.
-func valueCell(c *model.Counter, width int) string {
-	s := formatValue(c)
+func valueCell(c *model.Counter, width int, now time.Time) string {
+	s := formatValue(c, now)
 	if cells(s) <= width || c.Value.Kind == model.KindNone {
 		return truncate(s, width)
 	}

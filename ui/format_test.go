@@ -105,7 +105,7 @@ func TestValueCellNeverCutsANumber(t *testing.T) {
 	} {
 		o := str("k", tc.raw, 1000)
 		c := model.NewCounter(&o, rules)
-		got := valueCell(&c, tc.width)
+		got := valueCell(&c, tc.width, time.Now())
 		if got != tc.want {
 			t.Errorf("valueCell(%s, %d) = %q, want %q", tc.raw, tc.width, got, tc.want)
 		}

@@ -16,6 +16,7 @@ const (
 	ttlWidth     = 12 // "∞ persistent"
 	rateWidth    = 8
 	statusWidth  = 11 // "not-counter"
+	layoutWidth  = 7  // "counter"; see layoutNames
 	minKeyWidth  = 24 // below this, RATE and then the gauge give way
 	maxValue     = 20 // a signed 64-bit integer; longer floats are cut
 )
@@ -38,6 +39,7 @@ type columns struct {
 	key, value, limit int // limit 0: no LIMIT column
 	ttl, status       int
 	gauge, rate       bool
+	layout            bool   // the LAYOUT column
 	gap               string // between columns
 }
 
@@ -53,6 +55,9 @@ func (c columns) fixed() int {
 	}
 	if c.rate {
 		w += rateWidth + g
+	}
+	if c.layout {
+		w += layoutWidth + g
 	}
 	return w
 }
@@ -77,19 +82,21 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 	percentOnly := max(percentWidth, len("LIMIT")+arrow(model.SortPercent))
 	c := columns{
 		value: max(value, minValue), limit: percentWidth + 1 + gaugeCells, ttl: ttlWidth, status: statusWidth,
-		gauge: true, rate: true, gap: gap,
+		gauge: true, rate: true, layout: true, gap: gap,
 	}
 	fair := min(minKeyWidth, (width-gutterWidth)/3, max(key, len("KEY")+arrow(model.SortKeyName)))
 	type step struct {
 		goal int
 		give func(*columns)
 	}
-	// Under minKeyWidth, RATE goes, then the gauge (the percentage stays).
+	// Under minKeyWidth, LAYOUT goes (VALUE still reads "frees in 3s", "7
+	// left"), then RATE, then the gauge (the percentage stays).
+	dropLayout := step{minKeyWidth, func(c *columns) { c.layout = false }}
 	dropRate := step{minKeyWidth, func(c *columns) { c.rate = false }}
 	dropGauge := step{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }}
-	first := []step{dropRate, dropGauge}
+	first := []step{dropLayout, dropRate, dropGauge}
 	if sorted == model.SortRate {
-		first = []step{dropGauge, dropRate} // the column the rows are in the order of stays longest
+		first = []step{dropLayout, dropGauge, dropRate} // the column the rows are in the order of stays longest
 	}
 	// Under KEY's fair share (a third of the row, or what the names need),
 	// TTL and the gaps narrow, LIMIT goes (STATUS still says over and
@@ -130,11 +137,20 @@ func (m *Model) columns() columns { return m.columnsFor(m.store.Rows(m.offset, m
 // columnsFor is the table's shape for rows, the ones on screen: VALUE is as
 // wide as their values.
 func (m *Model) columnsFor(rows []model.Counter) columns {
+	now := m.clock()
 	valueWidth := 0
 	for i := range rows {
-		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i]))))
+		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i], now))))
 	}
 	return layout(m.width, valueWidth, m.widestKey, m.store.Sort())
+}
+
+// layoutNames is each layout's LAYOUT cell, at most layoutWidth cells:
+// the names rules use, shortened only where they are longer.
+var layoutNames = [model.NumLayouts]string{
+	model.LayoutAuto: "—", model.LayoutCounter: "counter", model.LayoutWindow: "window",
+	model.LayoutLog: "log", model.LayoutBucket: "bucket", model.LayoutGCRA: "gcra",
+	model.LayoutTimestamp: "time", model.LayoutOpaque: "opaque", model.LayoutOther: "—",
 }
 
 // tableRows is how many counters fit under the column titles.
@@ -145,13 +161,13 @@ func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
 // so a frame costs the same at ten keys or a million.
 func (m *Model) tableView(height int) []string {
 	rows := m.store.Rows(m.offset, max(0, height-1))
+	now := m.clock()
 	cols := m.columnsFor(rows)
 	lines := make([]string, 0, height)
 	lines = append(lines, truncate(m.titles(cols), m.width))
 	if len(rows) == 0 {
 		return append(lines, m.emptyMessage(height-1)...)
 	}
-	now := m.clock()
 	names := make([]string, len(rows))
 	for i := range rows {
 		names[i] = model.Printable(rows[i].Key)
@@ -246,6 +262,9 @@ func (m *Model) titles(c columns) string {
 	if c.rate {
 		cells = append(cells, padLeft(title("RATE", model.SortRate), rateWidth))
 	}
+	if c.layout {
+		cells = append(cells, padRight("LAYOUT", layoutWidth))
+	}
 	cells = append(cells, padRight("STATUS", c.status))
 	return m.theme.Heading.Render(strings.Join(cells, c.gap))
 }
@@ -318,7 +337,7 @@ func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, 
 
 	var b strings.Builder
 	b.WriteString(look.base.render(marker + padRight(name, cols.key)))
-	b.WriteString(look.base.render(gap + padLeft(valueCell(c, cols.value), cols.value) + gap))
+	b.WriteString(look.base.render(gap + padLeft(valueCell(c, cols.value, now), cols.value) + gap))
 	if cols.limit > 0 {
 		b.WriteString(m.limitCell(c, rule, cols, look))
 		b.WriteString(look.base.render(gap))
@@ -327,6 +346,10 @@ func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, 
 	if cols.rate {
 		b.WriteString(look.base.render(gap))
 		b.WriteString(look.tones[rateTone].render(padLeft(formatRate(c.Rate), rateWidth)))
+	}
+	if cols.layout {
+		b.WriteString(look.base.render(gap))
+		b.WriteString(look.tones[toneDim].render(padRight(layoutNames[c.Layout], layoutWidth)))
 	}
 	b.WriteString(look.base.render(gap))
 	b.WriteString(look.status[c.Status].render(padRight(truncate(c.Status.String(), cols.status), cols.status)))

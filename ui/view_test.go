@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"fmt"
 	"image/color"
+	"regexp"
 	"strings"
 	"testing"
 	"time"
@@ -545,5 +546,35 @@ func TestTheDetailOfANonCounterOffersNoIncrement(t *testing.T) {
 	m, _ = press(m, "<enter>")
 	if l := strings.Split(plain(m), "\n"); !strings.Contains(l[len(l)-1], "+ incr") {
 		t.Errorf("the detail of a counter does not offer +: %q", l[len(l)-1])
+	}
+}
+
+// Each row's VALUE and LAYOUT read as its layout means: a GCRA key says
+// when it frees (not a number of 3e8), a bucket its tokens left, opaque
+// state its size; on a narrow screen LAYOUT goes first and VALUE stays.
+func TestRowsReadAsTheirLayout(t *testing.T) {
+	sec := float64(t0.Unix())
+	obs := []model.Observation{
+		{Key: "ratelimit:log:1", Type: "zset", Len: 3, Newest: sec, Oldest: sec - 1, InWindow: 3, PTTL: 60_000, At: t0},
+		{Key: "ratelimit:bucket:1", Type: "hash", Len: 2, Fields: []model.Field{{Name: "tokens", Value: "4.5"}, {Name: "refilledAt", Value: "1764620400000"}}, PTTL: 60_000, At: t0},
+		str("ratelimit:gcra:1", gcraTAT(t0.Add(12*time.Second)), 12_000),
+		str("ratelimit:java:1", "\xac\xed\x00\x05sr\x00\x10bucket", 60_000),
+	}
+	m := newModel(t, nil, 120, 40, obs...)
+	screen := plain(m)
+	for _, want := range []*regexp.Regexp{
+		regexp.MustCompile(`ratelimit:log:1 +3 .* log +ok`),
+		regexp.MustCompile(`ratelimit:bucket:1 +4\.5 left .* bucket +warn`),
+		regexp.MustCompile(`ratelimit:gcra:1 +frees in 1[01]s .* gcra +ok`),
+		regexp.MustCompile(`ratelimit:java:1 +14 B .* opaque +ok`),
+	} {
+		if !want.MatchString(screen) {
+			t.Errorf("no row matches %s:\n%s", want, screen)
+		}
+	}
+	m, _ = send(m, tea.WindowSizeMsg{Width: 60, Height: 40})
+	screen = plain(m)
+	if strings.Contains(screen, "LAYOUT") || !strings.Contains(screen, "frees in") {
+		t.Errorf("at 60 columns LAYOUT should give way and VALUE stay:\n%s", screen)
 	}
 }

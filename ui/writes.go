@@ -155,23 +155,52 @@ func (m *Model) withWindow(key string, rule model.Rule, then func(*Model, time.D
 }
 
 // refuseNotString refuses at once an increment of a key the dashboard
-// knows holds a hash, a list or another type that is not a string, or a
-// string that is not a number: Redis would refuse it (WRONGTYPE, not an
-// integer), after the user was asked for an amount or a window for
-// nothing. It reports whether it refused, having said why in the status.
+// knows is no string counter: a log, a bucket, a GCRA key, a time or
+// opaque state (its library writes it otherwise, and an INCR would corrupt
+// it or fail), a hash, or text. Refused before the user is asked for an
+// amount or a window for nothing. It reports whether it refused, having
+// said why, and what the library itself writes, in the status.
 func (m *Model) refuseNotString(key, command string) bool {
 	c, known := m.store.Get(key)
-	switch {
-	case !known || c.Type == "":
+	if !known || c.Type == "" {
 		return false
-	case c.Type != "string":
-		m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
-			model.Printable(key), model.Printable(c.Type), command)
-	case c.Status == model.StatusNotCounter:
-		m.status = failed("Nothing was sent: %s holds text, not a number, and %s adds only to a number: pick a counter.",
-			model.Printable(key), command)
+	}
+	name := model.Printable(key)
+	const only = "; countertop writes counters only."
+	switch c.Layout {
+	case model.LayoutCounter, model.LayoutWindow:
+		if c.Field != "" || c.Type != "string" {
+			m.status = failed("Nothing was sent: %s is a hash whose field %s counts (its limiter adds with HINCRBY), and %s adds only to a string counter.",
+				name, quote(c.Field), command)
+			return true
+		}
+		return false
+	case model.LayoutLog:
+		add := "ZADD"
+		if c.Type == "list" {
+			add = "LPUSH"
+		}
+		m.status = failed("Nothing was sent: %s is a log: its limiter adds one %s per hit%s", name, add, only)
+	case model.LayoutBucket:
+		how := "sets the tokens left and when it refilled (HSET)"
+		if c.Type == "string" {
+			how = "sets the tokens left and its timestamp key (SET)"
+		}
+		m.status = failed("Nothing was sent: %s is a token bucket: its limiter %s on each hit%s", name, how, only)
+	case model.LayoutGCRA:
+		m.status = failed("Nothing was sent: %s is a GCRA key: its limiter SETs a new arrival time on each hit, and adding to it would be a time far off%s", name, only)
+	case model.LayoutTimestamp:
+		m.status = failed("Nothing was sent: %s holds a time: its limiter SETs when the block ends%s", name, only)
+	case model.LayoutOpaque:
+		m.status = failed("Nothing was sent: %s holds opaque state: only the library that serialised it can change it%s", name, only)
 	default:
-		return false
+		if c.Type != "string" {
+			m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
+				name, model.Printable(c.Type), command)
+		} else {
+			m.status = failed("Nothing was sent: %s holds text, not a number, and %s adds only to a number: pick a counter.",
+				name, command)
+		}
 	}
 	return true
 }

@@ -2,6 +2,7 @@ package ui
 
 import (
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -269,4 +270,56 @@ func TestARepairAllKeepsTheGuardOnAVanishedSelection(t *testing.T) {
 	if cmd != nil || len(w.Calls()) != calls || !strings.HasPrefix(statusText(m), "Nothing was sent: ratelimit:api:42, which you had selected, left the rows") {
 		t.Fatalf("status %q: + after the selected key vanished during a repair was not refused", statusText(m))
 	}
+}
+
+// +, - and i on a key its library writes otherwise (a log, a bucket, a
+// GCRA key, opaque state) are refused at once, saying what the library
+// writes, and nothing reaches Redis; a counter beside them still counts.
+func TestIncrIsRefusedOnLayoutsThatAreNotCounters(t *testing.T) {
+	sec := float64(t0.Unix())
+	obs := []model.Observation{
+		{Key: "ratelimit:log:1", Type: "zset", Len: 3, Newest: sec, Oldest: sec - 1, InWindow: 3, PTTL: 60_000, At: t0},
+		{Key: "ratelimit:list:1", Type: "list", Len: 2, Newest: sec, Oldest: sec - 1, InWindow: 2, PTTL: 60_000, At: t0},
+		{Key: "ratelimit:bucket:1", Type: "hash", Len: 2, Fields: []model.Field{{Name: "tokens", Value: "4.5"}, {Name: "refilledAt", Value: "1764620400000"}}, PTTL: 60_000, At: t0},
+		str("ratelimit:gcra:1", gcraTAT(t0.Add(5*time.Second)), 5_000),
+		str("ratelimit:java:1", "\xac\xed\x00\x05sr\x00\x10bucket", model.PTTLNoExpiry),
+		str("ratelimit:api:1", "3", 30_000),
+	}
+	w := newFakeWriter().seed(obs...)
+	m := newModel(t, w, 120, 40, obs...)
+	for _, tc := range []struct{ key, layout, says string }{
+		{"ratelimit:log:1", "log", "ratelimit:log:1 is a log: its limiter adds one ZADD per hit; countertop writes counters only."},
+		{"ratelimit:list:1", "log", "its limiter adds one LPUSH per hit"},
+		{"ratelimit:bucket:1", "bucket", "is a token bucket: its limiter sets the tokens left and when it refilled (HSET)"},
+		{"ratelimit:gcra:1", "gcra", "is a GCRA key: its limiter SETs a new arrival time"},
+		{"ratelimit:java:1", "opaque", "holds opaque state"},
+	} {
+		if c, _ := m.store.Get(tc.key); c.Layout.String() != tc.layout {
+			t.Fatalf("%s read as %s, want %s", tc.key, c.Layout, tc.layout)
+		}
+		m = selectKey(t, m, tc.key)
+		for _, k := range []string{"+", "-", "i"} {
+			var cmd tea.Cmd
+			m, cmd = press(m, k)
+			if cmd != nil || m.prompt != nil {
+				t.Fatalf("%s on %s was not refused at once (prompt %v)", k, tc.key, m.prompt != nil)
+			}
+			if s := statusText(m); !strings.Contains(s, "Nothing was sent: ") || !strings.Contains(s, tc.says) {
+				t.Fatalf("%s on %s: status %q, want it to say %q", k, tc.key, s, tc.says)
+			}
+		}
+	}
+	m = selectKey(t, m, "ratelimit:api:1")
+	m, cmd := press(m, "+")
+	run(t, m, cmd)
+	if got := w.Calls(); !slices.Equal(got, []string{"INCR ratelimit:api:1 1 1m0s"}) {
+		t.Fatalf("calls %v, want only the counter's INCR", got)
+	}
+}
+
+// gcraTAT is t as go-redis/redis_rate stores a GCRA key's arrival time:
+// seconds since 2017-01-01 with a fraction.
+func gcraTAT(t time.Time) string {
+	since := t.Sub(time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC))
+	return strconv.FormatFloat(since.Seconds()+0.116631, 'f', -1, 64)
 }

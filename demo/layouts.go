@@ -1,0 +1,143 @@
+package demo
+
+import (
+	"context"
+	"math"
+	"strconv"
+	"time"
+
+	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/model"
+)
+
+// The limits of the demo's clients that store more than a count.
+const (
+	gcraLimit     = 10
+	gcraPeriod    = 10 * time.Second
+	logLimit      = 30
+	logWindow     = 10 * time.Second
+	bucketSize    = 20
+	bucketRefill  = 2 // tokens per second
+	bucketWindow  = 10 * time.Second
+	windowLimit   = 50
+	windowLength  = time.Minute
+	leakedWindows = 30 // how many windows ago the leaked key's window was
+)
+
+// gcraEpoch is where go-redis/redis_rate counts its arrival times from.
+var gcraEpoch = time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC)
+
+// layoutRules are the rules of the clients below, each its own layout.
+func layoutRules() []model.Rule {
+	return []model.Rule{
+		{Pattern: "ratelimit:gcra:*", Limit: gcraLimit, Window: gcraPeriod, ExpectTTL: true},
+		{Pattern: "ratelimit:log:*", Limit: logLimit, Window: logWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:list:*", Limit: logLimit, Window: logWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:bucket:*", Limit: bucketSize, Window: bucketWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:win:*", Limit: windowLimit, Window: windowLength, ExpectTTL: true},
+	}
+}
+
+// A limiter is one simulated client of a limiter library that stores more
+// than a count: hit queues the writes the library makes for one request
+// at now, the library's own state kept here so nothing is read back.
+type limiter struct {
+	key  string
+	rate float64 // requests per second
+	// calm is, for a GCRA key, how far ahead of now its arrival time may
+	// get before the client slows down to stay under its limit (0: never).
+	calm time.Duration
+	hit  func(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time)
+
+	tat    time.Time // gcra: the theoretical arrival time
+	tokens float64   // bucket: tokens left
+	filled time.Time // bucket: when tokens was last refilled
+	seq    int       // log: makes each member unique
+}
+
+// limiters is each layout's simulated clients.
+func limiters() []*limiter {
+	return []*limiter{
+		{key: "ratelimit:gcra:acme", rate: 4, calm: 5 * time.Second, hit: gcraHit}, // busy, never refused
+		{key: "ratelimit:gcra:scraper", rate: 30, hit: gcraHit},                    // hammers it, refused: over
+		{key: "ratelimit:log:acme", rate: 1.5, hit: zsetLogHit},                    // a sorted set, PEXPIRE per hit
+		{key: "ratelimit:list:acme", rate: 1, hit: listLogHit},                     // LPUSH and LTRIM
+		{key: "ratelimit:bucket:acme", rate: 1.5, hit: bucketHit},                  // tokens + refilledAt
+		{key: "ratelimit:win:acme", rate: 0.5, hit: windowHit},                     // name ends in floor(now / 60s)
+	}
+}
+
+// gcraHit is go-redis/redis_rate's write: the arrival time in seconds since
+// 2017 with a fraction, its TTL the time until it frees; a refused request
+// writes nothing.
+func gcraHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	emission := gcraPeriod / gcraLimit
+	tat := l.tat
+	if tat.Before(now) {
+		tat = now
+	}
+	if tat.Add(emission).Sub(now) > gcraPeriod || l.calm > 0 && tat.Sub(now) >= l.calm {
+		return // refused, or a calm client holding back
+	}
+	l.tat = tat.Add(emission)
+	secs := l.tat.Sub(gcraEpoch).Seconds()
+	pipe.Set(ctx, l.key, strconv.FormatFloat(secs, 'f', -1, 64), l.tat.Sub(now))
+}
+
+// zsetLogHit is a sorted-set log: one member per hit scored in ms, the
+// hits older than the window removed, and PEXPIRE the window on each hit.
+func zsetLogHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	ms := now.UnixMilli()
+	l.seq++
+	pipe.ZAdd(ctx, l.key, redis.Z{Score: float64(ms), Member: strconv.FormatInt(ms, 10) + "-" + strconv.Itoa(l.seq)})
+	pipe.ZRemRangeByScore(ctx, l.key, "-inf", "("+strconv.FormatInt(ms-logWindow.Milliseconds(), 10))
+	pipe.PExpire(ctx, l.key, logWindow)
+}
+
+// listLogHit is a list log: LPUSH the time in ms, LTRIM to the limit.
+func listLogHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	pipe.LPush(ctx, l.key, now.UnixMilli())
+	pipe.LTrim(ctx, l.key, 0, logLimit-1)
+	pipe.PExpire(ctx, l.key, logWindow)
+}
+
+// bucketHit is a token bucket in a hash: refilled for the time since its
+// last request, less one token when it has one.
+func bucketHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	if l.filled.IsZero() {
+		l.tokens, l.filled = bucketSize, now
+	}
+	l.tokens = math.Min(bucketSize, l.tokens+now.Sub(l.filled).Seconds()*bucketRefill)
+	l.filled = now
+	if l.tokens >= 1 {
+		l.tokens--
+	}
+	pipe.HSet(ctx, l.key, "tokens", strconv.FormatFloat(l.tokens, 'f', 3, 64), "refilledAt", now.UnixMilli())
+	pipe.PExpire(ctx, l.key, bucketWindow)
+}
+
+// windowHit is a fixed window named by its number, floor(now / 60s),
+// counted with INCR and EXPIRE NX.
+func windowHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	key := windowKey(l.key, now, 0)
+	pipe.Incr(ctx, key)
+	pipe.ExpireNX(ctx, key, windowLength)
+}
+
+// windowKey is base's key for the window ago windows before now's.
+func windowKey(base string, now time.Time, ago int64) string {
+	return base + ":" + strconv.FormatInt(now.Unix()/int64(windowLength/time.Second)-ago, 10)
+}
+
+// seedLayouts writes the keys of other layouts the dashboard opens on: a
+// leaked past window and a log without a TTL, which no client writes again.
+func seedLayouts(ctx context.Context, pipe redis.Pipeliner, now time.Time) {
+	pipe.Set(ctx, windowKey("ratelimit:win:legacy", now, leakedWindows), 12, 0)
+	var hits []redis.Z
+	for i := range 8 {
+		ms := now.Add(-time.Duration(i) * time.Second).UnixMilli()
+		hits = append(hits, redis.Z{Score: float64(ms), Member: "h" + strconv.Itoa(i)})
+	}
+	pipe.ZAdd(ctx, "ratelimit:log:forgotten", hits...)
+}
