@@ -231,7 +231,11 @@ func (m *Model) countsLine() string {
 	if s.Scanning {
 		parts = append(parts, fmt.Sprintf("scanning… %s keys seen, %s matched", formatCount(s.Seen), formatCount(s.Matched)))
 	}
-	parts = append(parts, "sort: "+m.store.Sort().String())
+	sort := "sort: " + m.store.Sort().String()
+	if m.store.Reverse() {
+		sort += " (reversed)"
+	}
+	parts = append(parts, sort)
 	if f := m.store.Filter(); f != "" {
 		parts = append(parts, "filter: "+quoteTyped(f))
 	}

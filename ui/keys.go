@@ -18,12 +18,13 @@ type keyMap struct {
 	PageUp, PageDown key.Binding
 	Top, Bottom      key.Binding
 
-	Filter key.Binding
-	Sort   key.Binding
-	Pause  key.Binding
-	Detail key.Binding
-	Back   key.Binding
-	Copy   key.Binding
+	Filter  key.Binding
+	Sort    key.Binding
+	Reverse key.Binding
+	Pause   key.Binding
+	Detail  key.Binding
+	Back    key.Binding
+	Copy    key.Binding
 
 	Incr      key.Binding
 	Decr      key.Binding
@@ -61,12 +62,13 @@ func defaultKeyMap() keyMap {
 		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first")),
 		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
 
-		Filter: key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:   key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Pause:  key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Detail: key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
-		Back:   key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Copy:   key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Reverse: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Pause:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Detail:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Copy:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
 
 		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
 		Decr:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decr")),
@@ -100,7 +102,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	columns := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Filter, k.Sort, k.Pause, k.Detail, k.Back, k.Copy, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Reverse, k.Pause, k.Detail, k.Back, k.Copy, k.Help, k.Quit},
 	}
 	if k.readOnly {
 		return columns

@@ -171,6 +171,31 @@ func TestSortCycles(t *testing.T) {
 	}
 }
 
+// S reverses the sort in place: sorted by value, the smallest number comes
+// first, the header says so, and the selection stays on its key; S again
+// gives the order back.
+func TestShiftSReversesTheSort(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m, _ = press(m, "s") // by value, largest first
+	m = selectKey(t, m, "views:home")
+	largest := m.store.Rows(0, 1)[0].Key
+	m, _ = press(m, "S")
+	if !m.store.Reverse() || !strings.Contains(plain(m), "sort: value (reversed)") {
+		t.Fatalf("S should reverse the sort and the header say so:\n%s", plain(m))
+	}
+	rows := m.store.Rows(0, m.store.Len())
+	if rows[len(rows)-1].Key != largest || rows[0].Key == largest {
+		t.Errorf("reversed, the largest value %q should come last, rows start with %q", largest, rows[0].Key)
+	}
+	if m.selected != "views:home" {
+		t.Errorf("the selection moved to %q", m.selected)
+	}
+	m, _ = press(m, "S")
+	if m.store.Reverse() || m.store.Rows(0, 1)[0].Key != largest || strings.Contains(plain(m), "reversed") {
+		t.Errorf("S twice should give the largest-first order back")
+	}
+}
+
 // clock is a settable Now.
 type clock struct{ t time.Time }
 

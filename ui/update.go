@@ -198,6 +198,10 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.store.SetSort(m.store.Sort().Next())
 		m.follow()
 		return nil
+	case key.Matches(msg, m.keys.Reverse):
+		m.store.SetReverse(!m.store.Reverse())
+		m.follow()
+		return nil
 	case key.Matches(msg, m.keys.Detail):
 		if m.selected != "" {
 			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
