@@ -10,6 +10,7 @@ import (
 func TestRestartWithoutData(t *testing.T) {
 	for _, mode := range []string{"events", "poll"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			srv.Restart(t)
 			v.converge(rdb, "after a restart that lost every key")
@@ -28,6 +29,7 @@ func TestRestartWithoutData(t *testing.T) {
 func TestRestartWithData(t *testing.T) {
 	for _, mode := range []string{"events", "poll"} {
 		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			if err := rdb.Save(context.Background()).Err(); err != nil {
 				t.Fatal(err)
