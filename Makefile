@@ -2,6 +2,8 @@
 #
 #   make test    vet + the whole test suite with the race detector (what CI runs)
 #   make demo    the dashboard on an embedded Redis with simulated traffic
+#   make chaos   the fault suite: restarts, killed connections, stalls, floods,
+#                races and a cluster failover, each against servers it starts
 #   make fuzz    a short run of every fuzz target
 #   make bench   the Go benchmarks (see BENCHMARKS.md for the full scripts)
 #   make man     the manual page, bin/countertop.1 (man -l bin/countertop.1)
@@ -9,7 +11,7 @@
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test deps vet demo fuzz bench man clean
+.PHONY: all build test deps vet chaos demo fuzz bench man clean
 
 all: build
 
@@ -36,6 +38,12 @@ vet:
 
 test: deps vet
 	$(GO) test -race -count=1 ./...
+
+# The whole fault suite; `make test` runs its quick part (files without the
+# chaos build tag), and this adds the scenarios that wait out stalls, flood
+# a subscription or fail a cluster over.
+chaos: deps
+	$(GO) test -race -count=1 -tags chaos ./internal/chaos/
 
 demo:
 	$(GO) run . demo

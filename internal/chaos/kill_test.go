@@ -1,0 +1,58 @@
+package chaos
+
+import (
+	"context"
+	"testing"
+
+	"github.com/countertop/countertop/model"
+)
+
+// TestClientKill: killing countertop's connections, the ones that read and
+// the subscriptions, loses nothing: the view catches up with what changed
+// meanwhile, and events mode is live again.
+func TestClientKill(t *testing.T) {
+	for _, typ := range []string{"normal", "pubsub"} {
+		t.Run(typ, func(t *testing.T) {
+			t.Parallel()
+			_, v, rdb := standalone(t, "events", 50)
+			for round := range 3 {
+				if err := rdb.Do(context.Background(), "CLIENT", "KILL", "TYPE", typ).Err(); err != nil {
+					t.Fatal(err)
+				}
+				churn(t, rdb, typ+string(rune('0'+round)))
+				v.converge(rdb, "after CLIENT KILL TYPE "+typ)
+			}
+			waitUntil(t, "the feed to be live on events again", func() bool {
+				s := v.feedState()
+				return s.Mode == "events" && s.LastError == ""
+			})
+			// Live again means followed by events, not only by the resync:
+			// a change shows long before the next full pass would matter.
+			set(t, rdb, "rl:a1", "424242")
+			v.converge(rdb, "after a write once live again")
+		})
+	}
+}
+
+// TestNotificationsOffAndOn: with notifications turned off under a live
+// events feed, the view keeps up by polling and says why; turned on again,
+// it follows events again.
+func TestNotificationsOffAndOn(t *testing.T) {
+	srv, v, rdb := standalone(t, "events", 50)
+	srv.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
+	waitUntil(t, "the feed to say it polls because notifications are off", func() bool {
+		s := v.feedState()
+		return s.Mode != "events" && s.Note != ""
+	})
+	churn(t, rdb, "off")
+	v.converge(rdb, "with notifications off")
+	srv.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+	waitUntil(t, "the feed to follow events again", func() bool {
+		return v.feedState().Mode == "events"
+	})
+	churn(t, rdb, "on")
+	v.converge(rdb, "with notifications on again")
+	if !v.sawState(func(s model.FeedState) bool { return s.Mode == "polling" }) {
+		t.Fatal("the feed never said it was polling while notifications were off")
+	}
+}
