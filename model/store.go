@@ -68,6 +68,7 @@ type Store struct {
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
+	hist     history // past readings of the keys that changed
 	byStatus [NumStatuses]int
 	sortKey  SortKey
 	filter   filter
@@ -93,6 +94,10 @@ type entry struct {
 	moved    bool   // it may belong elsewhere in the order: see order.dirty
 	layout   Layout // as Read gave it
 	why      why    // Read's reason for it, which gives the clue (see store_layout.go)
+	hist     int32  // its ring of past readings + 1; 0: none (see history.go)
+	histN    uint8  // readings in the ring
+	histHead uint8  // where the next one goes
+	extends  uint8  // pushes of its expiry while it grew (see extend)
 }
 
 // rateHorizon (seconds) is how far back Rate looks: an increase this old
@@ -168,6 +173,7 @@ func (s *Store) observe(o *Observation) bool {
 		return false
 	}
 	r, st := s.read(o, e.rule)
+	st = s.remember(e, &r, o.PTTL, at, st)
 	v := r.Value
 	// A reading may move the key in the sort (never by name: keys do not
 	// change): compare it before and after.
@@ -231,6 +237,7 @@ func (s *Store) remove(key string) bool {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
+	s.forget(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
 	}
