@@ -43,6 +43,11 @@ func (s Status) Problem() bool {
 	return s == StatusStuck || s == StatusExtending || s == StatusNoExpiry || s == StatusLeak
 }
 
+// Repairable reports whether a repair (an expiry set where there is none)
+// fixes a problem status: not extending, whose key has a TTL, and whose
+// fix is in the client that keeps pushing it back.
+func (s Status) Repairable() bool { return s.Problem() && s != StatusExtending }
+
 // Evaluate gives the status of r, a reading with the given PTTL (negative:
 // no expiry), under rule (rule.Window being the key's, as Read takes it)
 // at now: the first of ../DESIGN.md's statuses that holds for r's layout.

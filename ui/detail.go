@@ -125,6 +125,8 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 	switch c.Status {
 	case model.StatusStuck:
 		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
+	case model.StatusExtending:
+		return fmt.Sprintf("Its TTL is pushed back while it grows (EXPIRE without NX on every hit): its window never closes, so a client that keeps hitting it stays counted, and once over its limit of %s is refused for as long as it keeps trying. Fix the client: EXPIRE … NX, or INCR and EXPIRE NX in one script.", limit)
 	case model.StatusNoExpiry:
 		s := "No TTL, though its rule expects one: it will never reset"
 		if !listed {

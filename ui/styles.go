@@ -85,6 +85,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	}
 	s.Status = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
+		model.StatusExtending:  redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
 		model.StatusOver:       plain.Foreground(orange).Bold(true),
 		model.StatusWarn:       plain.Foreground(yellow),
@@ -95,6 +96,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	s.Gauge[model.StatusOK] = plain.Foreground(green)
 	s.Row = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
+		model.StatusExtending:  redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
 		model.StatusOver:       plain,
 		model.StatusWarn:       plain,

@@ -322,6 +322,9 @@ func problemReason(c *model.Counter, rules *model.Rules) string {
 	rule := rules.At(int(c.Rule))
 	window := rules.WindowOf(rule)
 	value := model.Printable(c.Raw)
+	if c.Status == model.StatusExtending {
+		return fmt.Sprintf("value %s, TTL pushed back while it grows: its window never closes; fix the client: EXPIRE ... NX, or INCR and EXPIRE NX in one script", value)
+	}
 	fix := "it will never reset"
 	switch {
 	case window > 0:
