@@ -86,6 +86,9 @@ func (m *Model) detailView() []string {
 	// short terminal what is cut off is the least of it.
 	lines = append(lines, "", field("status", m.theme.Status[st].Render(st.String())))
 	explain := m.explain(&c, rule, listed, now)
+	if note := model.Note(&c, m.store.Rules().WindowOf(rule)); note != "" {
+		explain += " Note: " + note + "."
+	}
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
