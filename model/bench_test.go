@@ -33,6 +33,23 @@ func fillStore(n int) *Store {
 	return s
 }
 
+// changeAll reads every key of a Store made by fillStore again, a second
+// later, with another value: each then keeps a history.
+func changeAll(s *Store, n int) {
+	const chunk = 10_000
+	batch := Batch{Observed: make([]Observation, 0, chunk)}
+	for i := 0; i < n; i += chunk {
+		batch.Observed = batch.Observed[:0]
+		for j := i; j < min(i+chunk, n); j++ {
+			batch.Observed = append(batch.Observed, Observation{
+				Key: benchKey(j), Type: "string", Raw: strconv.Itoa(j%120 + 1),
+				PTTL: int64(1000 + j%60_000), At: t0.Add(time.Second),
+			})
+		}
+		s.Apply(batch)
+	}
+}
+
 // updates is a batch of new readings of count keys of a Store of n, at t.
 func updates(n, count, seed int, t time.Time) Batch {
 	b := Batch{Observed: make([]Observation, count)}
@@ -236,19 +253,32 @@ func BenchmarkRows(b *testing.B) {
 }
 
 // BenchmarkStoreMemory reports the Go heap a Store of a million keys holds,
-// everything included (key and value strings, index, cached order).
+// everything included (key and value strings, index, cached order, the
+// history): idle, where no key changed since it was first read, and with
+// every key read again with another value, so that each keeps a history.
 func BenchmarkStoreMemory(b *testing.B) {
 	const n = 1_000_000
-	for b.Loop() {
-		var before, after runtime.MemStats
-		runtime.GC()
-		runtime.ReadMemStats(&before)
-		s := fillStore(n)
-		s.Rows(0, 40)
-		runtime.GC()
-		runtime.ReadMemStats(&after)
-		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/key")
-		runtime.KeepAlive(s)
+	for _, changing := range []bool{false, true} {
+		name := "idle"
+		if changing {
+			name = "changing"
+		}
+		b.Run(name, func(b *testing.B) {
+			for b.Loop() {
+				var before, after runtime.MemStats
+				runtime.GC()
+				runtime.ReadMemStats(&before)
+				s := fillStore(n)
+				if changing {
+					changeAll(s, n)
+				}
+				s.Rows(0, 40)
+				runtime.GC()
+				runtime.ReadMemStats(&after)
+				b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/n, "B/key")
+				runtime.KeepAlive(s)
+			}
+		})
 	}
 }
 

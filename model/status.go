@@ -6,18 +6,18 @@ import "time"
 type Status uint8
 
 const (
-	StatusStuck Status = iota // no TTL, TTL expected, at the limit: blocked forever
-	// (issue 21 adds StatusExtending here: a TTL pushed back while it grows.)
-	StatusNoExpiry   // no TTL where the rule expects one
-	StatusLeak       // a past window's key (or a past time) with no TTL: never read again, never freed
-	StatusOver       // at the limit: value >= limit, an empty bucket, a GCRA key refusing hits
-	StatusWarn       // near the limit: value >= WarnAt * limit, a bucket nearly empty
-	StatusOK         // a number with a TTL, under the limit
-	StatusNotCounter // another type, or a value that is not a number
+	StatusStuck      Status = iota // no TTL, TTL expected, at the limit: blocked forever
+	StatusExtending                // a counter whose TTL is pushed back while it grows: its window never closes
+	StatusNoExpiry                 // no TTL where the rule expects one
+	StatusLeak                     // a past window's key (or a past time) with no TTL: never read again, never freed
+	StatusOver                     // at the limit: value >= limit, an empty bucket, a GCRA key refusing hits
+	StatusWarn                     // near the limit: value >= WarnAt * limit, a bucket nearly empty
+	StatusOK                       // a number with a TTL, under the limit
+	StatusNotCounter               // another type, or a value that is not a number
 	NumStatuses
 )
 
-var statusNames = [NumStatuses]string{"stuck", "no-expiry", "leak", "over", "warn", "ok", "not-counter"}
+var statusNames = [NumStatuses]string{"stuck", "extending", "no-expiry", "leak", "over", "warn", "ok", "not-counter"}
 
 // String is the status as the CLI, JSON and the dashboard spell it.
 func (s Status) String() string {
@@ -38,8 +38,15 @@ func ParseStatus(name string) (Status, bool) {
 }
 
 // Problem reports whether the status is one `check` fails on: a key that
-// never expires where it should.
-func (s Status) Problem() bool { return s == StatusStuck || s == StatusNoExpiry || s == StatusLeak }
+// never expires where it should, or whose window never closes.
+func (s Status) Problem() bool {
+	return s == StatusStuck || s == StatusExtending || s == StatusNoExpiry || s == StatusLeak
+}
+
+// Repairable reports whether a repair (an expiry set where there is none)
+// fixes a problem status: not extending, whose key has a TTL, and whose
+// fix is in the client that keeps pushing it back.
+func (s Status) Repairable() bool { return s.Problem() && s != StatusExtending }
 
 // Evaluate gives the status of r, a reading with the given PTTL (negative:
 // no expiry), under rule (rule.Window being the key's, as Read takes it)

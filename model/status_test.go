@@ -74,13 +74,13 @@ func TestStatusNames(t *testing.T) {
 		t.Error(`ParseStatus("fine") succeeded`)
 	}
 	for st := range NumStatuses {
-		want := st == StatusStuck || st == StatusNoExpiry || st == StatusLeak
+		want := st == StatusStuck || st == StatusExtending || st == StatusNoExpiry || st == StatusLeak
 		if st.Problem() != want {
-			t.Errorf("%v.Problem() = %v: only stuck, no-expiry and leak fail a check", st, st.Problem())
+			t.Errorf("%v.Problem() = %v: only stuck, extending, no-expiry and leak fail a check", st, st.Problem())
 		}
 	}
 	// The order is the severity: the dashboard and check list the worst first.
-	order := []Status{StatusStuck, StatusNoExpiry, StatusLeak, StatusOver, StatusWarn, StatusOK, StatusNotCounter}
+	order := []Status{StatusStuck, StatusExtending, StatusNoExpiry, StatusLeak, StatusOver, StatusWarn, StatusOK, StatusNotCounter}
 	for i := 1; i < len(order); i++ {
 		if order[i-1] >= order[i] {
 			t.Errorf("%v is not more severe than %v", order[i-1], order[i])

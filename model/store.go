@@ -101,6 +101,7 @@ type Store struct {
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
+	hist     history // past readings of the keys that changed
 	byStatus [NumStatuses]int
 	sortKey  SortKey
 	reverse  bool
@@ -127,6 +128,10 @@ type entry struct {
 	moved    bool   // it may belong elsewhere in the order: see order.dirty
 	layout   Layout // as Read gave it
 	why      why    // Read's reason for it, which gives the clue (see store_layout.go)
+	hist     int32  // its ring of past readings + 1; 0: none (see history.go)
+	histN    uint8  // readings in the ring
+	histHead uint8  // where the next one goes
+	extends  uint8  // pushes of its expiry while it grew (see extend)
 }
 
 // plainName reports whether a filter can look for text in key as it is:
@@ -214,6 +219,7 @@ func (s *Store) observe(o *Observation) bool {
 		return false
 	}
 	r, st := s.read(o, e.rule)
+	st = s.remember(e, &r, o.PTTL, at, st)
 	v := r.Value
 	// A reading may move the key in the sort (never by name: keys do not
 	// change): compare it before and after.
@@ -282,6 +288,7 @@ func (s *Store) remove(key string) bool {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
+	s.forget(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
 	}
@@ -601,7 +608,7 @@ func (s *Store) Filtering() bool {
 	return o.sweep != noSweep || o.refilter && s.filter.query != o.passed.query
 }
 
-// EachProblem calls fn with each counter whose status is a Problem that
+// EachProblem calls fn with each counter whose status is Repairable (a Problem a repair can fix) that
 // the filter (Filter, applied in full or not) keeps, in no particular
 // order, and the rule that applies to it. It reads the entries as they
 // are, without building a Counter or the sorted order: 3 ms at a million
@@ -609,7 +616,7 @@ func (s *Store) Filtering() bool {
 // on the dashboard's own thread.
 func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 	for i := range s.entries {
-		if e := &s.entries[i]; e.status.Problem() && s.keeps(&s.filter, int32(i)) {
+		if e := &s.entries[i]; e.status.Repairable() && s.keeps(&s.filter, int32(i)) {
 			fn(e.key, s.rules.At(int(e.rule)))
 		}
 	}

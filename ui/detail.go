@@ -86,6 +86,9 @@ func (m *Model) detailView() []string {
 	// short terminal what is cut off is the least of it.
 	lines = append(lines, "", field("status", m.theme.Status[st].Render(st.String())))
 	explain := m.explain(&c, rule, listed, now)
+	if note := model.Note(&c, m.store.Rules().WindowOf(rule)); note != "" {
+		explain += " Note: " + note + "."
+	}
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
@@ -162,6 +165,8 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 	switch c.Status {
 	case model.StatusStuck:
 		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
+	case model.StatusExtending:
+		return fmt.Sprintf("Its TTL is pushed back while it grows (EXPIRE without NX on every hit): its window never closes, so a client that keeps hitting it stays counted, and once over its limit of %s is refused for as long as it keeps trying. Fix the client: EXPIRE … NX, or INCR and EXPIRE NX in one script.", limit)
 	case model.StatusNoExpiry:
 		s := "No TTL, though its rule expects one: it will never reset"
 		if !listed {

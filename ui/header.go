@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -224,6 +225,10 @@ func (m *Model) countsLine() string {
 		keys,
 		m.alarm(c.ByStatus[model.StatusStuck], "stuck"),
 		m.alarm(c.ByStatus[model.StatusNoExpiry], "no-expiry"+all),
+	}
+	if n := c.ByStatus[model.StatusExtending]; n > 0 {
+		// Rare, and needs a few readings: counted only once there is one.
+		parts = slices.Insert(parts, 2, m.alarm(n, "extending"))
 	}
 	if all != "" && lipgloss.Width(strings.Join(parts, sep)) > m.width {
 		parts[0] = fmt.Sprintf("%d/%s", c.Visible, plural(c.Total, "key")) // so that "in all" stays in sight

@@ -140,6 +140,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	s.Help = help.Styles{ShortKey: key, ShortDesc: desc, ShortSeparator: sep, Ellipsis: sep, FullKey: key, FullDesc: desc, FullSeparator: sep}
 	s.Status = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
+		model.StatusExtending:  redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
 		model.StatusLeak:       redStyle,
 		model.StatusOver:       plain.Foreground(c.orange).Bold(true),
@@ -151,6 +152,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	s.Gauge[model.StatusOK] = plain.Foreground(c.green)
 	s.Row = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
+		model.StatusExtending:  redStyle.Bold(true),
 		model.StatusNoExpiry:   redStyle,
 		model.StatusLeak:       redStyle,
 		model.StatusOver:       plain,

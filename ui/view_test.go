@@ -383,7 +383,7 @@ func TestAnUnknownStatusInTheFilterIsNamed(t *testing.T) {
 	for _, width := range []int{120, 40} { // wrapped over the empty rows, whole
 		m := newModel(t, nil, width, 20, fixture()...)
 		m, _ = press(m, "/is:stcuk<enter>")
-		if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes stuck, no-expiry, leak, over, warn, ok, not-counter, or problem.`) {
+		if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes stuck, extending, no-expiry, leak, over, warn, ok, not-counter, or problem.`) {
 			t.Errorf("at %d columns the empty table does not say is:stcuk is no status, whole:\n%s", width, plain(m))
 		}
 	}

@@ -109,6 +109,16 @@ func (k *Check) WriteText(w io.Writer) error {
 	if err := WriteProblems(bw, k.Counters, k.rules); err != nil {
 		return err
 	}
+	// A note is no problem (the check passes), but worth a look: a TTL
+	// far longer than the window the rule says.
+	for _, c := range k.Counters {
+		if c.Status.Problem() {
+			continue // its note is in its reason
+		}
+		if note := model.Note(c, k.rules.WindowOf(k.rules.At(int(c.Rule)))); note != "" {
+			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", model.Printable(c.Key), note)
+		}
+	}
 	for _, p := range k.Patterns {
 		pattern := model.Printable(p.Pattern)
 		switch {
@@ -317,12 +327,23 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 	return nil
 }
 
-// problemReason returns why c is a problem, in the terms of its layout,
-// and how to fix it.
+// problemReason returns why c is a problem and how to fix it, and what
+// else its reading suggests (model.Note).
 func problemReason(c *model.Counter, rules *model.Rules) string {
+	reason := problemCause(c, rules)
+	if note := model.Note(c, rules.WindowOf(rules.At(int(c.Rule)))); note != "" {
+		reason += "; " + note
+	}
+	return reason
+}
+
+func problemCause(c *model.Counter, rules *model.Rules) string {
 	rule := rules.At(int(c.Rule))
 	window := rules.WindowOf(rule)
 	var fix string
+	if c.Status == model.StatusExtending {
+		return fmt.Sprintf("value %s, TTL pushed back while it grows: its window never closes; fix the client: EXPIRE ... NX, or INCR and EXPIRE NX in one script", problemValue(c))
+	}
 	switch {
 	case window > 0:
 		shape, _ := model.ShapeOf(c) // a problem has a layout

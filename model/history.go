@@ -1,0 +1,188 @@
+package model
+
+import (
+	"math"
+	"time"
+)
+
+// HistoryLen is how many past readings the Store keeps of a key that
+// changed, besides the current one. A key that never changed keeps none, so
+// a large idle keyspace costs nothing; a changing one a small fixed ring.
+const HistoryLen = 4
+
+// ringChunk is how many rings the Store allocates at once: a slab grows a
+// chunk at a time rather than doubling, so its spare room stays small.
+const ringChunk = 1 << 12
+
+// Sample is one past reading of a key.
+type Sample struct {
+	Value float64       // NaN when it was not a number
+	TTL   time.Duration // left at At; negative: no expiry
+	At    time.Time
+}
+
+// sample is a Sample as the Store keeps it, in twelve bytes.
+type sample struct {
+	value float32
+	ttl   int32  // deciseconds left; -1: no expiry
+	at    uint32 // deciseconds from the Store's epoch
+}
+
+// ring is a key's past readings, and the reading its next push of the
+// expiry is measured from (see extend).
+type ring struct {
+	s       [HistoryLen]sample
+	anchorV float32
+	anchorD int32 // deadline, deciseconds from the epoch
+}
+
+// history is the Store's slab of rings and the ones free for reuse.
+type history struct {
+	chunks [][]ring
+	used   int32 // rings handed out from chunks, ever
+	free   []int32
+}
+
+func (h *history) at(n int32) *ring { return &h.chunks[n/ringChunk][n%ringChunk] }
+
+func (h *history) alloc() int32 {
+	if k := len(h.free); k > 0 {
+		n := h.free[k-1]
+		h.free = h.free[:k-1]
+		*h.at(n) = ring{}
+		return n
+	}
+	if int(h.used) == len(h.chunks)*ringChunk {
+		h.chunks = append(h.chunks, make([]ring, ringChunk))
+	}
+	h.used++
+	return h.used - 1
+}
+
+// deci is d in deciseconds, held within an int32.
+func deci(d int64) int32 {
+	return int32(max(math.MinInt32+1, min(math.MaxInt32, d/int64(100*time.Millisecond))))
+}
+
+// sampleOf is e's current reading as a sample.
+func sampleOf(e *entry) sample {
+	v, ok := e.value().Number()
+	s := sample{value: float32(v), ttl: -1, at: uint32(max(0, deci(e.at)))}
+	if !ok {
+		s.value = float32(math.NaN())
+	}
+	if e.pttl >= 0 {
+		s.ttl = max(0, deci(int64(PTTLDuration(e.pttl))))
+	}
+	return s
+}
+
+// remember is the hook observe calls with e still holding its last reading
+// and r the new one, read at at with pttl: when the value or the deadline
+// changed, it keeps the last reading in e's ring (made on the first
+// change) and returns st, or StatusExtending when the expiry of a counter
+// was pushed back while it grew, twice (see extend).
+func (s *Store) remember(e *entry, r *Reading, pttl, at int64, st Status) Status {
+	newNum, isNum := r.Value.Number()
+	oldNum, wasNum := e.value().Number()
+	if isNum == wasNum && (!isNum || newNum == oldNum) && !e.expiryMoved(pttl, at) {
+		return s.extendedStatus(e, r, st)
+	}
+	last := sampleOf(e)
+	if e.hist == 0 {
+		e.hist = s.hist.alloc() + 1
+		g := s.hist.at(e.hist - 1)
+		g.anchorV, g.anchorD = last.value, anchorDeadline(last)
+	}
+	g := s.hist.at(e.hist - 1)
+	g.s[e.histHead] = last
+	e.histHead = (e.histHead + 1) % HistoryLen
+	e.histN = min(e.histN+1, HistoryLen)
+	e.extends = extend(g, e.extends, float32(newNum), isNum, pttl, at)
+	return s.extendedStatus(e, r, st)
+}
+
+// anchorDeadline is when a sample's key expires, in deciseconds from the
+// epoch; MaxInt32 without a TTL.
+func anchorDeadline(x sample) int32 {
+	if x.ttl < 0 {
+		return math.MaxInt32
+	}
+	return int32(min(math.MaxInt32, int64(x.at)+int64(x.ttl)))
+}
+
+// extend returns how many times a counter's expiry has been pushed back
+// while it grew, given a new reading and the count so far, and moves the
+// ring's anchor on. Each push is measured from the last one (the anchor),
+// not the last reading, so that a deadline pushed a little at every hit
+// counts once it has moved more than the jitter of reading it. A value
+// that fell or a deadline that came earlier is a new key (the old one
+// expired), and starts again from 0: so a client that switched to
+// EXPIRE NX stops being counted once its key has expired.
+func extend(g *ring, count uint8, v float32, isNum bool, pttl, at int64) uint8 {
+	if !isNum || pttl < 0 {
+		g.anchorV, g.anchorD = v, math.MaxInt32
+		return 0
+	}
+	d := deci(deadline(pttl, at))
+	jitter := deci(int64(deadlineJitter))
+	switch {
+	case g.anchorD == math.MaxInt32 || v < g.anchorV || d < g.anchorD-jitter:
+		g.anchorV, g.anchorD = v, d
+		return 0
+	case d > g.anchorD+jitter:
+		if v > g.anchorV && count < math.MaxUint8 {
+			count++
+		}
+		g.anchorV, g.anchorD = v, d
+	}
+	return count
+}
+
+// extendedStatus is st, or StatusExtending for a counter or window counter
+// with a TTL whose expiry was pushed back while it grew at least twice.
+// Logs, buckets and GCRA keys move their deadline by design, and never are.
+func (s *Store) extendedStatus(e *entry, r *Reading, st Status) Status {
+	if e.extends < 2 || (r.Layout != LayoutCounter && r.Layout != LayoutWindow) {
+		return st
+	}
+	switch st {
+	case StatusOK, StatusWarn, StatusOver:
+		return StatusExtending
+	}
+	return st
+}
+
+// forget lets go of e's ring, for the next key that changes.
+func (s *Store) forget(e *entry) {
+	if e.hist != 0 {
+		s.hist.free = append(s.hist.free, e.hist-1)
+		e.hist, e.histN, e.histHead, e.extends = 0, 0, 0, 0
+	}
+}
+
+// History returns the past readings of key the Store keeps, oldest first,
+// not including the current one (Get gives that); nil for a key that has
+// not changed since it was first read.
+func (s *Store) History(key string) []Sample {
+	i, ok := s.index[key]
+	if !ok {
+		return nil
+	}
+	e := &s.entries[i]
+	if e.hist == 0 {
+		return nil
+	}
+	g := s.hist.at(e.hist - 1)
+	out := make([]Sample, 0, e.histN)
+	start := (int(e.histHead) + HistoryLen - int(e.histN)) % HistoryLen
+	for k := range int(e.histN) {
+		x := g.s[(start+k)%HistoryLen]
+		ttl := time.Duration(-1)
+		if x.ttl >= 0 {
+			ttl = time.Duration(x.ttl) * 100 * time.Millisecond
+		}
+		out = append(out, Sample{Value: float64(x.value), TTL: ttl, At: s.epoch.Add(time.Duration(x.at) * 100 * time.Millisecond)})
+	}
+	return out
+}
