@@ -29,12 +29,22 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	client, err := connect(ctx, cfg, stderr)
+	client, err := connect(ctx, withDashboardBudget(cfg), stderr)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 	return dashboard(ctx, client, cfg, "", "")
+}
+
+// withDashboardBudget returns cfg with the dashboard's budget of commands
+// when none was set: a dashboard left open on production must stay gentle,
+// where a snapshot someone waits for may go as fast as Redis answers.
+func withDashboardBudget(cfg config.Config) config.Config {
+	if cfg.Redis.MaxCommands == 0 {
+		cfg.Redis.MaxCommands = config.DefaultMaxCommands
+	}
+	return cfg
 }
 
 // dashboard runs the interactive program until the user quits; title and
