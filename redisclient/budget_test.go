@@ -2,12 +2,14 @@ package redisclient_test
 
 import (
 	"context"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -59,6 +61,61 @@ func withinBudget(t *testing.T, rate float64, span time.Duration, budget int) {
 	t.Logf("%.0f commands/s over %v, budget %d", rate, span.Round(time.Millisecond), budget)
 	if rate > allowed {
 		t.Errorf("countertop sent %.0f commands/s over %v; the budget is %d (%.0f with the bucket's burst)", rate, span, budget, allowed)
+	}
+}
+
+// On a keyspace larger than one interval can read under the budget, the
+// poller sends no more than the budget, uses most of it, re-reads the keys
+// on screen every interval and the others in turn.
+func TestPollHoldsToTheBudget(t *testing.T) {
+	t.Parallel()
+	const keys, budget, interval = 1000, 1000, 300 * time.Millisecond // an interval reads about 150 keys
+	s := redistest.Start(t)
+	msetNumbered(t, s, keys, "rl:%04d")
+	c := connectURL(t, redisclient.Options{URL: s.URL(), MaxCommands: budget})
+	var onScreen []string
+	for i := range 20 {
+		onScreen = append(onScreen, fmt.Sprintf("rl:%04d", 500+i))
+	}
+	shown := make(chan []string, 1)
+	redisclient.OfferShown(shown, onScreen)
+	f := startPoll(t, c, redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: interval, Shown: shown})
+	f.waitFor("the first pass", func() bool { return f.passes > 0 && !f.state.Scanning && f.store.Len() == keys })
+
+	// From here, every read of a key on screen, and every key read.
+	screen := map[string][]time.Time{}
+	offScreen := map[string]bool{}
+	for _, k := range onScreen {
+		screen[k] = nil
+	}
+	f.onBatch = func(b model.Batch) {
+		for _, o := range b.Observed {
+			if _, ok := screen[o.Key]; ok {
+				screen[o.Key] = append(screen[o.Key], o.At)
+			} else {
+				offScreen[o.Key] = true
+			}
+		}
+	}
+	m := meterOf(t, s)
+	f.waitFor("four seconds", func() bool { return time.Since(m.start) > 4*time.Second })
+	rate, span := m.perSecond()
+	withinBudget(t, rate, span, budget)
+	if rate < 0.7*budget {
+		t.Errorf("countertop sent %.0f commands/s with more keys to read than the budget of %d allows: the budget is not used", rate, budget)
+	}
+	for k, reads := range screen {
+		for i := 1; i < len(reads); i++ {
+			if gap := reads[i].Sub(reads[i-1]); gap > 2*interval {
+				t.Errorf("%s, on screen, was read %v after its last read; want every interval (%v)", k, gap, interval)
+			}
+		}
+		if len(reads) < int(span/interval)/2 {
+			t.Errorf("%s, on screen, was read %d times in %v; want about every %v", k, len(reads), span, interval)
+		}
+	}
+	if len(offScreen) != keys-len(onScreen) {
+		t.Errorf("%d of the %d keys off screen were read in %v; want each in turn", len(offScreen), keys-len(onScreen), span)
 	}
 }
 
