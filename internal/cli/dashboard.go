@@ -53,6 +53,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
+	shown := make(chan []string, 1) // the keys on screen, read first
 	watchErr := make(chan error, 1)
 	go func() {
 		// Watch returns when ctx is done, or at once when --mode events
@@ -64,6 +65,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 				Interval:      cfg.Redis.Interval,
 				DiscoverEvery: cfg.Redis.DiscoverEvery,
 				ScanCount:     cfg.Redis.ScanCount,
+				Shown:         shown,
 			},
 			Mode:         cfg.Redis.Mode,
 			EnableEvents: cfg.Redis.EnableEvents,
@@ -96,6 +98,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		Title:    title,
 		Patterns: cfg.Patterns,
 		Hint:     hint,
+		OnScreen: func(keys []string) { redisclient.OfferShown(shown, keys) },
 	})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
