@@ -20,6 +20,7 @@ require (
 	github.com/ulule/limiter/v3 v3.11.2
 	golang.org/x/sync v0.22.0
 	golang.org/x/sys v0.48.0
+	golang.org/x/time v0.16.0
 )
 
 require (

@@ -39,6 +39,19 @@ const (
 	ModePoll     = "poll"     // re-read every Interval
 )
 
+// DefaultMaxCommands is the dashboard's budget of commands a second to
+// each server when none is set: a few percent of one Redis core (see
+// README.md, "Load on the server").
+const DefaultMaxCommands = 10000
+
+// NoCommandLimit, as Redis.MaxCommands, says there is no budget (the user
+// gave 0).
+const NoCommandLimit = -1
+
+// minMaxCommands is the smallest budget: the rows on screen, a discovery
+// walk and the watchdog's pings need about as much to move at all.
+const minMaxCommands = 100
+
 // Config is everything main needs to wire countertop together.
 type Config struct {
 	Redis    Redis
@@ -59,6 +72,10 @@ type Redis struct {
 	DiscoverEvery time.Duration // how often to SCAN for new keys; Interval unless set
 	ResyncEvery   time.Duration // in events and tracking modes, how often to re-read everything in case a message was lost
 	ScanCount     int64         // COUNT hint of each SCAN call
+	// MaxCommands bounds countertop's own commands a second to each server:
+	// 0 when not set (the command's default: DefaultMaxCommands for the
+	// dashboard, none for snapshot and check), NoCommandLimit for none.
+	MaxCommands int64
 
 	Cluster          bool     // treat URL as a Redis Cluster seed (also auto-detected)
 	SentinelMaster   string   // the master's name, to find it through Sentinels
@@ -101,10 +118,10 @@ func (r Redis) String() string {
 		}
 		return "***"
 	}
-	return fmt.Sprintf("url=%s (from %q) username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d"+
+	return fmt.Sprintf("url=%s (from %q) username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d max_commands=%d"+
 		" cluster=%t sentinel_master=%q sentinels=%q sentinel_username=%q sentinel_password=%s"+
 		" read_only=%t enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
-		RedactURL(r.URL), r.URLFrom, r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount,
+		RedactURL(r.URL), r.URLFrom, r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount, r.MaxCommands,
 		r.Cluster, r.SentinelMaster, r.Sentinels, r.SentinelUsername, mask(r.SentinelPassword),
 		r.ReadOnly, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
 }
@@ -381,6 +398,26 @@ func parseBool(s string) (bool, error) {
 		return false, fmt.Errorf("%q is not true or false", s)
 	}
 	return b, nil
+}
+
+func parseMaxCommands(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of commands a second (use a whole number, like %d, or 0 for no limit)", s, DefaultMaxCommands)
+	}
+	return checkMaxCommands(n)
+}
+
+// checkMaxCommands returns n as Redis.MaxCommands holds it: 0 (no limit)
+// as NoCommandLimit.
+func checkMaxCommands(n int64) (int64, error) {
+	switch {
+	case n == 0:
+		return NoCommandLimit, nil
+	case n < minMaxCommands:
+		return 0, fmt.Errorf("%d commands a second is too few for the rows on screen to be read every interval (use %d or more, like %d, or 0 for no limit)", n, minMaxCommands, DefaultMaxCommands)
+	}
+	return n, nil
 }
 
 func parseScanCount(s string) (int64, error) {

@@ -359,6 +359,14 @@ func tomlScanCount(v any) (int64, error) {
 	return n, checkScanCount(n)
 }
 
+func tomlMaxCommands(v any) (int64, error) {
+	n, ok := v.(int64)
+	if !ok {
+		return 0, wrongType("a whole number", v)
+	}
+	return checkMaxCommands(n)
+}
+
 func tomlBool(v any) (bool, error) {
 	b, ok := v.(bool)
 	if !ok {

@@ -209,6 +209,9 @@ func TestFileErrors(t *testing.T) {
 		{"scan_count zero",
 			"[redis]\nscan_count = 0\n",
 			`:2: redis.scan_count: 0 is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"max_commands negative",
+			"[redis]\nmax_commands = -5\n",
+			`:2: redis.max_commands: -5 commands a second is too few for the rows on screen to be read every interval (use 100 or more, like 10000, or 0 for no limit)`},
 		{"scan_count a float",
 			"[redis]\nscan_count = 10.5\n",
 			`:2: redis.scan_count: must be a whole number, not a float`},
@@ -339,6 +342,8 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"discover-every", nil, []string{"--discover-every", "soon"}, `--discover-every: "soon" is not a duration (like 60s or 1m30s)`},
 		{"resync-every", nil, []string{"--resync-every", "1ns"}, `--resync-every: "1ns" is too short (use at least 1ms)`},
 		{"scan-count", nil, []string{"--scan-count", "-1"}, `--scan-count: -1 is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"max-commands too few", nil, []string{"--max-commands", "50"}, `--max-commands: 50 commands a second is too few for the rows on screen to be read every interval (use 100 or more, like 10000, or 0 for no limit)`},
+		{"max-commands not a number", nil, []string{"--max-commands", "10k"}, `--max-commands: "10k" is not a number of commands a second (use a whole number, like 10000, or 0 for no limit)`},
 		{"scan-count not a number", nil, []string{"--scan-count", "1e3"}, `--scan-count: "1e3" is not a SCAN count (use a whole number more than 0, like 1000)`},
 		{"empty pattern", nil, []string{"--pattern", "a:*", "--pattern", ""}, `--pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
 		{"url, password hidden", nil, []string{"--url", "ftp://me:hunter2@host"}, `--url: "ftp://me:***@host" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
@@ -404,6 +409,7 @@ interval = "5s"
 discover_every = "6s"
 resync_every = "7s"
 scan_count = 5
+max_commands = 0
 cluster = true
 read_only = true
 enable_events = true
@@ -424,6 +430,7 @@ window = "5s"
 		"--discover-every", "3s",
 		"--resync-every", "1m",
 		"--scan-count", "50",
+		"--max-commands", "2500",
 		"--read-only=false",
 		"--cluster=false",
 		"--enable-events=false",
@@ -444,6 +451,7 @@ window = "5s"
 			DiscoverEvery: 3 * time.Second,
 			ResyncEvery:   time.Minute,
 			ScanCount:     50,
+			MaxCommands:   2500,
 			TLS:           config.TLS{CAFile: ca, CertFile: cert, KeyFile: key},
 		},
 		Patterns: []string{"a:*", "b:*"},
@@ -885,5 +893,31 @@ sentinel_password = "file-pass"
 	}
 	if _, err := load(t, nil, "--url", "rediss+sentinel://s1:26379/0?master_name=m"); err != nil {
 		t.Errorf("rediss+sentinel:// refused: %v", err)
+	}
+}
+
+// A budget of commands is the command's own default until one is given; 0
+// says there is none, which is not the same as not saying.
+func TestMaxCommands(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		file string
+		args []string
+		want int64
+	}{
+		{"", nil, 0},
+		{"[redis]\nmax_commands = 0\n", nil, config.NoCommandLimit},
+		{"[redis]\nmax_commands = 20000\n", nil, 20000},
+		{"[redis]\nmax_commands = 20000\n", []string{"--max-commands", "0"}, config.NoCommandLimit},
+		{"", []string{"--max-commands", "500"}, 500},
+	} {
+		file := writeFile(t, dir, "c.toml", tc.file)
+		c, err := load(t, nil, append([]string{"--config", file}, tc.args...)...)
+		if err != nil {
+			t.Fatal(err)
+		}
+		if c.Redis.MaxCommands != tc.want {
+			t.Errorf("file %q, flags %q: MaxCommands = %d, want %d", tc.file, tc.args, c.Redis.MaxCommands, tc.want)
+		}
 	}
 }

@@ -1,6 +1,7 @@
 package config
 
 import (
+	"fmt"
 	"slices"
 	"time"
 )
@@ -41,6 +42,7 @@ var (
 	readCommands  = []string{"dashboard", "snapshot", "check", "repair"}
 	dashboardOnly = []string{"dashboard"}
 	writeCommands = []string{"dashboard", "incr", "repair"}
+	readsOnItsOwn = []string{"dashboard", "snapshot", "check"}
 )
 
 // settings is the table Settings returns. Its order is the order of Load's
@@ -100,6 +102,9 @@ var settings = []Setting{
 	{Flag: "scan-count", Key: "redis.scan_count", Default: "1000", Commands: readCommands,
 		Usage: "ask each SCAN call for about `N` keys (its COUNT)",
 		value: one(scanCountText, func(c *Config) *int64 { return &c.Redis.ScanCount })},
+	{Flag: "max-commands", Key: "redis.max_commands", Commands: readsOnItsOwn,
+		Usage: fmt.Sprintf("send each server (each master of a cluster) at most `N` of countertop's own commands a second, reads, SCANs and pings (not your writes); 0 for no limit (default %d for the dashboard, no limit for snapshot and check)", DefaultMaxCommands),
+		value: one(maxCommandsText, func(c *Config) *int64 { return &c.Redis.MaxCommands })},
 	{Flag: "read-only", Key: "redis.read_only", Commands: writeCommands,
 		Usage: "refuse every write",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.ReadOnly })},
@@ -229,13 +234,14 @@ func anyDir[T any](read func(any) (T, error)) func(any, string) (T, error) {
 // The parsers of the settings above: the same checks, and so the same
 // words, whatever the source.
 var (
-	anyText       = checkedText(func(string) error { return nil })
-	urlText       = parser[string]{text: parseURL, toml: anyDir(tomlURL)}
-	modeText      = checkedText(checkMode)
-	durationText  = parser[time.Duration]{text: parseDuration, toml: anyDir(tomlDuration)}
-	windowText    = parser[time.Duration]{text: parseWindow, toml: anyDir(tomlWindow)}
-	limitText     = parser[float64]{text: parseLimit, toml: anyDir(tomlLimit)}
-	scanCountText = parser[int64]{text: parseScanCount, toml: anyDir(tomlScanCount)}
-	boolText      = parser[bool]{text: parseBool, toml: anyDir(tomlBool)}
-	fileText      = parser[string]{text: func(s string) (string, error) { return s, checkFile(s) }, toml: tomlFile}
+	anyText         = checkedText(func(string) error { return nil })
+	urlText         = parser[string]{text: parseURL, toml: anyDir(tomlURL)}
+	modeText        = checkedText(checkMode)
+	durationText    = parser[time.Duration]{text: parseDuration, toml: anyDir(tomlDuration)}
+	windowText      = parser[time.Duration]{text: parseWindow, toml: anyDir(tomlWindow)}
+	limitText       = parser[float64]{text: parseLimit, toml: anyDir(tomlLimit)}
+	scanCountText   = parser[int64]{text: parseScanCount, toml: anyDir(tomlScanCount)}
+	maxCommandsText = parser[int64]{text: parseMaxCommands, toml: anyDir(tomlMaxCommands)}
+	boolText        = parser[bool]{text: parseBool, toml: anyDir(tomlBool)}
+	fileText        = parser[string]{text: func(s string) (string, error) { return s, checkFile(s) }, toml: tomlFile}
 )

@@ -25,7 +25,11 @@ func (c *Client) useCluster(opt *redis.Options) error {
 	if opt.DB != 0 {
 		return errClusterDB(opt.DB, nil)
 	}
-	c.rdb = redis.NewClusterClient(universalOptions(opt, []string{opt.Addr}).Cluster())
+	cc := redis.NewClusterClient(universalOptions(opt, []string{opt.Addr}).Cluster())
+	// Each master has its own budget: the hook goes on each node's client,
+	// which every command to that node passes through.
+	cc.OnNewNode(func(node *redis.Client) { node.AddHook(c.budget.hook(node.Options().Addr)) })
+	c.rdb = cc
 	c.kind, c.hostPort, c.addr = cluster, opt.Addr, opt.Addr+"/0"
 	return nil
 }

@@ -56,6 +56,10 @@ type Options struct {
 	// read of a log (its hits inside the window) or of a large hash: the
 	// same rules model.Read is given. nil: none known.
 	Rules *model.Rules
+	// MaxCommands bounds the commands countertop sends on its own (reads,
+	// SCANs, pings, checks; not the user's writes) to each server, each
+	// master of a cluster, a second (--max-commands); 0 is no bound.
+	MaxCommands int
 }
 
 // Auth is an ACL user and password; an empty Username is the default user.
@@ -93,7 +97,8 @@ type Client struct {
 	// that cannot be reached was learned from the cluster, not from --url).
 	roles     atomic.Pointer[map[string]nodeRole]
 	connected atomic.Bool
-	stalls    stalls // masters that hang, tried in the background (see onMaster)
+	stalls    stalls  // masters that hang, tried in the background (see onMaster)
+	budget    *budget // countertop's own commands to each server (see Options.MaxCommands)
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
@@ -112,7 +117,7 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{readOnly: o.ReadOnly, rules: o.Rules, pipelineTimeout: 2 * readTimeoutOf(opt), done: make(chan struct{})}
+	c := &Client{readOnly: o.ReadOnly, rules: o.Rules, pipelineTimeout: 2 * readTimeoutOf(opt), budget: newBudget(o.MaxCommands), done: make(chan struct{})}
 	switch {
 	case target != nil && o.Cluster:
 		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)
@@ -124,7 +129,9 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		}
 	default:
 		single := *opt // NewClient fills in defaults, which useCluster must not inherit
-		c.rdb, c.kind = redis.NewClient(&single), standalone
+		rdb := redis.NewClient(&single)
+		rdb.AddHook(c.budget.hook(""))
+		c.rdb, c.kind = rdb, standalone
 		c.hostPort, c.addr = opt.Addr, opt.Addr+"/"+strconv.Itoa(opt.DB)
 	}
 

@@ -157,6 +157,11 @@ func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int,
 				return
 			}
 			wg.Go(func() {
+				ctx, err := c.prepaid(ctx, where, 2*len(chunk)) // GETRANGE and PTTL
+				if err != nil {
+					done <- result{nil, err}
+					return
+				}
 				ctx, cancel := c.withPipelineTimeout(ctx)
 				defer cancel()
 				obs, err := c.fetchChunk(ctx, chunk, where)

@@ -3,8 +3,6 @@ package redisclient
 import (
 	"cmp"
 	"context"
-	"maps"
-	"slices"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -34,6 +32,11 @@ type PollOptions struct {
 	DiscoverEvery time.Duration
 	ScanCount     int64 // SCAN's COUNT hint (default 1000)
 	BatchSize     int   // keys per pipeline (default 500)
+	// Shown, when not nil, brings the keys on screen whenever they change:
+	// under the budget (Options.MaxCommands) they are read first every
+	// interval, and the others in turn. The sender never waits (see
+	// OfferShown).
+	Shown <-chan []string
 
 	scanBudget time.Duration // overrides Interval/4, for tests
 }
@@ -91,15 +94,22 @@ func (r *reader) poll(ctx context.Context) {
 	rechecked := time.Now()
 	for {
 		start := time.Now()
-		read, err := r.fetch(ctx, slices.Collect(maps.Keys(r.known)), false)
+		round := r.turns.len() // the keys found from now on were just read
+		shown := r.onScreen()
+		read, err := r.fetch(ctx, shown, false)
 		// In a cluster, a master down leaves the others' keys read: their
 		// new keys are looked for too, in a pass that will not take the
 		// known keys it misses for deleted (see discovery.failed).
 		partial := err != nil && read && r.c.kind == cluster
 		if err == nil || partial {
-			if derr := r.discoverSome(ctx, &p, start, err); err == nil {
-				err = derr
+			derr := r.discoverSome(ctx, &p, start, err)
+			// A pass that left a master out leaves the others' keys to read.
+			if derr == nil || r.c.kind == cluster {
+				more, rerr := r.readInTurn(ctx, round, shown, start.Add(r.o.Interval))
+				read, derr = read || more, cmp.Or(derr, rerr)
 			}
+			err = cmp.Or(err, derr)
+			partial = err != nil && read && r.c.kind == cluster
 		}
 		if ctx.Err() != nil {
 			return
@@ -133,7 +143,7 @@ func (r *reader) poll(ctx context.Context) {
 			} else {
 				backoff = nextBackoff(backoff)
 				wait = backoff
-				p = pacer{} // keys may have changed while we could not look: a new pass, at once
+				p = pacer{passed: p.passed} // keys may have changed while we could not look: a new pass, at once
 			}
 			r.failed(err)
 			if !partial || time.Since(reread) >= partialTopologyEvery {
@@ -161,8 +171,9 @@ const partialTopologyEvery = 5 * time.Second
 // pacer is where polling's discovery stands: the pass under way, and when
 // the next may begin.
 type pacer struct {
-	pass *discovery // under way; nil between passes
-	next time.Time  // when the next pass may begin; zero: at once
+	pass   *discovery // under way; nil between passes
+	next   time.Time  // when the next pass may begin; zero: at once
+	passed bool       // a pass has ended, since polling began or Redis last failed
 }
 
 // discoverSome takes a poll cycle's share of discovery, in the cycle that
@@ -185,12 +196,93 @@ func (r *reader) discoverSome(ctx context.Context, p *pacer, now time.Time, miss
 		p.pass.failed = cmp.Or(p.pass.failed, missed)
 	}
 	budget := r.o.scanBudget
-	if len(r.known) == 0 {
+	switch {
+	case r.c.budget.limited() && !p.passed:
+		// Under a budget of commands a first pass of many keys takes many
+		// intervals: it has all of each but the rows on screen, which are
+		// read first.
+		budget = r.o.Interval
+	case len(r.known) == 0:
 		budget = 0
 	}
 	ended, err := r.advance(ctx, p.pass, budget)
 	if ended {
-		p.pass = nil
+		p.pass, p.passed = nil, err == nil
 	}
 	return err
+}
+
+// inTurnChunk is how many pipelines' worth of keys readInTurn reads at a
+// time: enough for fetch to keep its pipelines in flight.
+const inTurnChunk = fetchAhead
+
+// readInTurn reads the known keys least recently read, up to round of them
+// (one of each, when round is as many as turns held when the cycle began),
+// and puts them back at the end of the queue; it leaves out the keys in
+// shown, read already. Under a budget it stops once until has passed, and
+// the next cycle goes on where it stopped. It reports whether any key was
+// read, as fetch does.
+func (r *reader) readInTurn(ctx context.Context, round int, shown []string, until time.Time) (read bool, err error) {
+	limited := r.c.budget.limited()
+	size := inTurnChunk * r.o.BatchSize
+	if !limited {
+		size *= 8 // fewer calls; fetch pipelines them the same
+	}
+	skip := make(map[string]bool, len(shown))
+	for _, k := range shown {
+		skip[k] = true
+	}
+	var later []string // shown keys taken from the queue, to go back unread
+	defer func() {
+		for _, k := range later {
+			if r.isKnown(k) {
+				r.known[k] = r.turns.push(k)
+			}
+		}
+	}()
+	for round > 0 && (!limited || time.Now().Before(until)) {
+		chunk := make([]string, 0, min(size, round))
+		for len(chunk) < size && round > 0 {
+			k, took, ok := r.turns.pop(r.known)
+			round -= took
+			switch {
+			case !ok:
+				round = 0
+			case skip[k]:
+				later = append(later, k)
+			default:
+				chunk = append(chunk, k)
+			}
+		}
+		some, ferr := r.fetch(ctx, chunk, false)
+		read, err = read || some, cmp.Or(err, ferr)
+		for _, k := range chunk {
+			if r.isKnown(k) {
+				r.known[k] = r.turns.push(k)
+			}
+		}
+		// In a cluster, the keys of the masters that answer are read on
+		// while one does not (see poll).
+		if ferr != nil && !(some && r.c.kind == cluster) {
+			break
+		}
+	}
+	return read, err
+}
+
+// OfferShown sends keys, the keys on screen, on shown (see
+// PollOptions.Shown) without waiting: a set the watcher has not taken yet
+// is replaced. shown must have room for one, and one goroutine send on it.
+func OfferShown(shown chan []string, keys []string) {
+	for {
+		select {
+		case shown <- keys:
+			return
+		default:
+		}
+		select {
+		case <-shown: // the watcher has not taken the last: it is out of date
+		default:
+		}
+	}
 }

@@ -20,7 +20,9 @@ type reader struct {
 	c     *Client
 	o     PollOptions
 	out   chan<- model.Batch
-	known map[string]struct{} // keys that existed when last read
+	known map[string]uint32 // keys that existed when last read, with the number of their entry in turns
+	turns turns             // the known keys, least recently read in turn first (see poll)
+	shown []string          // the keys on screen, as o.Shown last said
 	// mode is the state's Mode while reads succeed; outage is its
 	// LastError meanwhile: why the feed is not healthy although Redis
 	// answers reads (in events mode, a subscription that is down).
@@ -40,11 +42,14 @@ type reader struct {
 
 // newReader returns a reader of c that sends to out.
 func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
+	if n := c.budget.maxBatch(); n > 0 {
+		o.BatchSize = min(o.BatchSize, n) // a pipeline fits in the bucket: it waits for no more than that
+	}
 	return &reader{
 		c:     c,
 		o:     o,
 		out:   out,
-		known: make(map[string]struct{}),
+		known: make(map[string]uint32),
 		mode:  "connecting",
 		state: model.FeedState{Mode: "connecting", Addr: c.addr, Topology: c.topology},
 	}
@@ -89,7 +94,12 @@ func (r *reader) fetch(ctx context.Context, keys []string, settles bool) (read b
 				delete(r.known, o.Key)
 			} else {
 				b.Observed = append(b.Observed, o)
-				r.known[o.Key] = struct{}{}
+				if !r.isKnown(o.Key) {
+					r.known[o.Key] = r.turns.push(o.Key)
+					if r.turns.len() > 2*len(r.known)+staleTurns {
+						r.turns.rebuild(r.known)
+					}
+				}
 			}
 		}
 		if r.state.LastError == r.outage || r.c.kind != cluster {
@@ -191,4 +201,79 @@ func (r *reader) emit(ctx context.Context, b model.Batch) error {
 	case <-ctx.Done():
 		return ctx.Err()
 	}
+}
+
+// onScreen returns the keys on screen, as the dashboard last said (see
+// PollOptions.Shown).
+func (r *reader) onScreen() []string {
+	if r.o.Shown != nil {
+		select {
+		case keys := <-r.o.Shown:
+			r.shown = keys
+		default:
+		}
+	}
+	return r.shown
+}
+
+// turns is a queue of the known keys, the least recently read in turn
+// first: a poll cycle that cannot read every key under the budget reads
+// the keys at its front and puts them at the back. A key that left the
+// known keys, or came back since, leaves a stale entry, which pop skips:
+// known holds the number of each key's live entry.
+type turns struct {
+	entries []turn
+	head    int    // entries[head:] is the queue
+	last    uint32 // the number of the last entry pushed
+}
+
+// staleTurns is how many stale entries turns may hold beyond as many as
+// the keys known before it is rebuilt: counters that expire and come back
+// leave one each time.
+const staleTurns = 1024
+
+// rebuild makes the queue anew from known, in no particular order.
+func (q *turns) rebuild(known map[string]uint32) {
+	*q = turns{entries: make([]turn, 0, len(known))}
+	for k := range known {
+		known[k] = q.push(k)
+	}
+}
+
+// turn is an entry of turns.
+type turn struct {
+	key string
+	n   uint32
+}
+
+// len returns how many entries the queue holds, stale ones included.
+func (q *turns) len() int { return len(q.entries) - q.head }
+
+// push puts key at the back, as just read, and returns the number its
+// entry goes by.
+func (q *turns) push(key string) uint32 {
+	if q.head > 0 && q.head >= q.len() { // the front half is spent: move the rest down
+		n := copy(q.entries, q.entries[q.head:])
+		clear(q.entries[n:])
+		q.entries, q.head = q.entries[:n], 0
+	}
+	q.last++
+	q.entries = append(q.entries, turn{key, q.last})
+	return q.last
+}
+
+// pop takes the key at the front that known still holds under that
+// entry's number, and says how many entries it took, stale ones included;
+// false when there is none.
+func (q *turns) pop(known map[string]uint32) (key string, took int, ok bool) {
+	for q.len() > 0 {
+		e := q.entries[q.head]
+		q.entries[q.head] = turn{}
+		q.head++
+		took++
+		if n, ok := known[e.key]; ok && n == e.n {
+			return e.key, took, true
+		}
+	}
+	return "", took, false
 }

@@ -23,7 +23,12 @@ func (c *Client) Scan(ctx context.Context, patterns []string, count int64, fn fu
 // scanOnce runs one SCAN on node, bounded as a pipeline of reads is (see
 // readTimeoutOf).
 func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64, pattern string, count int64) (keys []string, next uint64, err error) {
-	err = c.onMaster(ctx, c.nodeAddr(node), func() error {
+	addr := c.nodeAddr(node)
+	err = c.onMaster(ctx, addr, func() error {
+		ctx, err := c.prepaid(ctx, addr, 1)
+		if err != nil {
+			return err
+		}
 		ctx, cancel := c.withPipelineTimeout(ctx)
 		defer cancel()
 		keys, next, err = node.Scan(ctx, cursor, pattern, count).Result()
@@ -34,7 +39,12 @@ func (c *Client) scanOnce(ctx context.Context, node redis.Cmdable, cursor uint64
 
 // dbSize runs DBSIZE on node, bounded as scanOnce is.
 func (c *Client) dbSize(ctx context.Context, node redis.Cmdable) (size int64, err error) {
-	err = c.onMaster(ctx, c.nodeAddr(node), func() error {
+	addr := c.nodeAddr(node)
+	err = c.onMaster(ctx, addr, func() error {
+		ctx, err := c.prepaid(ctx, addr, 1)
+		if err != nil {
+			return err
+		}
 		ctx, cancel := c.withPipelineTimeout(ctx)
 		defer cancel()
 		size, err = node.DBSize(ctx).Result()

@@ -121,7 +121,9 @@ func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget, auth Auth) {
 	uo := universalOptions(opt, s.addrs)
 	uo.MasterName = s.master
 	uo.SentinelUsername, uo.SentinelPassword = auth.Username, auth.Password
-	c.rdb = redis.NewFailoverClient(uo.Failover())
+	rdb := redis.NewFailoverClient(uo.Failover())
+	rdb.AddHook(c.budget.hook(""))
+	c.rdb = rdb
 	for _, addr := range s.addrs {
 		c.sentinels = append(c.sentinels, redis.NewSentinelClient(&redis.Options{
 			Addr:                  addr,
@@ -134,7 +136,7 @@ func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget, auth Auth) {
 		}))
 	}
 	c.kind, c.sentinel = sentinel, &s
-	c.servers = &serverClients{opt: opt, byAddr: make(map[string]*redis.Client)}
+	c.servers = &serverClients{opt: opt, hook: c.budget.hook(""), byAddr: make(map[string]*redis.Client)}
 	c.hostPort = "master " + s.master
 	c.addr = strings.Join(s.addrs, ",") + "/" + strconv.Itoa(opt.DB)
 }
@@ -181,7 +183,8 @@ func (c *Client) sentinelMaster(ctx context.Context) (*redis.Client, error) {
 // after a failover, where they hear only what is replicated to it, or
 // nothing once it is gone.
 type serverClients struct {
-	opt *redis.Options // the master's options, with any address
+	opt  *redis.Options // the master's options, with any address
+	hook redis.Hook     // the master's budget (see budget), on each
 
 	mu     sync.Mutex
 	byAddr map[string]*redis.Client
@@ -196,6 +199,7 @@ func (s *serverClients) get(addr string) *redis.Client {
 		opt := *s.opt
 		opt.Addr = addr
 		rdb = redis.NewClient(&opt)
+		rdb.AddHook(s.hook)
 		s.byAddr[addr] = rdb
 	}
 	return rdb

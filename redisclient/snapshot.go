@@ -118,6 +118,10 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 // given in --url.
 func (c *Client) snapshotChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
 	if _, ok := c.rdb.(*redis.ClusterClient); !ok {
+		ctx, err := c.prepaid(ctx, c.hostPort, 2*len(keys))
+		if err != nil {
+			return nil, err
+		}
 		ctx, cancel := c.withPipelineTimeout(ctx)
 		defer cancel()
 		return c.fetchChunk(ctx, keys, c.hostPort)

@@ -72,6 +72,11 @@ type Options struct {
 	// Hint is the status line until the first action: what to try (the
 	// demo's tour); "" leaves it empty.
 	Hint string
+	// OnScreen, when not nil, is told the keys on screen each time they
+	// change (the rows of the table, or the key of the detail screen), so
+	// that the feed reads them first. It is called from Update and must
+	// not block.
+	OnScreen func(keys []string)
 }
 
 // Model is the dashboard. *Model is the tea.Model: Update changes the
@@ -143,6 +148,9 @@ type Model struct {
 
 	// widestKey is the widest key name the table has shown (measureKeys).
 	widestKey int
+
+	onScreen func(keys []string) // see Options.OnScreen
+	told     []string            // the keys onScreen was last told
 }
 
 // screen is what fills the space between the header and the status line.
@@ -174,6 +182,7 @@ func New(o Options) *Model {
 		now:      now,
 		title:    title,
 		mouse:    o.Mouse,
+		onScreen: o.OnScreen,
 		keys:     defaultKeyMap(),
 		help:     help.New(),
 		dark:     true,

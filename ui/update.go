@@ -62,6 +62,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 		m.follow()
 	}
 	m.measureKeys()
+	m.tellOnScreen()
 	return m, cmd
 }
 

@@ -55,6 +55,7 @@ func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 		SentinelAddrs:  cfg.Redis.Sentinels,
 		SentinelAuth:   redisclient.Auth{Username: cfg.Redis.SentinelUsername, Password: cfg.Redis.SentinelPassword},
 		ReadOnly:       cfg.Redis.ReadOnly,
+		MaxCommands:    int(max(cfg.Redis.MaxCommands, 0)), // NoCommandLimit is none
 		TLS: redisclient.TLSOptions{
 			CAFile:     cfg.Redis.TLS.CAFile,
 			CertFile:   cfg.Redis.TLS.CertFile,

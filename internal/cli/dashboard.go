@@ -29,12 +29,22 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	client, err := connect(ctx, cfg, stderr)
+	client, err := connect(ctx, withDashboardBudget(cfg), stderr)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
 	return dashboard(ctx, client, cfg, "", "")
+}
+
+// withDashboardBudget returns cfg with the dashboard's budget of commands
+// when none was set: a dashboard left open on production must stay gentle,
+// where a snapshot someone waits for may go as fast as Redis answers.
+func withDashboardBudget(cfg config.Config) config.Config {
+	if cfg.Redis.MaxCommands == 0 {
+		cfg.Redis.MaxCommands = config.DefaultMaxCommands
+	}
+	return cfg
 }
 
 // dashboard runs the interactive program until the user quits; title and
@@ -43,6 +53,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
+	shown := make(chan []string, 1) // the keys on screen, read first
 	watchErr := make(chan error, 1)
 	go func() {
 		// Watch returns when ctx is done, or at once when --mode events
@@ -54,6 +65,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 				Interval:      cfg.Redis.Interval,
 				DiscoverEvery: cfg.Redis.DiscoverEvery,
 				ScanCount:     cfg.Redis.ScanCount,
+				Shown:         shown,
 			},
 			Mode:         cfg.Redis.Mode,
 			EnableEvents: cfg.Redis.EnableEvents,
@@ -86,6 +98,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		Title:    title,
 		Patterns: cfg.Patterns,
 		Hint:     hint,
+		OnScreen: func(keys []string) { redisclient.OfferShown(shown, keys) },
 	})
 	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {

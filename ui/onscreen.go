@@ -1,0 +1,27 @@
+package ui
+
+import "slices"
+
+// tellOnScreen tells Options.OnScreen the keys on screen when they changed
+// since it was last told: the table's rows, or the detail screen's key.
+// Under a budget of commands the feed reads them before the others.
+func (m *Model) tellOnScreen() {
+	if m.onScreen == nil {
+		return
+	}
+	var keys []string
+	if m.screen == screenDetail {
+		keys = []string{m.detailKey}
+	} else {
+		rows := m.store.Rows(m.offset, m.tableRows())
+		keys = make([]string, len(rows))
+		for i := range rows {
+			keys[i] = rows[i].Key
+		}
+	}
+	if slices.Equal(keys, m.told) {
+		return
+	}
+	m.told = keys
+	m.onScreen(slices.Clone(keys)) // the feed's from now on
+}
