@@ -97,6 +97,9 @@ func TestDetailSaysHowAKeyWasRead(t *testing.T) {
 			t.Errorf("the leaked window's detail does not say %q:\n%s", want, plain(m))
 		}
 	}
+	if strings.Contains(screen, "more hits allowed") {
+		t.Errorf("a past window's detail offers hits nobody will make:\n%s", plain(m))
+	}
 	m, _ = press(m, "<esc>")
 	m = selectKey(t, m, "ratelimit:gcra:1")
 	m, _ = press(m, "<enter>")
