@@ -76,8 +76,12 @@ func (c *Client) budgetKey(addr string) string {
 	return ""
 }
 
-// server returns the budget of key, made on first use.
+// server returns the budget of key, made on first use. A Client made
+// without Connect (some tests) has no budget: its servers are unbounded.
 func (b *budget) server(key string) *serverBudget {
+	if b == nil {
+		return &serverBudget{addr: key, waits: make(map[*wait]struct{})}
+	}
 	b.mu.Lock()
 	defer b.mu.Unlock()
 	s := b.servers[key]
