@@ -133,7 +133,7 @@ func TestCheckJSON(t *testing.T) {
 	if d.Verdict != "problems" || d.ExitCode != exitProblems || d.KeysChecked != 3 || d.MinKeys != 1 {
 		t.Errorf("verdict %q, exit_code %d, keys_checked %d, min_keys %d; want problems, 1, 3, 1", d.Verdict, d.ExitCode, d.KeysChecked, d.MinKeys)
 	}
-	if want := map[string]int{"stuck": 1, "no-expiry": 0, "leak": 0, "over": 0, "warn": 0, "ok": 2, "not-counter": 0}; fmt.Sprint(d.Statuses) != fmt.Sprint(want) {
+	if want := map[string]int{"stuck": 1, "extending": 0, "no-expiry": 0, "leak": 0, "over": 0, "warn": 0, "ok": 2, "not-counter": 0}; fmt.Sprint(d.Statuses) != fmt.Sprint(want) {
 		t.Errorf("statuses = %v, want %v", d.Statuses, want)
 	}
 	if len(d.Patterns) != 3 || d.Patterns[0].Keys != 2 || !d.Patterns[0].Enough || d.Patterns[1].Keys != 1 ||
