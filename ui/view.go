@@ -184,7 +184,7 @@ var filterSyntax = [][2]string{
 	{"↑/↓", "the filters kept earlier this session; esc clears the filter"},
 }
 
-// problemNames is the statuses is:problem keeps: "stuck, no-expiry or leak".
+// problemNames is the statuses is:problem keeps: "stuck, extending, no-expiry or leak".
 func problemNames() string {
 	var names []string
 	for st := range model.Status(model.NumStatuses) {

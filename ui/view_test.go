@@ -456,7 +456,7 @@ func TestTheHelpScreenHasTheLegendAndTheFilterSyntax(t *testing.T) {
 			t.Errorf("%v is drawn in %v in the legend, its status colour is %v", st, got, want)
 		}
 	}
-	for _, want := range []string{"is:STATUS", "is:problem", "stuck, no-expiry or leak", "↑/↓"} {
+	for _, want := range []string{"is:STATUS", "is:problem", "stuck, extending, no-expiry or leak", "↑/↓"} {
 		if !strings.Contains(screen, want) {
 			t.Errorf("the filter syntax lacks %q", want)
 		}
