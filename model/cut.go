@@ -40,19 +40,19 @@ func CutMiddleAt(s string, width, head int) string {
 	}
 	left, right := ansi.Truncate(s, head, ""), ansi.TruncateLeft(s, n-(width-1-head), "")
 	if len(left) > 0 {
-		if start, end := escapeAt(s, len(left)-1); end > len(left) {
+		if start, end := EscapeAt(s, len(left)-1); end > len(left) {
 			left = left[:start]
 		}
 	}
 	if off := len(s) - len(right); off < len(s) {
-		if start, end := escapeAt(s, off); start < off {
+		if start, end := EscapeAt(s, off); start < off {
 			right = s[end:]
 		}
 	}
 	// TruncateLeft keeps a wide character it cuts through: the name would
 	// take a cell more than width.
 	for right != "" && Cells(left)+1+Cells(right) > width {
-		_, end := escapeAt(right, 0)
+		_, end := EscapeAt(right, 0)
 		right = right[end:]
 	}
 	return left + "…" + right
@@ -75,12 +75,12 @@ func csiLength(s string) int {
 	return j
 }
 
-// escapeAt is where the character or escape of s (as Printable
+// EscapeAt returns where the character or escape of s (as Printable
 // writes them: \\, \n, \e, \xNN, \uNNNN, \UNNNNNNNN) that holds byte off
 // starts and ends; off, off when off is at the end of s. An \e that starts
 // a terminal's control sequence, \e[31m, counts with the sequence: what is
 // left of it, 31m, would read as text of the name.
-func escapeAt(s string, off int) (start, end int) {
+func EscapeAt(s string, off int) (start, end int) {
 	for i := 0; i < len(s); {
 		n := 1
 		if s[i] == '\\' && i+1 < len(s) {

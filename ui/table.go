@@ -285,7 +285,7 @@ func keyCell(names []string, i, width int) string {
 			shared = max(shared, len(commonPrefix(name, other)))
 		}
 	}
-	differs, _ := escapeAt(name, shared) // whole characters and escapes
+	differs, _ := model.EscapeAt(name, shared) // whole characters and escapes
 	for differs > 0 && isWordByte(name[differs-1]) {
 		differs-- // from the start of the word: 42, not 2
 	}

@@ -4,7 +4,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"unicode/utf8"
 
 	"charm.land/bubbles/v2/key"
 	tea "charm.land/bubbletea/v2"
@@ -258,87 +257,12 @@ func truncate(s string, width int) string {
 }
 
 // truncateMiddle cuts s to width cells by taking out its middle, marked
-// "…": keys of a pattern share their beginning and differ at their end (a
-// user, an address), which must stay in sight.
-func truncateMiddle(s string, width int) string {
-	return cutMiddle(s, width, (width-1)/2)
-}
+// "…" (model.CutMiddle: the end of a key, where keys differ, stays).
+func truncateMiddle(s string, width int) string { return model.CutMiddle(s, width) }
 
 // cutMiddle cuts s to width cells by taking out a part of it, marked "…",
 // that starts head cells in.
-func cutMiddle(s string, width, head int) string {
-	n := cells(s)
-	if n <= width {
-		return s
-	}
-	if width < 3 {
-		return truncate(s, width)
-	}
-	left, right := ansi.Truncate(s, head, ""), ansi.TruncateLeft(s, n-(width-1-head), "")
-	// Names come escaped (model.Printable): a cut inside an escape would
-	// show what is left of it as text ("…e[31m" for "\e[31m"), so the cut
-	// takes all of it.
-	if len(left) > 0 {
-		if start, end := escapeAt(s, len(left)-1); end > len(left) {
-			left = left[:start]
-		}
-	}
-	if off := len(s) - len(right); off < len(s) {
-		if start, end := escapeAt(s, off); start < off {
-			right = s[end:]
-		}
-	}
-	return left + "…" + right
-}
-
-// csiLength is how many bytes at the start of s, after an ESC, are a
-// control sequence's "[", parameters and final byte (ECMA-48); 0 when s
-// does not start one.
-func csiLength(s string) int {
-	if s == "" || s[0] != '[' {
-		return 0
-	}
-	j := 1
-	for j < len(s) && s[j] >= 0x20 && s[j] <= 0x3f { // parameters and intermediates
-		j++
-	}
-	if j < len(s) && s[j] >= 0x40 && s[j] <= 0x7e {
-		j++
-	}
-	return j
-}
-
-// escapeAt is where the character or escape of s (as model.Printable
-// writes them: \\, \n, \e, \xNN, \uNNNN, \UNNNNNNNN) that holds byte off
-// starts and ends; off, off when off is at the end of s. An \e that starts
-// a terminal's control sequence, \e[31m, counts with the sequence: what is
-// left of it, 31m, would read as text of the name.
-func escapeAt(s string, off int) (start, end int) {
-	for i := 0; i < len(s); {
-		n := 1
-		if s[i] == '\\' && i+1 < len(s) {
-			switch s[i+1] {
-			case 'x':
-				n = 4
-			case 'u':
-				n = 6
-			case 'U':
-				n = 10
-			case 'e':
-				n = 2 + csiLength(s[i+2:])
-			default:
-				n = 2
-			}
-		} else if s[i] >= utf8.RuneSelf {
-			_, n = utf8.DecodeRuneInString(s[i:])
-		}
-		if off < i+n {
-			return i, min(i+n, len(s))
-		}
-		i += n
-	}
-	return off, off
-}
+func cutMiddle(s string, width, head int) string { return model.CutMiddleAt(s, width, head) }
 
 // padRight fills s with spaces up to width cells.
 func padRight(s string, width int) string {
