@@ -231,13 +231,17 @@ func (v *view) converge(rdb redis.UniversalClient, why string) {
 }
 
 // waitUntil polls cond until it holds, failing the test with what after
-// convergeTimeout.
-func waitUntil(t *testing.T, what string, cond func() bool) {
+// convergeTimeout; the feed's state, when given, goes in the failure.
+func waitUntil(t *testing.T, what string, cond func() bool, state ...func() model.FeedState) {
 	t.Helper()
 	deadline := time.Now().Add(convergeTimeout)
 	for !cond() {
 		if time.Now().After(deadline) {
-			t.Fatalf("timed out after %v waiting for %s", convergeTimeout, what)
+			last := ""
+			for _, s := range state {
+				last = fmt.Sprintf(" (feed: %+v)", s())
+			}
+			t.Fatalf("timed out after %v waiting for %s%s", convergeTimeout, what, last)
 		}
 		time.Sleep(20 * time.Millisecond)
 	}

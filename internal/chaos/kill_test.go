@@ -41,7 +41,7 @@ func TestNotificationsOffAndOn(t *testing.T) {
 	waitUntil(t, "the feed to say it tracks because notifications are off", func() bool {
 		s := v.feedState()
 		return s.Mode == "tracking" && s.Note != ""
-	})
+	}, v.feedState)
 	churn(t, rdb, "off")
 	v.converge(rdb, "with notifications off")
 	srv.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
