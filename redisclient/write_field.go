@@ -164,7 +164,7 @@ func (c *Client) IncrField(ctx context.Context, key, field string, by model.Amou
 		}
 		return r, explained(fmt.Sprintf("%s was not sent: %s, and HINCRBYFLOAT would leave a decimal there, on which the application's HINCRBY fails with 'hash value is not an integer'", shown, holds), model.ErrMakesDecimal)
 	case -3:
-		return r, explained(fmt.Sprintf("%s was not sent: %s holds a %s now, not a hash, so its field counter is gone; nothing changed", shown, name, model.Printable(typ)), model.ErrNotHash)
+		return r, explained(fmt.Sprintf("%s was not sent: %s holds a %s, not a hash whose field %s counts, so nothing changed", shown, name, model.Printable(typ), model.Printable(field)), model.ErrNotHash)
 	}
 	if read, err := c.Fetch(ctx, []string{key}); err == nil && read[0].Type == "hash" {
 		read[0].At = r.At

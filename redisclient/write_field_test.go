@@ -94,8 +94,8 @@ func TestIncrFieldRefusesWithoutWriting(t *testing.T) {
 		cause   error
 		want    string
 	}{
-		{"now-a-string", "1", time.Minute, model.ErrNotHash, "HINCRBY now-a-string hits 1 was not sent: now-a-string holds a string now, not a hash, so its field counter is gone; nothing changed"},
-		{"now-a-list", "1", time.Minute, model.ErrNotHash, "now-a-list holds a list now, not a hash"},
+		{"now-a-string", "1", time.Minute, model.ErrNotHash, "HINCRBY now-a-string hits 1 was not sent: now-a-string holds a string, not a hash whose field hits counts, so nothing changed"},
+		{"now-a-list", "1", time.Minute, model.ErrNotHash, "now-a-list holds a list, not a hash whose field hits counts"},
 		{"immortal", "1", model.WindowUnknown, model.ErrNeedsWindow, "HINCRBY immortal hits 1 was not sent: immortal has no TTL and no window is known to give it one"},
 		{"missing", "1", model.WindowUnknown, model.ErrNeedsWindow, "missing does not exist and no window is known"},
 		{"integer", "0.5", time.Minute, model.ErrMakesDecimal, "HINCRBYFLOAT integer hits 0.5 was not sent: field hits of integer holds 5, an integer, and HINCRBYFLOAT would leave a decimal there"},
