@@ -24,6 +24,10 @@ type Writer interface {
 	// sent to a key holding an integer, or none, without by.AllowFloat:
 	// the error wraps model.ErrMakesDecimal.
 	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Incremented, error)
+	// IncrField is Incr for field of the hash key (HINCRBY, HINCRBYFLOAT),
+	// the hash getting window as its TTL when it has none. A key that is
+	// no hash when it runs is left alone: the error wraps model.ErrNotHash.
+	IncrField(ctx context.Context, key, field string, by model.Amount, window time.Duration) (model.Incremented, error)
 	// Expire runs the repair e: in one atomic step it sends e.Command only
 	// while the key still holds e.Shape and has no TTL, and says which it
 	// found (a key that changed or is gone is no error). obs is the key's
