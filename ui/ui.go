@@ -131,9 +131,10 @@ type Model struct {
 	tickGen  int // the live tick chain; ticks of older chains are dropped
 
 	screen    screen
-	detailKey string // the key the detail screen shows
-	showHelp  bool   // the full help covers the screen
-	scroll    int    // how many lines the help or the detail screen is scrolled down
+	detailKey string   // the key the detail screen shows
+	siblings  siblings // the other windows of detailKey's identity, when a window key
+	showHelp  bool     // the full help covers the screen
+	scroll    int      // how many lines the help or the detail screen is scrolled down
 	prompt    *prompt
 	confirm   *confirm
 	repair    repairJob
