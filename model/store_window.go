@@ -11,8 +11,8 @@ import (
 // newest window first, and how many more there are. key, the one asked
 // about, is not among them.
 //
-// It walks every key once (a few milliseconds at a million keys, see
-// BenchmarkWindowSiblings): the detail screen calls it when it opens and
+// It walks every key once, as EachProblem does (BenchmarkWindowSiblings,
+// figures in BENCHMARKS.md): the detail screen calls it when it opens and
 // now and then after, never once per frame.
 func (s *Store) WindowSiblings(key, identity string, n int) (siblings []Counter, more int) {
 	if identity == "" || n <= 0 {

@@ -12,8 +12,8 @@ const (
 	// the detail screen lists; the rest it counts.
 	maxSiblings = 5
 	// siblingsEvery is how often the detail screen looks the list up
-	// again while it stays open: the look-up walks every key (a few ms at
-	// a million), which no frame should pay for.
+	// again while it stays open: the look-up walks every key (tens of ms
+	// at a million on a loaded machine), which no frame should pay for.
 	siblingsEvery = 2 * time.Second
 )
 
