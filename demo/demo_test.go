@@ -307,6 +307,31 @@ func TestAcceptsCountertopRepairs(t *testing.T) {
 	}
 }
 
+// The dashboard's + on the demo's hash field counter runs on the demo
+// server as on Redis: HINCRBY of the rule's field, in the same script as
+// the hash's expiry.
+func TestAcceptsCountertopFieldIncrements(t *testing.T) {
+	d, rdb := open(t, 1)
+	ctx := t.Context()
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: d.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const key = "ratelimit:quota:acme"
+	before, err := rdb.HGet(ctx, key, quotaField).Int64()
+	if err != nil {
+		t.Fatal(err)
+	}
+	r, err := c.IncrField(ctx, key, quotaField, model.Amount{Int: 3}, quotaWindow)
+	if err != nil || r.Command != "HINCRBY" || r.FieldValue != strconv.FormatInt(before+3, 10) {
+		t.Fatalf("IncrField: %+v, %v; want HINCRBY to %d", r, err, before+3)
+	}
+	if _, _, pttl := read(t, rdb, key); pttl <= 0 || pttl > quotaWindow.Milliseconds() {
+		t.Errorf("the hash has PTTL %d, want its window kept", pttl)
+	}
+}
+
 // Started for real, the demo's clock follows the wall clock; Close stops the
 // traffic, shuts the server and leaves no goroutine behind.
 func TestRunsUntilClosed(t *testing.T) {
@@ -368,10 +393,13 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 	}
 }
 
-// Among the simulated clients are the string layouts a limiter library
-// writes, read as that layout with the status that means the right thing
-// for it: a GCRA key that refuses hits is over, one that lets them through
-// ok, and a past window's key without a TTL is a leak (not a lock-out).
+// Among the simulated clients is every layout a limiter library writes,
+// read as the dashboard's Store reads it, with the status that means the
+// right thing for it: a GCRA key that refuses hits is over, one that lets
+// them through ok; a past window's key without a TTL is a leak (not a
+// lock-out), a log without one no-expiry; a hash field counts in the
+// rule's field, not the larger one beside it; a bucket's number is tokens
+// left; a time and opaque state have no number.
 func TestShowsEveryLayout(t *testing.T) {
 	d, rdb := open(t, 1)
 	play(t, d, 50)
@@ -389,15 +417,13 @@ func TestShowsEveryLayout(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	rules := model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
-	got := map[string]model.Counter{}
 	for i := range obs {
 		// The test moved the demo's clock 5s in no time: read as of that
 		// clock, the time its clients wrote in.
 		obs[i].At = d.clock
-		k := model.NewCounter(&obs[i], &rules)
-		got[k.Key] = k
 	}
+	store := model.NewStore(&model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}})
+	store.Apply(model.Batch{Observed: obs})
 	// A window's name is its number: find the keys by what comes before.
 	named := func(prefix string) string {
 		for _, n := range names {
@@ -408,26 +434,53 @@ func TestShowsEveryLayout(t *testing.T) {
 		return prefix + "…"
 	}
 	current, leaked := named("ratelimit:win:acme:"), named("ratelimit:win:legacy:")
+	seen := map[model.Layout]bool{}
 	for _, want := range []struct {
 		key    string
 		layout model.Layout
 		status model.Status
+		typ    string
+		value  bool   // it has a number compared with the limit
+		field  string // the hash field read
 	}{
-		{"ratelimit:gcra:acme", model.LayoutGCRA, model.StatusOK},
-		{"ratelimit:gcra:scraper", model.LayoutGCRA, model.StatusOver},
-		{leaked, model.LayoutWindow, model.StatusLeak},
+		{"ratelimit:api:legacy-batch", model.LayoutCounter, model.StatusStuck, "string", true, ""},
+		{current, model.LayoutWindow, model.StatusOK, "string", true, ""},
+		{leaked, model.LayoutWindow, model.StatusLeak, "string", true, ""},
+		{"ratelimit:log:acme", model.LayoutLog, model.StatusOK, "zset", true, ""},
+		{"ratelimit:log:forgotten", model.LayoutLog, model.StatusNoExpiry, "zset", true, ""},
+		{"ratelimit:list:acme", model.LayoutLog, model.StatusOK, "list", true, ""},
+		{"ratelimit:bucket:acme", model.LayoutBucket, model.StatusOK, "hash", true, "tokens"},
+		{"ratelimit:tb:acme.tokens", model.LayoutBucket, model.StatusOK, "string", true, ""},
+		{"ratelimit:tb:acme.timestamp", model.LayoutTimestamp, model.StatusOK, "string", false, ""},
+		{"ratelimit:gcra:acme", model.LayoutGCRA, model.StatusOK, "string", false, ""},
+		{"ratelimit:gcra:scraper", model.LayoutGCRA, model.StatusOver, "string", false, ""},
+		{"ratelimit:block:198.51.100.66:until", model.LayoutTimestamp, model.StatusOK, "string", false, ""},
+		{"ratelimit:bucket4j:acme", model.LayoutOpaque, model.StatusOK, "string", false, ""},
+		{"ratelimit:quota:acme", model.LayoutCounter, model.StatusOK, "hash", true, quotaField},
 	} {
-		k, ok := got[want.key]
+		k, ok := store.Get(want.key)
 		if !ok {
-			t.Errorf("no key %s among %v", want.key, names)
+			t.Errorf("no key %s among %v", model.Printable(want.key), names)
 			continue
 		}
-		if k.Layout != want.layout || k.Status != want.status {
-			t.Errorf("%s reads as %s, %s; want %s, %s (%s)", want.key, k.Layout, k.Status, want.layout, want.status, k.Clue)
+		_, hasValue := k.Value.Number()
+		if k.Layout != want.layout || k.Status != want.status || k.Type != want.typ || hasValue != want.value || k.Field != want.field {
+			t.Errorf("%s reads as %s %s, %s, a number %v, field %q; want %s %s, %s, a number %v, field %q (%s)",
+				want.key, k.Type, k.Layout, k.Status, hasValue, k.Field, want.typ, want.layout, want.status, want.value, want.field, k.Clue)
+		}
+		seen[k.Layout] = true
+	}
+	for _, l := range []model.Layout{model.LayoutCounter, model.LayoutWindow, model.LayoutLog, model.LayoutBucket, model.LayoutGCRA, model.LayoutTimestamp, model.LayoutOpaque} {
+		if !seen[l] {
+			t.Errorf("no demo key reads as %s", l)
 		}
 	}
-	if k, ok := got[current]; !ok || k.Layout != model.LayoutWindow || k.Status != model.StatusOK || k.Window.Identity != "ratelimit:win:acme" {
-		t.Errorf("the live window's key %s reads as %+v", current, k)
+	if k, _ := store.Get(current); k.Window.Identity != "ratelimit:win:acme" {
+		t.Errorf("the live window's key %s has identity %q, want ratelimit:win:acme", current, k.Window.Identity)
+	}
+	// The hash's rule reads requests, a count under the limit, not bytes.
+	if k, _ := store.Get("ratelimit:quota:acme"); k.Value.Int < 1 || k.Value.Int >= quotaLimit {
+		t.Errorf("ratelimit:quota:acme counts %v in %s, want the requests, between 1 and %d", k.Value, k.Field, quotaLimit)
 	}
 }
 

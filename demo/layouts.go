@@ -23,6 +23,11 @@ const (
 	windowLimit   = 50
 	windowLength  = time.Minute
 	leakedWindows = 30 // how many windows ago the leaked key's window was
+	quotaLimit    = 60
+	quotaWindow   = time.Minute
+	quotaField    = "requests" // the field the rule reads; "bytes" beside it is larger
+	blockLength   = 5 * time.Minute
+	opaqueTTL     = time.Minute
 )
 
 // gcraEpoch is where go-redis/redis_rate counts its arrival times from.
@@ -36,6 +41,9 @@ func layoutRules() []model.Rule {
 		{Pattern: "ratelimit:list:*", Limit: logLimit, Window: logWindow, ExpectTTL: true},
 		{Pattern: "ratelimit:bucket:*", Limit: bucketSize, Window: bucketWindow, ExpectTTL: true},
 		{Pattern: "ratelimit:win:*", Limit: windowLimit, Window: windowLength, ExpectTTL: true},
+		{Pattern: "ratelimit:tb:*", Limit: bucketSize, Window: bucketWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:quota:*", Limit: quotaLimit, Window: quotaWindow, ExpectTTL: true, Field: quotaField},
+		{Pattern: "ratelimit:block:*", Window: blockLength, ExpectTTL: true},
 	}
 }
 
@@ -65,6 +73,10 @@ func limiters() []*limiter {
 		{key: "ratelimit:list:acme", rate: 1, hit: listLogHit},                     // LPUSH and LTRIM
 		{key: "ratelimit:bucket:acme", rate: 1.5, hit: bucketHit},                  // tokens + refilledAt
 		{key: "ratelimit:win:acme", rate: 0.5, hit: windowHit},                     // name ends in floor(now / 60s)
+		{key: "ratelimit:tb:acme", rate: 1, hit: stringBucketHit},                  // ….tokens and ….timestamp
+		{key: "ratelimit:quota:acme", rate: 0.5, hit: fieldHit},                    // HINCRBY of a field per hit
+		{key: "ratelimit:block:198.51.100.66:until", rate: 0.05, hit: blockHit},    // when its block ends
+		{key: "ratelimit:bucket4j:acme", rate: 0.5, hit: opaqueHit},                // a Java-serialised bucket
 	}
 }
 
@@ -115,6 +127,45 @@ func bucketHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.T
 	}
 	pipe.HSet(ctx, l.key, "tokens", strconv.FormatFloat(l.tokens, 'f', 3, 64), "refilledAt", now.UnixMilli())
 	pipe.PExpire(ctx, l.key, bucketWindow)
+}
+
+// stringBucketHit is a token bucket in two strings, as Spring Cloud
+// Gateway's script writes it: `….tokens` and `….timestamp` (seconds), both
+// expiring after twice the time the bucket takes to fill.
+func stringBucketHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	if l.filled.IsZero() {
+		l.tokens, l.filled = bucketSize, now
+	}
+	l.tokens = math.Min(bucketSize, l.tokens+math.Floor(now.Sub(l.filled).Seconds()*bucketRefill))
+	l.filled = now
+	if l.tokens >= 1 {
+		l.tokens--
+	}
+	ttl := 2 * time.Duration(bucketSize/bucketRefill) * time.Second
+	pipe.Set(ctx, l.key+".tokens", strconv.FormatFloat(l.tokens, 'f', -1, 64), ttl)
+	pipe.Set(ctx, l.key+".timestamp", now.Unix(), ttl)
+}
+
+// fieldHit counts in a field of a hash (HINCRBY), the hash expiring with
+// the window (EXPIRE NX); a second field, larger, counts bytes.
+func fieldHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, _ time.Time) {
+	pipe.HIncrBy(ctx, l.key, quotaField, 1)
+	pipe.HIncrBy(ctx, l.key, "bytes", 1500)
+	pipe.ExpireNX(ctx, l.key, quotaWindow)
+}
+
+// blockHit blocks an address: the key holds the epoch second its block
+// ends, and expires then.
+func blockHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	pipe.Set(ctx, l.key, now.Add(blockLength).Unix(), blockLength)
+}
+
+// opaqueHit writes a bucket as a Java library serialises it: binary state
+// countertop can only show by its size.
+func opaqueHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	l.seq++
+	state := "\xac\xed\x00\x05sr\x00\x1eio.github.bucket4j.BucketState\x00\x00\x00\x01" + strconv.Itoa(l.seq%7) + "\x00" + strconv.FormatInt(now.UnixNano(), 16)
+	pipe.Set(ctx, l.key, state, opaqueTTL)
 }
 
 // windowHit is a fixed window named by its number, floor(now / 60s),

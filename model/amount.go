@@ -26,6 +26,12 @@ type Amount struct {
 // INCR would fail on it ("value is not an integer"). Nothing was written.
 var ErrMakesDecimal = errors.New("the increment would turn an integer counter into a decimal one")
 
+// ErrNotHash is the cause of the error of an increment of a hash field
+// whose key holds another type when it runs (it was deleted and written
+// again as a string, say): HINCRBY would fail, or write a counter the
+// limiter never reads. Nothing was written.
+var ErrNotHash = errors.New("the key is not a hash")
+
 // maxFracDigits is how many digits after the point INCRBYFLOAT keeps: Redis
 // writes its result with "%.17Lf", so a finer step is lost.
 const maxFracDigits = 17
@@ -159,16 +165,38 @@ func (a Amount) Command() string {
 	return "INCRBY"
 }
 
+// CommandOn names the command the amount is sent with to field of a hash
+// (HINCRBY, HINCRBYFLOAT), or to a string counter when field is "".
+func (a Amount) CommandOn(field string) string {
+	if field != "" {
+		return "H" + a.Command()
+	}
+	return a.Command()
+}
+
 // Incremented is what an increment did: the key as it is afterwards, the
 // command that ran, and what became of the key's TTL.
 type Incremented struct {
 	Observation
 	// Command is what Redis ran: INCRBY, or INCRBYFLOAT (a decimal
-	// amount, or a whole one on a key that holds a decimal).
+	// amount, or a whole one on a key that holds a decimal); HINCRBY or
+	// HINCRBYFLOAT for a hash field.
 	Command string
+	// Field is the hash field that was incremented, and FieldValue what it
+	// holds afterwards; "" for a string counter, whose value is Raw.
+	Field, FieldValue string
 	// GaveTTL says the key existed without a TTL (an immortal or stuck
 	// counter) and the increment gave it one.
 	GaveTTL bool
+}
+
+// Value is what the counter holds after the increment: the field's value
+// for a hash field, else the string's.
+func (r Incremented) Value() string {
+	if r.Field != "" {
+		return r.FieldValue
+	}
+	return r.Raw
 }
 
 // TTLNote says the key's TTL after the increment as TTLPhrase does, or,

@@ -79,6 +79,12 @@ func TestAmountSentForm(t *testing.T) {
 	if a := (Amount{Float: -2.5, IsFloat: true}); a.Command() != "INCRBYFLOAT" || a.String() != "-2.5" {
 		t.Errorf("float amount: %s %s", a.Command(), a)
 	}
+	if a := (Amount{Int: 2}); a.CommandOn("hits") != "HINCRBY" || a.CommandOn("") != "INCRBY" {
+		t.Errorf("integer amount on a field: %s, on a string: %s", a.CommandOn("hits"), a.CommandOn(""))
+	}
+	if a := (Amount{Float: 0.5, IsFloat: true}); a.CommandOn("hits") != "HINCRBYFLOAT" {
+		t.Errorf("float amount on a field: %s", a.CommandOn("hits"))
+	}
 	if a, _ := ParseAmount("1e-17"); a.String() != "0.00000000000000001" {
 		t.Errorf("1e-17 is sent as %s", a)
 	}
@@ -129,5 +135,15 @@ func TestIncrementedTTLNote(t *testing.T) {
 		if got := tc.r.TTLNote(); got != tc.want {
 			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
 		}
+	}
+}
+
+// A hash field's value is the field's, not the hash's Raw (none).
+func TestIncrementedValue(t *testing.T) {
+	if v := (Incremented{Observation: Observation{Type: "string", Raw: "7"}}).Value(); v != "7" {
+		t.Errorf("a string counter's value: %q, want 7", v)
+	}
+	if v := (Incremented{Observation: Observation{Type: "hash"}, Field: "hits", FieldValue: "12"}).Value(); v != "12" {
+		t.Errorf("a hash field's value: %q, want 12", v)
 	}
 }

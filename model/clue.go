@@ -95,8 +95,8 @@ func typeClass(typ string) int {
 var clueCommands = [5]string{
 	"GETRANGE 0 " + strconv.Itoa(MaxRaw-1) + " and PTTL",
 	notString + ", then HLEN, then HGETALL (" + strconv.Itoa(MaxHashFields) + " fields or fewer) or HMGET of the known field names",
-	notString + ", then ZCARD and the lowest and highest score (ZRANGE WITHSCORES), then ZCOUNT over the window",
-	notString + ", then LLEN and LINDEX 0 and -1, then LRANGE 0 " + strconv.Itoa(MaxListScan-1) + " to count over the window (a list of " + strconv.Itoa(MaxListScan) + " entries or fewer)",
+	notString + ", then ZCARD and the lowest and highest score (ZRANGE WITHSCORES), then ZCOUNT over the window when one is known",
+	notString + ", then LLEN and LINDEX 0 and -1, then LRANGE 0 " + strconv.Itoa(MaxListScan-1) + " to count over the window (when one is known, for a list of " + strconv.Itoa(MaxListScan) + " entries or fewer)",
 	notString + ", then SCARD or XLEN for a set or stream",
 }
 

@@ -267,11 +267,12 @@ func (c *Client) Delete(ctx context.Context, key string) (existed bool, err erro
 
 // Refused reports whether err says that a write was refused, so nothing
 // changed: by Redis (overflow, not a number, wrong type, READONLY, NOPERM:
-// an error reply) or by --read-only. Other errors (Redis could not be
+// an error reply), by --read-only, or by an increment's own check (a hash
+// field's key that is a hash no more). Other errors (Redis could not be
 // reached or did not answer) leave it unknown whether the write happened.
 func Refused(err error) bool {
 	var reply redis.Error
-	return errors.Is(err, ErrReadOnly) || errors.As(err, &reply)
+	return errors.Is(err, ErrReadOnly) || errors.Is(err, model.ErrNotHash) || errors.As(err, &reply)
 }
 
 // writable returns the error for cmd (as people would write it) on a

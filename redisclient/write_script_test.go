@@ -35,6 +35,29 @@ func TestIncrScriptChecksBeforeWriting(t *testing.T) {
 	}
 }
 
+// TestFieldIncrScriptChecksBeforeWriting runs the hash field script with
+// arguments IncrField never sends: it refuses them before its first write.
+func TestFieldIncrScriptChecksBeforeWriting(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	rdb := s.Client(t)
+	for _, tc := range []struct{ cmd, field, window, consent, want string }{
+		{"HSET", "f", "60000", "0", "ERR countertop: HSET is not HINCRBY or HINCRBYFLOAT"},
+		{"HINCRBY", "", "60000", "0", "a hash increment needs the field to add to"},
+		{"HINCRBY", "f", "1.5", "0", "the window must be a whole number of milliseconds, not 1.5"},
+		{"HINCRBY", "f", "0x10", "0", "not 0x10"},
+		{"HINCRBYFLOAT", "f", "60000", "yes", "the decimal consent must be 0 or 1, not yes"},
+	} {
+		err := fieldIncrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, tc.field, "1", tc.window, tc.consent).Err()
+		if err == nil || !strings.Contains(err.Error(), tc.want) {
+			t.Errorf("%s %q with window %q: %v, want an error saying %q", tc.cmd, tc.field, tc.window, err, tc.want)
+		}
+	}
+	if s.Do(t, "EXISTS", "k") != int64(0) {
+		t.Error("the script wrote before it refused its arguments")
+	}
+}
+
 // TestExpireScriptChecksItsArguments runs the repair script with arguments
 // Expire never sends: it runs no other command than PEXPIRE, and needs a
 // shape to check, refusing the rest before it writes anything.

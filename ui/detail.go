@@ -139,6 +139,7 @@ func (m *Model) layoutLines(c *model.Counter, wrapped func(label, value string) 
 			}
 		}
 		lines = append(lines, wrapped("identity", identity)...)
+		lines = append(lines, m.siblingLines(c, m.clock(), wrapped)...)
 	}
 	return lines
 }

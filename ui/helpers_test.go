@@ -6,6 +6,7 @@ import (
 	"fmt"
 	"math"
 	"os"
+	"slices"
 	"strings"
 	"sync"
 	"testing"
@@ -173,6 +174,7 @@ type fakeWriter struct {
 	mu     sync.Mutex
 	calls  []string
 	values map[string]float64
+	fields map[string]map[string]float64 // hashes: field -> value
 	ttls   map[string]time.Duration
 	err    error            // returned by every call when set
 	now    func() time.Time // when its answers are read
@@ -242,6 +244,42 @@ func (f *fakeWriter) Incr(_ context.Context, key string, by model.Amount, window
 	return r, nil
 }
 
+// IncrField adds to a field of a hash, kept apart from the string
+// counters: the fake checks no types, as the ui's own refusals are what is
+// tested against it (redisclient's tests check the script).
+func (f *fakeWriter) IncrField(_ context.Context, key, field string, by model.Amount, window time.Duration) (model.Incremented, error) {
+	f.mu.Lock()
+	defer f.mu.Unlock()
+	f.record("HINCR %s %s %s %s", key, field, by, window)
+	if f.err != nil {
+		return model.Incremented{}, f.err
+	}
+	if _, hasTTL := f.ttls[key]; window == model.WindowUnknown && !hasTTL {
+		return model.Incremented{}, fmt.Errorf("%s has no TTL: %w", model.Printable(key), model.ErrNeedsWindow)
+	}
+	if f.fields == nil {
+		f.fields = map[string]map[string]float64{}
+	}
+	if f.fields[key] == nil {
+		f.fields[key] = map[string]float64{}
+	}
+	f.fields[key][field] += float64(by.Int) + by.Float
+	r := model.Incremented{Command: by.CommandOn(field), Field: field, FieldValue: fmt.Sprint(f.fields[key][field])}
+	if _, ok := f.ttls[key]; !ok && window > 0 {
+		f.ttls[key] = window
+	}
+	r.Observation = model.Observation{Key: key, Type: "hash", PTTL: model.PTTLNoExpiry, At: f.now()}
+	if ttl, ok := f.ttls[key]; ok {
+		r.PTTL = ttl.Milliseconds()
+	}
+	for name, v := range f.fields[key] {
+		r.Fields = append(r.Fields, model.Field{Name: name, Value: fmt.Sprint(v)})
+	}
+	slices.SortFunc(r.Fields, func(a, b model.Field) int { return strings.Compare(a.Name, b.Name) })
+	r.Len = int64(len(r.Fields))
+	return r, nil
+}
+
 func (f *fakeWriter) Expire(_ context.Context, e model.Expiry) (model.ExpiryOutcome, model.Observation, error) {
 	f.mu.Lock()
 	defer f.mu.Unlock()
@@ -278,6 +316,10 @@ func (f *fakeWriter) Delete(_ context.Context, key string) (bool, error) {
 // dashboard shows.
 func (f *fakeWriter) seed(obs ...model.Observation) *fakeWriter {
 	for _, o := range obs {
+		if o.Type == "hash" {
+			f.seedHash(o)
+			continue
+		}
 		var v float64
 		if _, err := fmt.Sscan(o.Raw, &v); err != nil {
 			continue
@@ -288,6 +330,23 @@ func (f *fakeWriter) seed(obs ...model.Observation) *fakeWriter {
 		}
 	}
 	return f
+}
+
+// seedHash puts the numeric fields of the hash o into the fake.
+func (f *fakeWriter) seedHash(o model.Observation) {
+	if f.fields == nil {
+		f.fields = map[string]map[string]float64{}
+	}
+	f.fields[o.Key] = map[string]float64{}
+	for _, fl := range o.Fields {
+		var v float64
+		if _, err := fmt.Sscan(fl.Value, &v); err == nil {
+			f.fields[o.Key][fl.Name] = v
+		}
+	}
+	if o.PTTL >= 0 {
+		f.ttls[o.Key] = time.Duration(o.PTTL) * time.Millisecond
+	}
 }
 
 var errReplica = errors.New("READONLY You can't write against a read only replica.")

@@ -24,6 +24,10 @@ type Writer interface {
 	// sent to a key holding an integer, or none, without by.AllowFloat:
 	// the error wraps model.ErrMakesDecimal.
 	Incr(ctx context.Context, key string, by model.Amount, window time.Duration) (model.Incremented, error)
+	// IncrField is Incr for field of the hash key (HINCRBY, HINCRBYFLOAT),
+	// the hash getting window as its TTL when it has none. A key that is
+	// no hash when it runs is left alone: the error wraps model.ErrNotHash.
+	IncrField(ctx context.Context, key, field string, by model.Amount, window time.Duration) (model.Incremented, error)
 	// Expire runs the repair e: in one atomic step it sends e.Command only
 	// while the key still holds e.Shape and has no TTL, and says which it
 	// found (a key that changed or is gone is no error). obs is the key's
@@ -127,9 +131,10 @@ type Model struct {
 	tickGen  int // the live tick chain; ticks of older chains are dropped
 
 	screen    screen
-	detailKey string // the key the detail screen shows
-	showHelp  bool   // the full help covers the screen
-	scroll    int    // how many lines the help or the detail screen is scrolled down
+	detailKey string   // the key the detail screen shows
+	siblings  siblings // the other windows of detailKey's identity, when a window key
+	showHelp  bool     // the full help covers the screen
+	scroll    int      // how many lines the help or the detail screen is scrolled down
 	prompt    *prompt
 	confirm   *confirm
 	repair    repairJob

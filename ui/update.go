@@ -103,6 +103,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		}
 		m.fadeRates()
 		m.fadeStatus()
+		m.lookUpSiblings(false)
 		return tick(m.tickGen)
 	case incrDoneMsg:
 		return m.onIncrDone(msg)
@@ -206,6 +207,7 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 	case key.Matches(msg, m.keys.Detail):
 		if m.selected != "" {
 			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
+			m.lookUpSiblings(true)
 		}
 		return nil
 	case key.Matches(msg, m.keys.Copy):

@@ -23,6 +23,7 @@ const writeTimeout = 5 * time.Second
 type (
 	incrDoneMsg struct {
 		key    string
+		field  string // the hash field added to; "": a string counter
 		by     model.Amount
 		window time.Duration
 		inc    model.Incremented
@@ -169,9 +170,9 @@ func (m *Model) refuseNotString(key, command string) bool {
 	const only = "; countertop writes counters only."
 	switch c.Layout {
 	case model.LayoutCounter, model.LayoutWindow:
-		if c.Field != "" || c.Type != "string" {
-			m.status = failed("Nothing was sent: %s is a hash whose field %s counts (its limiter adds with HINCRBY), and %s adds only to a string counter.",
-				name, quote(c.Field), command)
+		if c.Type != "string" && (c.Type != "hash" || c.Field == "") {
+			m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string counter or a hash field.",
+				name, model.Printable(c.Type), command)
 			return true
 		}
 		return false
@@ -238,6 +239,19 @@ func (m *Model) refuseExpire(key string) bool {
 	return true
 }
 
+// incrField is the hash field an increment of key adds to, as its limiter
+// does (HINCRBY): the field the Store reads a hash's counter from, or, for
+// a key it does not hold, the field its rule names; "" for a string.
+func (m *Model) incrField(key string) string {
+	if c, ok := m.store.Get(key); ok && c.Type != "" && c.Type != "none" {
+		if c.Type == "hash" {
+			return c.Field
+		}
+		return ""
+	}
+	return m.ruleFor(key).Field
+}
+
 // incr fires an atomic increment of key by by. A key whose rule expects no
 // TTL is sent window 0: a plain INCRBY, as its rule wants.
 func (m *Model) incr(key string, by model.Amount) tea.Cmd {
@@ -255,34 +269,51 @@ func (m *Model) incr(key string, by model.Amount) tea.Cmd {
 		// (see onIncrDone).
 		w = model.WindowUnknown
 	}
-	return m.sendIncr(key, by, w)
+	return m.sendIncr(key, m.incrField(key), by, w)
 }
 
-// sendIncr sends the increment of key by by, with window w.
-func (m *Model) sendIncr(key string, by model.Amount, w time.Duration) tea.Cmd {
-	m.status = info("%s %s %s …", m.expectedCommand(key, by), model.Printable(key), by)
-	return m.incrCmd(key, by, w)
+// sendIncr sends the increment of key by by, with window w: of its hash
+// field field, or of the string key when field is "".
+func (m *Model) sendIncr(key, field string, by model.Amount, w time.Duration) tea.Cmd {
+	m.status = info("%s …", incrText(m.expectedCommand(key, field, by), key, field, by))
+	return m.incrCmd(key, field, by, w)
 }
 
-// expectedCommand is the command an increment of key by by runs, as far as
-// the rows tell: a whole amount goes to a decimal counter ("3.5", "007") as
-// INCRBYFLOAT. Redis decides when it runs, and the answer says what ran.
-func (m *Model) expectedCommand(key string, by model.Amount) string {
-	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat {
-		return "INCRBYFLOAT"
+// incrText is an increment as people would type it: "INCRBY k 1",
+// "HINCRBY k hits 1".
+func incrText(command, key, field string, by model.Amount) string {
+	if field != "" {
+		return command + " " + model.Printable(key) + " " + model.Printable(field) + " " + by.String()
 	}
-	return by.Command()
+	return command + " " + model.Printable(key) + " " + by.String()
+}
+
+// expectedCommand is the command an increment of key (its field, when
+// not "") by by runs, as far as the rows tell: a whole amount goes to a
+// decimal counter ("3.5", "007") as INCRBYFLOAT. Redis decides when it
+// runs, and the answer says what ran.
+func (m *Model) expectedCommand(key, field string, by model.Amount) string {
+	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat {
+		return model.Amount{IsFloat: true}.CommandOn(field)
+	}
+	return by.CommandOn(field)
 }
 
 // incrCmd sends the increment, within writeTimeout, and reports it as an
 // incrDoneMsg.
-func (m *Model) incrCmd(key string, by model.Amount, window time.Duration) tea.Cmd {
+func (m *Model) incrCmd(key, field string, by model.Amount, window time.Duration) tea.Cmd {
 	w := m.writer
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
-		inc, err := w.Incr(ctx, key, by, window)
-		return incrDoneMsg{key: key, by: by, window: window, inc: inc, err: err}
+		var inc model.Incremented
+		var err error
+		if field != "" {
+			inc, err = w.IncrField(ctx, key, field, by, window)
+		} else {
+			inc, err = w.Incr(ctx, key, by, window)
+		}
+		return incrDoneMsg{key: key, field: field, by: by, window: window, inc: inc, err: err}
 	}
 }
 
@@ -352,7 +383,7 @@ func refused(err error) bool {
 // decimal one that would have turned an integer counter, or a new key,
 // into a decimal was not sent either: the user is asked to confirm.
 func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
-	cmd := msg.by.Command() + " " + model.Printable(msg.key) + " " + msg.by.String()
+	cmd := incrText(msg.by.CommandOn(msg.field), msg.key, msg.field, msg.by)
 	if errors.Is(msg.err, model.ErrMakesDecimal) {
 		if m.prompt != nil || m.confirm != nil {
 			m.status = failed("Nothing was sent: %s would turn %s into a decimal, which needs your yes: press the key again to be asked.", cmd, model.Printable(msg.key))
@@ -375,19 +406,19 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 		prompt := model.Printable(msg.key) + state + ": window to give it (e.g. 60s): "
 		return m.askWindow(prompt, func(m *Model, w time.Duration) tea.Cmd {
 			m.remember(msg.key, w)
-			return m.sendIncr(msg.key, msg.by, w)
+			return m.sendIncr(msg.key, msg.field, msg.by, w)
 		})
 	}
 	if msg.err != nil {
 		m.status = m.writeFailed(cmd, msg.err)
 		return nil
 	}
-	ran := msg.inc.Command + " " + model.Printable(msg.key) + " " + msg.by.String()
+	ran := incrText(msg.inc.Command, msg.key, msg.field, msg.by)
 	sep := ", "
 	if msg.inc.GaveTTL {
 		sep = "; " // a repair in passing: said, never silent
 	}
-	m.status = done("%s -> %s%s%s", ran, model.Printable(msg.inc.Raw), sep, msg.inc.TTLNote())
+	m.status = done("%s -> %s%s%s", ran, model.Printable(msg.inc.Value()), sep, msg.inc.TTLNote())
 	if !m.watched(msg.key) {
 		// Nothing would read it again: a row would go stale, and stay
 		// after Redis dropped the key. The table holds the watched keys.
@@ -405,17 +436,25 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 func (m *Model) askMakeDecimal(msg incrDoneMsg) {
 	name := model.Printable(msg.key)
 	shown := truncateMiddle(name, maxDialogKey)
-	holds := shown + " holds " + model.Printable(msg.inc.Raw) + ", an integer."
-	if msg.inc.PTTL == model.PTTLMissing {
+	what, incr, sent := shown, "INCR", "INCRBYFLOAT "+shown
+	if msg.field != "" {
+		field := truncateMiddle(model.Printable(msg.field), maxDialogKey)
+		what, incr, sent = "field "+field+" of "+shown, "HINCRBY", "HINCRBYFLOAT "+shown+" "+field
+	}
+	holds := what + " holds " + model.Printable(msg.inc.Value()) + ", an integer."
+	switch {
+	case msg.inc.PTTL == model.PTTLMissing:
 		holds = shown + " does not exist yet: it would be created holding " + msg.by.String() + "."
+	case msg.field != "" && msg.inc.FieldValue == "":
+		holds = what + " does not exist yet: it would be created holding " + msg.by.String() + "."
 	}
 	m.confirm = &confirm{
-		question: "INCRBYFLOAT turns " + shown + " into a decimal; the application's INCR will then fail with 'value is not an integer'. Send it?",
-		details:  []string{"INCRBYFLOAT " + shown + " " + msg.by.String(), holds},
+		question: model.Amount{IsFloat: true}.CommandOn(msg.field) + " turns " + what + " into a decimal; the application's " + incr + " will then fail with 'value is not an integer'. Send it?",
+		details:  []string{sent + " " + msg.by.String(), holds},
 		yes: func(m *Model) tea.Cmd {
 			by := msg.by
 			by.AllowFloat = true
-			return m.sendIncr(msg.key, by, msg.window)
+			return m.sendIncr(msg.key, msg.field, by, msg.window)
 		},
 	}
 }

@@ -17,7 +17,7 @@ const (
 	aboutDemo       = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
 	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits."
 	aboutCheck      = "Prints a line for each stuck or no-expiry counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI."
-	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step."
+	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A key whose rule names a hash field (field = \"NAME\") gets HINCRBY of that field."
 	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL: PEXPIRE KEY MS NX, sent only while the key still holds what it was read as and has no TTL. It asks first, unless --yes."
 	aboutCompletion = "Prints the script that completes countertop's commands and flags in SHELL: bash, zsh or fish."
 	aboutHelp       = "Prints countertop's help, or with a command's name what 'countertop COMMAND --help' prints."

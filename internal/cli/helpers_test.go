@@ -11,13 +11,19 @@ import (
 )
 
 // writeConfig is the config the write commands are tested with: a rate
-// limit with a window, page views that live forever, and legacy counters
-// whose window nobody wrote down.
+// limit with a window, hashes that count per field, page views that live
+// forever, and legacy counters whose window nobody wrote down.
 const writeConfig = `
 [[rule]]
 pattern = "ratelimit:*"
 limit = 100
 window = "60s"
+
+[[rule]]
+pattern = "fields:*"
+limit = 100
+window = "60s"
+field = "login"
 
 [[rule]]
 pattern = "views:*"

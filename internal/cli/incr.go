@@ -52,6 +52,12 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if err != nil {
 		return exitFailed, err
 	}
+	// A rule that reads a hash field as the counter says how its limiter
+	// counts: HINCRBY of that field, as the dashboard's + sends it.
+	field := cfg.Rules.At(cfg.Rules.Match(key)).Field
+	if field != "" && count > 0 {
+		return exitFailed, fmt.Errorf("--count fires bursts at string counters only, and the rule for %s reads its hash field %s: fire one increment at a time, or give the burst a key no field rule covers", model.Printable(key), model.Printable(field))
+	}
 	if window == model.WindowUnknown && count > 0 {
 		// Each increment of a burst would have to find out for itself.
 		return exitFailed, fmt.Errorf("no window for %s: a burst needs one, so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
@@ -78,7 +84,11 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		obs, code, err = runBurst(ctx, client, key, by, window, burst, stdout)
 	} else {
 		var r model.Incremented
-		r, err = client.Incr(ctx, key, by, window)
+		if field != "" {
+			r, err = client.IncrField(ctx, key, field, by, window)
+		} else {
+			r, err = client.Incr(ctx, key, by, window)
+		}
 		switch {
 		case errors.Is(err, model.ErrNeedsWindow):
 			return exitFailed, fmt.Errorf("no window for %s: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
@@ -172,8 +182,16 @@ func counterLine(o model.Observation) string {
 
 // incrLine returns the key an increment left, as counterLine does, saying
 // so when the increment gave it its first TTL: "ratelimit:api:stuck = 151;
-// it had no TTL, now 1m00s".
+// it had no TTL, now 1m00s"; a hash field with its name: "rl:42 login = 4
+// (TTL 59s)".
 func incrLine(r model.Incremented) string {
+	if r.Field != "" {
+		line := fmt.Sprintf("%s %s = %s", model.Printable(r.Key), model.Printable(r.Field), model.Printable(r.FieldValue))
+		if r.GaveTTL {
+			return line + "; " + r.TTLNote()
+		}
+		return line + " (" + r.TTLNote() + ")"
+	}
 	if !r.GaveTTL || r.PTTL == model.PTTLMissing {
 		return counterLine(r.Observation)
 	}

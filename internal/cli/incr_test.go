@@ -46,6 +46,35 @@ func TestIncrCommand(t *testing.T) {
 	}
 }
 
+// A key whose rule reads a hash field as the counter is incremented as its
+// limiter does it: HINCRBY of that field, the hash given the window when it
+// has none, in one step. A key that is no hash is left alone, exit 1.
+func TestIncrHashField(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "HSET", "fields:42", "login", "3", "api", "7")
+
+	code, out, errOut := cli(t, s, "incr", "fields:42", "--by", "2")
+	wantRun(t, code, out, errOut, exitOK, "fields:42 login = 5; it had no TTL, now 1m00s\n", "")
+	if got := s.Do(t, "HGET", "fields:42", "login"); got != "5" || s.Do(t, "HGET", "fields:42", "api") != "7" {
+		t.Errorf("Redis holds login = %v, api = %v; want 5 and 7", got, s.Do(t, "HGET", "fields:42", "api"))
+	}
+	if ttl := ttlSeconds(t, s, "fields:42"); ttl < 50 || ttl > 60 {
+		t.Errorf("TTL %ds, want the rule's 60s window", ttl)
+	}
+	code, out, errOut = cli(t, s, "incr", "fields:new")
+	wantRun(t, code, out, errOut, exitOK, "fields:new login = 1 (TTL 1m00s)\n", "")
+
+	s.Do(t, "SET", "fields:string", "9")
+	code, out, errOut = cli(t, s, "incr", "fields:string")
+	wantRun(t, code, out, errOut, exitProblems, "", "HINCRBY fields:string login 1 was not sent: fields:string holds a string, not a hash whose field login counts")
+	if s.Do(t, "GET", "fields:string") != "9" {
+		t.Error("the string changed")
+	}
+	code, out, errOut = cli(t, s, "incr", "fields:42", "--count", "10")
+	wantRun(t, code, out, errOut, exitFailed, "", "--count fires bursts at string counters only, and the rule for fields:42 reads its hash field login")
+}
+
 // shownTTL is the TTL printed in the line of out that starts with prefix:
 // 1m39s in "other:ttl = 7.5 (TTL 1m39s)" for prefix "other:ttl = 7.5 (TTL ".
 func shownTTL(t *testing.T, out, prefix string) time.Duration {

@@ -15,6 +15,8 @@ import (
 
 	"github.com/redis/go-redis/v9"
 	"golang.org/x/sync/errgroup"
+
+	"github.com/countertop/countertop/model"
 )
 
 // bare times the snapshot's work done by the leanest client this file can
@@ -288,7 +290,7 @@ func bareReads(ctx context.Context, opt *redis.Options, chunks <-chan []string) 
 	var others []string
 	for keys := range chunks {
 		for _, k := range keys {
-			c.command("GETRANGE", k, "0", "65535")
+			c.command("GETRANGE", k, "0", strconv.Itoa(model.MaxRaw-1))
 			c.command("PTTL", k)
 		}
 		if err := c.send(); err != nil {
