@@ -105,6 +105,7 @@ func TestCheckJSON(t *testing.T) {
 		ExitCode    int            `json:"exit_code"`
 		KeysChecked int            `json:"keys_checked"`
 		MinKeys     int            `json:"min_keys"`
+		WatchedS    float64        `json:"watched_s"`
 		Statuses    map[string]int `json:"statuses"`
 		Patterns    []struct {
 			Pattern string `json:"pattern"`
