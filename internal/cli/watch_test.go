@@ -134,3 +134,13 @@ func TestCheckWatchLosesRedis(t *testing.T) {
 		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant 2, could-not-check, and why", r.code, r.out, r.errOut)
 	}
 }
+
+// A watch that cannot start could not check, with why and what to do.
+func TestCheckWatchWithoutNotifications(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t) // notify-keyspace-events is off
+	code, out, errOut := cli(t, s, "check", "--watch", "1s", "--mode", "events")
+	if code != exitFailed || out != "" || !strings.HasPrefix(errOut, "countertop: could not check: keyspace notifications are off") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant 2 and why, in one line", code, out, errOut)
+	}
+}
