@@ -43,6 +43,8 @@ var (
 	dashboardOnly = []string{"dashboard"}
 	writeCommands = []string{"dashboard", "incr", "repair"}
 	readsOnItsOwn = []string{"dashboard", "snapshot", "check"}
+	// watchers follow changes: the dashboard, and snapshot and check with --watch.
+	watchers = readsOnItsOwn
 )
 
 // settings is the table Settings returns. Its order is the order of Load's
@@ -87,11 +89,11 @@ var settings = []Setting{
 	{Flag: "window", Key: "defaults.window", Commands: everyCommand,
 		Usage: "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s",
 		value: one(windowText, func(c *Config) *time.Duration { return &c.Rules.Fallback.Window })},
-	{Flag: "mode", Key: "redis.mode", Default: ModeAuto, Commands: dashboardOnly,
-		Usage: "follow changes by `MODE`: auto (events, else tracking, else poll), events (keyspace notifications), tracking (client tracking, Redis 6+: no server config) or poll",
+	{Flag: "mode", Key: "redis.mode", Default: ModeAuto, Commands: watchers,
+		Usage: "follow changes by `MODE`: auto (events, else tracking, else poll), events (keyspace notifications), tracking (client tracking, Redis 6+: no server config) or poll (snapshot and check: with --watch)",
 		value: one(modeText, func(c *Config) *string { return &c.Redis.Mode })},
-	{Flag: "interval", Key: "redis.interval", Default: "1s", Commands: dashboardOnly,
-		Usage: "re-read the counters every `DURATION` when polling",
+	{Flag: "interval", Key: "redis.interval", Default: "1s", Commands: watchers,
+		Usage: "re-read the counters every `DURATION` when polling (snapshot and check: with --watch)",
 		value: one(durationText, func(c *Config) *time.Duration { return &c.Redis.Interval })},
 	{Flag: "discover-every", Key: "redis.discover_every", Commands: dashboardOnly,
 		Usage: "SCAN for new keys every `DURATION` (default: the interval)",
@@ -103,7 +105,7 @@ var settings = []Setting{
 		Usage: "ask each SCAN call for about `N` keys (its COUNT)",
 		value: one(scanCountText, func(c *Config) *int64 { return &c.Redis.ScanCount })},
 	{Flag: "max-commands", Key: "redis.max_commands", Commands: readsOnItsOwn,
-		Usage: fmt.Sprintf("send each server (each master of a cluster) at most `N` of countertop's own commands a second, reads, SCANs and pings (not your writes); 0 for no limit (default %d for the dashboard, no limit for snapshot and check)", DefaultMaxCommands),
+		Usage: fmt.Sprintf("send each server (each master of a cluster) at most `N` of countertop's own commands a second, reads, SCANs and pings (not your writes); 0 for no limit (default %d for the dashboard and --watch, no limit for one pass of snapshot and check)", DefaultMaxCommands),
 		value: one(maxCommandsText, func(c *Config) *int64 { return &c.Redis.MaxCommands })},
 	{Flag: "read-only", Key: "redis.read_only", Commands: writeCommands,
 		Usage: "refuse every write",

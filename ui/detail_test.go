@@ -110,3 +110,25 @@ func TestDetailSaysHowAKeyWasRead(t *testing.T) {
 		}
 	}
 }
+
+// The detail screen says what a reading suggests beyond its status: a TTL
+// of a day under a rule of 60 s is likely the wrong number or unit, and a
+// negative counter without a TTL likely a decrement after it expired.
+func TestDetailNotes(t *testing.T) {
+	for _, tc := range []struct {
+		key, raw string
+		pttl     int64
+		want     string
+	}{
+		{"ratelimit:api:day", "4", 86_400_000, "Note: TTL 1d00h is more than twice its rule's window of 1m00s: likely an expiry set with the wrong number or unit."},
+		{"ratelimit:api:undo", "-1", model.PTTLNoExpiry, "Note: negative and without a TTL: likely a decrement after the key expired, which DECR starts again from 0 without a TTL."},
+		{"ratelimit:api:fine", "4", 60_000, ""},
+	} {
+		m := newModel(t, nil, 120, 40, str(tc.key, tc.raw, tc.pttl))
+		m, _ = press(m, "<enter>")
+		screen := flat(m)
+		if tc.want == "" && strings.Contains(screen, "Note:") || !strings.Contains(screen, tc.want) {
+			t.Errorf("%s: the detail does not say %q, or notes what is fine:\n%s", tc.key, tc.want, plain(m))
+		}
+	}
+}

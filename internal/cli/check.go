@@ -21,14 +21,19 @@ const (
 // isProblem reports whether c is stuck or has lost its expiry.
 func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 
-// runCheck prints one line per problem counter (stuck, no-expiry) and per
-// pattern that matched nothing or fewer keys than --min-keys, then a
-// summary, in --format; it returns exitProblems when the check fails.
+// runCheck prints one line per problem counter (stuck, extending,
+// no-expiry, leak) and per pattern that matched nothing or fewer keys than
+// --min-keys, then a summary, in --format; it returns exitProblems when the
+// check fails. One pass reads each key once; --watch reads them for a
+// while, which extending takes.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	format, minKeys := checkText, 0
+	var watch *time.Duration
+	var flags *flag.FlagSet
 	cfg, rest, err := parse("check", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&format, "format", checkText, "output `FORMAT`: text or json")
 		fs.IntVar(&minKeys, "min-keys", 0, "fail (exit 1) when a --pattern matches fewer than `N` keys; 1 catches a pattern that matches nothing")
+		watch, flags = watchFlags(fs), fs
 	})
 	if format != checkText && format != checkJSON {
 		return exitFailed, fmt.Errorf("--format %q is not a format for check: use text or json", format)
@@ -47,19 +52,34 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err == nil && minKeys < 0 {
 		err = fmt.Errorf("--min-keys %d is not a number of keys: use 0 (no minimum) or more", minKeys)
 	}
+	if err == nil {
+		err = checkWatch(flags, *watch)
+	}
 	if err != nil {
 		return failed(err)
+	}
+	if *watch > 0 {
+		cfg = withDashboardBudget(cfg)
 	}
 	client, err := connect(ctx, cfg, stderr)
 	if err != nil {
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	defer client.Close()
-	counters, err := readSorted(ctx, client, cfg)
+	var counters []*model.Counter
+	if *watch > 0 {
+		var store *model.Store
+		if store, err = observe(ctx, client, cfg, *watch, stderr); err == nil {
+			counters = storeCounters(store)
+		}
+	} else {
+		counters, err = readSorted(ctx, client, cfg)
+	}
 	if err != nil {
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
+	check.Watched = *watch
 	if format == checkJSON {
 		err = check.WriteJSON(stdout, time.Now())
 	} else {

@@ -105,6 +105,7 @@ func TestCheckJSON(t *testing.T) {
 		ExitCode    int            `json:"exit_code"`
 		KeysChecked int            `json:"keys_checked"`
 		MinKeys     int            `json:"min_keys"`
+		WatchedS    float64        `json:"watched_s"`
 		Statuses    map[string]int `json:"statuses"`
 		Patterns    []struct {
 			Pattern string `json:"pattern"`
@@ -228,4 +229,27 @@ func TestCheckNamesLayoutsAndLeaks(t *testing.T) {
 		lines[2] != "problems: 2 of 2 keys checked (1 no-expiry, 1 leak)" {
 		t.Errorf("want the log's hits in the window, the leak, then their count:\n%s", out)
 	}
+}
+
+// What a reading suggests beyond its status is in check's output: a TTL
+// of a day under a 60 s rule is a note (the check passes), and a counter
+// a DECR made again after it expired is no-expiry with its likely cause.
+func TestCheckNotes(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:day", "4", "EX", "86400")
+	code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*")
+	wantRun(t, code, out, errOut, exitOK, "note       ratelimit:api:day  TTL 23h59m is more than twice its rule's window of 1m00s: likely an expiry set with the wrong number or unit\n"+
+		"ok: 1 key checked, no counter stuck or without expiry\n", "")
+
+	s.Do(t, "SET", "ratelimit:api:undo", "3", "PX", "100")
+	for deadline := time.Now().Add(10 * time.Second); s.Do(t, "EXISTS", "ratelimit:api:undo").(int64) == 1; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatal("ratelimit:api:undo did not expire within 10s")
+		}
+	}
+	s.Do(t, "DECR", "ratelimit:api:undo")
+	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimit:*")
+	wantRun(t, code, out, errOut, exitProblems, "no-expiry  ratelimit:api:undo  counter    value -1, no TTL: it will never reset; fix: countertop repair, which sends PEXPIRE ratelimit:api:undo 60000 NX (if still a counter without a TTL); "+
+		"negative and without a TTL: likely a decrement after the key expired, which DECR starts again from 0 without a TTL\n", "")
 }

@@ -94,8 +94,12 @@ func TestCompletion(t *testing.T) {
 				{[]string{"countertop", "--url", "redis://h:1/0", "--mo"}, []string{"--mode"}},
 				{[]string{"countertop", "repair", "--d"}, []string{"--dry-run"}},
 				{[]string{"countertop", "incr", "ratelimit:api:42", "--no"}, []string{"--no-expire"}},
-				{[]string{"countertop", "check", "--read"}, nil}, // not a flag of check
-				{[]string{"countertop", "snapshot", "--mo"}, nil},
+				{[]string{"countertop", "check", "--read"}, nil},                 // not a flag of check
+				{[]string{"countertop", "repair", "--mo"}, nil},                  // repair does not watch
+				{[]string{"countertop", "snapshot", "--mo"}, []string{"--mode"}}, // with --watch
+				{[]string{"countertop", "check", "--wa"}, []string{"--watch"}},
+				{[]string{"countertop", "check", "--int"}, []string{"--interval"}},
+				{[]string{"countertop", "snapshot", "--wa"}, []string{"--watch"}},
 				{[]string{"countertop", "check", "--url", ""}, nil}, // a URL to type
 				{[]string{"countertop", "completion", ""}, []string{"bash", "fish", "zsh"}},
 				{[]string{"countertop", "help", "re"}, []string{"repair"}},

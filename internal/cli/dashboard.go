@@ -38,8 +38,9 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 }
 
 // withDashboardBudget returns cfg with the dashboard's budget of commands
-// when none was set: a dashboard left open on production must stay gentle,
-// where a snapshot someone waits for may go as fast as Redis answers.
+// when none was set: a dashboard left open on production, or a --watch
+// that re-reads the keys for as long as it lasts, must stay gentle, where
+// a snapshot someone waits for may go as fast as Redis answers.
 func withDashboardBudget(cfg config.Config) config.Config {
 	if cfg.Redis.MaxCommands == 0 {
 		cfg.Redis.MaxCommands = config.DefaultMaxCommands

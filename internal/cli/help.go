@@ -15,8 +15,8 @@ const (
 	aboutCountertop = "countertop watches the rate-limit counters of a Redis server: their values, TTLs, limits and rates. Without a command it opens the interactive dashboard; the commands print, check, increment and repair the counters from scripts and monitors."
 	aboutDashboard  = "Opens the interactive dashboard on the counters that match the patterns: their values, TTLs, limits and rates, live, with the stuck and no-expiry ones in red."
 	aboutDemo       = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
-	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits."
-	aboutCheck      = "Prints a line for each stuck or no-expiry counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI."
+	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits. With --watch it follows them for a while first, and prints their statuses as watched (extending takes more than one reading)."
+	aboutCheck      = "Prints a line for each stuck, no-expiry or leaked counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI. With --watch it follows the counters for a while, and finds the extending ones too: a TTL pushed back on every hit (EXPIRE without NX), so the window never closes."
 	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A key whose rule names a hash field (field = \"NAME\") gets HINCRBY of that field."
 	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL: PEXPIRE KEY MS NX, sent only while the key still holds what it was read as and has no TTL. It asks first, unless --yes."
 	aboutCompletion = "Prints the script that completes countertop's commands and flags in SHELL: bash, zsh or fish."
@@ -40,12 +40,14 @@ var (
 		"countertop snapshot --pattern 'ratelimit:*'",
 		"# The stuck counters, for a script",
 		`countertop snapshot --format json | jq '.counters[]|select(.status=="stuck")'`,
-		"countertop snapshot --format csv > counters.csv",
+		"# Each counter's status as seen over 10 seconds",
+		"countertop snapshot --format json --watch 10s",
 	}
 	checkExamples = []string{
 		"# In a monitor: page someone when a counter is stuck",
 		"countertop check --pattern 'ratelimit:*' || page-someone",
-		"countertop check --url rediss://redis.internal:6380/0 --tls-ca ca.pem",
+		"# Watch for 30s: a TTL pushed back on every hit is extending",
+		"countertop check --pattern 'ratelimit:*' --watch 30s",
 		"# redis-cli's flags: host, port, database and ACL user",
 		"countertop check -h 10.0.0.5 -p 6380 -n 2 --user monitor",
 	}
@@ -182,7 +184,7 @@ func describeFlag(f *flag.Flag, short string) helpFlag {
 	if arg != "" {
 		names += " " + arg
 	}
-	if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "[]" {
+	if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "0s" && d != "[]" {
 		usage += " (default " + d + ")"
 	}
 	return helpFlag{names: names, usage: usage}

@@ -13,17 +13,28 @@ import (
 	"github.com/countertop/countertop/internal/report"
 )
 
-// runSnapshot prints the matched counters once, in --format.
+// runSnapshot prints the matched counters once, in --format: as one pass
+// reads them, or with --watch as they stood after watching them, with the
+// statuses only watching tells (extending).
 func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	var format string
+	var watch *time.Duration
+	var flags *flag.FlagSet
 	cfg, rest, err := parse("snapshot", args, stderr, func(fs *flag.FlagSet) {
 		fs.StringVar(&format, "format", "table", "output `FORMAT`: table, json or csv")
+		watch, flags = watchFlags(fs), fs
 	})
 	if err != nil {
 		return err
 	}
 	if err := noArgs(rest); err != nil {
 		return err
+	}
+	if err := checkWatch(flags, *watch); err != nil {
+		return err
+	}
+	if *watch > 0 {
+		cfg = withDashboardBudget(cfg)
 	}
 	if !report.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
@@ -42,7 +53,13 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			snap.FitTo(width) // elsewhere (a file, a pipe) names are cut at a fixed width
 		}
 	}
-	if err := readAll(ctx, client, cfg, snap.Add); err != nil {
+	if *watch > 0 {
+		store, err := observe(ctx, client, cfg, *watch, stderr)
+		if err != nil {
+			return err
+		}
+		snap.AddCounters(storeCounters(store))
+	} else if err := readAll(ctx, client, cfg, snap.Add); err != nil {
 		return err
 	}
 	return snap.Write(stdout, time.Now())

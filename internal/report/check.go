@@ -20,6 +20,9 @@ type Check struct {
 	// MinKeys is how many keys each pattern must match for the check to
 	// pass; 0 requires none.
 	MinKeys int
+	// Watched is how long the keys were watched (check --watch), 0 for one
+	// pass, which reads each key once and so cannot see extending.
+	Watched time.Duration
 	rules   *model.Rules
 }
 
@@ -131,9 +134,13 @@ func (k *Check) WriteText(w io.Writer) error {
 		}
 	}
 	checked := len(k.Counters)
-	counters := fmt.Sprintf("%d key%s checked, no counter stuck or without expiry", checked, plural(checked))
+	how, none := "checked", "no counter stuck or without expiry"
+	if k.Watched > 0 {
+		how, none = "watched for "+model.FormatDuration(k.Watched), "no counter stuck, extending or without expiry"
+	}
+	counters := fmt.Sprintf("%d key%s %s, %s", checked, plural(checked), how, none)
 	if n := k.problems(); n > 0 {
-		counters = fmt.Sprintf("%d of %d key%s checked (%s)", n, checked, plural(checked), k.problemCounts())
+		counters = fmt.Sprintf("%d of %d key%s %s (%s)", n, checked, plural(checked), how, k.problemCounts())
 	}
 	if k.Healthy() {
 		fmt.Fprintf(bw, "ok: %s", counters)
@@ -175,7 +182,8 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 }
 
 // WriteJSON writes the check as one JSON object, for monitors: taken_at,
-// verdict and exit_code, keys_checked, min_keys, statuses (how many
+// verdict and exit_code, keys_checked, min_keys, watched_s (--watch's
+// seconds, 0 for one pass), statuses (how many
 // counters have each status, every status named), patterns (each with its
 // keys and whether they are enough), unmatched (the patterns that matched
 // nothing) and problems (each problem counter as the snapshot's JSON
@@ -186,6 +194,8 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf = strconv.AppendInt(buf, int64(len(k.Counters)), 10)
 	buf = append(buf, ",\n  \"min_keys\": "...)
 	buf = strconv.AppendInt(buf, int64(k.MinKeys), 10)
+	buf = append(buf, ",\n  \"watched_s\": "...)
+	buf = strconv.AppendFloat(buf, k.Watched.Seconds(), 'f', -1, 64)
 	buf = append(buf, ",\n  \"statuses\": {"...)
 	for status, n := range k.statusCounts() {
 		if status > 0 {

@@ -211,6 +211,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		ExitCode    int             `json:"exit_code"`
 		KeysChecked int             `json:"keys_checked"`
 		MinKeys     int             `json:"min_keys"`
+		WatchedS    float64         `json:"watched_s"`
 		Statuses    json.RawMessage `json:"statuses"`
 		Patterns    []pattern       `json:"patterns"`
 		Unmatched   []string        `json:"unmatched"`

@@ -117,6 +117,13 @@ func (s *Snapshot) Add(batch []model.Observation) {
 	s.add(len(batch), func(i int) model.Counter { return model.NewCounter(&batch[i], s.rules) })
 }
 
+// AddCounters renders counters classified already (by a model.Store that
+// watched them, which sees what one reading cannot: extending) as the next
+// batch.
+func (s *Snapshot) AddCounters(batch []*model.Counter) {
+	s.add(len(batch), func(i int) model.Counter { return *batch[i] })
+}
+
 // add renders n counters, counter(i) the i-th, as the next batch.
 func (s *Snapshot) add(n int, counter func(i int) model.Counter) {
 	if n == 0 {

@@ -1,0 +1,146 @@
+package cli
+
+import (
+	"encoding/json"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+// hit is what a limiter sends on every hit: INCR, then EXPIRE key 10,
+// with NX or (the bug) without.
+func hit(key string, nx bool) [][]any {
+	expire := []any{"EXPIRE", key, "10"}
+	if nx {
+		expire = append(expire, "NX")
+	}
+	return [][]any{{"INCR", key}, expire}
+}
+
+// waitExist waits until every key exists, as the clients of Repeat make
+// them.
+func waitExist(t *testing.T, s *redistest.Server, keys ...string) {
+	t.Helper()
+	args := []any{"EXISTS"}
+	for _, k := range keys {
+		args = append(args, k)
+	}
+	for deadline := time.Now().Add(10 * time.Second); s.Do(t, args...).(int64) != int64(len(keys)); {
+		if time.Now().After(deadline) {
+			t.Fatalf("%q were not all made within 10s", keys)
+		}
+		time.Sleep(10 * time.Millisecond)
+	}
+}
+
+// check --watch sees what one pass cannot: a client that pushes its
+// key's TTL back on every hit is extending (exit 1), in every mode; one
+// that uses NX, and a log whose deadline moves by design, are not.
+func TestCheckWatchFindsExtending(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"poll", "events", "tracking"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
+			s.Repeat(t, 200*time.Millisecond, hit("ratelimit:api:pushed", false)...)
+			s.Repeat(t, 200*time.Millisecond, hit("ratelimit:api:nx", true)...)
+			s.Repeat(t, 200*time.Millisecond,
+				[]any{"ZADD", "ratelimit:log:1", "1", "a"}, []any{"ZINCRBY", "ratelimit:log:1", "1", "a"}, []any{"EXPIRE", "ratelimit:log:1", "10"})
+
+			waitExist(t, s, "ratelimit:api:pushed", "ratelimit:api:nx", "ratelimit:log:1")
+			// One pass reads each key once: nothing to see yet.
+			code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*")
+			wantRun(t, code, out, errOut, exitOK, "ok: 3 keys checked, no counter stuck or without expiry\n", "")
+
+			code, out, errOut = cli(t, s, "check", "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", mode)
+			wantRun(t, code, out, errOut, exitProblems, "", "")
+			lines := strings.Split(strings.TrimSpace(out), "\n")
+			if len(lines) != 2 || !strings.HasPrefix(lines[0], "extending  ratelimit:api:pushed  counter    value ") ||
+				!strings.Contains(lines[0], "TTL pushed back while it grows: its window never closes; fix the client: EXPIRE ... NX") ||
+				lines[1] != "problems: 1 of 3 keys watched for 3.0s (1 extending)" {
+				t.Errorf("want the pushed counter extending, alone, then the count:\n%s", out)
+			}
+		})
+	}
+}
+
+// snapshot --format json --watch gives each key's status as watched.
+func TestSnapshotWatch(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Repeat(t, 200*time.Millisecond, hit("ratelimit:api:pushed", false)...)
+	s.Repeat(t, 200*time.Millisecond, hit("ratelimit:api:nx", true)...)
+
+	code, out, errOut := cli(t, s, "snapshot", "--format", "json", "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", "poll")
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	var snap struct {
+		Counters []struct{ Key, Status string }
+	}
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := map[string]string{}
+	for _, c := range snap.Counters {
+		got[c.Key] = c.Status
+	}
+	if len(got) != 2 || got["ratelimit:api:pushed"] != "extending" || got["ratelimit:api:nx"] != "ok" {
+		t.Errorf("statuses %v, want pushed extending and nx ok", got)
+	}
+}
+
+// --watch's flags are refused where they would change nothing, and a
+// watch out of bounds is one sentence.
+func TestWatchFlags(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	for _, tc := range []struct {
+		args []string
+		err  string
+	}{
+		{[]string{"check", "--interval", "200ms"}, "countertop: --interval only matters with --watch, which re-reads the keys: add --watch DURATION (like --watch 10s), or leave --interval out\n"},
+		{[]string{"snapshot", "--mode", "poll"}, "countertop: --mode only matters with --watch, which re-reads the keys: add --watch DURATION (like --watch 10s), or leave --mode out\n"},
+		{[]string{"check", "--watch", "48h"}, "countertop: --watch 48h0m0s is not a time to watch for: use a duration up to 24h, like 10s\n"},
+		{[]string{"repair", "--watch", "1s"}, "countertop: unknown flag --watch"},
+	} {
+		code, out, errOut := cli(t, s, tc.args...)
+		if code != exitFailed || !strings.HasPrefix(errOut, tc.err) || strings.Contains(out, "ok:") {
+			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tc.args, code, errOut, tc.err)
+		}
+	}
+}
+
+// A watch that loses Redis could not check (exit 2), in JSON too.
+func TestCheckWatchLosesRedis(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "ratelimit:api:1", "1", "EX", "100")
+	mon := s.Monitor(t)
+	type result struct {
+		code        int
+		out, errOut string
+	}
+	done := make(chan result, 1)
+	go func() {
+		code, out, errOut := cli(t, s, "check", "--format", "json", "--watch", "5s", "--interval", "100ms", "--mode", "poll")
+		done <- result{code, out, errOut}
+	}()
+	mon.Next(t, "PTTL") // the watch has read the key: it is under way
+	s.Stop()
+	r := <-done
+	if r.code != exitFailed || !strings.Contains(r.out, `"verdict": "could-not-check"`) || !strings.HasPrefix(r.errOut, "countertop: could not check: after watching for 5.0s: could not connect to ") ||
+		strings.Contains(r.errOut, "keeps trying") {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant 2, could-not-check, and why", r.code, r.out, r.errOut)
+	}
+}
+
+// A watch that cannot start could not check, with why and what to do.
+func TestCheckWatchWithoutNotifications(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t) // notify-keyspace-events is off
+	code, out, errOut := cli(t, s, "check", "--watch", "1s", "--mode", "events")
+	if code != exitFailed || out != "" || !strings.HasPrefix(errOut, "countertop: could not check: keyspace notifications are off") || strings.Count(errOut, "\n") != 1 {
+		t.Errorf("exit %d\nstdout: %s\nstderr: %s\nwant 2 and why, in one line", code, out, errOut)
+	}
+}
