@@ -53,6 +53,7 @@ func tick(gen int) tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	body, status := m.bodyHeight(), m.status
 	cmd := m.update(msg)
+	m.noteLive()
 	if m.status != status {
 		m.statusSince = m.now()
 	}
