@@ -19,12 +19,27 @@ const hangInterval = 200 * time.Millisecond
 // answering (DEBUG SLEEP) is named silent in the feed's Health within
 // three intervals of the sleep's start, subscriptions included (events and
 // tracking send no read while nothing changes), and is healthy again once
-// the sleep ends.
+// the sleep ends. A user who may not run INFO (which events and tracking
+// send each interval to look for flushes) is no exception.
 func TestHangIsShownWithinThreeIntervals(t *testing.T) {
-	for _, mode := range []string{"poll", "events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, tc := range []struct {
+		name, mode string
+		noInfo     bool
+	}{
+		{"poll", "poll", false},
+		{"events", "events", false},
+		{"tracking", "tracking", false},
+		{"events without INFO", "events", true},
+		{"tracking without INFO", "tracking", true},
+	} {
+		mode := tc.mode
+		t.Run(tc.name, func(t *testing.T) {
 			t.Parallel()
 			s, c := startConnected(t, "--enable-debug-command", "local", "--notify-keyspace-events", "KEA")
+			if tc.noInfo {
+				s.Do(t, "ACL", "SETUSER", "noinfo", "reset", "on", ">pw", "~*", "&*", "+@all", "-info")
+				c = connectURL(t, redisclient.Options{URL: s.URL(), Username: "noinfo", Password: "pw"})
+			}
 			msetNumbered(t, s, 50, "rl:%d")
 			w := startWatch(t, c, redisclient.WatchOptions{
 				PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: hangInterval},
