@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"math"
+	"time"
+)
 
 // ageShift sets the width of a bucket of readings' ages: 2^30 ns, about a
 // second, as fine as a header that says "oldest 12s" needs.
@@ -72,4 +75,29 @@ func (s *Store) OldestRead() time.Time {
 		return time.Time{}
 	}
 	return s.epoch.Add(time.Duration(s.ages.base << ageShift))
+}
+
+// OldestReadOf is when the key read longest ago among the n rows from
+// offset (those Rows(offset, n) returns) was read, exactly; zero when
+// there are none. It builds no rows, for a header drawn at every frame.
+func (s *Store) OldestReadOf(offset, n int) time.Time {
+	s.refresh()
+	o := &s.order
+	offset = max(offset, 0)
+	if n <= 0 || offset >= o.shown {
+		return time.Time{}
+	}
+	n = min(n, o.shown-offset)
+	oldest := int64(math.MaxInt64)
+	for j, i := o.locate(offset); n > 0; j, i = j+1, 0 {
+		for _, e := range o.blocks[j].keys[i:] {
+			if o.passes(e) {
+				oldest = min(oldest, s.entries[e].at)
+				if n--; n == 0 {
+					break
+				}
+			}
+		}
+	}
+	return s.epoch.Add(time.Duration(oldest))
 }

@@ -1,7 +1,9 @@
 package model
 
 import (
+	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"testing"
 	"time"
 )
@@ -96,6 +98,39 @@ func TestOldestReadRandom(t *testing.T) {
 			t.Fatalf("step %d: OldestRead = %v with %d keys", step, got, s.Len())
 		} else if !oldest.IsZero() {
 			checkOldest(t, got, oldest)
+		}
+	}
+}
+
+// TestOldestReadOf: the oldest reading among rows is that of the rows Rows
+// returns, in the sort and the filter.
+func TestOldestReadOf(t *testing.T) {
+	s := NewStore(testRules())
+	var obs []Observation
+	for i := range 1000 {
+		obs = append(obs, read(fmt.Sprintf("rl:%04d", i), strconv.Itoa(i%7), -1, time.Duration(i*7919%1000)*time.Millisecond))
+	}
+	s.Apply(Batch{Observed: obs})
+	for _, setup := range []func(){
+		func() {},
+		func() { s.SetSort(SortValue) },
+		func() { s.SetReverse(true) },
+		func() { s.SetFilter("rl:01") },
+	} {
+		setup()
+		for s.Filtering() {
+			s.Rows(0, 1)
+		}
+		for _, span := range [][2]int{{0, 40}, {500, 40}, {990, 40}, {0, 0}, {5000, 10}, {-3, 5}} {
+			var want time.Time
+			for _, c := range s.Rows(span[0], span[1]) {
+				if want.IsZero() || c.ObservedAt.Before(want) {
+					want = c.ObservedAt
+				}
+			}
+			if got := s.OldestReadOf(span[0], span[1]); !got.Equal(want) {
+				t.Errorf("sort %v, filter %q, rows %v: OldestReadOf = %v, want %v", s.Sort(), s.Filter(), span, got, want)
+			}
 		}
 	}
 }

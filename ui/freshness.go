@@ -45,11 +45,7 @@ func (m *Model) shownAsOf() time.Time {
 			oldest = c.ObservedAt
 		}
 	} else {
-		for _, c := range m.store.Rows(m.offset, m.tableRows()) {
-			if oldest.IsZero() || c.ObservedAt.Before(oldest) {
-				oldest = c.ObservedAt
-			}
-		}
+		oldest = m.store.OldestReadOf(m.offset, m.tableRows())
 	}
 	if oldest.IsZero() {
 		return oldest
