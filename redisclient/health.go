@@ -21,14 +21,15 @@ const (
 const costEvery = time.Second
 
 // heartbeat sends the feed's Health to out, apart from the reader (which
-// may be the one waiting on a server that hangs), until ctx is done or
-// stop is called; stop waits until it has returned, so that out can then
-// be closed. A server counts as silent once a command to it has gone
+// may be the one waiting on a server that hangs), from when started is
+// closed (the reader's first batch goes first) until ctx is done or stop
+// is called; stop waits until it has returned, so that out can then be
+// closed. A server counts as silent once a command to it has gone
 // unanswered for an interval (or a read timeout, when shorter): every
 // mode sends one at least every interval (a poll pass, events' check for
 // flushes), so a hang shows within about two intervals, subscriptions
 // included.
-func (c *Client) heartbeat(ctx context.Context, interval time.Duration, out chan<- model.Batch) (stop func()) {
+func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started <-chan struct{}, out chan<- model.Batch) (stop func()) {
 	after := interval
 	if rt := c.pipelineTimeout / 2; rt > 0 && rt < after {
 		after = rt // named within two read timeouts (see failed) whatever the interval
@@ -36,6 +37,11 @@ func (c *Client) heartbeat(ctx context.Context, interval time.Duration, out chan
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
 	wg.Go(func() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-started:
+		}
 		tick := time.NewTicker(min(maxHealthTick, max(minHealthTick, interval/4)))
 		defer tick.Stop()
 		var sent model.Health

@@ -92,8 +92,8 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 	default:
 		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events, tracking or poll", o.Mode), nil)
 	}
-	defer c.heartbeat(ctx, o.Interval, out)()
 	r := c.newReader(o.PollOptions, out)
+	defer c.heartbeat(ctx, o.Interval, r.started, out)()
 	switch o.Mode {
 	case "poll":
 		r.poll(ctx)
