@@ -45,11 +45,26 @@ type Observation struct {
 type Field struct{ Name, Value string }
 
 // Batch is what a watcher sends the dashboard: keys it read, keys it found
-// gone, and optionally a new state of the feed itself.
+// gone, and optionally a new state of the feed itself, or of its servers.
 type Batch struct {
 	Observed []Observation
 	Removed  []string   // keys that no longer exist (deleted, expired, evicted)
 	State    *FeedState // nil when the feed's state did not change
+	Health   *Health    // nil when not measured since the last
+}
+
+// Health is how the servers answer countertop, measured apart from what
+// the feed reads (its reads may be the ones waiting): what countertop
+// costs them, and whether one has left a command unanswered for longer
+// than an interval, which a hang shows long before any timeout.
+type Health struct {
+	At       time.Time // when it was measured
+	Commands float64   // commands a second countertop sent to its busiest server, lately
+	// Silent names the server that has left a command unanswered for
+	// longer than an interval, the longest; "" when every one answers.
+	// Since is when that command was sent.
+	Silent string
+	Since  time.Time
 }
 
 // FeedState describes the watcher, for the header: how data arrives and

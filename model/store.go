@@ -102,6 +102,7 @@ type Store struct {
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
 	hist     history // past readings of the keys that changed
+	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
 	sortKey  SortKey
 	reverse  bool
@@ -218,6 +219,7 @@ func (s *Store) observe(o *Observation) bool {
 	if at < e.at {
 		return false
 	}
+	s.ages.move(e.at, at)
 	r, st := s.read(o, e.rule)
 	st = s.remember(e, &r, o.PTTL, at, st)
 	v := r.Value
@@ -267,6 +269,7 @@ func (s *Store) add(o *Observation, at int64) {
 	s.setValue(&e, o, &r)
 	e.status = st
 	s.byStatus[e.status]++
+	s.ages.add(at)
 	i := int32(len(s.entries))
 	s.index[o.Key] = i
 	s.entries = append(s.entries, e)
@@ -288,6 +291,7 @@ func (s *Store) remove(key string) bool {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
+	s.ages.remove(s.entries[i].at)
 	s.forget(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)

@@ -54,6 +54,12 @@ type serverBudget struct {
 	mu      sync.Mutex
 	waits   map[*wait]struct{} // commands sent and not answered yet
 	samples []sample           // sent, now and then, for rate
+	// unanswered is when the oldest command that gave up without an
+	// answer since the server last answered was sent (Unix nanoseconds; 0:
+	// none), and lastSent when a command was last sent: a read that timed
+	// out, or an INFO that gave up after half an interval, leaves the
+	// server silent although nothing waits any more.
+	unanswered, lastSent int64
 }
 
 // A wait is a command, pipeline or ping sent to a server that has not been
@@ -201,32 +207,54 @@ func (c *Client) prepaid(ctx context.Context, addr string, n int) (context.Conte
 // begin notes a command sent and returns the wait to end once answered.
 func (s *serverBudget) begin() *wait {
 	w := &wait{}
-	w.since.Store(time.Now().UnixNano())
+	now := time.Now().UnixNano()
+	w.since.Store(now)
 	s.mu.Lock()
 	s.waits[w] = struct{}{}
+	s.lastSent = now
 	s.mu.Unlock()
 	return w
 }
 
-// end notes that w was answered (or given up).
-func (s *serverBudget) end(w *wait) {
+// end notes that w was answered, or given up when answered is false.
+func (s *serverBudget) end(w *wait, answered bool) {
 	s.mu.Lock()
 	delete(s.waits, w)
+	switch since := w.since.Load(); {
+	case answered:
+		s.unanswered = 0
+	case s.unanswered == 0 || since < s.unanswered:
+		s.unanswered = since
+	}
 	s.mu.Unlock()
 }
+
+// wasAnswered reports whether a command that returned err was answered: it
+// succeeded, or Redis replied with an error (redis.Nil included), as
+// opposed to a timeout, a broken connection or a caller that gave up.
+func wasAnswered(err error) bool { return err == nil || isReply(err) }
 
 // touch says the server was heard from in the middle of w (a subscription
 // that receives messages while its ping waits behind them).
 func (w *wait) touch() { w.since.Store(time.Now().UnixNano()) }
 
-// oldestWait returns since when the server's oldest unanswered command has
-// waited; zero when none waits.
-func (s *serverBudget) oldestWait() time.Time {
+// forgetSilence is how long after the last command sent to a server its
+// commands that gave up stop counting as silence: a master that left the
+// cluster is sent nothing more, and is not silent for ever.
+const forgetSilence = 10 * time.Second
+
+// oldestWait returns since when the server has not answered: when its
+// oldest command still waiting was sent, or the oldest that gave up since
+// it last answered, whichever is older; zero when it answered all.
+func (s *serverBudget) oldestWait(now time.Time) time.Time {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	oldest := int64(math.MaxInt64)
 	for w := range s.waits {
 		oldest = min(oldest, w.since.Load())
+	}
+	if s.unanswered != 0 && now.UnixNano()-s.lastSent < int64(forgetSilence) {
+		oldest = min(oldest, s.unanswered)
 	}
 	if oldest == math.MaxInt64 {
 		return time.Time{}
@@ -290,7 +318,7 @@ func (b *budget) silent(now time.Time, after time.Duration) (addr string, since 
 	}
 	b.mu.Unlock()
 	for _, s := range servers {
-		if w := s.oldestWait(); !w.IsZero() && now.Sub(w) > after && (since.IsZero() || w.Before(since)) {
+		if w := s.oldestWait(now); !w.IsZero() && now.Sub(w) > after && (since.IsZero() || w.Before(since)) {
 			addr, since = s.addr, w
 		}
 	}
@@ -328,8 +356,9 @@ func (h budgetHook) ProcessHook(next redis.ProcessHook) redis.ProcessHook {
 			return err
 		}
 		w := h.s.begin()
-		defer h.s.end(w)
-		return next(ctx, cmd)
+		err := next(ctx, cmd)
+		h.s.end(w, wasAnswered(err))
+		return err
 	}
 }
 
@@ -351,7 +380,8 @@ func (h budgetHook) ProcessPipelineHook(next redis.ProcessPipelineHook) redis.Pr
 			return err
 		}
 		w := h.s.begin()
-		defer h.s.end(w)
-		return next(ctx, cmds)
+		err := next(ctx, cmds)
+		h.s.end(w, wasAnswered(err))
+		return err
 	}
 }

@@ -53,6 +53,7 @@ type feed struct {
 	store   *model.Store
 	onBatch func(model.Batch) // when set, sees each batch before it is applied
 	state   model.FeedState   // the last one received
+	health  model.Health      // the last one received
 	modes   []string          // every Mode received, in order, repeats left out
 	passes  int               // states received that said a full pass had begun
 	reads   map[string]int    // key -> how many times it was read in this pass
@@ -122,6 +123,9 @@ func (f *feed) apply(b model.Batch) {
 			f.t.Errorf("%q was sent as read although it is gone; want it in Removed", o.Key)
 		}
 		f.reads[o.Key]++
+	}
+	if b.Health != nil {
+		f.health = *b.Health
 	}
 	f.store.Apply(b)
 	if b.State == nil {

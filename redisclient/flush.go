@@ -20,7 +20,9 @@ import (
 //
 // A master that does not answer in time is asked again next interval; one
 // that refuses INFO (NOPERM) is not asked again, so as not to fill its ACL
-// LOG, and leaves flushes to the full passes.
+// LOG, and leaves flushes to the full passes. Either way each master is
+// sent a command every interval, which is how a hang shows while nothing
+// changes (see heartbeat).
 func (w *eventWatcher) flushed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
@@ -28,8 +30,9 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 	ran := false
 	for addr, s := range w.subs {
 		last, asked := w.flushes[addr]
-		if last < 0 {
-			continue // refused
+		if last < 0 { // refused: a PING, so that a hang still shows (see heartbeat)
+			_ = w.c.onMaster(ctx, addr, func() error { return s.client.Ping(ctx).Err() })
+			continue
 		}
 		var n int64
 		err := w.c.onMaster(ctx, addr, func() (err error) { // a master that hangs is not waited for

@@ -38,6 +38,9 @@ type reader struct {
 	// began: an older read does not replace a newer.
 	topology                 <-chan string
 	topologyFrom, topologyAt time.Time
+	// started is closed once the first batch was sent (see heartbeat); nil
+	// from then on.
+	started chan struct{}
 }
 
 // newReader returns a reader of c that sends to out.
@@ -46,12 +49,13 @@ func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 		o.BatchSize = min(o.BatchSize, n) // a pipeline fits in the bucket: it waits for no more than that
 	}
 	return &reader{
-		c:     c,
-		o:     o,
-		out:   out,
-		known: make(map[string]uint32),
-		mode:  "connecting",
-		state: model.FeedState{Mode: "connecting", Addr: c.addr, Topology: c.topology},
+		c:       c,
+		o:       o,
+		out:     out,
+		known:   make(map[string]uint32),
+		mode:    "connecting",
+		started: make(chan struct{}),
+		state:   model.FeedState{Mode: "connecting", Addr: c.addr, Topology: c.topology},
 	}
 }
 
@@ -197,6 +201,10 @@ func (r *reader) emit(ctx context.Context, b model.Batch) error {
 	}
 	select {
 	case r.out <- b:
+		if r.started != nil {
+			close(r.started) // the heartbeat may send from now on
+			r.started = nil
+		}
 		return nil
 	case <-ctx.Done():
 		return ctx.Err()

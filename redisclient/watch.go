@@ -87,14 +87,17 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		return errNoPatterns
 	}
 	o = o.withDefaults()
+	switch o.Mode {
+	case "poll", "auto", "events", "tracking":
+	default:
+		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events, tracking or poll", o.Mode), nil)
+	}
 	r := c.newReader(o.PollOptions, out)
+	defer c.heartbeat(ctx, o.Interval, r.started, out)()
 	switch o.Mode {
 	case "poll":
 		r.poll(ctx)
 		return nil
-	case "auto", "events", "tracking":
-	default:
-		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events, tracking or poll", o.Mode), nil)
 	}
 
 	// live: the watch has followed events or invalidations. A mode that

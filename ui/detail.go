@@ -95,6 +95,7 @@ func (m *Model) detailView() []string {
 	lines = append(lines, m.layoutLines(&c, wrapped)...)
 	lines = append(lines,
 		field("value", formatValue(&c, now)),
+		field("read", m.readAgo(&c, now)),
 		field("TTL", m.theme.style(ttlTone).Render(ttl)),
 		field("limit", limit))
 	lines = append(lines, wrapped("window", window)...)

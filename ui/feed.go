@@ -50,6 +50,9 @@ func listen(feed <-chan model.Batch) tea.Cmd {
 func (m *Model) onBatches(msg batchesMsg) tea.Cmd {
 	now := m.now()
 	for _, b := range msg.batches {
+		if b.Health != nil {
+			m.health = *b.Health // about the servers now, paused or not
+		}
 		if m.paused {
 			m.held.add(b)
 			if hasData(b) {

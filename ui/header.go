@@ -5,7 +5,6 @@ import (
 	"slices"
 	"strconv"
 	"strings"
-	"time"
 
 	"charm.land/lipgloss/v2"
 
@@ -48,7 +47,7 @@ func (m *Model) headerView() []string {
 func (m *Model) feedLines() []string {
 	text, style := m.feedText()
 	room := min(maxFeedLines, max(1, m.height-3-2-3)) // the header's three lines, the footer's two, titles and two rows
-	if m.feedState.LastError == "" && m.height < shortScreen {
+	if m.feedState.LastError == "" && m.silence() == "" && m.height < shortScreen {
 		room = 1
 	}
 	lines := m.wrapFeed(text, room)
@@ -61,10 +60,14 @@ func (m *Model) feedLines() []string {
 // shortScreen is the height under which the header's note takes one line.
 const shortScreen = 20
 
-// feedText is the feed's last error, else its note, and its style.
+// feedText is the feed's last error, else the sentence on a server that
+// does not answer, else its note, and its style.
 func (m *Model) feedText() (string, lipgloss.Style) {
 	if m.feedState.LastError != "" {
 		return m.feedState.LastError, m.theme.Error
+	}
+	if s := m.silence(); s != "" {
+		return s, m.theme.Error
 	}
 	return m.feedState.Note, m.theme.Dim
 }
@@ -88,6 +91,9 @@ func (m *Model) sourceLine(room int) string {
 	sep := m.theme.Dim.Render(" · ")
 	title := m.theme.Title.Render(m.title)
 	tail := sep + m.mode() + sep + m.age()
+	if cost := m.cost(); cost != "" {
+		tail += sep + cost
+	}
 	if s.Addr == "" {
 		return title + tail
 	}
@@ -172,26 +178,6 @@ func (m *Model) alarm(n int, what string) string {
 		return m.theme.Alarm.Render(text)
 	}
 	return text
-}
-
-// age is how long ago data last arrived, by the screen's clock.
-func (m *Model) age() string {
-	last := m.lastData
-	if m.feedState.UpdatedAt.After(last) {
-		last = m.feedState.UpdatedAt
-	}
-	age := m.clock().Sub(last)
-	switch {
-	case last.IsZero():
-		return m.theme.Dim.Render("no data yet")
-	case m.paused: // the screen shows the data as it stood then
-		return "frozen at " + m.pausedAt.Local().Format("15:04:05")
-	case m.feedState.Mode == "polling" && m.feedState.Interval > 0 && age > 3*m.feedState.Interval+2*time.Second:
-		// Polling reads every interval: data this old means reads are
-		// failing or hanging, before any error has come back to say so.
-		return m.theme.Error.Render("updated " + model.FormatDuration(age) + " ago")
-	}
-	return "updated " + model.FormatDuration(age) + " ago"
 }
 
 // badges flag the states that change what keys do: PAUSED and READ-ONLY.

@@ -182,23 +182,102 @@ func TestFeedNoteFitsAt80Columns(t *testing.T) {
 	}
 }
 
-// Polling reads every interval: data three intervals old (and two seconds)
-// means reads hang, and the age says so in the error style before any
-// error comes back.
-func TestStaleDataIsFlaggedWhilePolling(t *testing.T) {
-	c := &clock{t: t0.Add(1100 * time.Millisecond)}
-	store := model.NewStore(testRules())
-	store.Apply(model.Batch{Observed: fixture()})
-	m := New(Options{Store: store, Now: c.now})
-	m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 30})
-	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0.Add(1100 * time.Millisecond),
-	}}}})
-	fresh := m.age()
-	c.t = c.t.Add(6 * time.Second)
-	stale := m.age()
-	if fresh != "updated 0.0s ago" || ansi.Strip(stale) != "updated 6.0s ago" || stale == ansi.Strip(stale) {
-		t.Errorf("ages %q then %q: want plain, then in the error style", fresh, stale)
+// TestFreshness: the header's age is that of the oldest row on screen,
+// with the oldest of all when it is older, never the time the last batch
+// came (a pass at a million keys takes seconds); "live" while events
+// vouch for every row; in the error style when polling should have read
+// the rows again three intervals ago; and what countertop costs Redis.
+func TestFreshness(t *testing.T) {
+	polling := &model.FeedState{Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true}
+	events := &model.FeedState{Mode: "events", Addr: "127.0.0.1:7000", Connected: true}
+	eventsDown := &model.FeedState{Mode: "reconnecting", Addr: "127.0.0.1:7000", Connected: true, LastError: "the subscription was lost"}
+	rows := func(at time.Duration, keys ...string) model.Batch {
+		b := model.Batch{}
+		for _, k := range keys {
+			o := str(k, "1", 60_000)
+			o.At = t0.Add(at)
+			b.Observed = append(b.Observed, o)
+		}
+		return b
+	}
+	many := make([]string, 100) // more than the screen shows, before zzz:old
+	for i := range many {
+		many[i] = fmt.Sprintf("ratelimit:%03d", i)
+	}
+	tests := []struct {
+		name    string
+		batches []model.Batch
+		after   time.Duration // from t0, when the header is read
+		want    string
+		red     bool
+	}{
+		{"no data", []model.Batch{{State: polling}}, time.Second, "no data yet", false},
+		{"a pass that just ended, read seconds ago", []model.Batch{
+			{State: &model.FeedState{Mode: "polling", Interval: time.Second, Connected: true, UpdatedAt: t0.Add(5 * time.Second)}},
+			rows(0, "ratelimit:a", "ratelimit:b"),
+		}, 5 * time.Second, "read 5.0s ago", true},
+		{"the rows on screen fresh, one off screen old", []model.Batch{{State: polling}, rows(0, "zzz:old"),
+			rows(9500*time.Millisecond, many...)}, 10 * time.Second, "read 0.5s ago (oldest 10s)", false},
+		{"all about as fresh", []model.Batch{{State: polling}, rows(9*time.Second, "ratelimit:a"), rows(9500*time.Millisecond, "ratelimit:b")},
+			10 * time.Second, "read 1.0s ago", false},
+		{"events, healthy: live", []model.Batch{{State: events}, rows(0, "ratelimit:a")}, time.Minute, "live", false},
+		{"events down: the rows age from then", []model.Batch{{State: events}, rows(0, "ratelimit:a"), {State: eventsDown}},
+			time.Minute, "read 1m00s ago", true},
+		{"a silent server", []model.Batch{{State: polling}, rows(0, "ratelimit:a"),
+			{Health: &model.Health{At: t0.Add(900 * time.Millisecond), Silent: "127.0.0.1:7000", Since: t0.Add(200 * time.Millisecond)}}},
+			time.Second, "no answer for 0.8s", true},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			c := &clock{t: t0}
+			m := New(Options{Store: model.NewStore(testRules()), Now: c.now})
+			m, _ = send(m, tea.WindowSizeMsg{Width: 120, Height: 30})
+			for _, b := range tt.batches {
+				m, _ = send(m, batchesMsg{batches: []model.Batch{b}})
+			}
+			c.t = t0.Add(tt.after)
+			m, _ = send(m, tickMsg{m.tickGen})
+			got, want := m.age(), tt.want
+			if tt.red {
+				want = m.theme.Error.Render(want)
+			}
+			if got != want && (tt.red || ansi.Strip(got) != want || got == m.theme.Error.Render(want)) {
+				t.Errorf("age = %q (in the error style: %v), want %q (%v)", ansi.Strip(got), got == m.theme.Error.Render(ansi.Strip(got)), tt.want, tt.red)
+			}
+		})
+	}
+}
+
+// TestHeaderShowsCostAndSilence: the header says what countertop costs
+// the server, and names a server that does not answer in one sentence,
+// which goes once it answers again.
+func TestHeaderShowsCostAndSilence(t *testing.T) {
+	c := &clock{t: t0}
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m.now = c.now
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0, Commands: 12_345}}}})
+	if !strings.Contains(plain(m), "12k cmd/s") {
+		t.Errorf("no cost in the header:\n%s", plain(m))
+	}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0, Commands: 80, Silent: "127.0.0.1:7000", Since: t0.Add(-700 * time.Millisecond)}}}})
+	want := "127.0.0.1:7000 has not answered for 0.7s: it may be busy with a slow command or a save, or frozen"
+	if !strings.Contains(flat(m), want) {
+		t.Errorf("the silence is not named:\n%s", plain(m))
+	}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0, Commands: 80}}}})
+	if strings.Contains(flat(m), "has not answered") {
+		t.Errorf("the silence stays after an answer:\n%s", plain(m))
+	}
+}
+
+// TestDetailSaysWhenTheKeyWasRead: the detail screen says how long ago its
+// key was read.
+func TestDetailSaysWhenTheKeyWasRead(t *testing.T) {
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:legacy")
+	m, _ = press(m, "<enter>")
+	if !strings.Contains(plain(m), "read      1.5s ago") {
+		t.Errorf("the detail screen does not say when the key was read:\n%s", plain(m))
 	}
 }
 

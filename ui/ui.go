@@ -110,6 +110,8 @@ type Model struct {
 	feedState  model.FeedState
 	feedClosed bool
 	lastData   time.Time // when the feed last brought data
+	health     model.Health
+	liveAt     time.Time // when the feed was last live (see live): no row is older
 	downSince  time.Time // the last data before the feed last said Redis was unreachable
 
 	// The selection is a key name; cursor and offset are derived from it

@@ -10,7 +10,7 @@ import (
 )
 
 // tickEvery is how often the screen is redrawn between observations, so TTL
-// countdowns and "updated Xs ago" keep moving.
+// countdowns and the rows' ages ("read 0.4s ago") keep moving.
 const tickEvery = 250 * time.Millisecond
 
 // statusFade is how long the answer to an action stays on the status line
@@ -53,6 +53,7 @@ func tick(gen int) tea.Cmd {
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	body, status := m.bodyHeight(), m.status
 	cmd := m.update(msg)
+	m.noteLive()
 	if m.status != status {
 		m.statusSince = m.now()
 	}

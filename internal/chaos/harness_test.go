@@ -44,7 +44,8 @@ type view struct {
 	store  *model.Store
 	state  model.FeedState
 	states []model.FeedState
-	err    error // what Watch returned, once it has
+	health []model.Health // every Health received, in order
+	err    error          // what Watch returned, once it has
 	done   chan struct{}
 }
 
@@ -94,6 +95,9 @@ func startView(t *testing.T, url string, cluster bool, o redisclient.WatchOption
 				v.state = *b.State
 				v.states = append(v.states, *b.State)
 			}
+			if b.Health != nil {
+				v.health = append(v.health, *b.Health)
+			}
 			v.mu.Unlock()
 		}
 	}()
@@ -127,6 +131,27 @@ func (v *view) sawState(ok func(model.FeedState) bool) bool {
 	v.mu.Lock()
 	defer v.mu.Unlock()
 	return slices.ContainsFunc(v.states, ok)
+}
+
+// silentSince returns the first Health measured after since that names a
+// server silent, and whether there is one.
+func (v *view) silentSince(since time.Time) (model.Health, bool) {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	for _, h := range v.health {
+		if h.Silent != "" && h.At.After(since) {
+			return h, true
+		}
+	}
+	return model.Health{}, false
+}
+
+// answering reports whether the last Health received names no server
+// silent.
+func (v *view) answering() bool {
+	v.mu.Lock()
+	defer v.mu.Unlock()
+	return len(v.health) > 0 && v.health[len(v.health)-1].Silent == ""
 }
 
 // truth reads every key matching pattern straight from Redis with go-redis,

@@ -1,0 +1,126 @@
+package ui
+
+import (
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
+
+// staleDifference is how much older than the rows on screen the oldest
+// row of all must be for the header to name it too: more than the second
+// the Store's oldest reading is rounded down by (see model.Store.OldestRead).
+const staleDifference = 2 * time.Second
+
+// live reports whether the feed vouches for every row as of now: events
+// or invalidations arrive, Redis answers, and no server is silent. A row
+// read a minute ago is then as fresh as one read now.
+func (m *Model) live() bool {
+	s := m.feedState
+	return (s.Mode == "events" || s.Mode == "tracking") && reachable(s) && !m.feedClosed && m.health.Silent == ""
+}
+
+// noteLive moves liveAt on to now while the feed is live (see live), at
+// each message: from when it stops, the rows age as polled rows do.
+func (m *Model) noteLive() {
+	if m.live() && !m.paused {
+		m.liveAt = m.now()
+	}
+}
+
+// asOf is when a row read at read is known to be true: then, or later
+// when a live feed said it did not change since.
+func (m *Model) asOf(read time.Time) time.Time {
+	if m.liveAt.After(read) {
+		return m.liveAt
+	}
+	return read
+}
+
+// shownAsOf is the oldest asOf of the keys on screen (the table's rows, or
+// the detail screen's key); zero when there are none.
+func (m *Model) shownAsOf() time.Time {
+	var oldest time.Time
+	if m.screen == screenDetail {
+		if c, ok := m.store.Get(m.detailKey); ok {
+			oldest = c.ObservedAt
+		}
+	} else {
+		oldest = m.store.OldestReadOf(m.offset, m.tableRows())
+	}
+	if oldest.IsZero() {
+		return oldest
+	}
+	return m.asOf(oldest)
+}
+
+// age is how fresh the data is, by the screen's clock: "live" while the
+// feed vouches for every row; else how long ago the oldest row on screen
+// was read and, when the oldest row of all is older still, that too. Data
+// that polling should have read again three intervals ago, or that a feed
+// with an error or a silent server holds, is in the error style.
+func (m *Model) age() string {
+	now := m.clock()
+	switch {
+	case m.paused: // the screen shows the data as it stood then
+		return "frozen at " + m.pausedAt.Local().Format("15:04:05")
+	case m.health.Silent != "" && !m.feedClosed:
+		return m.theme.Error.Render("no answer for " + model.FormatDuration(now.Sub(m.health.Since)))
+	}
+	shown := m.shownAsOf()
+	if shown.IsZero() { // no rows: when the feed last read, finding none
+		shown = m.lastData
+		if m.feedState.UpdatedAt.After(shown) {
+			shown = m.feedState.UpdatedAt
+		}
+	}
+	switch {
+	case shown.IsZero():
+		return m.theme.Dim.Render("no data yet")
+	case m.live():
+		return "live"
+	}
+	age := max(0, now.Sub(shown))
+	text := "read " + model.FormatDuration(age) + " ago"
+	if all := m.store.OldestRead(); !all.IsZero() {
+		if allAge := now.Sub(m.asOf(all)); allAge > age+staleDifference {
+			text += " (oldest " + model.FormatDuration(allAge) + ")"
+		}
+	}
+	s := m.feedState
+	if s.Mode == "polling" && s.Interval > 0 && age > 3*s.Interval || s.LastError != "" || m.feedClosed {
+		// Polling reads the rows on screen every interval: data this old
+		// means reads are failing or hanging.
+		return m.theme.Error.Render(text)
+	}
+	return text
+}
+
+// cost is what countertop costs its busiest server, in commands a second;
+// "" until the feed has measured it.
+func (m *Model) cost() string {
+	if m.health.At.IsZero() || m.feedClosed {
+		return ""
+	}
+	return formatCount(int64(m.health.Commands+0.5)) + " cmd/s"
+}
+
+// silence is the sentence that names a server that has left a command
+// unanswered for longer than an interval; "" when none has.
+func (m *Model) silence() string {
+	h := m.health
+	if h.Silent == "" || m.feedClosed {
+		return ""
+	}
+	return model.Printable(h.Silent) + " has not answered for " + model.FormatDuration(m.now().Sub(h.Since)) +
+		": it may be busy with a slow command or a save, or frozen — countertop keeps waiting, and the values shown are as last read"
+}
+
+// readAgo is, for the detail screen, when c was last read and, while the
+// feed is live, that it has not changed since.
+func (m *Model) readAgo(c *model.Counter, now time.Time) string {
+	text := model.FormatDuration(max(0, now.Sub(c.ObservedAt))) + " ago"
+	if m.live() {
+		text += " (unchanged since, as " + m.feedState.Mode + " tell)"
+	}
+	return text
+}
