@@ -289,6 +289,7 @@ func (s *Store) remove(key string) bool {
 	}
 	s.byStatus[s.entries[i].status]--
 	s.forget(&s.entries[i])
+	s.order.unname(i)
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
 	}
@@ -308,6 +309,9 @@ func (s *Store) remove(key string) bool {
 	s.entries[last] = entry{} // let go of its strings
 	s.entries = s.entries[:last]
 	s.order.home = s.order.home[:last]
+	if s.order.names != nil {
+		s.order.namePos = s.order.namePos[:last]
+	}
 	return true
 }
 
