@@ -63,9 +63,11 @@ type order struct {
 	refade   bool  // the quiet (sorted by rate): rates not 0 faded
 	quiet    int64 // the Store's quiet the order by rate is as of
 
-	// The entries in name order as of the last sort, and each one's
-	// place in it, for the next sort (see names.go).
-	names, namePos []int32
+	// The entries in name order as of the last sort, how many there were
+	// and the removals since, for the next sort (see names.go).
+	names []int32
+	named int
+	gone  []nameRemoval
 
 	// blockSize and rebuildShare; tests make them small and large, to
 	// exercise splits, merges and placement with a few keys.
@@ -199,7 +201,6 @@ func (o *order) rename(from, to int32) {
 		b.keys[slices.Index(b.keys, from)] = to
 	}
 	o.home[to] = o.home[from]
-	o.renameName(from, to)
 	o.setPass(to, o.passes(from))
 	if o.sweep != noSweep {
 		o.incoming.set(to, o.incoming.has(from))
@@ -210,9 +211,6 @@ func (o *order) rename(from, to int32) {
 // filter shown and the one being applied as passes and incoming say.
 func (o *order) add(e int32, passes, incoming bool) {
 	o.home = append(o.home, noBlock)
-	if o.names != nil {
-		o.namePos = append(o.namePos, -1)
-	}
 	o.setPass(e, passes)
 	if o.sweep != noSweep {
 		o.incoming.set(e, incoming)
@@ -518,11 +516,12 @@ func (s *Store) rebuild() {
 			keys = append(keys, int32(e))
 		}
 	}
-	names, mirrored := s.byName(keys), s.reverse
+	names, place := s.byName()
+	mirrored := s.reverse
 	switch {
 	case s.sortKey == SortKeyName:
 		copy(keys, names)
-	case !s.sortByKeys(names, keys):
+	case !s.sortByKeys(place, keys):
 		slices.SortFunc(keys, s.compare) // reversed, if it is
 		mirrored = false
 	}

@@ -13,22 +13,21 @@ type keyed struct {
 }
 
 // sortByKeys writes to out every entry in the Store's sort, not reversed,
-// from the keys in name order (byName): each entry's place in the sort is
+// from each entry's place in name order (byName): its place in the sort is
 // worked out once, as a number, and the numbers are sorted by their bytes,
 // a pass over them for each byte that is not the same in all, with no
 // compare. It reports false, and writes nothing, for values it cannot
 // turn into numbers that compare as compareValues does: floats among
 // integers too large for a float64 to hold exactly.
-func (s *Store) sortByKeys(names, out []int32) bool {
+func (s *Store) sortByKeys(place, out []int32) bool {
 	number := s.sortNumber()
 	if number == nil {
 		return false
 	}
-	o := &s.order
-	recs := make([]keyed, len(names))
+	recs := make([]keyed, len(s.entries))
 	for e := range s.entries { // in memory order, not the names'
 		key, cls := number(&s.entries[e])
-		recs[o.namePos[e]] = keyed{key: key, e: int32(e), cls: cls}
+		recs[place[e]] = keyed{key: key, e: int32(e), cls: cls}
 	}
 	for i, r := range radixSort(recs) {
 		out[i] = r.e

@@ -62,6 +62,42 @@ func TestStoreSortsByNumbers(t *testing.T) {
 	}
 }
 
+// TestStoreSortsAfterChurn: between two sorts most keys expire and others
+// take their places, more than the order by name keeps track of (it is
+// sorted by name again) or fewer (it is brought up to date).
+func TestStoreSortsAfterChurn(t *testing.T) {
+	for _, churn := range []int{3, 250} {
+		s := NewStore(testRules())
+		live := map[string]bool{}
+		var b Batch
+		for i := range 300 {
+			key := fmt.Sprintf("rl:%d", i)
+			b.Observed = append(b.Observed, read(key, fmt.Sprint(i%7), 30_000, 0))
+			live[key] = true
+		}
+		s.Apply(b)
+		s.SetSort(SortValue)
+		s.Rows(0, 1)
+		for i := range churn {
+			old, key := fmt.Sprintf("rl:%d", i*300/churn), fmt.Sprintf("k:%d", i)
+			s.Apply(Batch{Removed: []string{old}, Observed: []Observation{read(key, fmt.Sprint(i%5), PTTLNoExpiry, 0)}})
+			delete(live, old)
+			live[key] = true
+		}
+		for _, sort := range []SortKey{SortStatus, SortKeyName, SortValue} {
+			s.SetSort(sort)
+			var want []Counter
+			for key := range live {
+				want = append(want, mustGet(t, s, key))
+			}
+			slices.SortFunc(want, func(a, b Counter) int { return modelCompare(s, a, b) })
+			if rows := s.Rows(0, len(live)+1); !slices.Equal(keys(rows), keys(want)) {
+				t.Fatalf("%d keys gone, sort %v:\n rows %v\n want %v", churn, sort, keys(rows), keys(want))
+			}
+		}
+	}
+}
+
 // TestRadixSort: radixSort orders by cls, then key, and keeps the order it
 // was given among equals.
 func TestRadixSort(t *testing.T) {
@@ -84,5 +120,27 @@ func TestRadixSort(t *testing.T) {
 				t.Fatalf("%d keys below %d: not sorted stably", n, spread)
 			}
 		}
+	}
+}
+
+// BenchmarkRadixSort sorts a million entries' numbers: a value below 120
+// (one byte differs) and a deadline (five do).
+func BenchmarkRadixSort(b *testing.B) {
+	rng := rand.New(rand.NewPCG(7, 8))
+	for _, tc := range []struct {
+		name   string
+		spread uint64
+	}{{"value", 120}, {"deadline", 60_000_000_000}} {
+		b.Run(tc.name, func(b *testing.B) {
+			recs := make([]keyed, 1_000_000)
+			for i := range recs {
+				recs[i] = keyed{key: rng.Uint64() % tc.spread, e: int32(i)}
+			}
+			work := make([]keyed, len(recs))
+			for b.Loop() {
+				copy(work, recs)
+				radixSort(work)
+			}
+		})
 	}
 }
