@@ -49,14 +49,7 @@ func TestStoreSortsByNumbers(t *testing.T) {
 				}
 				s.SetSort(SortKey(round % int(numSortKeys)))
 				s.SetReverse(round%3 == 0)
-				var want []Counter
-				for key := range live {
-					want = append(want, mustGet(t, s, key))
-				}
-				slices.SortFunc(want, func(a, b Counter) int { return modelCompare(s, a, b) })
-				if rows := s.Rows(0, len(live)+1); !slices.Equal(keys(rows), keys(want)) {
-					t.Fatalf("round %d, sort %v, reverse %v:\n rows %v\n want %v", round, s.Sort(), s.Reverse(), keys(rows), keys(want))
-				}
+				checkSorted(t, s, live, fmt.Sprintf("round %d", round))
 			}
 		})
 	}
@@ -86,15 +79,22 @@ func TestStoreSortsAfterChurn(t *testing.T) {
 		}
 		for _, sort := range []SortKey{SortStatus, SortKeyName, SortValue} {
 			s.SetSort(sort)
-			var want []Counter
-			for key := range live {
-				want = append(want, mustGet(t, s, key))
-			}
-			slices.SortFunc(want, func(a, b Counter) int { return modelCompare(s, a, b) })
-			if rows := s.Rows(0, len(live)+1); !slices.Equal(keys(rows), keys(want)) {
-				t.Fatalf("%d keys gone, sort %v:\n rows %v\n want %v", churn, sort, keys(rows), keys(want))
-			}
+			checkSorted(t, s, live, fmt.Sprintf("%d keys gone", churn))
 		}
+	}
+}
+
+// checkSorted fails the test unless the Store's rows are the keys of live,
+// in the order modelCompare gives.
+func checkSorted(t *testing.T, s *Store, live map[string]bool, what string) {
+	t.Helper()
+	var want []Counter
+	for key := range live {
+		want = append(want, mustGet(t, s, key))
+	}
+	slices.SortFunc(want, func(a, b Counter) int { return modelCompare(s, a, b) })
+	if rows := s.Rows(0, len(live)+1); !slices.Equal(keys(rows), keys(want)) {
+		t.Fatalf("%s, sort %v, reverse %v:\n rows %v\n want %v", what, s.Sort(), s.Reverse(), keys(rows), keys(want))
 	}
 }
 
