@@ -7,11 +7,12 @@
 #   make fuzz    a short run of every fuzz target
 #   make bench   the Go benchmarks (see BENCHMARKS.md for the full scripts)
 #   make man     the manual page, bin/countertop.1 (man -l bin/countertop.1)
+#   make screenshot  docs/screen.svg, the README's picture, from the demo
 
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test deps vet chaos demo fuzz bench man clean
+.PHONY: all build test deps vet chaos demo fuzz bench man screenshot clean
 
 all: build
 
@@ -65,6 +66,11 @@ bench:
 man:
 	@mkdir -p bin
 	$(GO) run ./internal/cli/mangen > bin/countertop.1
+
+# The README's picture: the real dashboard running the demo in tmux,
+# drawn by charmbracelet/freeze (run with go run, not a dependency).
+screenshot:
+	./scripts/screenshot.sh
 
 clean:
 	rm -rf bin

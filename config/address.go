@@ -7,6 +7,8 @@ import (
 	"net/url"
 	"strconv"
 	"strings"
+
+	"github.com/countertop/countertop/internal/words"
 )
 
 // redis-cli's defaults, which host:port and -h, -p and -n fill in from.
@@ -56,7 +58,7 @@ func (c *Config) applyAddress(f *Flags, given map[string]string) error {
 	if len(typed) == 0 {
 		return nil
 	}
-	flags := andList(typed)
+	flags := words.And(typed)
 	if given["url"] != "" {
 		return fmt.Errorf("%s cannot go with %s, which names the host, port and database: give one or the other", flags, given["url"])
 	}
@@ -95,12 +97,4 @@ func (c *Config) applyAddress(f *Flags, given map[string]string) error {
 	c.Redis.URL = u.String()
 	c.Redis.URLFrom = "the URL of " + flags
 	return checkURL(c.Redis.URL)
-}
-
-// andList returns words as a list: "a", "a and b", "a, b and c".
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
 }

@@ -8,6 +8,8 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+
+	"github.com/countertop/countertop/internal/words"
 )
 
 // Flags holds the values of the common flags that Register adds to a
@@ -85,7 +87,7 @@ func Load(f *Flags, fs *flag.FlagSet, getenv func(string) string) (Config, error
 // for --url). A flag given by both its names is an error.
 func givenFlags(fs *flag.FlagSet) (set map[string]bool, given map[string]string, err error) {
 	set, given = make(map[string]bool), make(map[string]string)
-	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = dashed(fl.Name) })
+	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = words.Flag(fl.Name) })
 	for _, s := range settings {
 		switch short, long := given[s.Short], given[s.Flag]; {
 		case s.Short == "" || short == "":
@@ -97,15 +99,6 @@ func givenFlags(fs *flag.FlagSet) (set map[string]bool, given map[string]string,
 		set[s.Flag] = given[s.Flag] != ""
 	}
 	return set, given, nil
-}
-
-// dashed returns a flag's name as typed: -h for one letter, as redis-cli
-// spells them, --url for more.
-func dashed(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
 }
 
 // configPath returns the config file to read: the one --config names, else

@@ -4,6 +4,7 @@ import (
 	"fmt"
 	"runtime"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -202,6 +203,21 @@ func BenchmarkRows(b *testing.B) {
 			frame()
 		}
 	})
+	// s: the next sort, from the one before it in s's cycle, so that each
+	// run is the key press that brings its sort.
+	for k := range numSortKeys {
+		b.Run("after-sort-change/to-"+strings.NewReplacer("% ", "percent-", " ", "-").Replace(k.String()), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				b.StopTimer()
+				s.SetSort((k + numSortKeys - 1) % numSortKeys)
+				frame()
+				b.StartTimer()
+				s.SetSort(k)
+				frame()
+			}
+		})
+	}
 	// S: the order read from the bottom up, and back.
 	b.Run("after-reverse/by-value", func(b *testing.B) {
 		s.SetSort(SortValue)

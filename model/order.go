@@ -63,6 +63,12 @@ type order struct {
 	refade   bool  // the quiet (sorted by rate): rates not 0 faded
 	quiet    int64 // the Store's quiet the order by rate is as of
 
+	// The entries in name order as of the last sort, how many there were
+	// and the removals since, for the next sort (see names.go).
+	names []int32
+	named int
+	gone  []nameRemoval
+
 	// blockSize and rebuildShare; tests make them small and large, to
 	// exercise splits, merges and placement with a few keys.
 	size, share int
@@ -351,26 +357,6 @@ func (s *Store) takeMoved() []int32 {
 	return moved
 }
 
-// sortByRate sorts keys (entry indexes) fastest first, as compare does
-// when sorted by rate, but works each rate out once, not at each compare:
-// a rate that fades as time passes (see QuietUntil) takes an exp.
-func (s *Store) sortByRate(keys []int32) {
-	rates := make([]float64, len(s.entries))
-	for e := range s.entries { // in memory order, not the keys'
-		rates[e] = s.rateOf(&s.entries[e])
-	}
-	slices.SortFunc(keys, func(a, b int32) int {
-		c := cmp.Compare(rates[b], rates[a])
-		if c == 0 {
-			c = CompareKeys(s.entries[a].key, s.entries[b].key)
-		}
-		if s.reverse {
-			return -c
-		}
-		return c
-	})
-}
-
 // sortFading sorts again the keys whose rates faded since the order was
 // sorted by rate (o.quiet), taken from its two ends: a rate can only fade
 // if it was not 0, and rates that were not 0 are at the ends, rising keys
@@ -515,9 +501,10 @@ func (o *order) takeEnd(in func(int32) bool, back bool) []int32 {
 	return taken
 }
 
-// rebuild sorts every entry again, starting from the current order (a few
-// moved keys among many cost little more than a pass over them), and cuts
-// the result into blocks.
+// rebuild sorts every entry again and cuts the result into blocks: from
+// the order by name kept since the last sort (see names.go), by each
+// entry's place in the sort as a number (sortByKeys), so that no name is
+// compared but those of keys that arrived since.
 func (s *Store) rebuild() {
 	o := &s.order
 	keys := make([]int32, 0, len(s.entries))
@@ -529,10 +516,17 @@ func (s *Store) rebuild() {
 			keys = append(keys, int32(e))
 		}
 	}
-	if s.sortKey == SortRate {
-		s.sortByRate(keys)
-	} else {
-		slices.SortFunc(keys, s.compare)
+	names, place := s.byName()
+	mirrored := s.reverse
+	switch {
+	case s.sortKey == SortKeyName:
+		copy(keys, names)
+	case !s.sortByKeys(place, keys):
+		slices.SortFunc(keys, s.compare) // reversed, if it is
+		mirrored = false
+	}
+	if mirrored {
+		slices.Reverse(keys) // the reversed sort is its mirror image, ties too
 	}
 	clear(o.blocks)
 	clear(o.byID)

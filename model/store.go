@@ -72,9 +72,11 @@ type Counts struct {
 //     its block, so a frame after a batch of changes costs about the same
 //     at a thousand keys as at a million. A reading that cannot move its
 //     key (a new value while sorted by name) costs the order nothing.
-//   - A new sort, or a change to most keys at once, sorts everything again;
-//     reversing a sort (SetReverse) reads the blocks backwards, O(n) with
-//     a small constant, and compares nothing.
+//   - A new sort, or a change to most keys at once, sorts everything again,
+//     from the order by name kept since the last sort and a number per key
+//     (see names.go): a few passes over the keys, and a name compare only
+//     for each key that arrived since; reversing a sort (SetReverse) reads
+//     the blocks backwards, O(n) with a small constant, and compares nothing.
 //   - Sorted by rate, a quiet second (QuietUntil) sorts again only the keys
 //     whose rates are not 0, which sit at the order's two ends and are
 //     mostly in order already: about a compare each.
@@ -297,6 +299,7 @@ func (s *Store) remove(key string) bool {
 		s.order.take(i)
 	}
 	last := int32(len(s.entries) - 1)
+	s.order.removedName(i, last)
 	if i != last {
 		s.entries[i] = s.entries[last]
 		s.index[s.entries[i].key] = i

@@ -51,5 +51,7 @@
 // the Store holds changes: when a batch from the feed arrives (or, while
 // paused, when the pause ends), when a write's result arrives, when the
 // filter or the sort changes, and at a tick, where the rates of keys the
-// keyspace events left alone fade (model.Store.QuietUntil).
+// keyspace events left alone fade (model.Store.QuietUntil). While the
+// Store is still applying a new filter, a step per read, Update asks for
+// one frame more at a time, and none once the filter is applied.
 package ui

@@ -130,7 +130,8 @@ type Model struct {
 	paused   bool
 	pausedAt time.Time // the frozen clock while paused
 	held     held
-	tickGen  int // the live tick chain; ticks of older chains are dropped
+	tickGen  int  // the live tick chain; ticks of older chains are dropped
+	framing  bool // a frameMsg is on its way (see drawAgain)
 
 	screen    screen
 	detailKey string   // the key the detail screen shows

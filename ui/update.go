@@ -48,6 +48,26 @@ func tick(gen int) tea.Cmd {
 	return tea.Tick(tickEvery, func(time.Time) tea.Msg { return tickMsg{gen} })
 }
 
+// frameEvery is how soon the screen is drawn again while the Store is
+// still applying a filter (model.Store.Filtering), which it does a step
+// per read of the order: a frame's time, so a filter over a million keys
+// shows within a few frames, not a few ticks.
+const frameEvery = time.Second / 60
+
+// frameMsg draws the screen again to see a filter through.
+type frameMsg struct{}
+
+// drawAgain is the frame that sees the filter being applied through: one
+// at a time while the Store is still applying it, none once it is done,
+// so an idle dashboard is not redrawn at frame rate.
+func (m *Model) drawAgain() tea.Cmd {
+	if m.framing || !m.store.Filtering() {
+		return nil
+	}
+	m.framing = true
+	return tea.Tick(frameEvery, func(time.Time) tea.Msg { return frameMsg{} })
+}
+
 // Update applies one message to m and returns m. It never blocks and does
 // no I/O: see the package documentation for what it may do.
 func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
@@ -64,7 +84,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 	}
 	m.measureKeys()
 	m.tellOnScreen()
-	return m, cmd
+	return m, tea.Batch(cmd, m.drawAgain())
 }
 
 // measureKeys notes the widest key name on screen now in widestKey, which
@@ -106,6 +126,9 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.fadeStatus()
 		m.lookUpSiblings(false)
 		return tick(m.tickGen)
+	case frameMsg:
+		m.framing = false // the reads of this Update take the filter a step on
+		return nil
 	case incrDoneMsg:
 		return m.onIncrDone(msg)
 	case expireDoneMsg:

@@ -16,6 +16,7 @@ import (
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/suggest"
+	"github.com/countertop/countertop/internal/words"
 	"github.com/countertop/countertop/model"
 )
 
@@ -228,7 +229,7 @@ func flagError(fs *flag.FlagSet, err error) error {
 	var names []string
 	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
 	if guess := suggest.Nearest(name, names); guess != "" {
-		return fmt.Errorf("unknown flag %s; did you mean %s?", dashed(name), dashed(guess))
+		return fmt.Errorf("unknown flag %s; did you mean %s?", words.Flag(name), words.Flag(guess))
 	}
 	for _, s := range config.Settings() {
 		if s.Flag == name {
@@ -239,10 +240,10 @@ func flagError(fs *flag.FlagSet, err error) error {
 				}
 				others = append(others, c)
 			}
-			return fmt.Errorf("%s is not a flag of %s, only of %s: %s", dashed(name), commandTitle(fs), andList(others), help)
+			return fmt.Errorf("%s is not a flag of %s, only of %s: %s", words.Flag(name), commandTitle(fs), words.And(others), help)
 		}
 	}
-	return fmt.Errorf("unknown flag %s: %s", dashed(name), help)
+	return fmt.Errorf("unknown flag %s: %s", words.Flag(name), help)
 }
 
 // commandTitle names the command whose flags fs holds: "the dashboard",
@@ -254,39 +255,22 @@ func commandTitle(fs *flag.FlagSet) string {
 	return "the dashboard"
 }
 
-// andList returns words as a list: "a", "a and b", "a, b and c".
-func andList(words []string) string {
-	if len(words) < 2 {
-		return strings.Join(words, "")
-	}
-	return strings.Join(words[:len(words)-1], ", ") + " and " + words[len(words)-1]
-}
-
 // withDashes returns msg, one of package flag's errors, with the flags it
 // names written as help writes them: --interval, not the -interval that
 // package flag writes.
 func withDashes(msg string) string {
-	words := strings.Split(msg, " ")
-	for i, w := range words {
+	parts := strings.Split(msg, " ")
+	for i, w := range parts {
 		name := strings.TrimSuffix(strings.TrimPrefix(w, "-"), ":")
 		if strings.HasPrefix(w, "-") && flagName.MatchString(name) {
-			words[i] = strings.Replace(w, "-"+name, dashed(name), 1)
+			parts[i] = strings.Replace(w, "-"+name, words.Flag(name), 1)
 		}
 	}
-	return strings.Join(words, " ")
+	return strings.Join(parts, " ")
 }
 
 // flagName matches the name of a flag, as countertop's are spelled.
 var flagName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
-
-// dashed returns a flag's name as typed: -h for one letter, as redis-cli
-// has them, --url for more.
-func dashed(name string) string {
-	if len(name) == 1 {
-		return "-" + name
-	}
-	return "--" + name
-}
 
 // noArgs returns an error when a command that takes no arguments got some.
 func noArgs(rest []string) error {

@@ -11,6 +11,7 @@ import (
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/report"
+	"github.com/countertop/countertop/internal/words"
 )
 
 // shells are the shells `countertop completion` writes a script for.
@@ -60,9 +61,9 @@ type compFlag struct {
 // spelled returns the flag as typed, with its one-letter spelling first.
 func (f compFlag) spelled() []string {
 	if f.short != "" {
-		return []string{dashed(f.short), dashed(f.name)}
+		return []string{words.Flag(f.short), words.Flag(f.name)}
 	}
-	return []string{dashed(f.name)}
+	return []string{words.Flag(f.name)}
 }
 
 // completionCommands returns every command with its flags, as its --help

@@ -7,6 +7,7 @@ import (
 	"strings"
 
 	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/words"
 )
 
 // What each command's --help says it does, and its examples. Every flag an
@@ -174,9 +175,9 @@ func helpFlags(fs *flag.FlagSet) []helpFlag {
 // one-letter flag that means the same.
 func describeFlag(f *flag.Flag, short string) helpFlag {
 	arg, usage := flag.UnquoteUsage(f)
-	names := dashed(f.Name)
+	names := words.Flag(f.Name)
 	if short != "" {
-		names = dashed(short) + ", " + names
+		names = words.Flag(short) + ", " + names
 	}
 	if isBool(f) {
 		arg = ""

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/words"
 )
 
 // run runs countertop with args and returns what it did.
@@ -94,8 +95,8 @@ func TestHelpListsTheFlagsTheCommandUses(t *testing.T) {
 				continue
 			}
 			uses := slices.Contains(s.Commands, name)
-			if got := slices.Contains(listed, dashed(s.Flag)); got != uses {
-				t.Errorf("%s --help lists %s: %t, want %t (its Commands are %q)", name, dashed(s.Flag), got, uses, s.Commands)
+			if got := slices.Contains(listed, words.Flag(s.Flag)); got != uses {
+				t.Errorf("%s --help lists %s: %t, want %t (its Commands are %q)", name, words.Flag(s.Flag), got, uses, s.Commands)
 			}
 		}
 	}

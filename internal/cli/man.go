@@ -9,6 +9,7 @@ import (
 	"strings"
 
 	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/words"
 )
 
 // Man writes countertop's manual page, countertop(1), in roff: the same
@@ -67,7 +68,7 @@ func Man(w io.Writer) error {
 		for _, c := range s.Commands {
 			used = append(used, strings.Replace(c, "dashboard", "the dashboard", 1))
 		}
-		fmt.Fprintf(&b, ".TP\n.B %s\n%s. For %s.\n", roff(f.names), roff(f.usage), roff(andList(used)))
+		fmt.Fprintf(&b, ".TP\n.B %s\n%s. For %s.\n", roff(f.names), roff(f.usage), roff(words.And(used)))
 	}
 
 	b.WriteString(".SH ENVIRONMENT\nFlags beat the environment, which beats the config file.\n")
@@ -77,7 +78,7 @@ func Man(w io.Writer) error {
 		}
 		same := s.Key + " in the config file"
 		if s.Flag != "" {
-			same = dashed(s.Flag)
+			same = words.Flag(s.Flag)
 		}
 		fmt.Fprintf(&b, ".TP\n.B %s\nthe same as %s.\n", roff(s.Env), roff(same))
 	}

@@ -6,6 +6,7 @@ import (
 	"testing"
 
 	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/words"
 )
 
 // The manual page has every command, with its examples and its own flags,
@@ -39,9 +40,9 @@ func TestManPage(t *testing.T) {
 		}
 	}
 	for _, s := range config.Settings() {
-		listed := regexp.MustCompile(`\n\.B (\\-[a-z], )?` + regexp.QuoteMeta(roff(dashed(s.Flag))) + `( |\n)`)
+		listed := regexp.MustCompile(`\n\.B (\\-[a-z], )?` + regexp.QuoteMeta(roff(words.Flag(s.Flag))) + `( |\n)`)
 		if s.Flag != "" && len(listed.FindAllString(page, -1)) != 1 {
-			t.Errorf("the page lists %s other than once", dashed(s.Flag))
+			t.Errorf("the page lists %s other than once", words.Flag(s.Flag))
 		}
 		if s.Env != "" && !strings.Contains(page, "\n.B "+roff(s.Env)+"\n") {
 			t.Errorf("the page does not list %s", s.Env)
