@@ -78,7 +78,7 @@ type eventWatcher struct {
 	status     chan subStatus
 	subs       map[string]*subscriber // the masters followed, by address
 	down       map[string]string      // master -> why its subscription is down
-	flushes    map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused
+	flushes    map[string]flushCount  // master -> its FLUSHDB, FLUSHALL and SWAPDB counts when last asked
 	settling   int                    // followMasters calls left that read the topology again, after the masters changed
 	wg         sync.WaitGroup         // the subscribers
 }
@@ -112,7 +112,7 @@ func newWatcher(r *reader, o WatchOptions, live string) *eventWatcher {
 		status:      make(chan subStatus, statusBuffer),
 		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
-		flushes:     make(map[string]int64),
+		flushes:     make(map[string]flushCount),
 	}
 }
 
