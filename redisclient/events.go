@@ -66,17 +66,21 @@ type eventWatcher struct {
 	resyncEvery time.Duration
 	healthEvery time.Duration
 	followEvery time.Duration
-	enable      bool     // turn missing notifications on (--enable-events), on masters found later too
-	prefix      string   // "__keyspace@<db>__:", which precedes the key in a channel's name
-	channels    []string // the patterns' channels, each once
-	changed     *changeSet
-	flushSeen   chan struct{} // signalled when a master says its keys were flushed (tracking mode)
-	status      chan subStatus
-	subs        map[string]*subscriber // the masters followed, by address
-	down        map[string]string      // master -> why its subscription is down
-	flushes     map[string]int64       // master -> its FLUSHDB, FLUSHALL and SWAPDB count when last asked, -1 if it refused
-	settling    int                    // followMasters calls left that read the topology again, after the masters changed
-	wg          sync.WaitGroup         // the subscribers
+	enable      bool // turn missing notifications on (--enable-events), on masters found later too
+	// eventsBack: tracking stands in for events because the notifications'
+	// setting is off; the reader looks at it every recheckIntervals and
+	// stops once every master sends them, so that Watch follows events again.
+	eventsBack bool
+	prefix     string   // "__keyspace@<db>__:", which precedes the key in a channel's name
+	channels   []string // the patterns' channels, each once
+	changed    *changeSet
+	flushSeen  chan struct{} // signalled when a master says its keys were flushed (tracking mode)
+	status     chan subStatus
+	subs       map[string]*subscriber // the masters followed, by address
+	down       map[string]string      // master -> why its subscription is down
+	flushes    map[string]flushCount  // master -> its FLUSHDB, FLUSHALL and SWAPDB counts when last asked
+	settling   int                    // followMasters calls left that read the topology again, after the masters changed
+	wg         sync.WaitGroup         // the subscribers
 }
 
 // newEventWatcher returns a watcher of o.Patterns by keyspace
@@ -108,7 +112,7 @@ func newWatcher(r *reader, o WatchOptions, live string) *eventWatcher {
 		status:      make(chan subStatus, statusBuffer),
 		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
-		flushes:     make(map[string]int64),
+		flushes:     make(map[string]flushCount),
 	}
 }
 
@@ -145,8 +149,8 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 func (w *eventWatcher) read(ctx context.Context) error {
 	resync := time.NewTimer(w.resyncEvery)
 	defer resync.Stop()
-	var settings <-chan time.Time // tracking needs no setting
-	if w.tracking == nil {
+	var settings <-chan time.Time // tracking needs no setting, unless it stands in for events
+	if w.tracking == nil || w.eventsBack {
 		t := time.NewTicker(recheckIntervals * w.o.Interval)
 		defer t.Stop()
 		settings = t.C
@@ -182,7 +186,11 @@ func (w *eventWatcher) read(ctx context.Context) error {
 			case <-check:
 				err = w.followMasters(ctx)
 			case <-settings:
-				err = w.recheckSettings(ctx)
+				if w.tracking != nil {
+					err = w.notificationsBack(ctx)
+				} else {
+					err = w.recheckSettings(ctx)
+				}
 			case <-flushCheck.C:
 				again = !due && retry == nil && w.flushed(ctx)
 			case <-w.flushSeen:
@@ -200,7 +208,7 @@ func (w *eventWatcher) read(ctx context.Context) error {
 			switch {
 			case ctx.Err() != nil:
 				return nil
-			case errors.Is(err, errNoEvents):
+			case errors.Is(err, errNoEvents), err == errEventsBack:
 				return err
 			}
 			due = true

@@ -11,12 +11,18 @@ import (
 )
 
 // flushed reports whether keys the watcher knows were taken without a
-// keyspace event: FLUSHDB, FLUSHALL and SWAPDB send none, and their rows
-// would stay on screen until the next full pass. A master's count of those
-// commands (INFO commandstats) says one ran since it was last asked; as
-// INFO cannot say on which database, nor whether it failed, the masters'
-// DBSIZE must also have fallen below the keys known. (DBSIZE alone would
-// not do: keys whose expiry events are on the way keep it short.)
+// keyspace event or an invalidation: FLUSHDB, FLUSHALL and SWAPDB send no
+// event, SWAPDB no invalidation either (Redis 7.0), and their rows would
+// stay on screen until the next full pass. A master's count of those
+// commands (INFO commandstats) says one ran since it was last asked.
+//
+// INFO cannot say on which database. A flush can only take keys away, so
+// after one the masters' DBSIZE must also have fallen below the keys known
+// (DBSIZE alone would not do: keys whose expiry events are on the way keep
+// it short). A SWAPDB may bring in a database holding as many keys or more,
+// and its keys are not known: one that succeeded (from Redis 7.0,
+// commandstats count the failed apart) always brings a full pass. SWAPDB is
+// rare, and a pass within the budget is gentle.
 //
 // A master that does not answer in time is asked again next interval; one
 // that refuses INFO (NOPERM) is not asked again, so as not to fill its ACL
@@ -26,30 +32,31 @@ import (
 func (w *eventWatcher) flushed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
-	counts := make(map[string]int64, len(w.subs))
-	ran := false
+	counts := make(map[string]flushCount, len(w.subs))
+	flushed, swapped := false, false
 	for addr, s := range w.subs {
 		last, asked := w.flushes[addr]
-		if last < 0 { // refused: a PING, so that a hang still shows (see heartbeat)
+		if last.refused { // refused: a PING, so that a hang still shows (see heartbeat)
 			_ = w.c.onMaster(ctx, addr, func() error { return s.client.Ping(ctx).Err() })
 			continue
 		}
-		var n int64
+		var n flushCount
 		err := w.c.onMaster(ctx, addr, func() (err error) { // a master that hangs is not waited for
 			n, err = flushes(ctx, s.client)
 			return err
 		})
 		switch {
 		case redis.HasErrorPrefix(err, "NOPERM"):
-			w.flushes[addr] = -1
+			w.flushes[addr] = flushCount{refused: true}
 		case err != nil:
 		default:
-			ran = ran || asked && n != last
+			flushed = flushed || asked && n.flushes != last.flushes
+			swapped = swapped || asked && n.swaps != last.swaps
 			counts[addr] = n
 		}
 	}
-	pass := false
-	if ran {
+	pass := swapped
+	if flushed && !swapped {
 		var size int64
 		for addr, s := range w.subs {
 			var n int64
@@ -71,25 +78,62 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 	return pass
 }
 
-// flushes returns how many FLUSHDB, FLUSHALL and SWAPDB commands node has run,
-// from INFO commandstats (failed calls too: flushed checks the keys).
-func flushes(ctx context.Context, node *redis.Client) (int64, error) {
+// flushCount is what a master's INFO commandstats says of the commands that
+// take keys without an event.
+type flushCount struct {
+	flushes int64 // FLUSHDB and FLUSHALL calls, failed ones too: flushed checks the keys
+	swaps   int64 // SWAPDB calls that succeeded (all calls before Redis 7.0)
+	refused bool  // the master refused INFO: it is not asked again
+}
+
+// flushes returns how many FLUSHDB, FLUSHALL and SWAPDB commands node has
+// run, from INFO commandstats.
+func flushes(ctx context.Context, node *redis.Client) (flushCount, error) {
 	info, err := node.Info(ctx, "commandstats").Result()
 	if err != nil {
-		return 0, err
+		return flushCount{}, err
 	}
-	var n int64
+	var n flushCount
 	for line := range strings.Lines(info) {
-		for _, name := range []string{"cmdstat_flushdb:calls=", "cmdstat_flushall:calls=", "cmdstat_swapdb:calls="} {
-			if rest, ok := strings.CutPrefix(line, name); ok {
-				calls, _, _ := strings.Cut(rest, ",")
-				c, err := strconv.ParseInt(calls, 10, 64)
-				if err != nil {
-					return 0, fmt.Errorf("INFO commandstats: %q", line)
-				}
-				n += c
-			}
+		name, stats, ok := strings.Cut(strings.TrimSpace(line), ":")
+		if !ok || (name != "cmdstat_flushdb" && name != "cmdstat_flushall" && name != "cmdstat_swapdb") {
+			continue
+		}
+		calls, failed, err := callCounts(stats)
+		if err != nil {
+			return flushCount{}, fmt.Errorf("INFO commandstats: %q", line)
+		}
+		if name == "cmdstat_swapdb" {
+			n.swaps += calls - failed
+		} else {
+			n.flushes += calls
 		}
 	}
 	return n, nil
+}
+
+// callCounts returns the calls and failed_calls of a commandstats line's
+// fields ("calls=3,usec=9,...,failed_calls=1"); failed_calls is 0 where
+// Redis does not report it.
+func callCounts(stats string) (calls, failed int64, err error) {
+	seen := false
+	for field := range strings.SplitSeq(stats, ",") {
+		k, v, _ := strings.Cut(field, "=")
+		var dst *int64
+		switch k {
+		case "calls":
+			dst, seen = &calls, true
+		case "failed_calls":
+			dst = &failed
+		default:
+			continue
+		}
+		if *dst, err = strconv.ParseInt(v, 10, 64); err != nil {
+			return 0, 0, err
+		}
+	}
+	if !seen {
+		return 0, 0, fmt.Errorf("no calls")
+	}
+	return calls, failed, nil
 }

@@ -10,31 +10,40 @@ import (
 )
 
 // FLUSHDB, FLUSHALL and SWAPDB send no keyspace event for the keys they
-// delete or replace: the rows of a flushed database leave the dashboard
-// within an interval or two, not at the next re-scan (an hour away here),
-// and the feed stays on events.
-func TestEventsSeeAFlush(t *testing.T) {
+// delete or replace, and SWAPDB no invalidation: in every mode the rows of
+// a flushed database leave the dashboard within an interval and a pass, not
+// at the next re-scan (an hour away here), and the feed stays healthy. The
+// database swapped in holds more keys than the one watched, one of them
+// under a watched key's name with another value: DBSIZE does not fall.
+func TestFlushesLeaveNoStaleRow(t *testing.T) {
 	t.Parallel()
-	for _, flush := range [][]any{{"FLUSHDB"}, {"FLUSHALL"}, {"SWAPDB", "0", "9"}} {
-		t.Run(flush[0].(string), func(t *testing.T) {
-			t.Parallel()
-			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-			s.Do(t, "SET", "rl:a", "1")
-			s.Do(t, "SET", "rl:b", "100")
-			s.Do(t, "SET", "session:x", "1")
-			rdb := s.Client(t)
-			w := eventsEvery(t, connect(t, s), 100*time.Millisecond)
-			w.waitSynced()
-			s.Do(t, flush...)
-			s.Do(t, "SET", "rl:c", "1") // written after: an event, and a key
-			w.waitMatches("rl:*", rdb)
-			if _, ok := w.store.Get("rl:a"); ok || w.store.Len() != 1 {
-				t.Errorf("after %s the store holds %d keys, rl:a among them: %v", flush, w.store.Len(), ok)
-			}
-			if w.state.Mode != "events" || w.state.LastError != "" {
-				t.Errorf("after %s: mode %q, error %q; want events, healthy", flush, w.state.Mode, w.state.LastError)
-			}
-		})
+	for _, mode := range []string{"events", "tracking", "poll"} {
+		for _, flush := range [][]any{{"FLUSHDB"}, {"FLUSHALL"}, {"SWAPDB", "0", "9"}} {
+			t.Run(mode+"/"+flush[0].(string), func(t *testing.T) {
+				t.Parallel()
+				s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+				s.Do(t, "MSET", "rl:a", "1", "rl:b", "100", "session:x", "1")
+				db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
+				t.Cleanup(func() { db9.Close() })
+				if err := db9.MSet(context.Background(), "rl:a", "swapped", "rl:z1", "1", "rl:z2", "2", "rl:z3", "3", "other", "1").Err(); err != nil {
+					t.Fatal(err)
+				}
+				rdb := s.Client(t)
+				o := liveOptions(mode)
+				w := startWatch(t, connect(t, s), o)
+				live := map[string]string{"events": "events", "tracking": "tracking", "poll": "polling"}[mode]
+				w.waitFor("the first rows", func() bool { return w.state.Mode == live && w.store.Len() == 2 })
+				s.Do(t, flush...)
+				s.Do(t, "SET", "rl:c", "1") // written after: an event, and a key
+				w.waitMatches("rl:*", rdb)
+				if v, ok := w.store.Get("rl:a"); ok && flush[0] != "SWAPDB" || ok && v.Raw != "swapped" {
+					t.Errorf("after %s the store holds rl:a = %q", flush, v.Raw)
+				}
+				if w.state.Mode != live || w.state.LastError != "" {
+					t.Errorf("after %s: mode %q, error %q; want %s, healthy", flush, w.state.Mode, w.state.LastError, live)
+				}
+			})
+		}
 	}
 }
 

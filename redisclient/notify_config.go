@@ -334,3 +334,19 @@ func (w *eventWatcher) recheckSettings(ctx context.Context) error {
 	}
 	return w.checkSettings(ctx, nodes)
 }
+
+// errEventsBack is how a tracking watcher standing in for events (see
+// eventWatcher.eventsBack) stops once the notifications are on again.
+var errEventsBack = errors.New("keyspace notifications are on again")
+
+// notificationsBack returns errEventsBack when every master sends the
+// notifications events mode needs, nil otherwise: one CONFIG GET per master,
+// which the budget counts like any other command. A master that cannot be
+// asked now is asked next time; tracking goes on meanwhile.
+func (w *eventWatcher) notificationsBack(ctx context.Context) error {
+	_, no, _, err := w.c.notifications(ctx, false)
+	if err != nil || no != nil {
+		return nil
+	}
+	return errEventsBack
+}

@@ -236,6 +236,44 @@ func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
 			if slices.Contains(w.modes, "reconnecting") || slices.Contains(w.modes, "polling") {
 				t.Errorf("modes %q; want events, then tracking", w.modes)
 			}
+
+			// Back on: events again within a few intervals, with one
+			// subscription, and no tracking left on the server.
+			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+			w.waitLive()
+			w.waitSubscriptions(s, 1)
+			if list := s.Do(t, "CLIENT", "LIST").(string); strings.Contains(list, "flags=t") {
+				t.Errorf("a connection still tracks after going back to events:\n%s", list)
+			}
+			s.Do(t, "INCR", "rl:a")
+			w.waitValue("rl:a", "3")
+		})
+	}
+}
+
+// Auto mode that started on tracking because the notifications were off
+// follows events once someone turns them on; tracking mode asked for
+// stays on tracking.
+func TestWatchAutoTracksUntilNotificationsAreOn(t *testing.T) {
+	t.Parallel()
+	for _, mode := range []string{"auto", "tracking"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t)
+			w := startWatch(t, connect(t, s), liveOptions(mode))
+			w.waitPassIn("tracking", 0)
+			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
+			if mode == "auto" {
+				w.waitLive()
+				s.Do(t, "INCR", "rl:a")
+				w.waitValue("rl:a", "1")
+				return
+			}
+			start := time.Now()
+			w.waitFor("three rechecks' worth", func() bool { return time.Since(start) > 3*5*100*time.Millisecond })
+			if w.state.Mode != "tracking" || slices.Contains(w.modes, "events") {
+				t.Errorf("modes %q, now %q; want tracking, as asked", w.modes, w.state.Mode)
+			}
 		})
 	}
 }

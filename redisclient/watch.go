@@ -21,8 +21,8 @@ type WatchOptions struct {
 	// (the default): events when the server sends the notifications
 	// needed, else tracking when the server and the user allow it, else
 	// polling, saying why in FeedState.Note (and, when only the
-	// notifications' setting is missing, going live once someone turns it
-	// on). Events or tracking that cannot be used at start fail; once
+	// notifications' setting is missing, following events once someone
+	// turns it on, from tracking as from polling). Events or tracking that cannot be used at start fail; once
 	// live, they do what auto does.
 	Mode string
 	// EnableEvents allows Watch to turn the needed notifications on with
@@ -148,6 +148,9 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 			return nil // ctx is done
 		}
 		w := newTrackingWatcher(r, o)
+		// In place of events whose setting someone may turn on again: back
+		// to events then, which cost Redis less than tracking every prefix.
+		w.eventsBack = o.Mode != "tracking" && no != nil && no.settable
 		opened, err := w.openAll(ctx, nodes)
 		var tno *noEvents // why tracking cannot be used
 		switch {
@@ -164,7 +167,7 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 			if !w.run(ctx, nodes, opened, trackingNote(no)) {
 				return nil // ctx is done
 			}
-			continue // tracking was refused on subscribing again
+			continue // notifications on again, or tracking refused on subscribing again
 		}
 
 		// Polling. When only a setting is missing, it looks again now and

@@ -8,9 +8,9 @@ import (
 )
 
 // TestFlushAll: FLUSHALL, which sends no event per key, leaves no stale
-// row once a pass has run, in either mode.
+// row once a pass has run, in any mode.
 func TestFlushAll(t *testing.T) {
-	for _, mode := range []string{"events", "poll"} {
+	for _, mode := range []string{"events", "tracking", "poll"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			_, v, rdb := standalone(t, mode, 50)
@@ -25,15 +25,15 @@ func TestFlushAll(t *testing.T) {
 }
 
 // TestSwapDB: SWAPDB puts another database's keys under the watched one;
-// the view shows those and none of the ones swapped out.
+// the view shows those and none of the ones swapped out, in any mode.
 func TestSwapDB(t *testing.T) {
-	for _, mode := range []string{"events", "poll"} {
+	for _, mode := range []string{"events", "tracking", "poll"} {
 		t.Run(mode, func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			db1 := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
 			defer db1.Close()
-			seed(t, db1, "z", 30)
+			seed(t, db1, "z", 60) // more keys than database 0: DBSIZE does not fall
 			set(t, db1, "rl:a1", "swapped") // a key in both, with another value
 			if err := rdb.Do(context.Background(), "SWAPDB", 0, 1).Err(); err != nil {
 				t.Fatal(err)
