@@ -33,7 +33,7 @@ func TestSwapDB(t *testing.T) {
 			srv, v, rdb := standalone(t, mode, 50)
 			db1 := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})
 			defer db1.Close()
-			seed(t, db1, "z", 60) // more keys than database 0: DBSIZE does not fall
+			seed(t, db1, "z", 60)           // more keys than database 0: DBSIZE does not fall
 			set(t, db1, "rl:a1", "swapped") // a key in both, with another value
 			if err := rdb.Do(context.Background(), "SWAPDB", 0, 1).Err(); err != nil {
 				t.Fatal(err)
