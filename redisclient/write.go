@@ -50,12 +50,10 @@ var ErrReadOnly = errors.New("countertop is read-only")
 // Redis wrote it; an increment writes nothing when it fails.
 var incrScript = newScript(incrSource)
 
-const incrSource = `
-local key, cmd, by, window, mayFloat = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
-if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
-  return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
-end
-local known = window ~= '?'
+// incrPrelude is what the increment scripts (incrScript, fieldIncrScript)
+// share: the checks of window and mayFloat, which they declare first, and
+// the helpers refused, isint and failed.
+const incrPrelude = `local known = window ~= '?'
 if known and (#window > 15 or not string.match(window, '^%d+$')) then
   return redis.error_reply('ERR countertop: the window must be a whole number of milliseconds, not ' .. window)
 end
@@ -66,13 +64,16 @@ local expire = known and tonumber(window) > 0
 local function denied(call)
   return redis.acl_check_cmd and not redis.acl_check_cmd(unpack(call))
 end
-local calls = {{cmd, key, by}, {'GET', key}, {'PTTL', key}}
-if expire then
-  table.insert(calls, {'PEXPIRE', key, window})
-end
-for _, call in ipairs(calls) do
-  if denied(call) then
-    return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
+-- refused returns the error of the first of calls (and the PEXPIRE the
+-- window brings) the user may not run, or nil.
+local function refused(calls)
+  if expire then
+    table.insert(calls, {'PEXPIRE', key, window})
+  end
+  for _, call in ipairs(calls) do
+    if denied(call) then
+      return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
+    end
   end
 end
 
@@ -84,6 +85,18 @@ local function isint(v)
   return #digits < 19 or digits <= (string.sub(v, 1, 1) == '-' and '9223372036854775808' or '9223372036854775807')
 end
 local function failed(reply) return type(reply) == 'table' and reply.err ~= nil end
+`
+
+const incrSource = `
+local key, cmd, by, window, mayFloat = KEYS[1], ARGV[1], ARGV[2], ARGV[3], ARGV[4]
+if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
+  return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
+end
+` + incrPrelude + `
+local no = refused({{cmd, key, by}, {'GET', key}, {'PTTL', key}})
+if no then
+  return no
+end
 
 local ttl = redis.call('PTTL', key)
 if cmd == 'INCRBYFLOAT' and mayFloat == '0' then
@@ -148,30 +161,13 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 	if err := c.writable(cmd); err != nil {
 		return r, false, err
 	}
-	if window < 0 && window != model.WindowUnknown || 0 < window && window < time.Millisecond {
-		return r, false, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
-	}
-	var ms any = window.Milliseconds()
-	if window == model.WindowUnknown {
-		ms = "?"
-	}
-	mayFloat := 0
-	if by.AllowFloat {
-		mayFloat = 1
-	}
-	reply, err := evalOnce(ctx, rdb, incrScript, []string{key}, by.Command(), by.String(), ms, mayFloat).Slice()
-	err = c.afterWrite(ctx, err)
-	if err != nil && brokeAfterSending(err) {
-		where := c.hostPort
-		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
-			where = op.Addr.String()
-		}
-		// "CMD failed: " as writeError says it: the ui and the CLI show the
-		// sentence as it is.
-		return r, false, explained(fmt.Sprintf("%s failed: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", cmd, where), err)
-	}
+	ms, mayFloat, err := incrArgs(window, by)
 	if err != nil {
-		return r, false, c.writeError(cmd, err)
+		return r, false, err
+	}
+	reply, err := c.sendIncr(ctx, rdb, incrScript, cmd, key, by.Command(), by.String(), ms, mayFloat)
+	if err != nil {
+		return r, false, err
 	}
 	raw, pttl, code, ran, ok := incrReply(reply)
 	if !ok {
@@ -193,6 +189,43 @@ func (c *Client) incr(ctx context.Context, rdb processor, key string, by model.A
 		return r, false, explained(fmt.Sprintf("%s was not sent: %s, and INCRBYFLOAT would leave a decimal there, on which the application's INCR fails with 'value is not an integer'", cmd, holding(r.Observation)), model.ErrMakesDecimal)
 	}
 	return r, code > 0, nil
+}
+
+// incrArgs returns the window (milliseconds, or "?" for
+// model.WindowUnknown) and the decimal consent as the increment scripts take
+// them, or the sentence that refuses a window that is no TTL.
+func incrArgs(window time.Duration, by model.Amount) (ms any, mayFloat int, err error) {
+	if window < 0 && window != model.WindowUnknown || 0 < window && window < time.Millisecond {
+		return nil, 0, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
+	}
+	ms = window.Milliseconds()
+	if window == model.WindowUnknown {
+		ms = "?"
+	}
+	if by.AllowFloat {
+		mayFloat = 1
+	}
+	return ms, mayFloat, nil
+}
+
+// sendIncr runs an increment script on rdb, shown being the command it
+// stands for. A connection that broke after the script was sent may have
+// counted or not, and the sentence says so; other failures read as
+// writeError's "CMD failed: ...", which the ui and the CLI show as it is.
+func (c *Client) sendIncr(ctx context.Context, rdb processor, s luaScript, shown, key string, args ...any) ([]any, error) {
+	reply, err := evalOnce(ctx, rdb, s, []string{key}, args...).Slice()
+	err = c.afterWrite(ctx, err)
+	if err != nil && brokeAfterSending(err) {
+		where := c.hostPort
+		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
+			where = op.Addr.String()
+		}
+		return nil, explained(fmt.Sprintf("%s failed: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", shown, where), err)
+	}
+	if err != nil {
+		return nil, c.writeError(shown, err)
+	}
+	return reply, nil
 }
 
 // holding says what an integer counter, or a key that does not exist,

@@ -3,7 +3,6 @@ package redisclient
 import (
 	"context"
 	"fmt"
-	"net"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -32,34 +31,11 @@ end
 if (field or '') == '' then
   return redis.error_reply('ERR countertop: a hash increment needs the field to add to')
 end
-local known = window ~= '?'
-if known and (#window > 15 or not string.match(window, '^%d+$')) then
-  return redis.error_reply('ERR countertop: the window must be a whole number of milliseconds, not ' .. window)
+` + incrPrelude + `
+local no = refused({{cmd, key, field, by}, {'HGET', key, field}, {'PTTL', key}, {'TYPE', key}})
+if no then
+  return no
 end
-if mayFloat ~= '0' and mayFloat ~= '1' then
-  return redis.error_reply('ERR countertop: the decimal consent must be 0 or 1, not ' .. tostring(mayFloat))
-end
-local expire = known and tonumber(window) > 0
-local function denied(call)
-  return redis.acl_check_cmd and not redis.acl_check_cmd(unpack(call))
-end
-local calls = {{cmd, key, field, by}, {'HGET', key, field}, {'PTTL', key}, {'TYPE', key}}
-if expire then
-  table.insert(calls, {'PEXPIRE', key, window})
-end
-for _, call in ipairs(calls) do
-  if denied(call) then
-    return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
-  end
-end
-
-local function isint(v)
-  if v == '0' then return true end
-  local digits = string.match(v, '^-?([1-9]%d*)$')
-  if not digits or #digits > 19 then return false end
-  return #digits < 19 or digits <= (string.sub(v, 1, 1) == '-' and '9223372036854775808' or '9223372036854775807')
-end
-local function failed(reply) return type(reply) == 'table' and reply.err ~= nil end
 
 local typ = redis.call('TYPE', key)['ok']
 local ttl = redis.call('PTTL', key)
@@ -117,28 +93,13 @@ func (c *Client) IncrField(ctx context.Context, key, field string, by model.Amou
 	if field == "" {
 		return model.Incremented{}, explained(fmt.Sprintf("%s was not sent: no field is named to add to", shown), nil)
 	}
-	if window < 0 && window != model.WindowUnknown || 0 < window && window < time.Millisecond {
-		return model.Incremented{}, explained(fmt.Sprintf("the window %v is not a TTL: give at least 1ms, or 0 for no expiry", window), nil)
-	}
-	var ms any = window.Milliseconds()
-	if window == model.WindowUnknown {
-		ms = "?"
-	}
-	mayFloat := 0
-	if by.AllowFloat {
-		mayFloat = 1
-	}
-	reply, err := evalOnce(ctx, c.rdb, fieldIncrScript, []string{key}, by.CommandOn(field), field, by.String(), ms, mayFloat).Slice()
-	err = c.afterWrite(ctx, err)
-	if err != nil && brokeAfterSending(err) {
-		where := c.hostPort
-		if op := as[*net.OpError](err); op != nil && op.Addr != nil {
-			where = op.Addr.String()
-		}
-		return model.Incremented{}, explained(fmt.Sprintf("%s failed: the connection to %s broke before Redis answered, so it may have counted or not — look at the value before you fire again", shown, where), err)
-	}
+	ms, mayFloat, err := incrArgs(window, by)
 	if err != nil {
-		return model.Incremented{}, c.writeError(shown, err)
+		return model.Incremented{}, err
+	}
+	reply, err := c.sendIncr(ctx, c.rdb, fieldIncrScript, shown, key, by.CommandOn(field), field, by.String(), ms, mayFloat)
+	if err != nil {
+		return model.Incremented{}, err
 	}
 	value, pttl, code, ran, typ, ok := fieldIncrReply(reply)
 	if !ok {
