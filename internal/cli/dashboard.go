@@ -48,6 +48,21 @@ func withDashboardBudget(cfg config.Config) config.Config {
 	return cfg
 }
 
+// watchOptions returns how cfg asks the keys to be followed, by the
+// dashboard and by --watch alike.
+func watchOptions(cfg config.Config) redisclient.WatchOptions {
+	return redisclient.WatchOptions{
+		PollOptions: redisclient.PollOptions{
+			Patterns:      cfg.Patterns,
+			Interval:      cfg.Redis.Interval,
+			DiscoverEvery: cfg.Redis.DiscoverEvery,
+			ScanCount:     cfg.Redis.ScanCount,
+		},
+		Mode:        cfg.Redis.Mode,
+		ResyncEvery: cfg.Redis.ResyncEvery,
+	}
+}
+
 // dashboard runs the interactive program until the user quits; title and
 // hint are for the demo (see ui.Options).
 func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Config, title, hint string) error {
@@ -60,18 +75,9 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		// Watch returns when ctx is done, or at once when --mode events
 		// cannot work, after sending why as the feed's LastError; closing
 		// the feed then shows the dashboard that nothing more will come.
-		watchErr <- client.Watch(ctx, redisclient.WatchOptions{
-			PollOptions: redisclient.PollOptions{
-				Patterns:      cfg.Patterns,
-				Interval:      cfg.Redis.Interval,
-				DiscoverEvery: cfg.Redis.DiscoverEvery,
-				ScanCount:     cfg.Redis.ScanCount,
-				Shown:         shown,
-			},
-			Mode:         cfg.Redis.Mode,
-			EnableEvents: cfg.Redis.EnableEvents,
-			ResyncEvery:  cfg.Redis.ResyncEvery,
-		}, feed)
+		o := watchOptions(cfg)
+		o.Shown, o.EnableEvents = shown, cfg.Redis.EnableEvents
+		watchErr <- client.Watch(ctx, o, feed)
 		close(feed)
 	}()
 

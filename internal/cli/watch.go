@@ -57,16 +57,7 @@ func observe(ctx context.Context, client *redisclient.Client, cfg config.Config,
 	feed := make(chan model.Batch, 64)
 	watchErr := make(chan error, 1)
 	go func() {
-		watchErr <- client.Watch(ctx, redisclient.WatchOptions{
-			PollOptions: redisclient.PollOptions{
-				Patterns:      cfg.Patterns,
-				Interval:      cfg.Redis.Interval,
-				DiscoverEvery: cfg.Redis.DiscoverEvery,
-				ScanCount:     cfg.Redis.ScanCount,
-			},
-			Mode:        cfg.Redis.Mode,
-			ResyncEvery: cfg.Redis.ResyncEvery,
-		}, feed)
+		watchErr <- client.Watch(ctx, watchOptions(cfg), feed)
 		close(feed)
 	}()
 	defer func() {
