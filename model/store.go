@@ -312,6 +312,9 @@ func (s *Store) remove(key string) bool {
 			s.setIncoming(i, s.keeps(&o.target, i)) // moved among the checked
 		}
 	}
+	if s.order.job != nil {
+		s.order.job.removed(s, i, last)
+	}
 	s.entries[last] = entry{} // let go of its strings
 	s.entries = s.entries[:last]
 	s.order.home = s.order.home[:last]
