@@ -541,6 +541,7 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	t.Helper()
 	// The rows are the filter shown's, which the first read may change by
 	// a step; the reads after it are checked with the filter held.
+	checkOverview(t, step, s)
 	s.Visible()
 	defer func(step int) { s.order.step = step }(s.order.step)
 	s.order.step = 0
