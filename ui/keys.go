@@ -25,6 +25,8 @@ type keyMap struct {
 	Detail  key.Binding
 	Back    key.Binding
 	Copy    key.Binding
+	// Overview toggles the panel of counts per status and % of limit.
+	Overview key.Binding
 
 	Incr      key.Binding
 	Decr      key.Binding
@@ -62,13 +64,14 @@ func defaultKeyMap() keyMap {
 		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first")),
 		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
 
-		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Reverse: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
-		Pause:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Detail:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
-		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Copy:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
+		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Reverse:  key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Detail:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Copy:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
+		Overview: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "overview")),
 
 		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
 		Decr:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decr")),
@@ -102,7 +105,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	columns := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Filter, k.Sort, k.Reverse, k.Pause, k.Detail, k.Back, k.Copy, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Reverse, k.Pause, k.Detail, k.Back, k.Copy, k.Overview, k.Help, k.Quit},
 	}
 	if k.readOnly {
 		return columns
