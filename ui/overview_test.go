@@ -186,17 +186,29 @@ func TestOverviewClick(t *testing.T) {
 	}
 }
 
-// BenchmarkOverview is the panel's part of a frame at a million keys: the
-// Store's counts, then the lines drawn from them.
+// BenchmarkOverview is the panel's part of a frame (the Store's counts,
+// then the lines drawn from them), and the whole 120x40 frame with the
+// panel on, at a thousand keys and a million: neither should grow with
+// the keys.
 func BenchmarkOverview(b *testing.B) {
-	m := benchModel(1_000_000)
-	m, _ = press(m, "o")
-	height := m.overviewHeight()
-	if height != overviewFull {
-		b.Fatalf("the panel takes %d lines", height)
-	}
-	b.ReportAllocs()
-	for b.Loop() {
-		_ = m.overviewView(height)
+	for _, n := range []int{1_000, 1_000_000} {
+		m := benchModel(n)
+		m, _ = press(m, "o")
+		height := m.overviewHeight()
+		if height != overviewFull {
+			b.Fatalf("the panel takes %d lines", height)
+		}
+		b.Run(fmt.Sprint("panel-", n, "keys"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.overviewView(height)
+			}
+		})
+		b.Run(fmt.Sprint("frame-", n, "keys"), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				_ = m.View()
+			}
+		})
 	}
 }
