@@ -46,9 +46,20 @@ const noPercent = NumPercentBuckets
 // that an integer count exactly at a tenth of the limit is in the bucket
 // that starts there, as warn_at 0.8 counts it.
 func (s *Store) percentBucket(e *entry) int {
-	limit := s.rules.At(int(e.rule)).Limit
-	n, ok := e.value().Number()
-	if !ok || limit <= 0 || math.IsNaN(n) {
+	var n float64
+	switch e.kind {
+	case KindInt:
+		n = float64(int64(e.num))
+	case KindFloat:
+		n = math.Float64frombits(e.num)
+	default:
+		return noPercent
+	}
+	limit := s.rules.Fallback.Limit
+	if r := int(e.rule); r >= 0 && r < len(s.rules.List) {
+		limit = s.rules.List[r].Limit // as Rules.At, without copying the rule
+	}
+	if limit <= 0 || math.IsNaN(n) {
 		return noPercent
 	}
 	if e.layout == LayoutBucket {

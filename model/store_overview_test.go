@@ -201,3 +201,21 @@ func BenchmarkStoreOverview(b *testing.B) {
 		b.Fatalf("Total = %d", o.Total)
 	}
 }
+
+// BenchmarkPercentBucket is what the overview adds to each reading Apply
+// takes: the key's bucket before and after it, so twice this a reading.
+func BenchmarkPercentBucket(b *testing.B) {
+	const n = 100_000
+	s := fillStore(n)
+	b.ResetTimer()
+	sum := 0
+	for b.Loop() {
+		for i := range s.entries {
+			sum += s.percentBucket(&s.entries[i])
+		}
+	}
+	b.ReportMetric(float64(b.Elapsed().Nanoseconds())/float64(b.N)/n, "ns/key")
+	if sum == 0 {
+		b.Fatal("every key in the first bucket")
+	}
+}
