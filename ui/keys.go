@@ -25,6 +25,7 @@ type keyMap struct {
 	Detail  key.Binding
 	Back    key.Binding
 	Copy    key.Binding
+
 	// Overview toggles the panel of counts per status and % of limit.
 	Overview key.Binding
 
@@ -64,13 +65,14 @@ func defaultKeyMap() keyMap {
 		Top:      key.NewBinding(key.WithKeys("g", "home"), key.WithHelp("g", "first")),
 		Bottom:   key.NewBinding(key.WithKeys("G", "end"), key.WithHelp("G", "last")),
 
-		Filter:   key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
-		Sort:     key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
-		Reverse:  key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
-		Pause:    key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
-		Detail:   key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
-		Back:     key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
-		Copy:     key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
+		Filter:  key.NewBinding(key.WithKeys("/"), key.WithHelp("/", "filter")),
+		Sort:    key.NewBinding(key.WithKeys("s"), key.WithHelp("s", "sort")),
+		Reverse: key.NewBinding(key.WithKeys("S"), key.WithHelp("S", "reverse sort")),
+		Pause:   key.NewBinding(key.WithKeys("p"), key.WithHelp("p", "pause")),
+		Detail:  key.NewBinding(key.WithKeys("enter"), key.WithHelp("enter", "detail")),
+		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
+		Copy:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
+
 		Overview: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "overview")),
 
 		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
