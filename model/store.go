@@ -106,6 +106,7 @@ type Store struct {
 	hist     history // past readings of the keys that changed
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
+	percents percents // the keys by share of their limit (see Overview)
 	sortKey  SortKey
 	reverse  bool
 	filter   filter
@@ -247,7 +248,9 @@ func (s *Store) observe(o *Observation) bool {
 	}
 
 	changed := !e.holds(o.Type, &r, o.Raw) || e.expiryMoved(o.PTTL, at)
+	s.countPercent(e, -1)
 	s.setValue(e, o, &r)
+	s.countPercent(e, 1)
 	e.pttl, e.at = o.PTTL, at
 	if st != e.status {
 		s.byStatus[e.status]--
@@ -271,6 +274,7 @@ func (s *Store) add(o *Observation, at int64) {
 	s.setValue(&e, o, &r)
 	e.status = st
 	s.byStatus[e.status]++
+	s.countPercent(&e, 1)
 	s.ages.add(at)
 	i := int32(len(s.entries))
 	s.index[o.Key] = i
@@ -293,6 +297,7 @@ func (s *Store) remove(key string) bool {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
+	s.countPercent(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
 	s.forget(&s.entries[i])
 	if s.order.home[i] != noBlock {

@@ -547,6 +547,7 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	// A sort being worked out is seen through first. The rows are the
 	// filter shown's, which the first read may change by a step; the reads
 	// after it are checked with the filter held.
+	checkOverview(t, step, s)
 	for reads := 0; s.Sorting(); reads++ {
 		if reads > 2*s.Len()+20 {
 			t.Fatalf("step %d: still sorting after %d reads", step, reads)

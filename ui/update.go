@@ -236,6 +236,9 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.Copy):
 		return m.copyName(m.selected)
+	case key.Matches(msg, m.keys.Overview):
+		m.toggleOverview()
+		return nil
 	}
 	return m.writeKey(msg, m.selected)
 }
