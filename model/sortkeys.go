@@ -42,15 +42,7 @@ func (s *Store) sortByKeys(place, out []int32) bool {
 func (s *Store) sortNumber(quiet int64) func(x *entry) (key uint64, cls uint8) {
 	switch s.sortKey {
 	case SortValue:
-		floats, huge := false, false
-		for i := range s.entries {
-			switch x := &s.entries[i]; x.kind {
-			case KindFloat:
-				floats = true
-			case KindInt:
-				huge = huge || int64(x.num) > 1<<53 || int64(x.num) < -(1<<53)
-			}
-		}
+		floats, huge := s.floats > 0, s.hugeInts > 0
 		if floats && huge {
 			return nil
 		}

@@ -22,36 +22,41 @@ func TestStoreSortsByNumbers(t *testing.T) {
 		{"floats", []string{"0", "7", "-3", "2.5", "-0.0", "-2.5e-300", "1e308", "100.0", "text", "7.000001"}},
 		{"floats and huge integers", []string{"1.5", "9007199254740993", "9007199254740992", "2", "text"}},
 	} {
-		t.Run(tc.name, func(t *testing.T) {
-			rng := rand.New(rand.NewPCG(3, 4))
-			s := NewStore(testRules())
-			live := map[string]bool{}
-			for round := range 40 {
-				var b Batch
-				for range 30 {
-					key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k"}[rng.IntN(3)], rng.IntN(50))
-					if rng.IntN(5) == 0 {
-						b.Removed = append(b.Removed, key)
-						continue
+		for _, inSteps := range []bool{false, true} {
+			t.Run(fmt.Sprintf("%s/in steps %v", tc.name, inSteps), func(t *testing.T) {
+				rng := rand.New(rand.NewPCG(3, 4))
+				s := NewStore(testRules())
+				if inSteps {
+					s.order.atOnce, s.order.step = 4, 2
+				}
+				live := map[string]bool{}
+				for round := range 40 {
+					var b Batch
+					for range 30 {
+						key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k"}[rng.IntN(3)], rng.IntN(50))
+						if rng.IntN(5) == 0 {
+							b.Removed = append(b.Removed, key)
+							continue
+						}
+						pttl := int64(rng.IntN(3)) * 20_000
+						if rng.IntN(4) == 0 {
+							pttl = PTTLNoExpiry
+						}
+						b.Observed = append(b.Observed, read(key, tc.raws[rng.IntN(len(tc.raws))], pttl, 0))
 					}
-					pttl := int64(rng.IntN(3)) * 20_000
-					if rng.IntN(4) == 0 {
-						pttl = PTTLNoExpiry
+					s.Apply(b)
+					for _, key := range b.Removed { // as Apply does: the removals first
+						delete(live, key)
 					}
-					b.Observed = append(b.Observed, read(key, tc.raws[rng.IntN(len(tc.raws))], pttl, 0))
+					for _, o := range b.Observed {
+						live[o.Key] = true
+					}
+					s.SetSort(SortKey(round % int(numSortKeys)))
+					s.SetReverse(round%3 == 0)
+					checkSorted(t, s, live, fmt.Sprintf("round %d", round))
 				}
-				s.Apply(b)
-				for _, key := range b.Removed { // as Apply does: the removals first
-					delete(live, key)
-				}
-				for _, o := range b.Observed {
-					live[o.Key] = true
-				}
-				s.SetSort(SortKey(round % int(numSortKeys)))
-				s.SetReverse(round%3 == 0)
-				checkSorted(t, s, live, fmt.Sprintf("round %d", round))
-			}
-		})
+			})
+		}
 	}
 }
 
@@ -88,6 +93,9 @@ func TestStoreSortsAfterChurn(t *testing.T) {
 // in the order modelCompare gives.
 func checkSorted(t *testing.T, s *Store, live map[string]bool, what string) {
 	t.Helper()
+	for s.Sorting() {
+		s.Visible()
+	}
 	var want []Counter
 	for key := range live {
 		want = append(want, mustGet(t, s, key))

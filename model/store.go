@@ -106,6 +106,8 @@ type Store struct {
 	hist     history // past readings of the keys that changed
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
+	floats   int // entries holding a decimal (see countValue)
+	hugeInts int // entries holding an integer beyond 2^53
 	percents percents // the keys by share of their limit (see Overview)
 	sortKey  SortKey
 	reverse  bool
@@ -248,9 +250,9 @@ func (s *Store) observe(o *Observation) bool {
 	}
 
 	changed := !e.holds(o.Type, &r, o.Raw) || e.expiryMoved(o.PTTL, at)
-	s.countPercent(e, -1)
+	s.countValue(e, -1)
 	s.setValue(e, o, &r)
-	s.countPercent(e, 1)
+	s.countValue(e, 1)
 	e.pttl, e.at = o.PTTL, at
 	if st != e.status {
 		s.byStatus[e.status]--
@@ -274,7 +276,7 @@ func (s *Store) add(o *Observation, at int64) {
 	s.setValue(&e, o, &r)
 	e.status = st
 	s.byStatus[e.status]++
-	s.countPercent(&e, 1)
+	s.countValue(&e, 1)
 	s.ages.add(at)
 	i := int32(len(s.entries))
 	s.index[o.Key] = i
@@ -297,7 +299,7 @@ func (s *Store) remove(key string) bool {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
-	s.countPercent(&s.entries[i], -1)
+	s.countValue(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
 	s.forget(&s.entries[i])
 	if s.order.home[i] != noBlock {
@@ -340,6 +342,20 @@ func (s *Store) setValue(e *entry, o *Observation, r *Reading) {
 		e.text = o.Raw
 	}
 	s.note(e.key, r)
+}
+
+// countValue adds k (1 or -1) to the Store's counts of e's value: its
+// share of its limit (see percents), and the decimals and the integers
+// beyond 2^53, which decide how a sort by value numbers the keys (see
+// sortNumber) without a pass over them all.
+func (s *Store) countValue(e *entry, k int) {
+	s.percents[s.percentBucket(e)] += k
+	switch {
+	case e.kind == KindFloat:
+		s.floats += k
+	case e.kind == KindInt && (int64(e.num) > 1<<53 || int64(e.num) < -(1<<53)):
+		s.hugeInts += k
+	}
 }
 
 // typeName returns the Store's copy of a type name, so that a million keys

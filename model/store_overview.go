@@ -74,8 +74,6 @@ func (s *Store) percentBucket(e *entry) int {
 	return 0
 }
 
-// countPercent adds k (1 or -1) keys to the slot e counts in.
-func (s *Store) countPercent(e *entry, k int) { s.percents[s.percentBucket(e)] += k }
 
 // Overview returns the counts of every key the Store holds, by status and
 // by share of its limit. It ignores the filter, and costs the same at a
