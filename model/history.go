@@ -165,7 +165,7 @@ func (s *Store) forget(e *entry) {
 // not including the current one (Get gives that); nil for a key that has
 // not changed since it was first read.
 func (s *Store) History(key string) []Sample {
-	i, ok := s.index[key]
+	i, ok := s.index.find(key, s.entries)
 	if !ok {
 		return nil
 	}
