@@ -71,3 +71,50 @@ func TestTrendColumnShowsAKeyRising(t *testing.T) {
 		t.Error("no width shows RATE without TREND: TREND is not the one dropped first")
 	}
 }
+
+// The detail screen of a key seen over the last minute draws its value
+// with the limit as a dashed line, and its TTL; one read once says it is
+// still collecting history.
+func TestDetailChartsTheLastMinute(t *testing.T) {
+	obs := append(climbing("ratelimit:climb"), fixture()...)
+	for _, width := range []int{120, 80} {
+		m := newModel(t, nil, width, 60, obs...)
+		m = selectKey(t, m, "ratelimit:climb")
+		m, _ = press(m, "<enter>")
+		screen := plain(m)
+		limitLine, valueLine, ttlAxis := false, false, false
+		for _, line := range strings.Split(screen, "\n") {
+			if i := strings.Index(line, "100 ┼┄┄┄"); i >= 0 || strings.Contains(line, "100 ┤┄┄┄") {
+				limitLine = true
+			}
+			valueLine = valueLine || strings.ContainsAny(line, "╭╯")
+			ttlAxis = ttlAxis || strings.Contains(line, "1m53s ┼") // the TTL a minute ago, its highest
+		}
+		if !limitLine || !valueLine {
+			t.Errorf("at %d wide no chart of the value with its limit of 100 as a line (limit %v, value %v):\n%s", width, limitLine, valueLine, screen)
+		}
+		if !ttlAxis {
+			t.Errorf("at %d wide no chart of the TTL from 1m53s:\n%s", width, screen)
+		}
+		if !strings.Contains(screen, "limit 100 ┄") {
+			t.Errorf("at %d wide the chart does not say which line is the limit:\n%s", width, screen)
+		}
+		if w := maxLineWidth(screen); w > width {
+			t.Errorf("at %d wide a line of the detail is %d wide", width, w)
+		}
+	}
+	m := newModel(t, nil, 120, 60, obs...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, _ = press(m, "<enter>")
+	if s := flat(m); !strings.Contains(s, "collecting history: 0 readings so far") {
+		t.Errorf("a key read once does not say it is collecting history:\n%s", plain(m))
+	}
+}
+
+func maxLineWidth(s string) int {
+	w := 0
+	for _, l := range strings.Split(s, "\n") {
+		w = max(w, ansi.StringWidth(l))
+	}
+	return w
+}
