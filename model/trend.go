@@ -151,8 +151,9 @@ func (s *Store) Trend(key string, now time.Time) (Trend, bool) {
 // sparks are the block characters of a sparkline, lowest first.
 var sparks = []rune("▁▂▃▄▅▆▇█")
 
-// Sparkline draws values as block characters, one each: lo or below as
-// the lowest, hi or above as the highest, a NaN as a space.
+// Sparkline draws values as block characters, one each, the nearest of
+// eight steps from lo to hi: lo or below as the lowest, hi or above as the
+// highest, a NaN as a space.
 func Sparkline(values []float64, lo, hi float64) string {
 	var b strings.Builder
 	for _, v := range values {
@@ -164,7 +165,9 @@ func Sparkline(values []float64, lo, hi float64) string {
 		case v >= hi:
 			b.WriteRune(sparks[len(sparks)-1])
 		default:
-			k := int((v - lo) / (hi - lo) * float64(len(sparks)))
+			// The nearest block: the highest only at hi or near it, so
+			// that 88% of a limit does not read as the limit reached.
+			k := int((v-lo)/(hi-lo)*float64(len(sparks)-1) + 0.5)
 			b.WriteRune(sparks[min(k, len(sparks)-1)])
 		}
 	}

@@ -21,6 +21,7 @@ func TestSparkline(t *testing.T) {
 		{"flat at zero with nothing above", []float64{0, 0, 0}, 0, 0, "▁▁▁"},
 		{"flat above lo with no range is full", []float64{4, 4}, 0, 4, "██"},
 		{"half way", []float64{50}, 0, 100, "▅"},
+		{"the nearest step: 88% is not the top", []float64{88, 93, 12}, 0, 100, "▇█▂"},
 		{"an infinity is the top", []float64{math.Inf(1)}, 0, 1, "█"},
 		{"none", nil, 0, 1, ""},
 	}
