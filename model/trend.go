@@ -60,8 +60,7 @@ func ttlAt(pttl, at, later int64) uint16 {
 	if pttl < 0 {
 		return toBF16(-1)
 	}
-	left := deadline(pttl, at) - later
-	return toBF16(float32(max(0, float64(left)/float64(time.Second))))
+	return toBF16(float32(max(0, deadline(pttl, at)-later)) * (1 / float32(time.Second)))
 }
 
 // startTrend fills a new ring's trend with e's reading, the one before the
@@ -91,11 +90,15 @@ func advance(g *ring, e *entry, span uint32, until int64) {
 	if !ok {
 		v = math.NaN()
 	}
-	bv := toBF16(float32(v))
+	cell := trendCell{toBF16(float32(v)), toBF16(-1)}
+	dl := deadline(e.pttl, e.at)
 	for k := TrendBuckets - shift; k < TrendBuckets; k++ {
-		// the end of the span in slot k, which it last held
-		end := int64(span-uint32(TrendBuckets-1-k)+1) * int64(TrendStep)
-		g.trend[k] = trendCell{bv, ttlAt(e.pttl, e.at, min(end, until))}
+		if e.pttl >= 0 {
+			// the TTL left at the end of the span slot k holds
+			end := int64(span-uint32(TrendBuckets-1-k)+1) * int64(TrendStep)
+			cell.ttl = toBF16(float32(max(0, dl-min(end, until))) * (1 / float32(time.Second)))
+		}
+		g.trend[k] = cell
 	}
 	g.trendAt = span
 }
