@@ -170,8 +170,12 @@ func Sparkline(values []float64, lo, hi float64) string {
 		default:
 			// The nearest block: the highest only at hi or near it, so
 			// that 88% of a limit does not read as the limit reached.
-			k := int((v-lo)/(hi-lo)*float64(len(sparks)-1) + 0.5)
-			b.WriteRune(sparks[min(k, len(sparks)-1)])
+			f := (v-lo)/(hi-lo)*float64(len(sparks)-1) + 0.5
+			k := 0
+			if f >= 0 { // not a NaN (an infinite lo or hi makes one)
+				k = int(min(f, float64(len(sparks)-1)))
+			}
+			b.WriteRune(sparks[k])
 		}
 	}
 	return b.String()

@@ -170,3 +170,38 @@ func TestTrendKeepsTheReadingNearestTheLimit(t *testing.T) {
 		}
 	}
 }
+
+// Whatever the numbers, a sparkline is one cell per value, each a block
+// or a space, and a higher value never draws a lower block.
+func FuzzSparkline(f *testing.F) {
+	f.Add(0.0, 50.0, 100.0, 0.0, 100.0)
+	f.Add(math.Inf(-1), math.NaN(), math.MaxFloat64, -1.0, 1.0)
+	f.Add(5.0, 5.0, 5.0, 5.0, 5.0)
+	f.Add(1.0, 2.0, 3.0, math.Inf(-1), 5.0)
+	f.Add(1.0, 2.0, 3.0, math.Inf(-1), math.Inf(1))
+	f.Fuzz(func(t *testing.T, a, b, c, lo, hi float64) {
+		values := []float64{a, b, c}
+		got := []rune(Sparkline(values, lo, hi))
+		if len(got) != len(values) {
+			t.Fatalf("Sparkline(%v, %v, %v) = %q: %d cells for %d values", values, lo, hi, string(got), len(got), len(values))
+		}
+		level := func(r rune) int {
+			for k, s := range sparks {
+				if s == r {
+					return k
+				}
+			}
+			return -1
+		}
+		for i, r := range got {
+			if math.IsNaN(values[i]) != (r == ' ') || r != ' ' && level(r) < 0 {
+				t.Fatalf("Sparkline(%v, %v, %v) = %q: cell %d is %q", values, lo, hi, string(got), i, r)
+			}
+			for j := range got {
+				if r != ' ' && got[j] != ' ' && values[i] > values[j] && level(r) < level(got[j]) {
+					t.Fatalf("Sparkline(%v, %v, %v) = %q: %v drawn below %v", values, lo, hi, string(got), values[i], values[j])
+				}
+			}
+		}
+	})
+}
