@@ -161,14 +161,6 @@ func (s *Store) extendedStatus(e *entry, r *Reading, st Status) Status {
 	return st
 }
 
-// forget lets go of e's ring, for the next key that changes.
-func (s *Store) forget(e *entry) {
-	if e.hist != 0 {
-		s.hist.free = append(s.hist.free, e.hist-1)
-		e.hist, e.histN, e.histHead, e.extends = 0, 0, 0, 0
-	}
-}
-
 // History returns the past readings of key the Store keeps, oldest first,
 // not including the current one (Get gives that); nil for a key that has
 // not changed since it was first read.

@@ -104,6 +104,8 @@ type Store struct {
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
 	hist     history // past readings of the keys that changed
+	parking  parking // the rings of keys removed lately (see trend_park.go)
+	latest   int64   // the latest reading, from the epoch
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
 	sortKey  SortKey
@@ -207,11 +209,15 @@ func (s *Store) observe(o *Observation) bool {
 	if o.PTTL == PTTLMissing || o.Type == "none" {
 		return s.remove(o.Key)
 	}
-	if s.index.len() == 0 {
+	if s.index.len() == 0 && len(s.parking.byKey) == 0 {
 		s.epoch = o.At // keeps the monotonic reading, so TTLs count down with it
-		s.quiet = 0
+		s.quiet, s.latest = 0, 0
 	}
 	at := int64(o.At.Sub(s.epoch))
+	if at > s.latest {
+		s.latest = at
+		s.expireParked(at)
+	}
 	i, ok := s.index.find(o.Key, s.entries)
 	if !ok {
 		s.add(o, at)
@@ -270,6 +276,7 @@ func (s *Store) add(o *Observation, at int64) {
 	r, st := s.read(o, e.rule)
 	s.setValue(&e, o, &r)
 	e.status = st
+	s.unpark(&e)
 	s.byStatus[e.status]++
 	s.ages.add(at)
 	i := int32(len(s.entries))
@@ -294,7 +301,7 @@ func (s *Store) remove(key string) bool {
 	}
 	s.byStatus[s.entries[i].status]--
 	s.ages.remove(s.entries[i].at)
-	s.forget(&s.entries[i])
+	s.park(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
 	}

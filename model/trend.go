@@ -79,13 +79,20 @@ func startTrend(g *ring, e *entry) {
 
 // advance moves g's trend on to span, the spans in between holding e's
 // reading as it stood at the end of each, or at until when sooner (e's
-// is the last reading before span).
+// is the last reading before span); empty without e (no key then).
 func advance(g *ring, e *entry, span uint32, until int64) {
 	if span <= g.trendAt {
 		return
 	}
 	shift := int(min(span-g.trendAt, TrendBuckets))
 	copy(g.trend[:], g.trend[shift:])
+	g.trendAt = span
+	if e == nil {
+		for k := TrendBuckets - shift; k < TrendBuckets; k++ {
+			g.trend[k] = trendCell{bf16Empty, bf16Empty}
+		}
+		return
+	}
 	v, ok := e.value().Number()
 	if !ok {
 		v = math.NaN()
@@ -100,7 +107,6 @@ func advance(g *ring, e *entry, span uint32, until int64) {
 		}
 		g.trend[k] = cell
 	}
-	g.trendAt = span
 }
 
 // addToTrend folds a new reading (v, isNum, pttl at at, of layout l) into
