@@ -77,7 +77,7 @@ func TestTrendColumnShowsAKeyRising(t *testing.T) {
 // still collecting history.
 func TestDetailChartsTheLastMinute(t *testing.T) {
 	obs := append(climbing("ratelimit:climb"), fixture()...)
-	for _, width := range []int{120, 80} {
+	for _, width := range []int{120, 80, 60, 40} {
 		m := newModel(t, nil, width, 60, obs...)
 		m = selectKey(t, m, "ratelimit:climb")
 		m, _ = press(m, "<enter>")
