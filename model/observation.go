@@ -82,3 +82,14 @@ type FeedState struct {
 	Matched   int64     // keys that matched a pattern in that pass
 	UpdatedAt time.Time // when data last arrived
 }
+
+// FieldValue returns the value of o's field name, and whether o holds
+// that field (a hash read whole, or one of the fields read by name).
+func (o *Observation) FieldValue(name string) (string, bool) {
+	for _, f := range o.Fields {
+		if f.Name == name {
+			return f.Value, true
+		}
+	}
+	return "", false
+}

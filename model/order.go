@@ -69,6 +69,11 @@ type order struct {
 	named int
 	gone  []nameRemoval
 
+	// A new sort of more than atOnce entries, being worked out a step at a
+	// time (see sortjob.go); nil when none is.
+	job    *sortJob
+	atOnce int
+
 	// blockSize and rebuildShare; tests make them small and large, to
 	// exercise splits, merges and placement with a few keys.
 	size, share int
@@ -118,7 +123,7 @@ type block struct {
 }
 
 func newOrder() order {
-	return order{size: blockSize, share: rebuildShare, passed: parseFilter(""), sweep: noSweep, step: sweepStep}
+	return order{size: blockSize, share: rebuildShare, passed: parseFilter(""), sweep: noSweep, step: sweepStep, atOnce: sortAtOnce}
 }
 
 // newBlock makes a block of keys and records it as their home.
@@ -298,11 +303,25 @@ func (o *order) position(e int32) int {
 // filter and every key that moved.
 func (s *Store) refresh() {
 	o := &s.order
-	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount && !o.refade && o.sweep == noSweep {
+	if !o.resort && !o.flip && !o.refilter && len(o.dirty) == 0 && !o.recount && !o.refade && o.sweep == noSweep && o.job == nil {
 		return
 	}
 	if o.refilter {
 		s.startFilter()
+	}
+	if o.resort {
+		// A sort set since replaces the one being worked out. When most
+		// keys moved or arrived since the last read, they are all sorted
+		// at once: the order shown meanwhile would lack them.
+		o.job = nil
+		if n := len(s.entries); n > o.atOnce && len(o.dirty)*o.share <= n && s.beginSort() {
+			o.resort = false
+			s.sortOn(false) // beginning is a step of its own
+			return
+		}
+	}
+	if o.job != nil && !s.sortOn(true) {
+		return
 	}
 	moved := s.takeMoved()
 	if o.resort || len(moved)*o.share > len(s.entries) {
@@ -325,7 +344,7 @@ func (s *Store) refresh() {
 		}
 	}
 	if o.sweep != noSweep {
-		s.sweepStep() // with every entry in a block, to count it there
+		s.sweepStep()
 	}
 	o.settle()
 	o.resort, o.flip, o.refilter, o.refade = false, false, false, false
@@ -334,6 +353,27 @@ func (s *Store) refresh() {
 	if cap(o.dirty) > keepDirty {
 		o.dirty = nil // a first pass's worth: not worth keeping
 	}
+}
+
+// sortOn takes the sort being worked out a step on (unless step is false),
+// with the order it replaces kept up to date in all but the keys that
+// moved, and reports whether it is done; then refresh places those as
+// usual.
+func (s *Store) sortOn(step bool) (done bool) {
+	o := &s.order
+	if o.flip {
+		o.mirror()
+		o.flip = false
+	}
+	done = step && s.sortStep()
+	if !done {
+		if o.sweep != noSweep {
+			s.sweepStep()
+		}
+		o.settle()
+		o.refilter, o.refade = false, false
+	}
+	return done
 }
 
 // markMoved notes that entry i may belong elsewhere in the order.
@@ -528,6 +568,11 @@ func (s *Store) rebuild() {
 	if mirrored {
 		slices.Reverse(keys) // the reversed sort is its mirror image, ties too
 	}
+	o.setBlocks(keys)
+}
+
+// setBlocks makes keys, in order, the whole order, cut into blocks.
+func (o *order) setBlocks(keys []int32) {
 	clear(o.blocks)
 	clear(o.byID)
 	o.blocks, o.byID, o.free = o.blocks[:0], o.byID[:0], o.free[:0]
@@ -668,10 +713,12 @@ func (s *Store) sweepStep() {
 				continue
 			}
 			word ^= 1 << bit
-			if was {
-				o.byID[o.home[e]].incoming--
-			} else {
-				o.byID[o.home[e]].incoming++
+			switch h := o.home[e]; {
+			case h == noBlock: // arrived while a sort is worked out: counted where it is placed
+			case was:
+				o.byID[h].incoming--
+			default:
+				o.byID[h].incoming++
 			}
 		}
 		o.incoming[w] = word

@@ -20,7 +20,7 @@ type keyed struct {
 // turn into numbers that compare as compareValues does: floats among
 // integers too large for a float64 to hold exactly.
 func (s *Store) sortByKeys(place, out []int32) bool {
-	number := s.sortNumber()
+	number := s.sortNumber(s.quiet)
 	if number == nil {
 		return false
 	}
@@ -37,8 +37,9 @@ func (s *Store) sortByKeys(place, out []int32) bool {
 
 // sortNumber is how an entry's place in the Store's sort (other than by
 // name) is a number, as compareEntries orders it: lower numbers first,
-// cls before key. It is nil when the values cannot be (see sortByKeys).
-func (s *Store) sortNumber() func(x *entry) (key uint64, cls uint8) {
+// cls before key, rates as of quiet. It is nil when the values cannot be
+// (see sortByKeys).
+func (s *Store) sortNumber(quiet int64) func(x *entry) (key uint64, cls uint8) {
 	switch s.sortKey {
 	case SortValue:
 		floats, huge := false, false
@@ -77,7 +78,7 @@ func (s *Store) sortNumber() func(x *entry) (key uint64, cls uint8) {
 			return 0, 1
 		}
 	case SortRate:
-		return func(x *entry) (uint64, uint8) { return ^orderFloat(s.rateOf(x)), 0 } // fastest first
+		return func(x *entry) (uint64, uint8) { return ^orderFloat(rateAsOf(x, quiet)), 0 } // fastest first
 	case SortStatus:
 		return func(x *entry) (uint64, uint8) { return uint64(x.status), 0 }
 	}
@@ -110,7 +111,30 @@ func radixSort(recs []keyed) []keyed {
 	if len(recs) < 2 {
 		return recs
 	}
-	var counts [9][256]int // a byte of key each, then cls
+	var counts [radixDigits][256]int
+	countDigits(&counts, recs)
+	var tmp []keyed
+	for d := range counts {
+		if shared(recs, &counts[d], d) {
+			continue
+		}
+		if tmp == nil {
+			tmp = make([]keyed, len(recs))
+		}
+		startAt(&counts[d])
+		scatter(recs, tmp, &counts[d], d)
+		recs, tmp = tmp, recs
+	}
+	return recs
+}
+
+// radixDigits is how many digits radixSort sorts by: a byte of key each,
+// then cls.
+const radixDigits = 9
+
+// countDigits adds to counts, for each digit of radixSort, how many of
+// recs have each of its values.
+func countDigits(counts *[radixDigits][256]int, recs []keyed) {
 	for i := range recs {
 		k := recs[i].key
 		for d := range 8 {
@@ -118,31 +142,37 @@ func radixSort(recs []keyed) []keyed {
 		}
 		counts[8][recs[i].cls]++
 	}
-	digit := func(r *keyed, d int) byte {
-		if d == 8 {
-			return r.cls
-		}
-		return byte(r.key >> (8 * d))
+}
+
+// digit is digit d of r, as radixSort orders by them.
+func digit(r *keyed, d int) byte {
+	if d == 8 {
+		return r.cls
 	}
-	var tmp []keyed
-	for d := range counts {
-		c := &counts[d]
-		if c[digit(&recs[0], d)] == len(recs) {
-			continue // every one has it
-		}
-		if tmp == nil {
-			tmp = make([]keyed, len(recs))
-		}
-		sum := 0
-		for v := range c {
-			c[v], sum = sum, sum+c[v]
-		}
-		for i := range recs {
-			v := digit(&recs[i], d)
-			tmp[c[v]] = recs[i]
-			c[v]++
-		}
-		recs, tmp = tmp, recs
+	return byte(r.key >> (8 * d))
+}
+
+// shared reports whether every one of recs has the same digit d, whose
+// values count counts.
+func shared(recs []keyed, count *[256]int, d int) bool {
+	return len(recs) == 0 || count[digit(&recs[0], d)] == len(recs)
+}
+
+// startAt turns the counts of a digit's values into where the first rec
+// of each goes in the sorted order.
+func startAt(count *[256]int) {
+	sum := 0
+	for v := range count {
+		count[v], sum = sum, sum+count[v]
 	}
-	return recs
+}
+
+// scatter moves recs, in turn, to where digit d puts them in to (see
+// startAt), stably; it can be done in parts, in order.
+func scatter(recs, to []keyed, at *[256]int, d int) {
+	for i := range recs {
+		v := digit(&recs[i], d)
+		to[at[v]] = recs[i]
+		at[v]++
+	}
 }

@@ -108,6 +108,7 @@ type Store struct {
 	latest   int64   // the latest reading, from the epoch
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
+	percents percents // the keys by share of their limit (see Overview)
 	sortKey  SortKey
 	reverse  bool
 	filter   filter
@@ -253,7 +254,9 @@ func (s *Store) observe(o *Observation) bool {
 	}
 
 	changed := !e.holds(o.Type, &r, o.Raw) || e.expiryMoved(o.PTTL, at)
+	s.countPercent(e, -1)
 	s.setValue(e, o, &r)
+	s.countPercent(e, 1)
 	e.pttl, e.at = o.PTTL, at
 	if st != e.status {
 		s.byStatus[e.status]--
@@ -278,6 +281,7 @@ func (s *Store) add(o *Observation, at int64) {
 	e.status = st
 	s.unpark(&e)
 	s.byStatus[e.status]++
+	s.countPercent(&e, 1)
 	s.ages.add(at)
 	i := int32(len(s.entries))
 	s.entries = append(s.entries, e)
@@ -300,6 +304,7 @@ func (s *Store) remove(key string) bool {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
+	s.countPercent(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
 	s.park(&s.entries[i])
 	if s.order.home[i] != noBlock {
@@ -318,6 +323,9 @@ func (s *Store) remove(key string) bool {
 		if o := &s.order; o.sweep != noSweep && int(i) < o.sweep && int(last) >= o.sweep {
 			s.setIncoming(i, s.keeps(&o.target, i)) // moved among the checked
 		}
+	}
+	if s.order.job != nil {
+		s.order.job.removed(s, i, last)
 	}
 	s.entries[last] = entry{} // let go of its strings
 	s.entries = s.entries[:last]

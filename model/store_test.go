@@ -7,6 +7,7 @@ import (
 	"math/big"
 	"math/rand/v2"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -455,17 +456,18 @@ func TestStoreRowsPages(t *testing.T) {
 // other filters arrive while one is under way.
 func TestStoreAgreesWithModel(t *testing.T) {
 	for _, tc := range []struct {
-		name              string
-		size, share, step int
+		name                      string
+		size, share, step, atOnce int
 	}{
-		{"default", blockSize, rebuildShare, sweepStep},
-		{"tiny blocks", 2, 1, sweepStep}, // a share of 1: never sort all again for moved keys
-		{"filters in steps", 4, 1, 40},
+		{"default", blockSize, rebuildShare, sweepStep, sortAtOnce},
+		{"tiny blocks", 2, 1, sweepStep, sortAtOnce}, // a share of 1: never sort all again for moved keys
+		{"filters in steps", 4, 1, 40, sortAtOnce},
+		{"sorts in steps", 4, 1, 4, 8}, // 8 keys numbered, counted or moved a step, while they change
 	} {
 		t.Run(tc.name, func(t *testing.T) {
-			for _, seed := range []uint64{1, 40} {
+			for _, seed := range []uint64{1, 40, 7} {
 				s := NewStore(testRules())
-				s.order.size, s.order.share, s.order.step = tc.size, tc.share, tc.step
+				s.order.size, s.order.share, s.order.step, s.order.atOnce = tc.size, tc.share, tc.step, tc.atOnce
 				checkAgainstModel(t, s, seed)
 			}
 		})
@@ -528,6 +530,9 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 			// ahead of the readings to come, which may be older.
 			s.QuietUntil(t0.Add(now + time.Duration(rng.IntN(3000))*time.Millisecond))
 		}
+		for range rng.IntN(3) { // frames: a filter or a sort a step on, between changes
+			s.Visible()
+		}
 		if rng.IntN(3) > 0 { // sometimes let changes pile up unread
 			checkStoreModel(t, step, s, live)
 		}
@@ -539,8 +544,16 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 
 func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	t.Helper()
-	// The rows are the filter shown's, which the first read may change by
-	// a step; the reads after it are checked with the filter held.
+	// A sort being worked out is seen through first. The rows are the
+	// filter shown's, which the first read may change by a step; the reads
+	// after it are checked with the filter held.
+	checkOverview(t, step, s)
+	for reads := 0; s.Sorting(); reads++ {
+		if reads > 2*s.Len()+20 {
+			t.Fatalf("step %d: still sorting after %d reads", step, reads)
+		}
+		s.Visible()
+	}
 	s.Visible()
 	defer func(step int) { s.order.step = step }(s.order.step)
 	s.order.step = 0
@@ -824,5 +837,80 @@ func TestStoreOrderByRateFollowsTheQuiet(t *testing.T) {
 		if !slices.Equal(got, want) {
 			t.Errorf("reversed %v, once the rates faded out: %v, want %v", reverse, got, want)
 		}
+	}
+}
+
+// A new sort of more keys than sortAtOnce is worked out over several
+// reads: until it is done the rows stay in the sort before it, whole, and
+// the keys removed, changed or added meanwhile end where the new sort puts
+// them.
+func TestStoreSortsInSteps(t *testing.T) {
+	s := NewStore(testRules())
+	s.order.atOnce, s.order.step = 100, 50 // 200 keys numbered, counted or moved a read
+	var b Batch
+	for i := range 1000 {
+		b.Observed = append(b.Observed, read(fmt.Sprintf("rl:%d", i), strconv.Itoa(i%50), 60_000, 0))
+	}
+	s.Apply(b)
+	s.Visible() // drawn by key
+
+	s.SetSort(SortValue)
+	if !s.Sorting() {
+		t.Fatal("a sort of 1000 keys, 100 a step: not sorting")
+	}
+	reads := 0
+	for s.Sorting() {
+		// The read that ends the sort shows the new one.
+		if got := keys(s.Rows(0, 20)); s.Sorting() && (!slices.IsSortedFunc(got, CompareKeys) || len(got) != 20) {
+			t.Fatalf("read %d, while sorting: %v, want the rows by key", reads, got)
+		}
+		switch reads {
+		case 1: // a key numbered already and one not yet: both removed
+			s.Apply(Batch{Removed: []string{"rl:0", "rl:998"}})
+		case 2: // a new key, and one read again with a value that moves it
+			s.Apply(Batch{Observed: []Observation{read("rl:new", "1000", 60_000, time.Second), read("rl:1", "999", 60_000, time.Second)}})
+		case 3: // so many removed that keys numbered already move into holes
+			var gone Batch
+			for i := 100; i < 350; i++ {
+				gone.Removed = append(gone.Removed, fmt.Sprintf("rl:%d", i))
+			}
+			s.Apply(gone)
+		case 9: // sorting by the numbers' bytes: more removals
+			s.Apply(Batch{Removed: []string{"rl:49", "rl:48"}})
+		}
+		if reads++; reads > 40 {
+			t.Fatal("still sorting after 40 reads")
+		}
+	}
+	if reads < 5 {
+		t.Errorf("sorted in %d reads, want 10 or so", reads)
+	}
+	if got := keys(s.Rows(0, 4)); !slices.Equal(got, []string{"rl:new", "rl:1", "rl:99", "rl:399"}) {
+		t.Errorf("by value: %v", got)
+	}
+	if n := s.Visible(); n != 747 {
+		t.Errorf("Visible = %d, want 747 (1000, 254 removed, 1 new)", n)
+	}
+	if got := keys(s.Rows(0, s.Len())); !slices.IsSortedFunc(got, func(a, b string) int { return modelCompare(s, mustGet(t, s, a), mustGet(t, s, b)) }) {
+		t.Errorf("not in order by value: %v", got)
+	}
+	for _, gone := range []string{"rl:0", "rl:998", "rl:49", "rl:48", "rl:100", "rl:349"} {
+		if i := s.IndexOf(gone); i != -1 {
+			t.Errorf("IndexOf(%s) = %d, want -1: it was removed", gone, i)
+		}
+	}
+	if i := s.IndexOf("rl:999"); i < 0 || keys(s.Rows(i, 1))[0] != "rl:999" {
+		t.Errorf("IndexOf(rl:999) = %d, and the row there is not it", i)
+	}
+
+	// A sort set while one is worked out replaces it.
+	s.SetSort(SortTTL)
+	s.Visible()
+	s.SetSort(SortKeyName)
+	for range 50 {
+		s.Visible()
+	}
+	if got := keys(s.Rows(0, 3)); !slices.Equal(got, []string{"rl:1", "rl:2", "rl:3"}) || s.Sorting() {
+		t.Errorf("TTL, then key: %v, sorting %v", got, s.Sorting())
 	}
 }

@@ -2,6 +2,7 @@ package redisclient
 
 import (
 	"context"
+	"errors"
 	"fmt"
 	"math/big"
 	"sync/atomic"
@@ -18,6 +19,7 @@ type BurstOptions struct {
 	Count   int     // increments in all, not per connection
 	Clients int     // connections they are spread over, each its own (at least 1, at most Count)
 	Rate    float64 // increments per second over all connections; 0 fires as fast as Redis answers
+	Field   string  // the hash field to add to (HINCRBY), as IncrField does; "" for a string counter
 }
 
 // BurstResult is what a burst did, so that what was sent can be compared
@@ -60,7 +62,11 @@ func (r BurstResult) Agree() bool {
 // error from Redis stops every connection and is returned with what was
 // done until then.
 func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window time.Duration, o BurstOptions) (BurstResult, error) {
-	if err := c.writable(incrCommand(key, by)); err != nil {
+	shown := incrCommand(key, by)
+	if o.Field != "" {
+		shown = fieldIncrCommand(key, o.Field, by)
+	}
+	if err := c.writable(shown); err != nil {
 		return BurstResult{}, err
 	}
 	if o.Count < 1 || o.Rate < 0 {
@@ -75,11 +81,11 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 			conn.Close()
 		}
 	}()
-	read, err := c.Fetch(ctx, []string{key})
+	before, err := c.burstRead(ctx, key, o.Field)
 	if err != nil {
 		return BurstResult{}, err
 	}
-	r := BurstResult{Before: read[0]}
+	r := BurstResult{Before: before}
 
 	var next, sent, started atomic.Int64
 	var gaveTTL atomic.Bool
@@ -97,7 +103,7 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 				// An increment once sent is seen through, so that it is
 				// counted: each is quick, and stopping waits for at most one
 				// per connection.
-				inc, s, err := c.incr(context.WithoutCancel(gctx), conn, key, by, window)
+				inc, s, err := c.incrOnce(context.WithoutCancel(gctx), conn, key, o.Field, by, window)
 				if err != nil {
 					return err
 				}
@@ -118,14 +124,14 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 	}
 
 	r.Sent, r.GaveTTL = int(sent.Load()), gaveTTL.Load()
-	read, readErr := c.Fetch(context.WithoutCancel(ctx), []string{key})
+	after, readErr := c.burstRead(context.WithoutCancel(ctx), key, o.Field)
 	if readErr != nil {
 		if err == nil {
 			err = readErr
 		}
 		return r, err
 	}
-	r.After = read[0]
+	r.After = after
 	// A key without a TTL before (or missing) gets one from the first
 	// increment; any other window that starts means the old one ran out.
 	windows := int64(0)
@@ -133,23 +139,56 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 		windows = 1
 	}
 	r.Expired = started.Load() > windows || r.Sent > 0 && r.After.PTTL == model.PTTLMissing
-	r.compare(by)
+	r.compare(by, o.Field)
 	return r, err
+}
+
+// incrOnce is one increment of a burst: of field of the hash key, or of
+// the string key when field is "".
+func (c *Client) incrOnce(ctx context.Context, rdb processor, key, field string, by model.Amount, window time.Duration) (model.Incremented, bool, error) {
+	if field != "" {
+		return c.incrField(ctx, rdb, key, field, by, window)
+	}
+	return c.incr(ctx, rdb, key, by, window)
+}
+
+// burstRead reads key before and after a burst: as Fetch does, and for a
+// hash field burst with that field read by name (HGET), which Fetch of a
+// large hash reads only when a rule names it.
+func (c *Client) burstRead(ctx context.Context, key, field string) (model.Observation, error) {
+	read, err := c.Fetch(ctx, []string{key})
+	if err != nil {
+		return model.Observation{}, err
+	}
+	o := read[0]
+	if _, read := o.FieldValue(field); field == "" || o.Type != "hash" || read {
+		return o, nil
+	}
+	value, err := c.rdb.HGet(ctx, key, field).Result()
+	switch {
+	case errors.Is(err, redis.Nil):
+		return o, nil
+	case err != nil:
+		return o, c.readError(key, err, c.hostPort)
+	}
+	o.Fields = append(o.Fields, model.Field{Name: field, Value: value})
+	return o, nil
 }
 
 // compare sets Expected, Observed and the tolerance for increments of by:
 // INCRBYFLOAT's, for a decimal amount or a key that held a decimal.
-func (r *BurstResult) compare(by model.Amount) {
+func (r *BurstResult) compare(by model.Amount, field string) {
 	amount, _ := new(big.Rat).SetString(by.String())
 	r.Expected = amount.Mul(amount, big.NewRat(int64(r.Sent), 1))
 	r.tolerance = new(big.Rat)
-	before, okBefore := number(r.Before)
-	after, okAfter := number(r.After)
+	before, okBefore := number(r.Before, field)
+	after, okAfter := number(r.After, field)
 	if !okBefore || !okAfter {
 		return
 	}
 	r.Observed = new(big.Rat).Sub(after, before)
-	if by.IsFloat || r.Before.PTTL != model.PTTLMissing && model.ParseValue(r.Before.Raw).Kind == model.KindFloat {
+	raw, _, _ := counted(r.Before, field)
+	if by.IsFloat || model.ParseValue(raw).Kind == model.KindFloat {
 		size := new(big.Rat).Abs(r.Expected)
 		for _, v := range []*big.Rat{before, after} {
 			if abs := new(big.Rat).Abs(v); abs.Cmp(size) > 0 {
@@ -160,16 +199,32 @@ func (r *BurstResult) compare(by model.Amount) {
 	}
 }
 
-// number returns o's value exactly, 0 for a missing key; ok is false when it is
-// not a number.
-func number(o model.Observation) (n *big.Rat, ok bool) {
-	if o.PTTL == model.PTTLMissing {
+// number returns the value a burst adds to exactly (o's, or its field's),
+// 0 for a missing key or field; ok is false when it is not a number.
+func number(o model.Observation, field string) (n *big.Rat, ok bool) {
+	raw, exists, ok := counted(o, field)
+	switch {
+	case !ok:
+		return nil, false
+	case !exists:
 		return new(big.Rat), true
 	}
-	if o.Type != "string" {
-		return nil, false
+	return new(big.Rat).SetString(raw)
+}
+
+// counted returns the text a burst adds to: a string key's, or field's of
+// a hash, and whether it exists; ok is false when o is of another type.
+func counted(o model.Observation, field string) (raw string, exists, ok bool) {
+	switch {
+	case o.PTTL == model.PTTLMissing:
+		return "", false, true
+	case field == "":
+		return o.Raw, true, o.Type == "string"
+	case o.Type != "hash":
+		return "", false, false
 	}
-	return new(big.Rat).SetString(o.Raw)
+	raw, exists = o.FieldValue(field)
+	return raw, exists, true
 }
 
 // connections opens n clients of exactly one connection each to the master

@@ -52,6 +52,50 @@ func TestBurstRace(t *testing.T) {
 	}
 }
 
+// TestBurstHashField races increments of one field of a hash, as a
+// per-field limiter counts: every one lands on that field, the others stay
+// as they were, and the hash (too large to be read whole) is compared on
+// the field by name.
+func TestBurstHashField(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	args := []any{"HSET", "rl:42", "login", "3"}
+	for i := range model.MaxHashFields + 4 {
+		args = append(args, "other"+strconv.Itoa(i), "7")
+	}
+	s.Do(t, args...)
+
+	r, err := c.Burst(context.Background(), "rl:42", by(t, "2"), time.Minute, redisclient.BurstOptions{Count: 500, Clients: 5, Field: "login"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBurst(t, r, 500, "1000")
+	if got := s.Do(t, "HGET", "rl:42", "login"); got != "1003" {
+		t.Errorf("login holds %v, want 1003", got)
+	}
+	if got := s.Do(t, "HGET", "rl:42", "other0"); got != "7" {
+		t.Errorf("another field changed to %v", got)
+	}
+	checkTTL(t, "rl:42", r.After.PTTL, time.Minute)
+	if !r.GaveTTL {
+		t.Error("the hash had no TTL and the burst gave it one, but GaveTTL is false")
+	}
+
+	// A field that does not exist yet starts at 0, as HINCRBY's does.
+	r, err = c.Burst(context.Background(), "rl:42", by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 10, Clients: 2, Field: "api"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	checkBurst(t, r, 10, "10")
+
+	// A key that is no hash is left alone, and nothing is counted as sent.
+	s.Do(t, "SET", "plain", "9")
+	r, err = c.Burst(context.Background(), "plain", by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 10, Clients: 2, Field: "login"})
+	if !errors.Is(err, model.ErrNotHash) || r.Sent != 0 || s.Do(t, "GET", "plain") != "9" {
+		t.Errorf("burst on a string with a field: sent %d, error %v, value %v; want nothing sent and ErrNotHash", r.Sent, err, s.Do(t, "GET", "plain"))
+	}
+}
+
 func TestBurstFloat(t *testing.T) {
 	t.Parallel()
 	_, c := startConnected(t)

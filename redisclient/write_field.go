@@ -86,27 +86,44 @@ return {redis.call('HGET', key, field), redis.call('PTTL', key), started, ran, '
 // type and PTTL only, with the field, when that read fails); FieldValue is
 // the field's value the script read.
 func (c *Client) IncrField(ctx context.Context, key, field string, by model.Amount, window time.Duration) (model.Incremented, error) {
+	r, _, err := c.incrField(ctx, c.rdb, key, field, by, window)
+	if err != nil {
+		return r, err
+	}
+	if read, err := c.Fetch(ctx, []string{key}); err == nil && read[0].Type == "hash" {
+		read[0].At = r.At
+		r.Observation = read[0]
+	} else {
+		r.Fields, r.Len = []model.Field{{Name: field, Value: r.FieldValue}}, 1
+	}
+	return r, nil
+}
+
+// incrField runs IncrField's script on rdb, which may be a connection of
+// its own (see Burst), and returns the hash as the script left it (type and
+// PTTL, with the field). started is as incr's.
+func (c *Client) incrField(ctx context.Context, rdb processor, key, field string, by model.Amount, window time.Duration) (r model.Incremented, started bool, err error) {
 	shown := fieldIncrCommand(key, field, by)
 	if err := c.writable(shown); err != nil {
-		return model.Incremented{}, err
+		return r, false, err
 	}
 	if field == "" {
-		return model.Incremented{}, explained(fmt.Sprintf("%s was not sent: no field is named to add to", shown), nil)
+		return r, false, explained(fmt.Sprintf("%s was not sent: no field is named to add to", shown), nil)
 	}
 	ms, mayFloat, err := incrArgs(window, by)
 	if err != nil {
-		return model.Incremented{}, err
+		return r, false, err
 	}
-	reply, err := c.sendIncr(ctx, c.rdb, fieldIncrScript, shown, key, by.CommandOn(field), field, by.String(), ms, mayFloat)
+	reply, err := c.sendIncr(ctx, rdb, fieldIncrScript, shown, key, by.CommandOn(field), field, by.String(), ms, mayFloat)
 	if err != nil {
-		return model.Incremented{}, err
+		return r, false, err
 	}
 	value, pttl, code, ran, typ, ok := fieldIncrReply(reply)
 	if !ok {
-		return model.Incremented{}, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", shown, len(reply)), nil)
+		return r, false, explained(fmt.Sprintf("%s: Redis answered the increment script with %d values of unexpected types", shown, len(reply)), nil)
 	}
 	name := model.Printable(key)
-	r := model.Incremented{
+	r = model.Incremented{
 		Observation: model.Observation{Key: key, Type: typ, PTTL: pttl, At: time.Now()},
 		Command:     ran, GaveTTL: code == 1, Field: field, FieldValue: value,
 	}
@@ -116,24 +133,19 @@ func (c *Client) IncrField(ctx context.Context, key, field string, by model.Amou
 		if pttl == model.PTTLMissing {
 			what = "does not exist"
 		}
-		return model.Incremented{}, explained(fmt.Sprintf("%s was not sent: %s %s and no window is known to give it one", shown, name, what), model.ErrNeedsWindow)
+		return model.Incremented{}, false, explained(fmt.Sprintf("%s was not sent: %s %s and no window is known to give it one", shown, name, what), model.ErrNeedsWindow)
 	case -2:
 		r.Command = ""
 		holds := fmt.Sprintf("field %s of %s holds %s, an integer", model.Printable(field), name, model.Printable(value))
 		if value == "" {
 			holds = fmt.Sprintf("%s has no field %s yet", name, model.Printable(field))
 		}
-		return r, explained(fmt.Sprintf("%s was not sent: %s, and HINCRBYFLOAT would leave a decimal there, on which the application's HINCRBY fails with 'hash value is not an integer'", shown, holds), model.ErrMakesDecimal)
+		return r, false, explained(fmt.Sprintf("%s was not sent: %s, and HINCRBYFLOAT would leave a decimal there, on which the application's HINCRBY fails with 'hash value is not an integer'", shown, holds), model.ErrMakesDecimal)
 	case -3:
-		return r, explained(fmt.Sprintf("%s was not sent: %s holds a %s, not a hash whose field %s counts, so nothing changed", shown, name, model.Printable(typ), model.Printable(field)), model.ErrNotHash)
+		return r, false, explained(fmt.Sprintf("%s was not sent: %s holds a %s, not a hash whose field %s counts, so nothing changed", shown, name, model.Printable(typ), model.Printable(field)), model.ErrNotHash)
 	}
-	if read, err := c.Fetch(ctx, []string{key}); err == nil && read[0].Type == "hash" {
-		read[0].At = r.At
-		r.Observation = read[0]
-	} else {
-		r.Fields, r.Len = []model.Field{{Name: field, Value: value}}, 1
-	}
-	return r, nil
+	r.Fields, r.Len = []model.Field{{Name: field, Value: value}}, 1
+	return r, code > 0, nil
 }
 
 // fieldIncrCommand returns the increment of field of key by by, as people

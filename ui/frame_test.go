@@ -60,6 +60,45 @@ func TestFramesWhileFiltering(t *testing.T) {
 	}
 }
 
+// TestFramesWhileSorting: a new sort of many keys is worked out a step per
+// read as well: the rows stay in the sort before it, and the dashboard
+// draws again at frame rate until the new one is shown, then stops.
+func TestFramesWhileSorting(t *testing.T) {
+	const n = 400_000 // several of the Store's steps
+	obs := make([]model.Observation, n)
+	for i := range obs {
+		obs[i] = str(fmt.Sprintf("ratelimit:user:%d", i), fmt.Sprint(i%1000), 60_000)
+	}
+	m := newModel(t, nil, 120, 40, obs...)
+	first := m.store.Rows(0, 1)[0].Key
+
+	m, cmd := press(m, "s") // key to value
+	if !m.store.Sorting() {
+		t.Fatalf("the sort was worked out within the key press: the test needs more than %d keys", n)
+	}
+	if got := m.store.Rows(0, 1)[0].Key; m.store.Sorting() && got != first {
+		t.Errorf("while sorting, the first row is %q, want %q as sorted by key", got, first)
+	}
+	frames := 0
+	for awaitFrame(t, cmd); ; awaitFrame(t, cmd) {
+		if m, cmd = send(m, frameMsg{}); cmd == nil {
+			break
+		}
+		if frames++; frames > 200 {
+			t.Fatal("the sort was still being worked out after 200 frames")
+		}
+	}
+	if m.store.Sorting() {
+		t.Fatal("the frames stopped before the sort was shown")
+	}
+	if frames < 2 {
+		t.Errorf("the sort took %d frames: it was not spread over them", frames)
+	}
+	if c := m.store.Rows(0, 1)[0]; !strings.HasSuffix(c.Key, "999") {
+		t.Errorf("sorted by value, the first row is %s, want one whose value is 999, the highest", c.Key)
+	}
+}
+
 // awaitFrame fails the test unless cmd, or a command of its batch, brings
 // a frameMsg.
 func awaitFrame(t *testing.T, cmd tea.Cmd) {

@@ -26,6 +26,9 @@ type keyMap struct {
 	Back    key.Binding
 	Copy    key.Binding
 
+	// Overview toggles the panel of counts per status and % of limit.
+	Overview key.Binding
+
 	Incr      key.Binding
 	Decr      key.Binding
 	IncrBy    key.Binding
@@ -70,6 +73,8 @@ func defaultKeyMap() keyMap {
 		Back:    key.NewBinding(key.WithKeys("esc"), key.WithHelp("esc", "back")),
 		Copy:    key.NewBinding(key.WithKeys("c"), key.WithHelp("c", "copy name")),
 
+		Overview: key.NewBinding(key.WithKeys("o"), key.WithHelp("o", "overview")),
+
 		Incr:      key.NewBinding(key.WithKeys("+"), key.WithHelp("+", "incr")),
 		Decr:      key.NewBinding(key.WithKeys("-"), key.WithHelp("-", "decr")),
 		IncrBy:    key.NewBinding(key.WithKeys("i"), key.WithHelp("i", "incr by N")),
@@ -102,7 +107,7 @@ func (k keyMap) ShortHelp() []key.Binding {
 func (k keyMap) FullHelp() [][]key.Binding {
 	columns := [][]key.Binding{
 		{k.Up, k.Down, k.PageUp, k.PageDown, k.Top, k.Bottom},
-		{k.Filter, k.Sort, k.Reverse, k.Pause, k.Detail, k.Back, k.Copy, k.Help, k.Quit},
+		{k.Filter, k.Sort, k.Reverse, k.Pause, k.Detail, k.Back, k.Copy, k.Overview, k.Help, k.Quit},
 	}
 	if k.readOnly {
 		return columns

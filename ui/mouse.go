@@ -37,7 +37,7 @@ func (m *Model) onMouse(msg tea.MouseMsg) {
 	if _, click := msg.(tea.MouseClickMsg); !click || mouse.Button != tea.MouseLeft || m.showHelp || m.screen != screenTable {
 		return
 	}
-	top := m.headerLines() // the column titles
+	top := m.headerLines() + m.overviewHeight() // the column titles
 	switch row := mouse.Y - top - 1; {
 	case mouse.Y == top:
 		if k, ok := m.columnAt(mouse.X); ok && k != m.store.Sort() {

@@ -160,8 +160,9 @@ var layoutNames = [model.NumLayouts]string{
 	model.LayoutTimestamp: "time", model.LayoutOpaque: "opaque", model.LayoutOther: "—",
 }
 
-// tableRows is how many counters fit under the column titles.
-func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1) }
+// tableRows is how many counters fit under the column titles (and the
+// overview panel, when it is on).
+func (m *Model) tableRows() int { return max(0, m.bodyHeight()-1-m.overviewHeight()) }
 
 // tableView is the column titles and the visible rows, height lines at most,
 // each cut to the width. Only the rows on screen are read from the Store,

@@ -137,6 +137,7 @@ type Model struct {
 	detailKey string   // the key the detail screen shows
 	siblings  siblings // the other windows of detailKey's identity, when a window key
 	showHelp  bool     // the full help covers the screen
+	overview  bool     // o: the overview panel is on, above the table
 	scroll    int      // how many lines the help or the detail screen is scrolled down
 	prompt    *prompt
 	confirm   *confirm

@@ -49,19 +49,19 @@ func tick(gen int) tea.Cmd {
 }
 
 // frameEvery is how soon the screen is drawn again while the Store is
-// still applying a filter (model.Store.Filtering), which it does a step
-// per read of the order: a frame's time, so a filter over a million keys
-// shows within a few frames, not a few ticks.
+// still applying a filter or working out a sort (model.Store.Filtering,
+// Sorting), which it does a step per read of the order: a frame's time, so
+// either shows within a few frames at a million keys, not a few ticks.
 const frameEvery = time.Second / 60
 
-// frameMsg draws the screen again to see a filter through.
+// frameMsg draws the screen again to see a filter or a sort through.
 type frameMsg struct{}
 
-// drawAgain is the frame that sees the filter being applied through: one
-// at a time while the Store is still applying it, none once it is done,
-// so an idle dashboard is not redrawn at frame rate.
+// drawAgain is the frame that sees the filter or sort through: one at a
+// time while the Store is still at it, none once it is done, so an idle
+// dashboard is not redrawn at frame rate.
 func (m *Model) drawAgain() tea.Cmd {
-	if m.framing || !m.store.Filtering() {
+	if m.framing || !m.store.Filtering() && !m.store.Sorting() {
 		return nil
 	}
 	m.framing = true
@@ -127,7 +127,7 @@ func (m *Model) update(msg tea.Msg) tea.Cmd {
 		m.lookUpSiblings(false)
 		return tick(m.tickGen)
 	case frameMsg:
-		m.framing = false // the reads of this Update take the filter a step on
+		m.framing = false // the reads of this Update take the filter or sort a step on
 		return nil
 	case incrDoneMsg:
 		return m.onIncrDone(msg)
@@ -236,6 +236,9 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	case key.Matches(msg, m.keys.Copy):
 		return m.copyName(m.selected)
+	case key.Matches(msg, m.keys.Overview):
+		m.toggleOverview()
+		return nil
 	}
 	return m.writeKey(msg, m.selected)
 }

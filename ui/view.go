@@ -46,7 +46,8 @@ func (m *Model) render() string {
 	body := m.bodyHeight()
 	content, fitted := m.pagerView(body), false // fitted: the lines are known to fit the width
 	if content == nil {
-		content, fitted = m.tableView(body), true
+		panel := m.overviewHeight()
+		content, fitted = append(m.overviewView(panel), m.tableView(body-panel)...), true
 	}
 	for i := range body {
 		line := ""

@@ -38,6 +38,7 @@ func TestGoldenScreens(t *testing.T) {
 			{"help", "?"},
 			{"detail", "<enter>"},
 			{"confirm", "d"},
+			{"overview", "o"},
 		} {
 			t.Run(fmt.Sprintf("%s_%dx%d", tc.name, size[0], size[1]), func(t *testing.T) {
 				m := newModelWith(t, Options{Writer: newFakeWriter(), Patterns: testPatterns, ConfigFile: "/etc/countertop/countertop.toml"},

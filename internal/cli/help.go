@@ -18,7 +18,7 @@ const (
 	aboutDemo       = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
 	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits. With --watch it follows them for a while first, and prints their statuses as watched (extending takes more than one reading)."
 	aboutCheck      = "Prints a line for each stuck, no-expiry or leaked counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI. With --watch it follows the counters for a while, and finds the extending ones too: a TTL pushed back on every hit (EXPIRE without NX), so the window never closes."
-	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A key whose rule names a hash field (field = \"NAME\") gets HINCRBY of that field."
+	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A hash field (--field NAME, or a rule's field = \"NAME\") gets HINCRBY of that field."
 	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL: PEXPIRE KEY MS NX, sent only while the key still holds what it was read as and has no TTL. It asks first, unless --yes."
 	aboutCompletion = "Prints the script that completes countertop's commands and flags in SHELL: bash, zsh or fish."
 	aboutHelp       = "Prints countertop's help, or with a command's name what 'countertop COMMAND --help' prints."
@@ -53,11 +53,12 @@ var (
 		"countertop check -h 10.0.0.5 -p 6380 -n 2 --user monitor",
 	}
 	incrExamples = []string{
-		"countertop incr ratelimit:api:42 --by 5 --window 60s",
 		"# The immortal-counter bug, on purpose: an increment that sets no TTL",
 		"countertop incr ratelimit:api:drill --no-expire",
 		"# A race drill: 10000 increments over 20 connections; expected vs observed",
 		"countertop incr ratelimit:api:race --count 10000 --clients 20 --window 60s",
+		"# A per-field limiter: HINCRBY of one hash field, by 5",
+		"countertop incr rl:client:42 --field login --by 5 --window 60s",
 	}
 	repairExamples = []string{
 		"# What it would do; sends nothing",

@@ -20,6 +20,7 @@ import (
 func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	var (
 		byText, rateText     string
+		fieldFlag            string
 		noExpire, allowFloat bool
 		count, clients       int
 		flags                *flag.FlagSet
@@ -28,6 +29,7 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		flags = fs
 		fs.StringVar(&byText, "by", "1", "add `N`: an integer (INCRBY; negative to decrement) or a decimal (INCRBYFLOAT)")
 		fs.BoolVar(&allowFloat, "allow-float", false, "let a decimal --by turn a key that holds an integer, or does not exist, into a decimal counter, on which the application's INCR then fails")
+		fs.StringVar(&fieldFlag, "field", "", "add to field `NAME` of the hash KEY (HINCRBY), as a per-field limiter does (default: the field its [[rule]] names, if any)")
 		fs.BoolVar(&noExpire, "no-expire", false, "send a plain INCRBY that sets no TTL: the immortal-counter bug, on purpose")
 		fs.IntVar(&count, "count", 0, "fire `N` atomic increments (ctrl+c stops them)")
 		fs.StringVar(&rateText, "rate", "", "with --count: pace the increments at `R/s` over all connections, like 100/s (default: as fast as Redis answers)")
@@ -55,14 +57,17 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	// A rule that reads a hash field as the counter says how its limiter
 	// counts: HINCRBY of that field, as the dashboard's + sends it.
 	field := cfg.Rules.At(cfg.Rules.Match(key)).Field
-	if field != "" && count > 0 {
-		return exitFailed, fmt.Errorf("--count fires bursts at string counters only, and the rule for %s reads its hash field %s: fire one increment at a time, or give the burst a key no field rule covers", model.Printable(key), model.Printable(field))
+	if isSet(flags, "field") {
+		if fieldFlag == "" {
+			return exitFailed, errors.New("--field is empty (an unset variable?): name the hash field to add to, or leave --field out for a string counter")
+		}
+		field = fieldFlag
 	}
 	if window == model.WindowUnknown && count > 0 {
 		// Each increment of a burst would have to find out for itself.
 		return exitFailed, fmt.Errorf("no window for %s: a burst needs one, so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
 	}
-	burst := redisclient.BurstOptions{Count: count, Clients: clients}
+	burst := redisclient.BurstOptions{Count: count, Clients: clients, Field: field}
 	if burst.Rate, err = parseRate(rateText); err != nil {
 		return exitFailed, err
 	}
@@ -129,7 +134,12 @@ func runBurst(ctx context.Context, client *redisclient.Client, key string, by mo
 	}
 	fmt.Fprintf(stdout, "fired %d of %d increments from %d connection%s in %v%s\n",
 		r.Sent, o.Count, conns, plural(conns), time.Since(start).Round(time.Millisecond), note)
-	fmt.Fprintln(stdout, incrLine(model.Incremented{Observation: r.After, GaveTTL: r.GaveTTL}))
+	after := model.Incremented{Observation: r.After, GaveTTL: r.GaveTTL}
+	if o.Field != "" && r.After.Type == "hash" {
+		after.Field = o.Field
+		after.FieldValue, _ = r.After.FieldValue(o.Field)
+	}
+	fmt.Fprintln(stdout, incrLine(after))
 	fmt.Fprintf(stdout, "expected %s, observed %s\n", signed(r.Expected), signed(r.Observed))
 	switch {
 	case err != nil && !interrupted:

@@ -71,8 +71,41 @@ func TestIncrHashField(t *testing.T) {
 	if s.Do(t, "GET", "fields:string") != "9" {
 		t.Error("the string changed")
 	}
-	code, out, errOut = cli(t, s, "incr", "fields:42", "--count", "10")
-	wantRun(t, code, out, errOut, exitFailed, "", "--count fires bursts at string counters only, and the rule for fields:42 reads its hash field login")
+	// A burst adds to the rule's field, every increment counted.
+	code, out, errOut = cli(t, s, "incr", "fields:42", "--count", "10", "--clients", "3")
+	wantRun(t, code, out, errOut, exitOK, "fields:42 login = 15 (TTL ", "")
+	if !strings.Contains(out, "expected +10, observed +10\n") {
+		t.Errorf("the burst did not compare the field:\n%s", out)
+	}
+	if got := s.Do(t, "HGET", "fields:42", "login"); got != "15" {
+		t.Errorf("login holds %v after the burst, want 15", got)
+	}
+}
+
+// --field names the hash field to add to where no rule does, and beats the
+// rule's; one increment or a burst.
+func TestIncrFieldFlag(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "HSET", "bucket:7", "login", "3", "api", "7")
+
+	code, out, errOut := cli(t, s, "incr", "bucket:7", "--field", "api", "--window", "30s")
+	wantRun(t, code, out, errOut, exitOK, "bucket:7 api = 8; it had no TTL, now 30s\n", "")
+	code, out, errOut = cli(t, s, "incr", "bucket:7", "--field", "api", "--count", "5", "--window", "30s")
+	wantRun(t, code, out, errOut, exitOK, "bucket:7 api = 13 (TTL ", "")
+	if s.Do(t, "HGET", "bucket:7", "login") != "3" {
+		t.Error("--field api changed another field")
+	}
+	// The rule for fields:* reads login; --field adds to another one.
+	s.Do(t, "HSET", "fields:9", "login", "1")
+	code, out, errOut = cli(t, s, "incr", "fields:9", "--field", "api")
+	wantRun(t, code, out, errOut, exitOK, "fields:9 api = 1; it had no TTL, now 1m00s\n", "")
+	if s.Do(t, "HGET", "fields:9", "login") != "1" {
+		t.Error("--field api added to the rule's field login")
+	}
+
+	code, out, errOut = cli(t, s, "incr", "bucket:7", "--field", "")
+	wantRun(t, code, out, errOut, exitFailed, "", "--field is empty (an unset variable?)")
 }
 
 // shownTTL is the TTL printed in the line of out that starts with prefix:

@@ -58,6 +58,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 		if err != nil {
 			return err
 		}
+		snap.Watched(*watch)
 		snap.AddCounters(storeCounters(store))
 	} else if err := readAll(ctx, client, cfg, snap.Add); err != nil {
 		return err

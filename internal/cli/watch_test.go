@@ -66,27 +66,62 @@ func TestCheckWatchFindsExtending(t *testing.T) {
 	}
 }
 
-// snapshot --format json --watch gives each key's status as watched.
+// snapshot --watch gives each key's status as watched, in every format:
+// the client that pushes its TTL back on every hit is extending, the one
+// with NX is not; the JSON says how long it watched, and a snapshot
+// without --watch, which cannot see extending, says 0.
 func TestSnapshotWatch(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	s.Repeat(t, 200*time.Millisecond, hit("ratelimit:api:pushed", false)...)
 	s.Repeat(t, 200*time.Millisecond, hit("ratelimit:api:nx", true)...)
+	waitExist(t, s, "ratelimit:api:pushed", "ratelimit:api:nx")
 
-	code, out, errOut := cli(t, s, "snapshot", "--format", "json", "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", "poll")
-	wantRun(t, code, out, errOut, exitOK, "", "")
-	var snap struct {
+	type doc struct {
+		WatchedS *float64 `json:"watched_s"`
 		Counters []struct{ Key, Status string }
 	}
-	if err := json.Unmarshal([]byte(out), &snap); err != nil {
-		t.Fatalf("%v:\n%s", err, out)
+	statuses := func(out string) (map[string]string, *float64) {
+		t.Helper()
+		var snap doc
+		if err := json.Unmarshal([]byte(out), &snap); err != nil {
+			t.Fatalf("%v:\n%s", err, out)
+		}
+		got := map[string]string{}
+		for _, c := range snap.Counters {
+			got[c.Key] = c.Status
+		}
+		return got, snap.WatchedS
 	}
-	got := map[string]string{}
-	for _, c := range snap.Counters {
-		got[c.Key] = c.Status
+	code, out, errOut := cli(t, s, "snapshot", "--format", "json", "--pattern", "ratelimit:*")
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	if got, watched := statuses(out); len(got) != 2 || got["ratelimit:api:pushed"] == "extending" || watched == nil || *watched != 0 {
+		t.Errorf("one pass: statuses %v, watched_s %v; want none extending (one reading cannot tell), and 0", got, watched)
 	}
-	if len(got) != 2 || got["ratelimit:api:pushed"] != "extending" || got["ratelimit:api:nx"] != "ok" {
-		t.Errorf("statuses %v, want pushed extending and nx ok", got)
+
+	code, out, errOut = cli(t, s, "snapshot", "--format", "json", "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", "poll")
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	if got, watched := statuses(out); len(got) != 2 || got["ratelimit:api:pushed"] != "extending" || got["ratelimit:api:nx"] != "ok" || watched == nil || *watched != 3 {
+		t.Errorf("statuses %v, watched_s %v; want pushed extending, nx ok, and 3", got, watched)
+	}
+
+	for _, format := range []string{"table", "csv"} {
+		code, out, errOut = cli(t, s, "snapshot", "--format", format, "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", "tracking")
+		wantRun(t, code, out, errOut, exitOK, "", "")
+		got := map[string]string{}
+		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+			fields := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == ',' })
+			if len(fields) > 1 {
+				status := fields[len(fields)-1]
+				if format == "csv" {
+					status = fields[len(fields)-2] // raw_truncated is last
+				}
+				got[fields[0]] = status
+			}
+		}
+		if len(got) != 2 || got["ratelimit:api:pushed"] != "extending" || got["ratelimit:api:nx"] != "ok" {
+			t.Errorf("--format %s: statuses %v, want pushed extending and nx ok:\n%s", format, got, out)
+		}
 	}
 }
 

@@ -19,8 +19,9 @@ import (
 // key order, as they stood at one moment, in one of the Formats: what
 // `countertop snapshot` prints.
 //
-// JSON is DESIGN.md's document for scripts, exactly as json.Encoder with a
-// two-space indent writes it but for what appendJSONString also escapes;
+// JSON is DESIGN.md's document for scripts, with watched_s after taken_at
+// (see Watched), exactly as json.Encoder with a two-space indent writes it
+// but for what appendJSONString also escapes;
 // the table (text/tabwriter's layout, long names cut as the dashboard cuts
 // them: see FitTo) and CSV (encoding/csv's) carry names and values in
 // model.Printable form, since they often go straight to a terminal.
@@ -32,8 +33,9 @@ type Snapshot struct {
 	format      string
 	rules       *model.Rules
 	texts       ruleTexts
-	width       int       // of the terminal the table goes to; 0 when it goes elsewhere
-	start       time.Time // the rows' read times count from it
+	width       int           // of the terminal the table goes to; 0 when it goes elsewhere
+	watched     time.Duration // how long the counters were watched (see Watched); 0: one pass
+	start       time.Time     // the rows' read times count from it
 	order       keyOrder
 	batches     []renderedBatch // the order's batches, in the same order
 	rows, bytes int             // rendered so far
@@ -102,6 +104,12 @@ func NewSnapshot(format string, rules *model.Rules) *Snapshot {
 // of JSON and CSV, which always hold the whole name; call it before Add.
 func (s *Snapshot) FitTo(width int) { s.width = max(width, 0) }
 
+// Watched says the counters come from watching them for d (snapshot
+// --watch), so their statuses are as watched: the JSON's watched_s, which
+// is 0 for one pass, so that a script can tell a snapshot that could see
+// extending from one that could not.
+func (s *Snapshot) Watched(d time.Duration) { s.watched = max(d, 0) }
+
 // keyCap returns how many cells of a key name a table row keeps as it is
 // added: the whole terminal's width, or maxTableKey.
 func (s *Snapshot) keyCap() int {
@@ -157,7 +165,7 @@ func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
 		func(a, b place) bool { return row(a).readAt > row(b).readAt },
 		func(p place) { row(p).dropped = true })
 	err := s.write(w, takenAt, order)
-	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, width: s.width, start: s.start}
+	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, width: s.width, watched: s.watched, start: s.start}
 	return err
 }
 
@@ -209,7 +217,9 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 	case FormatJSON:
 		bw.WriteString("{\n  \"taken_at\": \"")
 		bw.Write(takenAt.AppendFormat(nil, time.RFC3339))
-		bw.WriteString("\",\n  \"counters\": [")
+		bw.WriteString("\",\n  \"watched_s\": ")
+		bw.Write(strconv.AppendFloat(nil, s.watched.Seconds(), 'f', -1, 64))
+		bw.WriteString(",\n  \"counters\": [")
 		s.writeRows(bw, order, func(buf []byte, i int, p place) []byte {
 			r, text := s.row(p)
 			if i > 0 {

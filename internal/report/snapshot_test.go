@@ -71,6 +71,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	}
 	var doc struct {
 		TakenAt  string    `json:"taken_at"`
+		WatchedS *float64  `json:"watched_s"`
 		Counters []counter `json:"counters"`
 	}
 	dec := json.NewDecoder(strings.NewReader(out))
@@ -80,6 +81,9 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	}
 	if doc.TakenAt != "2025-03-01T12:00:10Z" {
 		t.Errorf("taken_at = %q", doc.TakenAt)
+	}
+	if doc.WatchedS == nil || *doc.WatchedS != 0 {
+		t.Errorf("watched_s = %v, want 0 for one pass", doc.WatchedS)
 	}
 	byKey := map[string]counter{}
 	for _, c := range doc.Counters {
@@ -148,6 +152,7 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 	}
 	doc := struct {
 		TakenAt  string    `json:"taken_at"`
+		WatchedS float64   `json:"watched_s"`
 		Counters []counter `json:"counters"`
 	}{TakenAt: takenAt.Format(time.RFC3339), Counters: []counter{}}
 	for _, c := range rows {
@@ -333,6 +338,25 @@ func FuzzWriteSnapshotJSON(f *testing.F) {
 	f.Add("\u2028\"\\", "string", "-1.5e-7", int64(0))
 	f.Add(hostileKey, "string\u202e", "\u009b"+hostileKey, int64(-1))
 	fuzzReference(f, FormatJSON, encodingJSON)
+}
+
+// A snapshot of watched counters says for how long, in seconds, and
+// again after its first Write: the setting outlives the rows.
+func TestWriteSnapshotJSONWatched(t *testing.T) {
+	s := NewSnapshot(FormatJSON, testRules())
+	s.Watched(3500 * time.Millisecond)
+	for range 2 {
+		var buf bytes.Buffer
+		if err := s.Write(&buf, t0); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct {
+			WatchedS float64 `json:"watched_s"`
+		}
+		if err := json.Unmarshal(buf.Bytes(), &doc); err != nil || doc.WatchedS != 3.5 || !strings.Contains(buf.String(), "\n  \"watched_s\": 3.5,\n") {
+			t.Errorf("watched_s = %v (%v), want 3.5:\n%s", doc.WatchedS, err, buf.String())
+		}
+	}
 }
 
 func TestWriteSnapshotJSONEmpty(t *testing.T) {
