@@ -33,7 +33,9 @@ type sample struct {
 type ring struct {
 	s       [HistoryLen]sample
 	anchorV float32
-	anchorD int32 // deadline, deciseconds from the epoch
+	anchorD int32                   // deadline, deciseconds from the epoch
+	trend   [TrendBuckets]trendCell // the last minute (see Trend)
+	trendAt uint32                  // the TrendStep of trend's last span
 }
 
 // history is the Store's slab of rings and the ones free for reuse.
@@ -80,12 +82,16 @@ func sampleOf(e *entry) sample {
 // remember is the hook observe calls with e still holding its last reading
 // and r the new one, read at at with pttl: when the value or the deadline
 // changed, it keeps the last reading in e's ring (made on the first
-// change) and returns st, or StatusExtending when the expiry of a counter
+// change), folds every reading into the ring's trend once it has one, and
+// returns st, or StatusExtending when the expiry of a counter
 // was pushed back while it grew, twice (see extend).
 func (s *Store) remember(e *entry, r *Reading, pttl, at int64, st Status) Status {
 	newNum, isNum := r.Value.Number()
 	oldNum, wasNum := e.value().Number()
 	if isNum == wasNum && (!isNum || newNum == oldNum) && !e.expiryMoved(pttl, at) {
+		if e.hist != 0 {
+			addToTrend(s.hist.at(e.hist-1), e, newNum, isNum, r.Layout, pttl, at)
+		}
 		return s.extendedStatus(e, r, st)
 	}
 	last := sampleOf(e)
@@ -93,8 +99,10 @@ func (s *Store) remember(e *entry, r *Reading, pttl, at int64, st Status) Status
 		e.hist = s.hist.alloc() + 1
 		g := s.hist.at(e.hist - 1)
 		g.anchorV, g.anchorD = last.value, anchorDeadline(last)
+		startTrend(g, e)
 	}
 	g := s.hist.at(e.hist - 1)
+	addToTrend(g, e, newNum, isNum, r.Layout, pttl, at)
 	g.s[e.histHead] = last
 	e.histHead = (e.histHead + 1) % HistoryLen
 	e.histN = min(e.histN+1, HistoryLen)
@@ -153,19 +161,11 @@ func (s *Store) extendedStatus(e *entry, r *Reading, st Status) Status {
 	return st
 }
 
-// forget lets go of e's ring, for the next key that changes.
-func (s *Store) forget(e *entry) {
-	if e.hist != 0 {
-		s.hist.free = append(s.hist.free, e.hist-1)
-		e.hist, e.histN, e.histHead, e.extends = 0, 0, 0, 0
-	}
-}
-
 // History returns the past readings of key the Store keeps, oldest first,
 // not including the current one (Get gives that); nil for a key that has
 // not changed since it was first read.
 func (s *Store) History(key string) []Sample {
-	i, ok := s.index[key]
+	i, ok := s.index.find(key, s.entries)
 	if !ok {
 		return nil
 	}

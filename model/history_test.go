@@ -103,9 +103,10 @@ func TestHistory(t *testing.T) {
 			t.Errorf("reading %d = %+v, want value %v, TTL 1m at +%vs", j, x, want, want)
 		}
 	}
-	// A removed key's ring goes to the next key that changes.
+	// A removed key's ring is parked for a trend's span (see
+	// trend_park.go), then goes to the next key that changes.
 	s.Apply(Batch{Removed: []string{"k"}})
-	s.Apply(Batch{Observed: []Observation{{Key: "idle", Type: "string", Raw: "8", PTTL: 5000, At: t0.Add(time.Minute)}}})
+	s.Apply(Batch{Observed: []Observation{{Key: "idle", Type: "string", Raw: "8", PTTL: 5000, At: t0.Add(2 * time.Minute)}}})
 	if h := s.History("idle"); len(h) != 1 || h[0].Value != 7 {
 		t.Errorf("history after a change = %+v, want the one reading of 7", h)
 	}

@@ -96,7 +96,7 @@ type Store struct {
 	rules *Rules
 
 	entries []entry           // in no particular order; removal swaps the last entry in
-	index   map[string]int32  // key -> position in entries
+	index   keyIndex          // key -> position in entries
 	types   map[string]string // type names other than "string", shared by their keys
 	plain   bitset            // a bit per entry: its name is a plainName (a bit, as entry has no byte to spare)
 	notes   map[string]note   // what a hash's reading says beyond its entry; nil until one does
@@ -104,6 +104,8 @@ type Store struct {
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
 	hist     history // past readings of the keys that changed
+	parking  parking // the rings of keys removed lately (see trend_park.go)
+	latest   int64   // the latest reading, from the epoch
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
 	floats   int // entries holding a decimal (see countValue)
@@ -163,7 +165,7 @@ const deadlineJitter = time.Second
 
 // NewStore returns an empty Store that classifies keys with rules.
 func NewStore(rules *Rules) *Store {
-	return &Store{rules: rules, index: map[string]int32{}, types: map[string]string{}, filter: parseFilter(""), order: newOrder()}
+	return &Store{rules: rules, index: newKeyIndex(), types: map[string]string{}, filter: parseFilter(""), order: newOrder()}
 }
 
 // Rules returns the rules the Store classifies with.
@@ -188,7 +190,7 @@ func (s *Store) Apply(b Batch) int {
 		// A first batch of many keys (a poller's first batch after a
 		// restart of the feed, a benchmark's): size for it at once rather
 		// than growing through every power of two.
-		s.index = make(map[string]int32, len(b.Observed))
+		s.index.reserve(len(b.Observed), s.entries)
 		s.entries = slices.Grow(s.entries, len(b.Observed))
 		s.order.home = slices.Grow(s.order.home, len(b.Observed))
 	}
@@ -210,12 +212,16 @@ func (s *Store) observe(o *Observation) bool {
 	if o.PTTL == PTTLMissing || o.Type == "none" {
 		return s.remove(o.Key)
 	}
-	if len(s.index) == 0 {
+	if s.index.len() == 0 && len(s.parking.byKey) == 0 {
 		s.epoch = o.At // keeps the monotonic reading, so TTLs count down with it
-		s.quiet = 0
+		s.quiet, s.latest = 0, 0
 	}
 	at := int64(o.At.Sub(s.epoch))
-	i, ok := s.index[o.Key]
+	if at > s.latest {
+		s.latest = at
+		s.expireParked(at)
+	}
+	i, ok := s.index.find(o.Key, s.entries)
 	if !ok {
 		s.add(o, at)
 		return true
@@ -275,12 +281,13 @@ func (s *Store) add(o *Observation, at int64) {
 	r, st := s.read(o, e.rule)
 	s.setValue(&e, o, &r)
 	e.status = st
+	s.unpark(&e)
 	s.byStatus[e.status]++
 	s.countValue(&e, 1)
 	s.ages.add(at)
 	i := int32(len(s.entries))
-	s.index[o.Key] = i
 	s.entries = append(s.entries, e)
+	s.index.insert(o.Key, i, s.entries)
 	ord := &s.order
 	s.plain.set(i, plainName(o.Key))
 	ord.add(i, ord.pass != nil && s.keeps(&ord.passed, i), ord.sweep != noSweep && s.keeps(&ord.target, i))
@@ -290,26 +297,26 @@ func (s *Store) add(o *Observation, at int64) {
 // remove deletes key, moving the last entry into its place, and reports
 // whether it was there.
 func (s *Store) remove(key string) bool {
-	i, ok := s.index[key]
+	i, ok := s.index.find(key, s.entries)
 	if !ok {
 		return false
 	}
-	delete(s.index, key)
+	s.index.remove(key, s.entries)
 	if len(s.notes) != 0 {
 		delete(s.notes, key)
 	}
 	s.byStatus[s.entries[i].status]--
 	s.countValue(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
-	s.forget(&s.entries[i])
+	s.park(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
 	}
 	last := int32(len(s.entries) - 1)
 	s.order.removedName(i, last)
 	if i != last {
+		s.index.move(s.entries[last].key, i, s.entries)
 		s.entries[i] = s.entries[last]
-		s.index[s.entries[i].key] = i
 		s.plain.set(i, s.plain.has(last))
 		s.order.rename(last, i)
 		if s.entries[i].moved {
@@ -584,7 +591,7 @@ func (s *Store) Len() int { return len(s.entries) }
 
 // Get returns the counter for key.
 func (s *Store) Get(key string) (Counter, bool) {
-	i, ok := s.index[key]
+	i, ok := s.index.find(key, s.entries)
 	if !ok {
 		return Counter{}, false
 	}
@@ -682,7 +689,7 @@ func (s *Store) Rows(offset, n int) []Counter {
 
 // IndexOf is key's position in the filtered, sorted order, or -1.
 func (s *Store) IndexOf(key string) int {
-	i, ok := s.index[key]
+	i, ok := s.index.find(key, s.entries)
 	if !ok {
 		return -1
 	}

@@ -2,6 +2,7 @@ package redisclient_test
 
 import (
 	"fmt"
+	"math"
 	"strings"
 	"testing"
 	"time"
@@ -83,6 +84,10 @@ func TestExtendingInEveryMode(t *testing.T) {
 				}
 				return ""
 			})
+			// Every mode feeds the key's trend, which TREND draws.
+			if tr, ok := f.store.Trend("rl:pushed", time.Now()); !ok || tr.Readings == 0 || math.IsNaN(tr.Values[model.TrendBuckets-1]) {
+				t.Errorf("rl:pushed has no trend of its readings in %s mode: %+v", mode, tr)
+			}
 			// The others, read as often for as long again, never are.
 			f.until("rl:nx and rl:log read for 3 s more", func() string {
 				never()

@@ -22,12 +22,14 @@ tmux new-session -d -s shot -x 120 -y 40 \
 	"env TERM=xterm-256color COLORTERM=truecolor $tmp/countertop demo"
 
 # Poll, with a deadline, until the demo's clients have run long enough for
-# rates to show and a counter to be stuck.
-deadline=$((SECONDS + 60))
+# rates to show, a counter to be stuck, and TREND to hold most of a minute
+# (six spans of 7.5 s) on a few rows.
+deadline=$((SECONDS + 120))
 until tmux capture-pane -p -t shot | grep -q 'stuck' &&
-	[ "$(tmux capture-pane -p -t shot | grep -cE '\+[0-9.]+/s')" -ge 4 ]; do
+	[ "$(tmux capture-pane -p -t shot | grep -cE '\+[0-9.]+/s')" -ge 4 ] &&
+	[ "$(tmux capture-pane -p -t shot | grep -cE '[▁▂▃▄▅▆▇█]{6}  (counter|window|log|bucket) ')" -ge 4 ]; do
 	if ((SECONDS > deadline)); then
-		echo "screenshot: the demo did not show its traffic within 60s; the screen was:" >&2
+		echo "screenshot: the demo did not show its traffic within 120s; the screen was:" >&2
 		tmux capture-pane -p -t shot >&2
 		exit 1
 	fi

@@ -41,6 +41,30 @@ func BenchmarkView(b *testing.B) {
 	}
 }
 
+// BenchmarkViewTrends is BenchmarkView with a sparkline in every row's
+// TREND: each key read rising, once a span, over the last minute.
+func BenchmarkViewTrends(b *testing.B) {
+	const n = 1_000
+	store := model.NewStore(testRules())
+	for k := range model.TrendBuckets {
+		obs := make([]model.Observation, n)
+		for i := range obs {
+			obs[i] = str(benchKey(i), fmt.Sprint(i%150+k*10), int64(60_000))
+			obs[i].At = t0.Add(time.Duration(k-7) * model.TrendStep)
+		}
+		store.Apply(model.Batch{Observed: obs})
+	}
+	m, _ := send(New(Options{Store: store, Now: testNow}), tea.WindowSizeMsg{Width: 120, Height: 40})
+	m, _ = press(m, "G")
+	if line := m.trendCell(&m.store.Rows(0, 1)[0], m.store.Rules().List[0], testNow()); line == "" {
+		b.Fatal("no sparkline drawn")
+	}
+	b.ReportAllocs()
+	for b.Loop() {
+		_ = m.View()
+	}
+}
+
 // BenchmarkBatchFrame is what a poll batch costs the dashboard at a million
 // keys: new readings of 500 keys (values up, TTLs set again) applied to the
 // Store, the selection followed, and the frame drawn, in each sort.

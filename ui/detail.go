@@ -101,11 +101,12 @@ func (m *Model) detailView() []string {
 	lines = append(lines, wrapped("window", window)...)
 	lines = append(lines, field("rate", formatRate(c.Rate)))
 	lines = append(lines, wrapped("rule", ruleText)...)
-	return append(lines,
+	lines = append(lines,
 		field("deadline", deadline),
 		field("type", model.Printable(c.Type)),
 		field("raw", raw),
 	)
+	return append(lines, m.historyLines(&c, rule, now)...)
 }
 
 // layoutLines are the detail screen's lines on how the key was read: its

@@ -15,10 +15,11 @@ const (
 	percentWidth = 5  // up to ">999%"
 	ttlWidth     = 12 // "∞ persistent"
 	rateWidth    = 8
-	statusWidth  = 11 // "not-counter"
-	layoutWidth  = 7  // "counter"; see layoutNames
-	minKeyWidth  = 24 // below this, RATE and then the gauge give way
-	maxValue     = 20 // a signed 64-bit integer; longer floats are cut
+	trendWidth   = model.TrendBuckets // a block a span
+	statusWidth  = 11                 // "not-counter"
+	layoutWidth  = 7                  // "counter"; see layoutNames
+	minKeyWidth  = 24                 // below this, RATE and then the gauge give way
+	maxValue     = 20                 // a signed 64-bit integer; longer floats are cut
 )
 
 // gap is the space between columns, narrowGap where space is short.
@@ -39,6 +40,7 @@ type columns struct {
 	key, value, limit int // limit 0: no LIMIT column
 	ttl, status       int
 	gauge, rate       bool
+	trend             bool   // the TREND column
 	layout            bool   // the LAYOUT column
 	gap               string // between columns
 }
@@ -55,6 +57,9 @@ func (c columns) fixed() int {
 	}
 	if c.rate {
 		w += rateWidth + g
+	}
+	if c.trend {
+		w += trendWidth + g
 	}
 	if c.layout {
 		w += layoutWidth + g
@@ -82,7 +87,7 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 	percentOnly := max(percentWidth, len("LIMIT")+arrow(model.SortPercent))
 	c := columns{
 		value: max(value, minValue), limit: percentWidth + 1 + gaugeCells, ttl: ttlWidth, status: statusWidth,
-		gauge: true, rate: true, layout: true, gap: gap,
+		gauge: true, rate: true, trend: true, layout: true, gap: gap,
 	}
 	fair := min(minKeyWidth, (width-gutterWidth)/3, max(key, len("KEY")+arrow(model.SortKeyName)))
 	type step struct {
@@ -90,13 +95,15 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 		give func(*columns)
 	}
 	// Under minKeyWidth, LAYOUT goes (VALUE still reads "frees in 3s", "7
-	// left"), then RATE, then the gauge (the percentage stays).
+	// left"), then TREND (RATE still says it moves), then RATE, then the
+	// gauge (the percentage stays).
 	dropLayout := step{minKeyWidth, func(c *columns) { c.layout = false }}
+	dropTrend := step{minKeyWidth, func(c *columns) { c.trend = false }}
 	dropRate := step{minKeyWidth, func(c *columns) { c.rate = false }}
 	dropGauge := step{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }}
-	first := []step{dropLayout, dropRate, dropGauge}
+	first := []step{dropLayout, dropTrend, dropRate, dropGauge}
 	if sorted == model.SortRate {
-		first = []step{dropLayout, dropGauge, dropRate} // the column the rows are in the order of stays longest
+		first = []step{dropLayout, dropTrend, dropGauge, dropRate} // the column the rows are in the order of stays longest
 	}
 	// Under KEY's fair share (a third of the row, or what the names need),
 	// TTL and the gaps narrow, LIMIT goes (STATUS still says over and
@@ -263,6 +270,9 @@ func (m *Model) titles(c columns) string {
 	if c.rate {
 		cells = append(cells, padLeft(title("RATE", model.SortRate), rateWidth))
 	}
+	if c.trend {
+		cells = append(cells, padRight("TREND", trendWidth))
+	}
 	if c.layout {
 		cells = append(cells, padRight("LAYOUT", layoutWidth))
 	}
@@ -348,6 +358,14 @@ func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, 
 		b.WriteString(look.base.render(gap))
 		b.WriteString(look.tones[rateTone].render(padLeft(formatRate(c.Rate), rateWidth)))
 	}
+	if cols.trend {
+		b.WriteString(look.base.render(gap))
+		if line := m.trendCell(c, rule, now); line != "" {
+			b.WriteString(look.trend[c.Status].render(padRight(line, trendWidth)))
+		} else {
+			b.WriteString(look.base.render(strings.Repeat(" ", trendWidth)))
+		}
+	}
 	if cols.layout {
 		b.WriteString(look.base.render(gap))
 		b.WriteString(look.tones[toneDim].render(padRight(layoutNames[c.Layout], layoutWidth)))
@@ -355,6 +373,17 @@ func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, 
 	b.WriteString(look.base.render(gap))
 	b.WriteString(look.status[c.Status].render(padRight(truncate(c.Status.String(), cols.status), cols.status)))
 	return b.String()
+}
+
+// trendCell is the TREND cell: the key's last minute as a sparkline, as a
+// share of its limit when it has one (see model.TrendLine); blank for a
+// key that has not changed since it was first read.
+func (m *Model) trendCell(c *model.Counter, rule model.Rule, now time.Time) string {
+	t, ok := m.store.Trend(c.Key, now)
+	if !ok {
+		return ""
+	}
+	return model.TrendLine(t, c.Layout, rule.Limit)
 }
 
 // limitCell is the LIMIT cell: a gauge and the percentage of the limit, or

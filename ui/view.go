@@ -106,6 +106,8 @@ func (m *Model) fullHelp() []string {
 		name := m.theme.Status[st].Render(st.String())
 		lines = append(lines, m.legendLines(name, statusWidth, statusMeaning(st))...)
 	}
+	lines = append(lines, "", m.theme.Heading.Render("Trend")+m.theme.Dim.Render(" (the TREND column: the last minute, a block each "+model.FormatDuration(model.TrendStep)+", now on the right)"))
+	lines = append(lines, m.legendLines("▁▂▃▄▅▆▇█", statusWidth, "from 0 to the key's limit (a key without one: to its highest of the minute); blank until the key changes; enter charts it")...)
 	lines = append(lines, "", m.theme.Heading.Render("Filter")+m.theme.Dim.Render(" (/: words apart by spaces; a key must match every one)"))
 	for _, f := range filterSyntax {
 		lines = append(lines, m.legendLines(f[0], filterTermWidth, f[1])...)
