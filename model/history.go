@@ -106,7 +106,7 @@ func (s *Store) remember(e *entry, r *Reading, pttl, at int64, st Status) Status
 	g.s[e.histHead] = last
 	e.histHead = (e.histHead + 1) % HistoryLen
 	e.histN = min(e.histN+1, HistoryLen)
-	e.extends = extend(g, e.extends, float32(newNum), isNum, pttl, at)
+	e.extends = extend(g, e.extends, last, float32(newNum), isNum, pttl, at)
 	return s.extendedStatus(e, r, st)
 }
 
@@ -120,14 +120,17 @@ func anchorDeadline(x sample) int32 {
 }
 
 // extend returns how many times a counter's expiry has been pushed back
-// while it grew, given a new reading and the count so far, and moves the
-// ring's anchor on. Each push is measured from the last one (the anchor),
-// not the last reading, so that a deadline pushed a little at every hit
-// counts once it has moved more than the jitter of reading it. A value
-// that fell or a deadline that came earlier is a new key (the old one
-// expired), and starts again from 0: so a client that switched to
-// EXPIRE NX stops being counted once its key has expired.
-func extend(g *ring, count uint8, v float32, isNum bool, pttl, at int64) uint8 {
+// while it grew, given a new reading, the one before it (last) and the
+// count so far, and moves the ring's anchor on. Each push is measured from
+// the last one (the anchor), not the last reading, so that a deadline
+// pushed a little at every hit counts once it has moved more than the
+// jitter of reading it. A value that fell since the last reading, a
+// deadline that came earlier, or a reading after the last one's deadline
+// is a new key (the old one expired, and a window began), and starts
+// again from 0: a window that restarts is no push, however many hits it
+// has counted, and a client that switched to EXPIRE NX stops being counted
+// once its key has expired.
+func extend(g *ring, count uint8, last sample, v float32, isNum bool, pttl, at int64) uint8 {
 	if !isNum || pttl < 0 {
 		g.anchorV, g.anchorD = v, math.MaxInt32
 		return 0
@@ -135,7 +138,7 @@ func extend(g *ring, count uint8, v float32, isNum bool, pttl, at int64) uint8 {
 	d := deci(deadline(pttl, at))
 	jitter := deci(int64(deadlineJitter))
 	switch {
-	case g.anchorD == math.MaxInt32 || v < g.anchorV || d < g.anchorD-jitter:
+	case g.anchorD == math.MaxInt32 || v < last.value || d < g.anchorD-jitter || deci(at) >= anchorDeadline(last):
 		g.anchorV, g.anchorD = v, d
 		return 0
 	case d > g.anchorD+jitter:

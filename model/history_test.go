@@ -29,6 +29,31 @@ func TestExtending(t *testing.T) {
 		}
 		return s
 	}
+	// NX windows of 2 s read every 200 ms, the key made again as the last
+	// one expires: each window's first reading counts more hits than the
+	// one before it did (a client speeding up), and is no push.
+	restarts := func(windows int) []step {
+		var s []step
+		for w := range windows {
+			for i := range 10 {
+				s = append(s, step{value: strconv.Itoa(w + 1 + i*(w+1)), pttl: int64(2_000 - 200*i - 100)})
+			}
+		}
+		return s
+	}
+	// A quiet client's windows: a hit or two at the start of each, read
+	// once a window, just after the next began.
+	quiet := func(windows int) []step {
+		var s []step
+		for w := range windows {
+			s = append(s, step{value: strconv.Itoa(w + 1), pttl: 9_900})
+			for range 49 {
+				s = append(s, s[len(s)-1])
+				s[len(s)-1].pttl -= 200
+			}
+		}
+		return s
+	}
 	rule := Rule{Pattern: "*", Limit: 1000, Window: 10 * time.Second, ExpectTTL: true}
 	tests := []struct {
 		name   string
@@ -40,6 +65,8 @@ func TestExtending(t *testing.T) {
 		{"pushed on every hit for 3 s", LayoutAuto, "string", pushed(15), true},
 		{"pushed for less than twice the jitter", LayoutAuto, "string", pushed(9), false},
 		{"NX: the deadline stays", LayoutAuto, "string", nx(40), false},
+		{"NX windows, each busier than the last", LayoutAuto, "string", restarts(6), false},
+		{"NX windows of a quiet client", LayoutAuto, "string", quiet(6), false},
 		{"pushed without a hit", LayoutAuto, "string", []step{{"5", 10_000}, {"5", 8_000}, {"5", 10_000}, {"5", 8_000}, {"5", 10_000}}, false},
 		{"a log's deadline moves by design", LayoutLog, "string", pushed(15), false},
 		{"a bucket's too", LayoutBucket, "string", pushed(15), false},
