@@ -108,8 +108,8 @@ type Store struct {
 	latest   int64   // the latest reading, from the epoch
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
-	floats   int // entries holding a decimal (see countValue)
-	hugeInts int // entries holding an integer beyond 2^53
+	floats   int      // entries holding a decimal (see countValue)
+	hugeInts int      // entries holding an integer beyond 2^53
 	percents percents // the keys by share of their limit (see Overview)
 	sortKey  SortKey
 	reverse  bool

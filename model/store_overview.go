@@ -74,7 +74,6 @@ func (s *Store) percentBucket(e *entry) int {
 	return 0
 }
 
-
 // Overview returns the counts of every key the Store holds, by status and
 // by share of its limit. It ignores the filter, and costs the same at a
 // million keys as at ten.
