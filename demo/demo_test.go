@@ -205,6 +205,27 @@ func TestStuckCounterGrows(t *testing.T) {
 	}
 }
 
+// A client that sets its window again on every request (EXPIRE without
+// NX) keeps its key for longer than a window, growing all the while: the
+// window never closes.
+func TestPushedWindowNeverCloses(t *testing.T) {
+	d, rdb := open(t, 1)
+	const key = "ratelimit:api:retry-loop"
+	play(t, d, 1)
+	_, raw, _ := read(t, rdb, key)
+	first, _ := strconv.Atoi(raw)
+	for range 3 * apiWindow / DefaultTick {
+		play(t, d, 1)
+		if _, _, pttl := read(t, rdb, key); pttl <= 0 {
+			t.Fatalf("%s expired (PTTL %d): its window closed", key, pttl)
+		}
+	}
+	_, raw, pttl := read(t, rdb, key)
+	if v, err := strconv.Atoi(raw); err != nil || v < first+20 || pttl < (apiWindow-time.Second).Milliseconds() {
+		t.Errorf("after three windows, %s is %q with PTTL %d; want more than %d, with the TTL set again lately", key, raw, pttl, first+20)
+	}
+}
+
 // Someone else (the dashboard, redis-cli) may break the keys the traffic
 // writes; the writes that fail are skipped and the rest carries on.
 func TestCarriesOnWhenKeysAreBroken(t *testing.T) {

@@ -35,6 +35,9 @@ type writer struct {
 	// MULTI/EXEC (the fixed pattern); 0 for a counter written with INCR alone,
 	// either meant to live forever or legacy code that lost its TTL.
 	window time.Duration
+	// pushes sets the window again at every write (EXPIRE without NX), the
+	// second bug: the window never closes while the client keeps trying.
+	pushes bool
 	value  float64 // the counter as the last write left it
 }
 
@@ -74,6 +77,10 @@ func writers() []*writer {
 		{key: "ratelimit:api:cron-sync", value: 40},              // no expiry, under the limit
 		{key: "ratelimit:login:203.0.113.5", value: 3},           // no expiry, under the limit
 		{key: "ratelimit:login:203.0.113.77", value: 6},          // stuck
+
+		// A client whose limiter sets EXPIRE without NX on every request:
+		// its window never closes while it keeps retrying (extending).
+		{key: "ratelimit:api:retry-loop", rate: 1.5, window: apiWindow, pushes: true},
 
 		// Page views, meant to live forever.
 		{key: "views:page:home", value: 48213, rate: 8},
@@ -136,7 +143,10 @@ func (w *writer) write(ctx context.Context, pipe redis.Pipeliner) func() (float6
 	} else {
 		value = pipe.IncrByFloat(ctx, w.key, w.by).Result
 	}
-	if w.window > 0 {
+	switch {
+	case w.window > 0 && w.pushes:
+		pipe.Expire(ctx, w.key, w.window)
+	case w.window > 0:
 		pipe.ExpireNX(ctx, w.key, w.window)
 	}
 	return value
