@@ -87,11 +87,11 @@ var errOverflow = errors.New("the subscription's output buffer passed its limit"
 const overflowStat = "client_output_buffer_limit_disconnections"
 
 // overflowCount returns node's count of clients closed for their output
-// buffer; -1 when it does not say, or cannot be asked.
-func (w *eventWatcher) overflowCount(ctx context.Context, node *redis.Client) int64 {
+// buffer (-1 when its INFO has none), and whether node answered INFO.
+func (w *eventWatcher) overflowCount(ctx context.Context, node *redis.Client) (n int64, answered bool) {
 	addr := node.Options().Addr
 	if _, no := w.noInfo.Load(addr); no {
-		return -1
+		return -1, false
 	}
 	ctx, cancel := context.WithTimeout(ctx, subscribeTimeout)
 	defer cancel()
@@ -100,9 +100,9 @@ func (w *eventWatcher) overflowCount(ctx context.Context, node *redis.Client) in
 		w.noInfo.Store(addr, true)
 	}
 	if err != nil {
-		return -1
+		return -1, false
 	}
-	return infoCount(info, overflowStat)
+	return infoCount(info, overflowStat), true
 }
 
 // infoCount returns the integer field of an INFO reply; -1 when it has
@@ -126,11 +126,13 @@ const floodMessages = 1000
 // overflowed returns the sentence that says Redis closed sub, the
 // subscription of s, because its output buffer passed
 // client-output-buffer-limit pubsub, and what to change; "" when it did
-// not, or when nothing says so. err is what ended the drain, behind how
-// far behind it was, and busy how many messages it received in about its
-// last second. A server that counts such closes (Redis 7.4 and later) is
-// asked; before that, a server that closed a subscription in the middle
-// of a flood, or far behind, most likely did it for its buffer.
+// not, or when the server is not there to ask (a restart). err is what
+// ended the drain, behind how far behind it was, and busy how many
+// messages it received in about its last second. A server that counts
+// such closes (Redis 7.4 and later) is asked. Before that, a server that
+// runs on and closed a subscription in the middle of a flood, or far
+// behind, most likely did it for its buffer; otherwise the sentence says
+// what else it may have been.
 func (w *eventWatcher) overflowed(ctx context.Context, s *subscriber, sub *subscription, err error, behind time.Duration, busy uint64) string {
 	if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
 		return "" // not closed by the server
@@ -139,18 +141,28 @@ func (w *eventWatcher) overflowed(ctx context.Context, s *subscriber, sub *subsc
 	if w.tracking != nil {
 		what = "invalidation"
 	}
+	now, up := w.overflowCount(ctx, s.client)
+	return overflowSentence(what, s.node, sub.overflows, now, up, behind, busy)
+}
+
+// overflowSentence is overflowed's sentence on the what ("notification"
+// or "invalidation") connection to node, from the server's count of
+// output buffer closes before and now (-1 when it has none), whether it
+// answered (up), how far behind the subscription was and how busy.
+func overflowSentence(what, node string, before, now int64, up bool, behind time.Duration, busy uint64) string {
 	fix := `; countertop re-reads every key; raise the limit with CONFIG SET client-output-buffer-limit "pubsub 64mb 16mb 60", or watch fewer keys`
-	now := w.overflowCount(ctx, s.client)
 	switch {
-	case sub.overflows >= 0 && now >= 0:
-		if now <= sub.overflows {
+	case !up:
+		return ""
+	case before >= 0 && now >= 0:
+		if now <= before {
 			return ""
 		}
-		return fmt.Sprintf("Redis closed the %s connection to %s because countertop fell behind (its pubsub output buffer passed client-output-buffer-limit pubsub)%s", what, s.node, fix)
+		return fmt.Sprintf("Redis closed the %s connection to %s because countertop fell behind (its pubsub output buffer passed client-output-buffer-limit pubsub)%s", what, node, fix)
 	case behind >= behindAfter:
-		return fmt.Sprintf("Redis closed the %s connection to %s while countertop was %s behind, most likely because its pubsub output buffer passed client-output-buffer-limit pubsub%s", what, s.node, model.FormatDuration(behind), fix)
+		return fmt.Sprintf("Redis closed the %s connection to %s while countertop was %s behind, most likely because its pubsub output buffer passed client-output-buffer-limit pubsub%s", what, node, model.FormatDuration(behind), fix)
 	case busy >= floodMessages:
-		return fmt.Sprintf("Redis closed the %s connection to %s in the middle of a flood, most likely because countertop fell behind and its pubsub output buffer passed client-output-buffer-limit pubsub%s", what, s.node, fix)
+		return fmt.Sprintf("Redis closed the %s connection to %s in the middle of a flood, most likely because countertop fell behind and its pubsub output buffer passed client-output-buffer-limit pubsub%s", what, node, fix)
 	}
-	return ""
+	return fmt.Sprintf("Redis closed the %s connection to %s and runs on: a burst of changes larger than client-output-buffer-limit pubsub allows (this Redis does not count such closes), or a CLIENT KILL%s if it comes back under load", what, node, fix)
 }

@@ -179,3 +179,39 @@ func TestPongMeasuresTheLag(t *testing.T) {
 		t.Error("the answered ping still waits in the budget")
 	}
 }
+
+// The sentence on a subscription the server closed: certain when the
+// server counts output buffer closes and the count rose; none when it did
+// not rise, or when the server is gone (a restart); hedged otherwise, and
+// always naming the setting to change.
+func TestOverflowSentence(t *testing.T) {
+	for _, tc := range []struct {
+		name        string
+		before, now int64
+		up          bool
+		behind      time.Duration
+		busy        uint64
+		want        string // "" for none
+	}{
+		{"counted", 3, 4, true, 0, 0, "because countertop fell behind (its pubsub output buffer passed client-output-buffer-limit pubsub)"},
+		{"counted, not ours", 3, 3, true, 0, 0, ""},
+		{"gone", -1, -1, false, 5 * time.Second, 5000, ""},
+		{"uncounted, behind", -1, -1, true, 2 * time.Second, 0, "while countertop was 2.0s behind, most likely"},
+		{"uncounted, in a flood", -1, -1, true, 0, 5000, "in the middle of a flood, most likely"},
+		{"uncounted, quiet", -1, -1, true, 0, 10, "or a CLIENT KILL"},
+	} {
+		got := overflowSentence("notification", "h:1", tc.before, tc.now, tc.up, tc.behind, tc.busy)
+		switch {
+		case tc.want == "" && got != "":
+			t.Errorf("%s: %q, want none", tc.name, got)
+		case tc.want != "" && (!strings.Contains(got, tc.want) || !strings.Contains(got, `CONFIG SET client-output-buffer-limit "pubsub 64mb 16mb 60"`) || !strings.HasPrefix(got, "Redis closed the notification connection to h:1")):
+			t.Errorf("%s: %q, want it to say %q and the setting", tc.name, got, tc.want)
+		}
+	}
+	if n := infoCount("# Stats\r\ntotal_connections_received:9\r\nclient_output_buffer_limit_disconnections:7\r\n", overflowStat); n != 7 {
+		t.Errorf("infoCount = %d, want 7", n)
+	}
+	if n := infoCount("# Stats\r\ntotal_connections_received:9\r\n", overflowStat); n != -1 {
+		t.Errorf("infoCount of an INFO without the field = %d, want -1", n)
+	}
+}

@@ -297,7 +297,8 @@ func (w *eventWatcher) openEvents(ctx context.Context, node *redis.Client) (*sub
 		conn.close()
 		return nil, err
 	}
-	return &subscription{conn: conn, overflows: w.overflowCount(ctx, node)}, nil
+	overflows, _ := w.overflowCount(ctx, node)
+	return &subscription{conn: conn, overflows: overflows}, nil
 }
 
 // receive tells the reader that sub is subscribed (when announce is set),

@@ -112,7 +112,7 @@ func (w *eventWatcher) openTracking(ctx context.Context, node *redis.Client) (*s
 		sub.close()
 		return nil, err
 	}
-	sub.overflows = w.overflowCount(ctx, node)
+	sub.overflows, _ = w.overflowCount(ctx, node)
 	return sub, nil
 }
 

@@ -226,6 +226,12 @@ func TestFreshness(t *testing.T) {
 		{"a silent server", []model.Batch{{State: polling}, rows(0, "ratelimit:a"),
 			{Health: &model.Health{At: t0.Add(900 * time.Millisecond), Silent: "127.0.0.1:7000", Since: t0.Add(200 * time.Millisecond)}}},
 			time.Second, "no answer for 0.8s", true},
+		{"events falling behind", []model.Batch{{State: events}, rows(0, "ratelimit:a"),
+			{Health: &model.Health{At: t0.Add(time.Second), Behind: 1800 * time.Millisecond}}},
+			time.Second, "behind by 1.8s", false},
+		{"tracking caught up again", []model.Batch{{State: &model.FeedState{Mode: "tracking", Connected: true}}, rows(0, "ratelimit:a"),
+			{Health: &model.Health{At: t0.Add(time.Second), Behind: 1800 * time.Millisecond}}, {Health: &model.Health{At: t0.Add(2 * time.Second)}}},
+			time.Minute, "live", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
