@@ -418,3 +418,21 @@ func TestKeyIsAsWideAsTheNames(t *testing.T) {
 		t.Errorf("a 200-cell name takes %d cells (%q), want 120 (60%% of 200), cut in its middle", w, name)
 	}
 }
+
+// TestHeaderSaysHowFarBehind: while events come faster than countertop
+// takes them in, the header's first line says so, and by how much, where
+// it would say live; and says live again once it has caught up.
+func TestHeaderSaysHowFarBehind(t *testing.T) {
+	c := &clock{t: t0}
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m.now = c.now
+	events := &model.FeedState{Mode: "events", Addr: "127.0.0.1:7000", Connected: true}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: events}, {Health: &model.Health{At: t0, Behind: 1800 * time.Millisecond}}}})
+	if !strings.Contains(plain(m), "events · behind by 1.8s") {
+		t.Errorf("the header does not say how far behind:\n%s", plain(m))
+	}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0.Add(time.Second)}}}})
+	if !strings.Contains(plain(m), "events · live") {
+		t.Errorf("the header does not say live once caught up:\n%s", plain(m))
+	}
+}
