@@ -60,9 +60,11 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzKeySorter$$' -fuzztime=$(FUZZTIME) ./internal/report/
 	$(GO) test -run='^$$' -fuzz='^FuzzTTLWidth$$' -fuzztime=$(FUZZTIME) ./internal/report/
 	$(GO) test -run='^$$' -fuzz='^FuzzKeyLines$$' -fuzztime=$(FUZZTIME) ./config/
+	$(GO) test -run='^$$' -fuzz='^FuzzDrain$$' -fuzztime=$(FUZZTIME) ./redisclient/
 
 bench:
 	$(GO) test -run='^$$' -bench=. -benchmem ./model/ ./internal/report/ ./ui/
+	$(GO) test -run='^$$' -bench=NotificationDrain -benchmem -benchtime=1000000x ./redisclient/
 
 man:
 	@mkdir -p bin

@@ -65,6 +65,11 @@ type Health struct {
 	// Since is when that command was sent.
 	Silent string
 	Since  time.Time
+	// Behind is how far behind Redis the changes that events or tracking
+	// follow are: how late the subscription's messages arrive, plus how
+	// long the oldest change they told has waited to be read; 0 while it
+	// keeps up (within half a second).
+	Behind time.Duration
 }
 
 // FeedState describes the watcher, for the header: how data arrives and

@@ -9,6 +9,7 @@ import (
 	"slices"
 	"strings"
 	"sync"
+	"sync/atomic"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -81,6 +82,13 @@ type eventWatcher struct {
 	flushes    map[string]flushCount  // master -> its FLUSHDB, FLUSHALL and SWAPDB counts when last asked
 	settling   int                    // followMasters calls left that read the topology again, after the masters changed
 	wg         sync.WaitGroup         // the subscribers
+	// note is the feed's Note as run began; overflow, when not "", the
+	// sentence on the last subscription Redis closed for its output buffer,
+	// which goes before it.
+	note, overflow string
+	// noInfo holds the masters (by address) that refused INFO: they are
+	// not asked again, so as not to fill their ACL LOG.
+	noInfo sync.Map
 }
 
 // newEventWatcher returns a watcher of o.Patterns by keyspace
@@ -130,7 +138,10 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 			note = joinNotes(note, fmt.Sprintf("tracking every key: the pattern %q has no literal prefix", model.Printable(w.tracking.all)))
 		}
 	}
-	w.state.Note = joinNotes(note, "full re-scan every "+model.FormatDuration(w.resyncEvery)+", in case "+lost+" was lost")
+	w.note = joinNotes(note, "full re-scan every "+model.FormatDuration(w.resyncEvery)+", in case "+lost+" was lost")
+	w.state.Note = w.note
+	w.lag.follow(w.changed)
+	defer w.lag.follow(nil)
 	ctx, stop := context.WithCancel(ctx) // stops the subscribers when the reader stops
 	defer stop()
 	w.follow(ctx, nodes, opened)
@@ -256,6 +267,7 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 		}
 	}
 	_, err := w.fetch(ctx, w.changed.take(), true)
+	w.changed.read()
 	return err
 }
 
@@ -271,7 +283,12 @@ func joinNotes(parts ...string) string {
 type changeSet struct {
 	mu    sync.Mutex
 	keys  map[string]struct{}
+	since time.Time     // when the first key of those held came
 	ready chan struct{} // signalled when keys stops being empty
+	// reading is since when the keys taken last (see take) waited, until
+	// the reader says they were read (see read); Unix nanoseconds, 0 when
+	// none are being read.
+	reading atomic.Int64
 }
 
 // newChangeSet returns an empty changeSet.
@@ -282,15 +299,41 @@ func newChangeSet() *changeSet {
 // add puts key in the set, and signals ready when the set was empty.
 func (s *changeSet) add(key string) {
 	s.mu.Lock()
-	_, dup := s.keys[key]
+	first := len(s.keys) == 0
+	if first {
+		s.since = time.Now()
+	}
 	s.keys[key] = struct{}{}
-	first := !dup && len(s.keys) == 1
 	s.mu.Unlock()
 	if first {
-		select {
-		case s.ready <- struct{}{}:
-		default: // already signalled
-		}
+		s.signal()
+	}
+}
+
+// addBytes is add for a key that the caller's buffer holds: a key already
+// in the set costs no allocation.
+func (s *changeSet) addBytes(key []byte) {
+	s.mu.Lock()
+	if _, dup := s.keys[string(key)]; dup {
+		s.mu.Unlock()
+		return
+	}
+	first := len(s.keys) == 0
+	if first {
+		s.since = time.Now()
+	}
+	s.keys[string(key)] = struct{}{}
+	s.mu.Unlock()
+	if first {
+		s.signal()
+	}
+}
+
+// signal tells the reader that the set stopped being empty.
+func (s *changeSet) signal() {
+	select {
+	case s.ready <- struct{}{}:
+	default: // already signalled
 	}
 }
 
@@ -301,11 +344,36 @@ func (s *changeSet) len() int {
 	return len(s.keys)
 }
 
-// take empties the set and returns what it held.
+// take empties the set and returns what it held; until read is called,
+// they count as waiting since the first of them came.
 func (s *changeSet) take() []string {
 	s.mu.Lock()
 	defer s.mu.Unlock()
 	keys := slices.Collect(maps.Keys(s.keys))
+	if len(keys) > 0 {
+		s.reading.Store(s.since.UnixNano())
+	}
 	clear(s.keys)
 	return keys
+}
+
+// read says that the keys taken last were read.
+func (s *changeSet) read() { s.reading.Store(0) }
+
+// waited returns how long the oldest key not read yet has waited, as of
+// now: in the set, or taken and being read; 0 when there is none.
+func (s *changeSet) waited(now time.Time) time.Duration {
+	var oldest time.Time
+	if r := s.reading.Load(); r != 0 {
+		oldest = time.Unix(0, r)
+	}
+	s.mu.Lock()
+	if len(s.keys) > 0 && (oldest.IsZero() || s.since.Before(oldest)) {
+		oldest = s.since
+	}
+	s.mu.Unlock()
+	if oldest.IsZero() {
+		return 0
+	}
+	return max(0, now.Sub(oldest))
 }

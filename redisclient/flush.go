@@ -36,7 +36,7 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 	flushed, swapped := false, false
 	for addr, s := range w.subs {
 		last, asked := w.flushes[addr]
-		if last.refused { // refused: a PING, so that a hang still shows (see heartbeat)
+		if _, no := w.noInfo.Load(addr); last.refused || no { // refused: a PING, so that a hang still shows (see heartbeat)
 			_ = w.c.onMaster(ctx, addr, func() error { return s.client.Ping(ctx).Err() })
 			continue
 		}
@@ -48,6 +48,7 @@ func (w *eventWatcher) flushed(ctx context.Context) bool {
 		switch {
 		case redis.HasErrorPrefix(err, "NOPERM"):
 			w.flushes[addr] = flushCount{refused: true}
+			w.noInfo.Store(addr, true)
 		case err != nil:
 		default:
 			flushed = flushed || asked && n.flushes != last.flushes

@@ -29,7 +29,10 @@ const costEvery = time.Second
 // mode sends one at least every interval (a poll pass, events' check for
 // flushes), so a hang shows within about two intervals, subscriptions
 // included.
-func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started <-chan struct{}, out chan<- model.Batch) (stop func()) {
+//
+// It also sends how far behind Redis events or tracking are, as lag
+// measures it.
+func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started <-chan struct{}, out chan<- model.Batch, lag *lagMeter) (stop func()) {
 	after := interval
 	if rt := c.pipelineTimeout / 2; rt > 0 && rt < after {
 		after = rt // named within two read timeouts (see failed) whatever the interval
@@ -52,7 +55,8 @@ func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started 
 			case <-tick.C:
 			}
 			h := c.health(time.Now(), after)
-			if h.Silent == sent.Silent && h.Since.Equal(sent.Since) && h.At.Sub(sent.At) < costEvery {
+			h.Behind = lag.behind(h.At)
+			if h.Silent == sent.Silent && h.Since.Equal(sent.Since) && sameLag(h.Behind, sent.Behind) && h.At.Sub(sent.At) < costEvery {
 				continue
 			}
 			select {
@@ -81,4 +85,10 @@ func (c *Client) health(now time.Time, after time.Duration) model.Health {
 		}
 	}
 	return h
+}
+
+// sameLag reports whether the header would say the same of lags a and b:
+// both within bounds, or the same to a tenth of a second.
+func sameLag(a, b time.Duration) bool {
+	return a.Round(100*time.Millisecond) == b.Round(100*time.Millisecond)
 }

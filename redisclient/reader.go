@@ -41,6 +41,7 @@ type reader struct {
 	// started is closed once the first batch was sent (see heartbeat); nil
 	// from then on.
 	started chan struct{}
+	lag     *lagMeter // how far behind events or tracking are (see heartbeat)
 }
 
 // newReader returns a reader of c that sends to out.
@@ -55,6 +56,7 @@ func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 		known:   make(map[string]uint32),
 		mode:    "connecting",
 		started: make(chan struct{}),
+		lag:     &lagMeter{},
 		state:   model.FeedState{Mode: "connecting", Addr: c.addr, Topology: c.topology},
 	}
 }

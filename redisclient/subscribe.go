@@ -8,6 +8,7 @@ import (
 	"maps"
 	"slices"
 	"strings"
+	"sync"
 	"sync/atomic"
 	"time"
 
@@ -32,25 +33,26 @@ type subscriber struct {
 	missed bool // the last read of the masters left it out
 }
 
-// subscription is the open feed of one master's changes: a PubSub and, in
-// tracking mode, what has Redis send it invalidations.
+// subscription is the open feed of one master's changes: a connection of
+// its own (see subConn) and, in tracking mode, what has Redis send it
+// invalidations.
 type subscription struct {
-	ps *redis.PubSub
+	conn *subConn
 	// In tracking mode: the connection whose CLIENT TRACKING redirects to
-	// ps, and ps's own client (see openTracking); nil in events mode.
+	// conn (see openTracking); nil in events mode.
 	tracker *redis.Conn
-	client  *redis.Client
+	// overflows is the server's client_output_buffer_limit_disconnections
+	// when the subscription was made; -1 when it does not say (before
+	// Redis 7.4, or a user who may not run INFO).
+	overflows int64
 }
 
 // close closes everything s holds. Closing the tracking connection ends
 // its tracking on the server.
 func (s *subscription) close() {
-	s.ps.Close()
+	s.conn.close()
 	if s.tracker != nil {
 		s.tracker.Close()
-	}
-	if s.client != nil {
-		s.client.Close()
 	}
 }
 
@@ -203,6 +205,12 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 		w.state.Mode, w.state.Connected = w.mode, true
 		return true, nil // the full pass sends the new state
 	}
+	if errors.Is(s.err, errOverflow) {
+		// Said until the watch ends: the setting stays as it is, and the
+		// next flood meets it again.
+		w.overflow = s.err.Error() + " (last at " + time.Now().Format("15:04:05") + ")"
+		w.state.Note = joinNotes(w.overflow, w.note)
+	}
 	w.down[s.sub.node] = s.err.Error()
 	// The server may have failed over, or left the cluster.
 	if err := w.followMasters(ctx); err != nil || w.subs[s.sub.node] != s.sub {
@@ -280,20 +288,17 @@ func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*subscript
 // openEvents subscribes to the patterns' channels on node and waits until
 // Redis has confirmed them all: from then on, every event is delivered.
 func (w *eventWatcher) openEvents(ctx context.Context, node *redis.Client) (*subscription, error) {
-	ps := node.PSubscribe(ctx) // no channels: nothing is sent yet
-	ctx, cancel := context.WithTimeout(ctx, subscribeTimeout)
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { ps.Close() }) // Receive only heeds ctx's deadline
-	defer stop()
-	err := ps.PSubscribe(ctx, w.channels...)
-	for err == nil {
-		var msg any
-		if msg, err = ps.Receive(ctx); err == nil && w.handle(msg) {
-			return &subscription{ps: ps}, nil
-		}
+	opt := node.Options()
+	conn, err := dialSub(ctx, opt, w.c.budget.server(w.c.budgetKey(opt.Addr)))
+	if err != nil {
+		return nil, err
 	}
-	ps.Close()
-	return nil, err
+	if err := conn.subscribe(ctx, "PSUBSCRIBE", w.channels...); err != nil {
+		conn.close()
+		return nil, err
+	}
+	overflows, _ := w.overflowCount(ctx, node)
+	return &subscription{conn: conn, overflows: overflows}, nil
 }
 
 // receive tells the reader that sub is subscribed (when announce is set),
@@ -301,7 +306,8 @@ func (w *eventWatcher) openEvents(ctx context.Context, node *redis.Client) (*sub
 // fails or ctx is done. It closes sub.
 func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscription, announce bool) error {
 	defer sub.close()
-	stop := context.AfterFunc(ctx, func() { sub.ps.Close() }) // Receive does not heed ctx
+	conn := sub.conn
+	stop := context.AfterFunc(ctx, conn.close) // ends the drain's read
 	defer stop()
 	var heard atomic.Uint64
 	var lost atomic.Pointer[string] // why the watchdog closed the subscription
@@ -309,7 +315,9 @@ func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscrip
 	defer close(done)
 	tracker := sub.tracker
 	sub.tracker = nil // the watchdog's, which may be pinging it: it closes it when done
-	go w.watchdog(sub.ps, tracker, &heard, &lost, done)
+	go w.watchdog(conn, tracker, &heard, &lost, done)
+	w.lag.watch(conn)
+	defer w.lag.unwatch(conn)
 
 	what := "keyspace notifications"
 	if w.tracking != nil {
@@ -318,54 +326,19 @@ func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscrip
 	if announce && !w.report(ctx, subStatus{sub: s}) {
 		return ctx.Err()
 	}
-	for {
-		msg, err := sub.ps.Receive(ctx)
-		if err != nil && w.tracking != nil && flushMessage(err) {
-			heard.Add(1)
-			w.sawFlush()
-			continue
-		}
-		if err != nil {
-			why := reason(err)
-			if p := lost.Load(); p != nil {
-				why = *p
-			}
-			return explained(fmt.Sprintf("the %s subscription to %s was lost (%s) — subscribing again", what, s.node, why), err)
-		}
-		heard.Add(1)
-		if !w.handle(msg) {
-			continue
-		}
-		// Confirmations that come again mean go-redis lost the connection
-		// and subscribed again by itself: what happened between is unknown.
-		// A new connection has a new CLIENT ID that no tracking redirects
-		// to: tracking must start over.
-		if w.tracking != nil {
-			return explained(fmt.Sprintf("the %s subscription to %s was lost (its connection was replaced) — subscribing again", what, s.node), nil)
-		}
-		if !w.report(ctx, subStatus{sub: s}) {
-			return ctx.Err()
-		}
+	err := conn.drain(w, &heard)
+	behind, busy := conn.behind(time.Now()), conn.busy()
+	conn.endProbes()
+	if ctx.Err() != nil {
+		return ctx.Err()
 	}
-}
-
-// handle adds the keys that msg names to the changed set, and reports
-// whether msg confirms the last of the subscription's channels.
-func (w *eventWatcher) handle(msg any) (subscribed bool) {
-	if w.tracking != nil {
-		return w.handleInvalidation(msg)
+	why := reason(err)
+	if p := lost.Load(); p != nil {
+		why = *p
+	} else if sentence := w.overflowed(ctx, s, sub, err, behind, busy); sentence != "" {
+		return explained(sentence, errOverflow)
 	}
-	switch m := msg.(type) {
-	case *redis.Message:
-		// Everything after the prefix is the key, whatever bytes it holds
-		// (':' and newlines included).
-		if key, ok := strings.CutPrefix(m.Channel, w.prefix); ok {
-			w.changed.add(key)
-		}
-	case *redis.Subscription:
-		return m.Kind == "psubscribe" && m.Count == len(w.channels)
-	}
-	return false
+	return explained(fmt.Sprintf("the %s subscription to %s was lost (%s) — subscribing again", what, s.node, why), err)
 }
 
 // report passes s to the reader; false when ctx ended first.
@@ -378,52 +351,89 @@ func (w *eventWatcher) report(ctx context.Context, s subStatus) bool {
 	}
 }
 
-// watchdog pings ps when it has been silent for healthEvery, and closes
-// it, saying why in lost, when the ping has gone unanswered for as long
-// again: a connection that died without a word (a host gone, a network
-// cut) would otherwise keep Receive waiting forever. In tracking mode it
-// also pings tracker, the tracking connection, every healthEvery, and
-// closes ps when that fails: Redis sends nothing once that connection is
-// gone, and the ping keeps a server's idle timeout from closing it.
-// heard counts what ps received. When done is closed, it closes tracker
-// and returns.
-func (w *eventWatcher) watchdog(ps *redis.PubSub, tracker *redis.Conn, heard *atomic.Uint64, lost *atomic.Pointer[string], done <-chan struct{}) {
-	if tracker != nil {
-		defer tracker.Close()
-	}
-	tick := time.NewTicker(w.healthEvery)
-	defer tick.Stop()
-	last, pinged := heard.Load(), false
+// watchdog pings conn every interval (or every healthEvery, when shorter),
+// the probe that says how far behind the subscription is (see
+// subConn.behind), and closes it, saying why in lost, when a ping has gone
+// unanswered, with nothing else heard, for healthEvery (and a tick, so
+// that a ping is never given up at its first look): a connection that
+// died without a word (a host gone, a network cut) would otherwise keep
+// the drain waiting forever. In tracking mode it also pings tracker, the
+// tracking connection, every healthEvery, and closes conn when that fails:
+// Redis sends nothing once that connection is gone, and the ping keeps a
+// server's idle timeout from closing it. heard counts what conn received.
+// When done is closed, it closes tracker and returns.
+func (w *eventWatcher) watchdog(conn *subConn, tracker *redis.Conn, heard *atomic.Uint64, lost *atomic.Pointer[string], done <-chan struct{}) {
+	var once sync.Once
 	giveUp := func(why string) {
-		lost.Store(&why)
-		ps.Close()
+		once.Do(func() {
+			lost.Store(&why)
+			conn.close()
+		})
 	}
+	if tracker != nil {
+		go func() {
+			defer tracker.Close()
+			tick := time.NewTicker(w.healthEvery)
+			defer tick.Stop()
+			for {
+				select {
+				case <-done:
+					return
+				case <-tick.C:
+				}
+				// At least a second: a slow answer is not a lost connection.
+				ctx, cancel := context.WithTimeout(context.Background(), max(w.healthEvery, time.Second))
+				err := trackingOn(ctx, tracker)
+				cancel()
+				if err != nil {
+					giveUp("its tracking connection failed: " + reason(err))
+					return
+				}
+			}
+		}()
+	}
+	every := min(w.o.Interval, w.healthEvery)
+	tick := time.NewTicker(every)
+	defer tick.Stop()
+	last, lastHeard := heard.Load(), time.Now()
 	for {
 		select {
 		case <-done:
 			return
 		case <-tick.C:
 		}
-		if tracker != nil {
-			ctx, cancel := context.WithTimeout(context.Background(), w.healthEvery)
-			err := tracker.Ping(ctx).Err()
-			cancel()
-			if err != nil {
-				giveUp("its tracking connection failed: " + reason(err))
-				return
-			}
+		now := time.Now()
+		if n := heard.Load(); n != last {
+			last, lastHeard = n, now
 		}
-		switch n := heard.Load(); {
-		case n != last:
-			last, pinged = n, false
-		case pinged:
+		if sent := conn.unanswered(); !sent.IsZero() && now.Sub(sent) >= w.healthEvery+every && now.Sub(lastHeard) >= w.healthEvery {
 			giveUp(fmt.Sprintf("no answer to a ping within %v", w.healthEvery))
 			return
-		default:
-			pinged = true
-			ctx, cancel := context.WithTimeout(context.Background(), w.healthEvery)
-			_ = ps.Ping(ctx) // a ping that cannot be sent is not answered either
-			cancel()
+		}
+		if _, err := conn.ping(now); err != nil {
+			giveUp("a ping could not be sent: " + reason(err))
+			return
 		}
 	}
+}
+
+// trackingOn checks that tracker still tracks: go-redis replaces a
+// connection that was closed under it (a CLIENT KILL) by a new one, which
+// answers a PING but tracks nothing. CLIENT TRACKINGINFO (Redis 6.2 and
+// later) tells; an older server is PINGed.
+func trackingOn(ctx context.Context, tracker *redis.Conn) error {
+	info, err := tracker.Do(ctx, "CLIENT", "TRACKINGINFO").Result()
+	switch {
+	case err != nil && unknownCommand(err):
+		return tracker.Ping(ctx).Err()
+	case err != nil:
+		return err
+	}
+	flags, _ := helloField(info, "flags").([]any)
+	for _, f := range flags {
+		if f == "off" {
+			return errors.New("its connection was replaced, without tracking")
+		}
+	}
+	return nil
 }

@@ -5,11 +5,9 @@ import (
 	"fmt"
 	"slices"
 	"strings"
-	"sync/atomic"
 
 	"github.com/countertop/countertop/model"
 	"github.com/redis/go-redis/v9"
-	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // invalidations is the channel on which Redis sends a RESP2 subscriber the
@@ -81,53 +79,31 @@ func newTrackingWatcher(r *reader, o WatchOptions) *eventWatcher {
 // every change from then on will be told.
 //
 // CLIENT TRACKING ... REDIRECT <id> needs the CLIENT ID of the subscribed
-// connection, and go-redis runs no command on a PubSub's connection; but
-// it runs Options.OnConnect on every connection it opens, the PubSub's
-// included. So the subscription gets a client of its own, whose OnConnect
-// reads CLIENT ID, and which speaks RESP2: Redis sends a RESP3 connection
-// invalidations as push frames, which a PubSub cannot read, and a RESP2
-// one messages on __redis__:invalidate. Tracking is the state of the
+// connection, which is countertop's own (see subConn): it asks before it
+// subscribes. It speaks RESP2, in which Redis sends invalidations as
+// messages on __redis__:invalidate. Tracking is the state of the
 // connection that turned it on, which must stay open for as long: it is a
 // connection of node's taken out of its pool for good (EphemeralConn).
 //
 // Tracking is not per database: a key written in another database under a
 // prefix is named too, and its read here finds what this database holds.
 func (w *eventWatcher) openTracking(ctx context.Context, node *redis.Client) (*subscription, error) {
-	opt := *node.Options()
-	opt.Protocol = 2
-	opt.MinIdleConns = 0 // the client opens the PubSub's connection and no other
-	// Maintenance notifications need RESP3; and node's own config, which
-	// go-redis changes as node connects, must not be read here.
-	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
-	var id atomic.Int64
-	onConnect := opt.OnConnect
-	opt.OnConnect = func(ctx context.Context, cn *redis.Conn) error {
-		if onConnect != nil {
-			if err := onConnect(ctx, cn); err != nil {
-				return err
-			}
-		}
-		n, err := cn.ClientID(ctx).Result()
-		id.Store(n)
-		return err
+	opt := node.Options()
+	conn, err := dialSub(ctx, opt, w.c.budget.server(w.c.budgetKey(opt.Addr)))
+	if err != nil {
+		return nil, err
 	}
-	client := redis.NewClient(&opt)
-	sub := &subscription{ps: client.Subscribe(ctx), tracker: node.EphemeralConn(), client: client}
-
-	ctx, cancel := context.WithTimeout(ctx, subscribeTimeout)
-	defer cancel()
-	stop := context.AfterFunc(ctx, func() { sub.ps.Close() }) // Receive only heeds ctx's deadline
-	defer stop()
-	err := sub.ps.Subscribe(ctx, invalidations)
-	for err == nil {
-		var msg any
-		if msg, err = sub.ps.Receive(ctx); err == nil && w.handleInvalidation(msg) {
-			break
-		}
+	sub := &subscription{conn: conn, tracker: node.EphemeralConn()}
+	id, err := conn.do(ctx, "CLIENT", "ID")
+	if _, ok := id.(int64); err == nil && !ok {
+		err = fmt.Errorf("CLIENT ID was answered with %v: %w", id, errProtocol)
+	}
+	if err == nil {
+		err = conn.subscribe(ctx, "SUBSCRIBE", invalidations)
 	}
 	if err == nil {
 		err = sub.tracker.ClientTrackingOn(ctx, &redis.ClientTrackingOptions{
-			Redirect: id.Load(),
+			Redirect: id.(int64),
 			Bcast:    true,
 			Prefixes: w.tracking.prefixes,
 		}).Err()
@@ -136,38 +112,8 @@ func (w *eventWatcher) openTracking(ctx context.Context, node *redis.Client) (*s
 		sub.close()
 		return nil, err
 	}
+	sub.overflows, _ = w.overflowCount(ctx, node)
 	return sub, nil
-}
-
-// handleInvalidation adds the keys that an invalidation names, and that a
-// pattern matches, to the changed set, and reports whether msg confirms
-// the subscription.
-func (w *eventWatcher) handleInvalidation(msg any) (subscribed bool) {
-	switch m := msg.(type) {
-	case *redis.Message:
-		if m.Channel != invalidations {
-			return false
-		}
-		if m.PayloadSlice == nil && m.Payload == "" {
-			w.sawFlush() // a null, should go-redis read it as no keys
-		}
-		for _, key := range m.PayloadSlice {
-			if w.tracking.matches(key) {
-				w.changed.add(key)
-			}
-		}
-	case *redis.Subscription:
-		return m.Kind == "subscribe" && m.Channel == invalidations
-	}
-	return false
-}
-
-// flushMessage reports whether err is how go-redis's Receive gives the
-// invalidation of a FLUSHDB or FLUSHALL: a message whose payload is null,
-// which its Message cannot hold. It has read the whole message by then,
-// and the connection is as it was.
-func flushMessage(err error) bool {
-	return strings.HasPrefix(err.Error(), "redis: unsupported pubsub message payload: <nil>")
 }
 
 // sawFlush tells the reader that a master's keys were flushed: a full pass

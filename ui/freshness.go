@@ -12,18 +12,31 @@ import (
 const staleDifference = 2 * time.Second
 
 // live reports whether the feed vouches for every row as of now: events
-// or invalidations arrive, Redis answers, and no server is silent. A row
-// read a minute ago is then as fresh as one read now.
+// or invalidations arrive, Redis answers, no server is silent, and the
+// feed keeps up with the changes. A row read a minute ago is then as fresh
+// as one read now.
 func (m *Model) live() bool {
+	return m.following() && m.health.Behind == 0
+}
+
+// following reports whether events or invalidations arrive, Redis
+// answers and no server is silent: the feed vouches for every row as of
+// when it is behind by.
+func (m *Model) following() bool {
 	s := m.feedState
 	return (s.Mode == "events" || s.Mode == "tracking") && reachable(s) && !m.feedClosed && m.health.Silent == ""
 }
 
-// noteLive moves liveAt on to now while the feed is live (see live), at
-// each message: from when it stops, the rows age as polled rows do.
+// noteLive moves liveAt on to now while the feed is live (see live), or to
+// as far behind as it is while it falls behind, at each message: from when
+// it stops, the rows age as polled rows do.
 func (m *Model) noteLive() {
-	if m.live() && !m.paused {
+	switch {
+	case m.paused || !m.following():
+	case m.health.Behind == 0:
 		m.liveAt = m.now()
+	case m.now().Add(-m.health.Behind).After(m.liveAt):
+		m.liveAt = m.now().Add(-m.health.Behind)
 	}
 }
 
@@ -65,6 +78,10 @@ func (m *Model) age() string {
 		return "frozen at " + m.pausedAt.Local().Format("15:04:05")
 	case m.health.Silent != "" && !m.feedClosed:
 		return m.theme.Error.Render("no answer for " + model.FormatDuration(now.Sub(m.health.Since)))
+	case m.following() && m.health.Behind > 0:
+		// Changes arrive faster than countertop takes them in: the rows
+		// are as Redis held them this long ago.
+		return m.theme.Status[model.StatusWarn].Render("behind by " + model.FormatDuration(m.health.Behind))
 	}
 	shown := m.shownAsOf()
 	if shown.IsZero() { // no rows: when the feed last read, finding none

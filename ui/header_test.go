@@ -226,6 +226,12 @@ func TestFreshness(t *testing.T) {
 		{"a silent server", []model.Batch{{State: polling}, rows(0, "ratelimit:a"),
 			{Health: &model.Health{At: t0.Add(900 * time.Millisecond), Silent: "127.0.0.1:7000", Since: t0.Add(200 * time.Millisecond)}}},
 			time.Second, "no answer for 0.8s", true},
+		{"events falling behind", []model.Batch{{State: events}, rows(0, "ratelimit:a"),
+			{Health: &model.Health{At: t0.Add(time.Second), Behind: 1800 * time.Millisecond}}},
+			time.Second, "behind by 1.8s", false},
+		{"tracking caught up again", []model.Batch{{State: &model.FeedState{Mode: "tracking", Connected: true}}, rows(0, "ratelimit:a"),
+			{Health: &model.Health{At: t0.Add(time.Second), Behind: 1800 * time.Millisecond}}, {Health: &model.Health{At: t0.Add(2 * time.Second)}}},
+			time.Minute, "live", false},
 	}
 	for _, tt := range tests {
 		t.Run(tt.name, func(t *testing.T) {
@@ -410,5 +416,23 @@ func TestKeyIsAsWideAsTheNames(t *testing.T) {
 	name := strings.Fields(strings.TrimPrefix(selectedLine(t, m), "▸ "))[0]
 	if w := cells(name); w != 120 || !strings.Contains(name, "…") {
 		t.Errorf("a 200-cell name takes %d cells (%q), want 120 (60%% of 200), cut in its middle", w, name)
+	}
+}
+
+// TestHeaderSaysHowFarBehind: while events come faster than countertop
+// takes them in, the header's first line says so, and by how much, where
+// it would say live; and says live again once it has caught up.
+func TestHeaderSaysHowFarBehind(t *testing.T) {
+	c := &clock{t: t0}
+	m := newModel(t, nil, 120, 40, fixture()...)
+	m.now = c.now
+	events := &model.FeedState{Mode: "events", Addr: "127.0.0.1:7000", Connected: true}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: events}, {Health: &model.Health{At: t0, Behind: 1800 * time.Millisecond}}}})
+	if !strings.Contains(plain(m), "events · behind by 1.8s") {
+		t.Errorf("the header does not say how far behind:\n%s", plain(m))
+	}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0.Add(time.Second)}}}})
+	if !strings.Contains(plain(m), "events · live") {
+		t.Errorf("the header does not say live once caught up:\n%s", plain(m))
 	}
 }

@@ -10,11 +10,14 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/model"
 )
 
 // TestFloodPastPubsubLimit: a flood of writes past the subscription's
 // output buffer limit makes Redis drop countertop's subscription; the
-// notifications lost with it must not leave the view behind.
+// feed says so, naming the setting, and the notifications lost with it
+// must not leave the view behind.
 func TestFloodPastPubsubLimit(t *testing.T) {
 	srv, v, rdb := standalone(t, "events", 10)
 	ctx := context.Background()
@@ -34,6 +37,11 @@ func TestFloodPastPubsubLimit(t *testing.T) {
 		}
 	}
 	v.converge(rdb, "after a flood that dropped the subscription")
+	waitUntil(t, "the close said", func() bool {
+		return v.sawState(func(st model.FeedState) bool {
+			return strings.Contains(st.LastError+st.Note, "client-output-buffer-limit pubsub")
+		})
+	}, v.feedState)
 	waitUntil(t, "the feed to follow events again", func() bool { return v.feedState().Mode == "events" })
 	churn(t, rdb, "flood")
 	v.converge(rdb, "after writes once subscribed again")

@@ -1,0 +1,603 @@
+package redisclient
+
+import (
+	"bufio"
+	"bytes"
+	"cmp"
+	"context"
+	"errors"
+	"fmt"
+	"io"
+	"math"
+	"net"
+	"strconv"
+	"sync"
+	"sync/atomic"
+	"time"
+	"unsafe"
+
+	"github.com/redis/go-redis/v9"
+)
+
+// subReadBuffer is how much of the server's stream a subscription reads at
+// once: a flood arrives in large writes, and every message parsed out of
+// the buffer costs no system call.
+const subReadBuffer = 64 << 10
+
+// maxBulk is the longest bulk string Redis sends (its proto-max-bulk-len
+// at most): a longer one is a broken stream, not a key to allocate for.
+const maxBulk = 512 << 20
+
+// subConn is a subscription's own connection to one server, read by a
+// RESP2 reader of countertop's own. A flood of keyspace notifications or
+// invalidations is what countertop must drain faster than Redis makes it:
+// go-redis's PubSub allocates a Message (and its strings) per message and
+// hands each over a channel, while this reader parses each message out of
+// its buffer in place, and allocates nothing but a new key for the changed
+// set. go-redis serves every other command.
+//
+// Every command it sends (AUTH, CLIENT ID, SUBSCRIBE, PING) counts in the
+// server's budget, and waits for its answer as the budget notes (see
+// budget.begin), so that a server that stops answering shows as silent.
+type subConn struct {
+	nc     net.Conn
+	br     *bufio.Reader
+	budget *serverBudget
+	skip   int    // bytes of the last bulk string read, still to discard
+	big    []byte // holds a bulk string larger than the read buffer
+
+	wmu sync.Mutex // writes: the watchdog pings while the reader reads
+
+	pmu    sync.Mutex
+	probes []probe // pings sent and not answered yet, oldest first
+	// The drain's count of messages in the second under way and in the
+	// one before (see busy).
+	second       time.Time
+	thisSecond   uint64
+	secondBefore uint64
+
+	// rtt is how long the last ping took to come back (nanoseconds): under
+	// a flood, it waited behind everything Redis had queued before it.
+	rtt atomic.Int64
+}
+
+// probe is a PING sent on the subscription: its payload is when it was
+// sent, which its answer gives back.
+type probe struct {
+	sent int64 // Unix nanoseconds
+	w    *wait
+}
+
+// replyError is an error reply read by a subConn; like go-redis's own, it
+// is a redis.Error.
+type replyError string
+
+func (e replyError) Error() string { return string(e) }
+func (replyError) RedisError()     {}
+
+var _ redis.Error = replyError("")
+
+// errProtocol is a reply the reader cannot make sense of.
+var errProtocol = errors.New("a reply that does not follow the Redis protocol")
+
+// dialSub opens a subscription's connection to the server opt names, as
+// go-redis would (opt's dialer, TLS and Sentinel's resolution included),
+// and logs in with opt's user and password. It speaks RESP2, in which a
+// subscriber receives invalidations as messages.
+func dialSub(ctx context.Context, opt *redis.Options, b *serverBudget) (*subConn, error) {
+	dial := opt.Dialer
+	if dial == nil {
+		d := &net.Dialer{Timeout: opt.DialTimeout}
+		dial = d.DialContext
+	}
+	dctx, cancel := context.WithTimeout(ctx, cmp.Or(opt.DialTimeout, defaultDialTimeout))
+	defer cancel()
+	nc, err := dial(dctx, cmp.Or(opt.Network, "tcp"), opt.Addr)
+	if err != nil {
+		return nil, err
+	}
+	c := &subConn{nc: nc, br: bufio.NewReaderSize(nc, subReadBuffer), budget: b}
+	if opt.Password != "" {
+		args := []string{"AUTH", opt.Password}
+		if opt.Username != "" {
+			args = []string{"AUTH", opt.Username, opt.Password}
+		}
+		if _, err := c.do(ctx, args...); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	if opt.ClientName != "" {
+		if _, err := c.do(ctx, "CLIENT", "SETNAME", opt.ClientName); err != nil {
+			nc.Close()
+			return nil, err
+		}
+	}
+	return c, nil
+}
+
+// close closes the connection; a read under way returns an error.
+func (c *subConn) close() { c.nc.Close() }
+
+// send writes one command, counting it in the budget (into debt: a
+// subscription's commands cannot wait), and returns the wait to end once
+// it is answered.
+func (c *subConn) send(args ...string) (*wait, error) {
+	c.budget.spend(1)
+	buf := make([]byte, 0, 64)
+	buf = append(buf, '*')
+	buf = strconv.AppendInt(buf, int64(len(args)), 10)
+	buf = append(buf, '\r', '\n')
+	for _, a := range args {
+		buf = append(buf, '$')
+		buf = strconv.AppendInt(buf, int64(len(a)), 10)
+		buf = append(buf, '\r', '\n')
+		buf = append(buf, a...)
+		buf = append(buf, '\r', '\n')
+	}
+	w := c.budget.begin()
+	c.wmu.Lock()
+	defer c.wmu.Unlock()
+	if err := c.nc.SetWriteDeadline(time.Now().Add(subscribeTimeout)); err != nil {
+		c.budget.end(w, false)
+		return nil, err
+	}
+	if _, err := c.nc.Write(buf); err != nil {
+		c.budget.end(w, false)
+		return nil, err
+	}
+	return w, nil
+}
+
+// do sends a command and reads its reply, before the subscription's
+// messages flow (at most subscribeTimeout, or until ctx is done). An error
+// reply is returned as a replyError.
+func (c *subConn) do(ctx context.Context, args ...string) (any, error) {
+	w, err := c.send(args...)
+	if err != nil {
+		return nil, err
+	}
+	reply, err := c.readHandshake(ctx)
+	c.budget.end(w, wasAnswered(err))
+	return reply, err
+}
+
+// readHandshake reads one reply within subscribeTimeout, or until ctx is
+// done.
+func (c *subConn) readHandshake(ctx context.Context) (any, error) {
+	stop := context.AfterFunc(ctx, func() { c.nc.SetReadDeadline(time.Now()) })
+	defer stop()
+	if err := c.nc.SetReadDeadline(time.Now().Add(subscribeTimeout)); err != nil {
+		return nil, err
+	}
+	reply, err := c.readReply()
+	if ctx.Err() != nil {
+		err = ctx.Err()
+	}
+	if err == nil {
+		if e, ok := reply.(replyError); ok {
+			return nil, e
+		}
+	}
+	return reply, err
+}
+
+// subscribe sends kind ("SUBSCRIBE" or "PSUBSCRIBE") of channels and waits
+// until Redis has confirmed them all: from then on, every message is
+// delivered.
+func (c *subConn) subscribe(ctx context.Context, kind string, channels ...string) error {
+	w, err := c.send(append([]string{kind}, channels...)...)
+	if err != nil {
+		return err
+	}
+	for range channels {
+		reply, err := c.readHandshake(ctx)
+		if err != nil {
+			c.budget.end(w, wasAnswered(err))
+			return err
+		}
+		if a, ok := reply.([]any); !ok || len(a) != 3 {
+			c.budget.end(w, true)
+			return fmt.Errorf("%s was answered with %v: %w", kind, reply, errProtocol)
+		}
+	}
+	c.budget.end(w, true)
+	// From here on the reader waits for messages as long as it takes: the
+	// watchdog tells a silent server.
+	return c.nc.SetReadDeadline(time.Time{})
+}
+
+// ping sends a PING whose payload is the time, the probe that tells how
+// far behind the subscription is (see behind), unless one is still
+// unanswered. It reports whether it sent one.
+func (c *subConn) ping(now time.Time) (bool, error) {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if len(c.probes) > 0 {
+		return false, nil
+	}
+	ts := now.UnixNano()
+	w, err := c.send("PING", strconv.FormatInt(ts, 10))
+	if err != nil {
+		return false, err
+	}
+	c.probes = append(c.probes, probe{sent: ts, w: w})
+	return true, nil
+}
+
+// pong takes the answer to the ping sent at payload.
+func (c *subConn) pong(payload []byte) {
+	ts, ok := atoi(payload)
+	if !ok {
+		return // a ping that was not ours
+	}
+	now := time.Now()
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	for i, p := range c.probes {
+		if p.sent == ts {
+			c.budget.end(p.w, true)
+			c.probes = append(c.probes[:i], c.probes[i+1:]...)
+			c.rtt.Store(now.UnixNano() - ts)
+			return
+		}
+	}
+}
+
+// heard notes that the server sent something while a ping waits behind
+// it: it is not silent, only busy.
+func (c *subConn) heard() {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if len(c.probes) > 0 {
+		c.probes[0].w.touch()
+	}
+}
+
+// behind returns how far behind the server the subscription is as of now:
+// how long the last ping took to come back, or how long the one still out
+// has waited, whichever is longer.
+func (c *subConn) behind(now time.Time) time.Duration {
+	lag := time.Duration(c.rtt.Load())
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if len(c.probes) > 0 {
+		lag = max(lag, now.Sub(time.Unix(0, c.probes[0].sent)))
+	}
+	return lag
+}
+
+// unanswered returns when the oldest ping still unanswered was sent; zero
+// when none is.
+func (c *subConn) unanswered() time.Time {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	if len(c.probes) == 0 {
+		return time.Time{}
+	}
+	return time.Unix(0, c.probes[0].sent)
+}
+
+// endProbes gives up the pings still out, once the connection is closed.
+func (c *subConn) endProbes() {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	for _, p := range c.probes {
+		c.budget.end(p.w, false)
+	}
+	c.probes = nil
+}
+
+// discard drops the bulk string last read, before the next read.
+func (c *subConn) discard() {
+	if c.skip > 0 {
+		c.br.Discard(c.skip)
+		c.skip = 0
+	}
+}
+
+// readLine returns the next line without its CRLF; it is valid until the
+// next read.
+func (c *subConn) readLine() ([]byte, error) {
+	c.discard()
+	line, err := c.br.ReadSlice('\n')
+	if err != nil {
+		if errors.Is(err, bufio.ErrBufferFull) {
+			err = errProtocol
+		}
+		return nil, err
+	}
+	if len(line) < 3 || line[len(line)-2] != '\r' {
+		return nil, errProtocol
+	}
+	return line[:len(line)-2], nil
+}
+
+// readBulk reads a bulk string, and returns its bytes (nil for a null),
+// valid until the next read. It reads the header of any other reply as
+// an error: the callers know that a bulk string comes next.
+func (c *subConn) readBulk() ([]byte, error) {
+	line, err := c.readLine()
+	if err != nil {
+		return nil, err
+	}
+	return c.bulkAfter(line)
+}
+
+// bulkAfter reads the body of the bulk string whose header is line.
+func (c *subConn) bulkAfter(line []byte) ([]byte, error) {
+	if line[0] != '$' {
+		return nil, errProtocol
+	}
+	n, ok := atoi(line[1:])
+	switch {
+	case !ok:
+		return nil, errProtocol
+	case n < 0:
+		return nil, nil
+	case n > maxBulk:
+		return nil, errProtocol
+	case n+2 <= int64(c.br.Size()):
+		b, err := c.br.Peek(int(n) + 2)
+		if err != nil {
+			return nil, err
+		}
+		c.skip = int(n) + 2
+		return b[:n], nil
+	}
+	if int64(cap(c.big)) < n+2 {
+		c.big = make([]byte, n+2)
+	}
+	b := c.big[:n+2]
+	if _, err := io.ReadFull(c.br, b); err != nil {
+		return nil, err
+	}
+	return b[:n], nil
+}
+
+// readReply reads any reply (in the handshake, and what the drain does
+// not expect): a string, an int64, nil, a replyError or a []any of them.
+func (c *subConn) readReply() (any, error) {
+	line, err := c.readLine()
+	if err != nil {
+		return nil, err
+	}
+	switch line[0] {
+	case '+':
+		return string(line[1:]), nil
+	case '-':
+		return replyError(line[1:]), nil
+	case ':':
+		n, ok := atoi(line[1:])
+		if !ok {
+			return nil, errProtocol
+		}
+		return n, nil
+	case '$':
+		b, err := c.bulkAfter(line)
+		if b == nil || err != nil {
+			return nil, err
+		}
+		return string(b), nil
+	case '*':
+		n, ok := atoi(line[1:])
+		if !ok {
+			return nil, errProtocol
+		}
+		if n < 0 {
+			return nil, nil
+		}
+		a := make([]any, 0, min(n, 64))
+		for range n {
+			v, err := c.readReply()
+			if err != nil {
+				return nil, err
+			}
+			a = append(a, v)
+		}
+		return a, nil
+	}
+	return nil, errProtocol
+}
+
+// skipReplies reads and drops n replies.
+func (c *subConn) skipReplies(n int64) error {
+	for range n {
+		if _, err := c.readReply(); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// count adds n messages received at now to the drain's count.
+func (c *subConn) count(n uint64, now time.Time) {
+	if gap := now.Sub(c.second); gap >= time.Second {
+		c.secondBefore = c.thisSecond
+		if gap >= 2*time.Second {
+			c.secondBefore = 0
+		}
+		c.second, c.thisSecond = now, 0
+	}
+	c.thisSecond += n
+}
+
+// busy returns how many messages the drain received in about the last
+// second, once it has returned.
+func (c *subConn) busy() uint64 {
+	if time.Since(c.second) >= 2*time.Second {
+		return 0
+	}
+	return c.thisSecond + c.secondBefore
+}
+
+// atoi parses a decimal integer, with its sign, without allocating.
+func atoi(b []byte) (int64, bool) {
+	neg := len(b) > 0 && b[0] == '-'
+	if neg {
+		b = b[1:]
+	}
+	if len(b) == 0 || len(b) > 19 { // 19 digits fit in a uint64
+		return 0, false
+	}
+	var n uint64
+	for _, d := range b {
+		if d < '0' || d > '9' {
+			return 0, false
+		}
+		n = n*10 + uint64(d-'0')
+	}
+	if n > math.MaxInt64 {
+		return 0, false
+	}
+	if neg {
+		return -int64(n), true
+	}
+	return int64(n), true
+}
+
+// heardEvery is how many messages the drain reads between telling the
+// watchdog, and the ping waiting behind them, that it heard from the
+// server (and whenever it has read all that had come).
+const heardEvery = 256
+
+// drain reads the subscription's messages until the connection fails,
+// putting the keys that they name into w's changed set (those a pattern
+// matches, in tracking mode) and counting what it read in heard. It
+// returns the error that ended it.
+func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
+	prefix := []byte(w.prefix)
+	var n uint64 // read since heard was told
+	tell := func() {
+		heard.Add(n)
+		c.count(n, time.Now())
+		n = 0
+		c.heard()
+	}
+	for {
+		c.discard() // what is left in the buffer is what came after
+		if n >= heardEvery || n > 0 && c.br.Buffered() == 0 {
+			tell()
+		}
+		line, err := c.readLine()
+		if err != nil {
+			return err
+		}
+		if line[0] != '*' {
+			if line[0] == '-' {
+				return replyError(line[1:])
+			}
+			return errProtocol
+		}
+		size, ok := atoi(line[1:])
+		if !ok || size < 1 {
+			return errProtocol
+		}
+		kind, err := c.readBulk()
+		if err != nil {
+			return err
+		}
+		n++
+		switch {
+		case size == 4 && string(kind) == "pmessage":
+			if _, err := c.readBulk(); err != nil { // the pattern
+				return err
+			}
+			channel, err := c.readBulk()
+			if err != nil {
+				return err
+			}
+			// Everything after the prefix is the key, whatever bytes it
+			// holds (':' and newlines included).
+			if key, ok := bytes.CutPrefix(channel, prefix); ok {
+				w.changed.addBytes(key)
+			}
+			if _, err := c.readBulk(); err != nil { // the event
+				return err
+			}
+		case size == 3 && string(kind) == "message":
+			channel, err := c.readBulk()
+			if err != nil {
+				return err
+			}
+			if w.tracking == nil || string(channel) != invalidations {
+				if err := c.skipReplies(1); err != nil {
+					return err
+				}
+				continue
+			}
+			keys, err := c.invalidation(w)
+			if err != nil {
+				return err
+			}
+			n += keys
+		case size == 2 && string(kind) == "pong":
+			payload, err := c.readBulk()
+			if err != nil {
+				return err
+			}
+			c.pong(payload)
+		default: // a confirmation, a ping of someone else's
+			if err := c.skipReplies(size - 1); err != nil {
+				return err
+			}
+		}
+	}
+}
+
+// invalidation reads the payload of an invalidation: the keys it names,
+// put in the changed set when a pattern matches them, or a null when a
+// database was flushed. It returns how many keys it named.
+func (c *subConn) invalidation(w *eventWatcher) (uint64, error) {
+	line, err := c.readLine()
+	if err != nil {
+		return 0, err
+	}
+	switch line[0] {
+	case '$': // a null (flushed), or a key on its own
+		key, err := c.bulkAfter(line)
+		switch {
+		case err != nil:
+			return 0, err
+		case key == nil:
+			w.sawFlush()
+			return 0, nil
+		}
+		w.invalidated(key)
+		return 1, nil
+	case '*':
+		n, ok := atoi(line[1:])
+		if !ok {
+			return 0, errProtocol
+		}
+		if n < 0 {
+			w.sawFlush()
+			return 0, nil
+		}
+		for range n {
+			key, err := c.readBulk()
+			if err != nil {
+				return 0, err
+			}
+			w.invalidated(key)
+		}
+		return uint64(n), nil
+	}
+	return 0, errProtocol
+}
+
+// invalidated puts key, which an invalidation named, in the changed set
+// when a pattern matches it.
+func (w *eventWatcher) invalidated(key []byte) {
+	if len(key) == 0 {
+		if w.tracking.matches("") {
+			w.changed.add("")
+		}
+		return
+	}
+	// A view of the reader's buffer, for the match only: the set copies
+	// what it keeps.
+	if w.tracking.matches(unsafe.String(unsafe.SliceData(key), len(key))) {
+		w.changed.addBytes(key)
+	}
+}
