@@ -14,7 +14,7 @@ import (
 
 // demoHint is the demo's first status line: what the simulation does and
 // what to try.
-const demoHint = "Demo: simulated clients hit these rate limits; buggy ones leave counters without a TTL, or push the TTL back at every hit (red): those never reset. " +
+const demoHint = "Demo: simulated clients hit these rate limits; buggy ones lose their TTL or push it back at each hit (red). " +
 	"Select one and press e to give it its expiry, or E for all in view; + fires a test increment; ? lists every key."
 
 // runDemo opens the dashboard on an embedded Redis with simulated traffic.
