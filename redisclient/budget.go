@@ -22,7 +22,7 @@ import (
 // whoever sends it; the user's own writes (see userWrite) pass untouched.
 // A nil *budget counts nothing and holds nothing back.
 type budget struct {
-	limit rate.Limit // commands a second per server; 0: no limit
+	limit rate.Limit // commands a second per server a bucket fills at (see burstShare); 0: no limit
 	burst int        // what a server's bucket holds: a tenth of a second's worth
 
 	mu      sync.Mutex
@@ -30,8 +30,10 @@ type budget struct {
 }
 
 // burstShare is the part of a second's budget a bucket holds: what may go
-// at once after a quiet spell. Over any span t, a server gets at most
-// limit·t + limit·burstShare commands.
+// at once after a quiet spell. The bucket fills at the rest of the budget,
+// so that over any second, whatever went before, a server gets at most its
+// budget: (1 - 1/burstShare)·limit·t + limit/burstShare for a span t of a
+// second or more is no more than limit·t.
 const burstShare = 10
 
 // newBudget returns the budget of perSecond commands a second to each
@@ -39,8 +41,8 @@ const burstShare = 10
 func newBudget(perSecond int) *budget {
 	b := &budget{servers: make(map[string]*serverBudget)}
 	if perSecond > 0 {
-		b.limit = rate.Limit(perSecond)
 		b.burst = max(1, perSecond/burstShare)
+		b.limit = rate.Limit(max(1, perSecond-b.burst))
 	}
 	return b
 }
