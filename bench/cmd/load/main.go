@@ -180,6 +180,8 @@ func run(ctx context.Context, cfg config) error {
 		}
 	}
 	r.print(cfg)
+	load, _ = os.ReadFile("/proc/loadavg")
+	fmt.Printf("\nload average at the end %s", load)
 	return nil
 }
 
