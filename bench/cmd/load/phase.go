@@ -161,19 +161,24 @@ func (b *bench) probeOptions() *redis.Options {
 
 // sample reads INFO commandstats, and what the probe had sent just before.
 func (b *bench) sample(ctx context.Context, p *measure.Probe) (sample, error) {
-	sent := time.Now()
 	s := sample{probePings: p.Sent(), calls: map[string]int64{}}
-	info, err := b.rdb.Info(ctx, "commandstats").Result()
+	info, err := b.rdb.Info(ctx, "server", "commandstats").Result()
 	if err != nil {
 		return s, err
 	}
-	// Redis counted somewhere in the round trip: its middle is the best
-	// guess, which a slow reply (a busy machine) blurs.
-	s.at = sent.Add(time.Since(sent) / 2)
 	for line := range strings.Lines(info) {
-		name, fields, ok := strings.Cut(strings.TrimSpace(line), ":")
+		name, fields, _ := strings.Cut(strings.TrimSpace(line), ":")
+		if name == "server_time_usec" {
+			// Redis's clock as it counted: a reply that a busy machine
+			// delays does not blur the span between two samples.
+			us, err := strconv.ParseInt(fields, 10, 64)
+			if err != nil {
+				return s, fmt.Errorf("INFO server says server_time_usec:%s", fields)
+			}
+			s.at = time.UnixMicro(us)
+		}
 		cmd, isCmd := strings.CutPrefix(name, "cmdstat_")
-		if !ok || !isCmd {
+		if !isCmd {
 			continue
 		}
 		for field := range strings.SplitSeq(fields, ",") {
@@ -181,6 +186,9 @@ func (b *bench) sample(ctx context.Context, p *measure.Probe) (sample, error) {
 				s.calls[cmd], _ = strconv.ParseInt(v, 10, 64)
 			}
 		}
+	}
+	if s.at.IsZero() {
+		return s, fmt.Errorf("INFO server gave no server_time_usec (Redis 6.2 or later does)")
 	}
 	return s, nil
 }
