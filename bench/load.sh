@@ -7,7 +7,8 @@
 #
 # LOAD_SECONDS sets how long each phase lasts (default 60; LOAD_SECONDS=20
 # is a quick run); LOAD_MODES the modes to run the dashboard in (default
-# poll,events,tracking); LOAD_RATE the changes a second (default 5000).
+# poll,events,tracking); LOAD_RATE the changes a second (default 5000);
+# LOAD_RESYNC the dashboard's --resync-every (default: its own, 30s).
 #
 # It starts a redis-server of its own on a free port in a temp dir (never a
 # shared one), fills it with bench/cmd/seed, then bench/cmd/load measures
@@ -51,4 +52,5 @@ echo "redis-server on port $port (pid $redis_pid)"
 "$work/seed" -url "$url" -keys "$keys" -matching "$matching"
 echo
 "$work/load" -url "$url" -countertop "$work/countertop" -matching "$matching" \
-	-duration "${seconds}s" -modes "${LOAD_MODES:-poll,events,tracking}" -rate "${LOAD_RATE:-5000}"
+	-duration "${seconds}s" -modes "${LOAD_MODES:-poll,events,tracking}" -rate "${LOAD_RATE:-5000}" \
+	-resync-every "${LOAD_RESYNC:-0s}"

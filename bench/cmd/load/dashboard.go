@@ -38,7 +38,7 @@ type dashboard struct {
 	overIn time.Duration // when, from the start
 }
 
-func startDashboard(work, bin, url, mode string, budget int) (*dashboard, error) {
+func startDashboard(work, bin, url, mode string, budget int, resyncEvery time.Duration) (*dashboard, error) {
 	dir, err := os.MkdirTemp(work, "dash")
 	if err != nil {
 		return nil, err
@@ -48,6 +48,9 @@ func startDashboard(work, bin, url, mode string, budget int) (*dashboard, error)
 	// given, every other setting at its default.
 	cmd := fmt.Sprintf("exec env XDG_CONFIG_HOME=%s %s --url %s --pattern '%s' --mode %s --max-commands %d",
 		dir, bin, url, seed.Pattern, mode, budget)
+	if resyncEvery > 0 {
+		cmd += " --resync-every " + resyncEvery.String()
+	}
 	if out, err := d.tmux("new-session", "-d", "-s", "ct", "-x", "120", "-y", "40", cmd, ";", "set-option", "-t", "ct", "remain-on-exit", "on"); err != nil {
 		return nil, fmt.Errorf("tmux new-session: %v: %s", err, out)
 	}

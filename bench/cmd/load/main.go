@@ -60,6 +60,7 @@ func main() {
 	flag.IntVar(&cfg.hashEvery, "hash-every", 1000, "bench/cmd/seed's -hash-every: those keys are hashes, not INCRed")
 	flag.IntVar(&cfg.rate, "rate", 5000, "changes a second while changing")
 	flag.IntVar(&cfg.budget, "max-commands", int(defaultBudget), "the budget countertop runs under (--max-commands); its default is the dashboard's")
+	flag.DurationVar(&cfg.resyncEvery, "resync-every", 0, "the dashboard's and the watcher's --resync-every (0: the default)")
 	flag.Parse()
 	if cfg.url == "" || cfg.bin == "" {
 		fmt.Fprintln(os.Stderr, "load: -url and -countertop are required: run bench/load.sh, which sets them")
@@ -85,6 +86,7 @@ type config struct {
 	duration                  time.Duration
 	matching, hashEvery, rate int
 	budget                    int
+	resyncEvery               time.Duration // --resync-every; 0: the default
 }
 
 // benchName prefixes the client name of each of the bench's own
@@ -116,8 +118,12 @@ func run(ctx context.Context, cfg config) error {
 	}
 	load, _ := os.ReadFile("/proc/loadavg")
 	fmt.Printf("machine: %d CPUs; redis %s; %s; load average at start %s", runtime.NumCPU(), info["Server"]["redis_version"], runtime.Version(), load)
-	fmt.Printf("keyspace: %d keys, %d matching %s; each phase %v; changes %d/s; budget %d commands/s\n\n",
+	fmt.Printf("keyspace: %d keys, %d matching %s; each phase %v; changes %d/s; budget %d commands/s",
 		keys, cfg.matching, seed.Pattern, cfg.duration, cfg.rate, cfg.budget)
+	if cfg.resyncEvery > 0 {
+		fmt.Printf("; --resync-every %v", cfg.resyncEvery)
+	}
+	fmt.Print("\n\n")
 	for k, v := range map[string]string{"slowlog-log-slower-than": fmt.Sprint(targetSlow.Microseconds()), "slowlog-max-len": "10000", "notify-keyspace-events": ""} {
 		if err := rdb.ConfigSet(ctx, k, v).Err(); err != nil {
 			return err
@@ -220,7 +226,7 @@ func (b *bench) mode(ctx context.Context, mode string) (modeFigures, error) {
 	if err := b.notify(ctx, mode); err != nil {
 		return m, err
 	}
-	d, err := startDashboard(b.work, b.cfg.bin, b.cfg.url, mode, b.cfg.budget)
+	d, err := startDashboard(b.work, b.cfg.bin, b.cfg.url, mode, b.cfg.budget, b.cfg.resyncEvery)
 	if err != nil {
 		return m, err
 	}

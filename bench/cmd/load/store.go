@@ -9,6 +9,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/bench/measure"
+	"github.com/countertop/countertop/bench/seed"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
@@ -42,7 +43,7 @@ func storeLatency(ctx context.Context, cfg config, addr, mode string) (storeFigu
 	watched := make(chan error, 1)
 	start := time.Now()
 	go func() {
-		watched <- c.Watch(ctx, redisclient.WatchOptions{Mode: mode, PollOptions: redisclient.PollOptions{Patterns: []string{"ratelimit:*"}}}, feed)
+		watched <- c.Watch(ctx, redisclient.WatchOptions{Mode: mode, ResyncEvery: cfg.resyncEvery, PollOptions: redisclient.PollOptions{Patterns: []string{seed.Pattern}}}, feed)
 	}()
 	s := newFollower()
 	applied := make(chan struct{})
