@@ -26,11 +26,10 @@ keys=${1:-1000000}
 matching=${2:-100000}
 work=$(mktemp -d)
 redis_pid=""
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
 cleanup() {
-	if [ -n "$redis_pid" ]; then
-		kill "$redis_pid" 2>/dev/null || true
-		wait "$redis_pid" 2>/dev/null || true
-	fi
+	stop_redis
 	rm -rf "$work"
 }
 trap cleanup EXIT
@@ -40,33 +39,6 @@ go build -o "$work/countertop" .
 go build -o "$work/seed" ./bench/cmd/seed
 go build -o "$work/scale" ./bench/cmd/scale
 
-# A port nothing listens on; then make sure the server answering there is
-# the one started here, before writing a million keys to it. Sets port and
-# redis_pid.
-start_redis() {
-	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		port=$((20000 + RANDOM % 40000))
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			continue # taken
-		fi
-		redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save '' --appendonly no \
-			--daemonize no >"$work/redis.log" 2>&1 &
-		redis_pid=$!
-		for _ in $(seq 100); do
-			if [ "$(redis-cli -p "$port" info server 2>/dev/null | tr -d '\r' | sed -n 's/^process_id://p')" = "$redis_pid" ]; then
-				return
-			fi
-			kill -0 "$redis_pid" 2>/dev/null || break # it could not bind: try another port
-			sleep 0.1
-		done
-		kill "$redis_pid" 2>/dev/null || true
-		wait "$redis_pid" 2>/dev/null || true
-		redis_pid=""
-	done
-	echo "could not start redis-server; its log ends:" >&2
-	tail -n 20 "$work/redis.log" >&2
-	exit 1
-}
 start_redis
 url="redis://127.0.0.1:$port/0"
 echo "redis-server on port $port (pid $redis_pid)"

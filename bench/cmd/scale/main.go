@@ -169,7 +169,7 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 	if _, err := snapshot(ctx, rdb, cfg); err != nil {
 		return err
 	}
-	f.during = p.end()
+	f.during = p.End()
 
 	// (3) The dashboard's first pass; (4) refreshes of what it found.
 	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: opt.Password})
@@ -256,7 +256,7 @@ func (f *figures) report(w io.Writer) {
 	cycles := st.window.Seconds() / targetInterval.Seconds()
 	fmt.Fprintf(w, "    the poller at a %v interval, for %s after its first pass: a pass under way %.0f%% of the time, %d passes ended\n",
 		targetInterval, secs(st.window), 100*st.scanning.Seconds()/st.window.Seconds(), st.passes)
-	fmt.Fprintf(w, "      a known key read again every   %v   target %v   %s\n", st.periods, targetInterval, verdict(st.periods.at(0.99) < targetInterval*3/2))
+	fmt.Fprintf(w, "      a known key read again every   %v   target %v   %s\n", st.periods, targetInterval, verdict(st.periods.At(0.99) < targetInterval*3/2))
 	fmt.Fprintf(w, "      Redis time per cycle           SCAN %s (%.0f calls), the reads of the keys %s\n",
 		ms(time.Duration(float64(st.server.time("scan"))/cycles)), float64(st.server.count("scan"))/cycles,
 		ms(time.Duration(float64(st.server.time(keyCommands...))/cycles)))
@@ -439,7 +439,7 @@ func idleLatency(ctx context.Context, opt *redis.Options) (latencies, error) {
 		return nil, err
 	}
 	time.Sleep(time.Second)
-	return p.end(), nil
+	return p.End(), nil
 }
 
 // heapPerKey tracks every key of the keyspace as the dashboard would and

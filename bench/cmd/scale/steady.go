@@ -50,7 +50,7 @@ func steadyPoll(ctx context.Context, rdb *redis.Client, opt *redis.Options, clie
 	for time.Since(start) < window {
 		b, err := p.next()
 		if err != nil {
-			probe.end()
+			probe.End()
 			return s, err
 		}
 		for _, o := range b.Observed {
@@ -73,7 +73,7 @@ func steadyPoll(ctx context.Context, rdb *redis.Client, opt *redis.Options, clie
 	if scanning {
 		s.scanning += time.Since(since)
 	}
-	s.ping = probe.end()
+	s.ping = probe.End()
 	after, err := readStats(ctx, rdb)
 	if err != nil {
 		return s, err
