@@ -99,7 +99,7 @@ var settings = []Setting{
 		Usage: "SCAN for new keys every `DURATION` (default: the interval)",
 		value: one(durationText, func(c *Config) *time.Duration { return &c.Redis.DiscoverEvery })},
 	{Flag: "resync-every", Key: "redis.resync_every", Default: "30s", Commands: dashboardOnly,
-		Usage: "in events and tracking modes, re-read everything every `DURATION` in case a message was lost",
+		Usage: "in events and tracking modes, scan every `DURATION` for keys made or gone without a message, and every tenth time re-read every key, in case a message was lost",
 		value: one(durationText, func(c *Config) *time.Duration { return &c.Redis.ResyncEvery })},
 	{Flag: "scan-count", Key: "redis.scan_count", Default: "1000", Commands: readCommands,
 		Usage: "ask each SCAN call for about `N` keys (its COUNT)",

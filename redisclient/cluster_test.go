@@ -348,7 +348,7 @@ func TestCluster(t *testing.T) {
 		m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 		o := watchOptions("auto")
 		st := firstState(t, c, o)
-		const tracks = "; CLIENT TRACKING needs no server config; full re-scan every 30s, in case an invalidation was lost"
+		const tracks = "; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
 		want := fmt.Sprintf(`tracking: keyspace notifications are off on master %s (notify-keyspace-events="")`, m.Addr) + tracks
 		if st.Mode != "tracking" || st.Note != want {
 			t.Errorf("one master without notifications: mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
@@ -368,7 +368,7 @@ func TestCluster(t *testing.T) {
 		}
 		o.EnableEvents = true
 		st = firstState(t, c, o)
-		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxe"); full re-scan every 30s, in case an event was lost`
+		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxe"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
 		if st.Mode != "events" || st.Note != want {
 			t.Errorf("--enable-events: mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 		}

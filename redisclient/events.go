@@ -138,7 +138,8 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 			note = joinNotes(note, fmt.Sprintf("tracking every key: the pattern %q has no literal prefix", model.Printable(w.tracking.all)))
 		}
 	}
-	w.note = joinNotes(note, "full re-scan every "+model.FormatDuration(w.resyncEvery)+", in case "+lost+" was lost")
+	w.note = joinNotes(note, fmt.Sprintf("re-scan every %s (a full one every %s), in case %s was lost",
+		model.FormatDuration(w.resyncEvery), model.FormatDuration(fullEvery*w.resyncEvery), lost))
 	w.state.Note = w.note
 	w.lag.follow(w.changed)
 	defer w.lag.follow(nil)
@@ -152,11 +153,13 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 }
 
 // read runs the reader's loop. It makes the first full pass, then re-reads
-// the keys events named, makes a full pass when one is due, and follows the
-// masters, until ctx is done; then it returns nil. After a failure it waits
-// with backoff, then makes a full pass: what it failed to read may have
-// changed since. It returns an errNoEvents error as soon as a master is
-// found not to send the notifications needed.
+// the keys events named, makes a pass when one is due, and follows the
+// masters, until ctx is done; then it returns nil. A pass is walked a slice
+// at a time, with the keys events named read between the slices, so that
+// a change is on screen while a pass of a million keys goes on. After a
+// failure it waits with backoff, then makes a full pass: what it failed to
+// read may have changed since. It returns an errNoEvents error as soon as
+// a master is found not to send the notifications needed.
 func (w *eventWatcher) read(ctx context.Context) error {
 	resync := time.NewTimer(w.resyncEvery)
 	defer resync.Stop()
@@ -175,25 +178,42 @@ func (w *eventWatcher) read(ctx context.Context) error {
 		check = t.C
 	}
 	var (
-		due     = true           // a full pass is due
+		due     = true // a pass is due
+		full    = true // it re-reads the keys known already, not only finds those made or gone
+		resyncs int    // periodic passes since the last full one
+		walk    *discovery
 		retry   <-chan time.Time // set while waiting after a failure
 		backoff time.Duration
 	)
 	for {
 		var err error
-		if due && retry == nil {
-			if err = w.pass(ctx); err == nil {
-				due, backoff = false, 0
+		if due && walk == nil && retry == nil {
+			if walk, err = w.startPass(ctx, full); err == nil {
+				due, full = false, false
+			}
+		}
+		walking := neverReady // readyNow while a pass is under way
+		if walk != nil && err == nil {
+			var ended bool
+			if ended, err = w.advance(ctx, walk, passSlice); ended || err != nil {
+				walk = nil
+			}
+			if ended && err == nil {
+				backoff = 0
 				resync.Reset(w.resyncEvery)
+			}
+			if walk != nil {
+				walking = readyNow
 			}
 		}
 		if err == nil {
-			var again bool // a full pass is now due
+			var again, whole bool // a pass is now due; it re-reads every key
 			select {
 			case <-ctx.Done():
 				return nil
 			case s := <-w.status:
 				again, err = w.subscription(ctx, s)
+				whole = again
 			case <-check:
 				err = w.followMasters(ctx)
 			case <-settings:
@@ -204,16 +224,22 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				}
 			case <-flushCheck.C:
 				again = !due && retry == nil && w.flushed(ctx)
+				whole = again
 			case <-w.flushSeen:
-				again = true
+				again, whole = true, true
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
 			case <-resync.C:
-				again = true
+				resyncs++
+				again, whole = true, resyncs%fullEvery == 0
 			case <-retry:
 				retry = nil
+			case <-walking:
 			}
-			due = due || again
+			if whole && walk != nil && !walk.reread {
+				walk = nil // a pass that re-reads every key begins again, in its place
+			}
+			due, full = due || again, full || whole
 		}
 		if err != nil {
 			switch {
@@ -222,7 +248,7 @@ func (w *eventWatcher) read(ctx context.Context) error {
 			case errors.Is(err, errNoEvents), err == errEventsBack:
 				return err
 			}
-			due = true
+			due, full, walk = true, true, nil
 			backoff = nextBackoff(backoff)
 			retry = time.After(backoff)
 			w.failed(err)
@@ -234,24 +260,40 @@ func (w *eventWatcher) read(ctx context.Context) error {
 	}
 }
 
-// pass follows the masters as they are now, checks that they still send
-// the notifications countertop needs (in events mode), then makes a full
-// pass.
-func (w *eventWatcher) pass(ctx context.Context) error {
+// passSlice is how long the reader walks a pass before it reads the keys
+// events named meanwhile: a change waits for no more than a slice (and
+// the SCAN and reads under way when it ends).
+const passSlice = 20 * time.Millisecond
+
+// fullEvery is how many periodic passes go by between two that re-read
+// every key known; the others only find the keys made or gone since, and
+// cost a SCAN of the keyspace, not a read of every key.
+const fullEvery = 10
+
+// neverReady is never ready; readyNow always is (it is closed).
+var (
+	neverReady <-chan struct{}
+	readyNow   = func() <-chan struct{} { c := make(chan struct{}); close(c); return c }()
+)
+
+// startPass follows the masters as they are now, checks that they still
+// send the notifications countertop needs (in events mode), then begins a
+// pass: full, it re-reads every key it finds; else only those made since.
+func (w *eventWatcher) startPass(ctx context.Context, full bool) (*discovery, error) {
 	nodes, err := w.c.masters(ctx)
 	if err != nil {
-		return err
+		return nil, err
 	}
 	if w.follow(ctx, nodes, nil) {
 		w.settling = 3 // see followMasters
 	}
 	if w.tracking == nil {
 		if err := w.checkSettings(ctx, nodes); err != nil {
-			return err
+			return nil, err
 		}
 	}
 	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
-	return w.discover(ctx)
+	return w.startDiscovery(ctx, full)
 }
 
 // readChanged re-reads the keys events named, after letting more gather

@@ -310,7 +310,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 		ResyncEvery: 100 * time.Millisecond,
 	})
 	w.waitSynced()
-	if w.state.Note != "full re-scan every 0.1s, in case an event was lost" {
+	if w.state.Note != "re-scan every 0.1s (a full one every 1.0s), in case an event was lost" {
 		t.Errorf("Note = %q", w.state.Note)
 	}
 
@@ -328,7 +328,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 	s.Do(t, "SWAPDB", "0", "9")
 	w.waitMatches("rl:*", rdb)
 	w.waitValue("rl:a", "2")
-	if st := w.state; st.Mode != "events" || st.Note != "full re-scan every 0.1s, in case an event was lost" {
+	if st := w.state; st.Mode != "events" || st.Note != "re-scan every 0.1s (a full one every 1.0s), in case an event was lost" {
 		t.Errorf("mode %q, note %q; want events, with its usual note: the notifications are on", st.Mode, st.Note)
 	}
 }

@@ -56,7 +56,7 @@ func (f *feed) waitPolling(note string) {
 func (f *feed) waitLive() {
 	f.t.Helper()
 	f.until("events again", func() string {
-		if st := f.state; st.Mode != "events" || st.Scanning || st.LastError != "" || st.Note != "full re-scan every 1h00m, in case an event was lost" {
+		if st := f.state; st.Mode != "events" || st.Scanning || st.LastError != "" || st.Note != "re-scan every 1h00m (a full one every 10h00m), in case an event was lost" {
 			return fmt.Sprintf("mode %q, scanning %v, note %q, last error %q", st.Mode, st.Scanning, st.Note, st.LastError)
 		}
 		return ""
@@ -151,7 +151,7 @@ func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 	w.waitLive()
 
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); full re-scan every 1h00m, in case an event was lost`
+	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); re-scan every 1h00m (a full one every 10h00m), in case an event was lost`
 	w.until("the notifications turned on again, and the pass after them over", func() string {
 		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || w.state.Mode != "events" || w.state.Scanning {
 			return fmt.Sprintf("notify-keyspace-events = %q, mode %q, note %q, scanning %v", flags, w.state.Mode, w.state.Note, w.state.Scanning)
@@ -235,9 +235,9 @@ func notifyFlags(t *testing.T, s *redistest.Server) string {
 // tracks otherwise, saying why.
 func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 	t.Parallel()
-	const eventsNote = "full re-scan every 30s, in case an event was lost"
+	const eventsNote = "re-scan every 30s (a full one every 5m00s), in case an event was lost"
 	tracking := func(why string) string {
-		return "tracking: " + why + "; CLIENT TRACKING needs no server config; full re-scan every 30s, in case an invalidation was lost"
+		return "tracking: " + why + "; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
 	}
 	for _, tc := range []struct {
 		flags, mode, note string
@@ -283,7 +283,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 			o := watchOptions(mode)
 			o.EnableEvents = true
 			st := firstState(t, connect(t, s), o)
-			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxe"); full re-scan every 30s, in case an event was lost`
+			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxe"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
 			if st.Mode != "events" || st.Note != want {
 				t.Errorf("mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 			}
@@ -300,7 +300,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 		s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 		o := watchOptions("auto")
 		o.EnableEvents = true
-		if st := firstState(t, connect(t, s), o); st.Mode != "events" || st.Note != "full re-scan every 30s, in case an event was lost" {
+		if st := firstState(t, connect(t, s), o); st.Mode != "events" || st.Note != "re-scan every 30s (a full one every 5m00s), in case an event was lost" {
 			t.Errorf("mode %q, note %q; want events, and nothing turned on", st.Mode, st.Note)
 		}
 		if flags := notifyFlags(t, s); flags != "AKE" {
@@ -318,7 +318,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 		o := watchOptions("auto")
 		o.EnableEvents = true
 		// Client tracking is no write: it follows changes all the same.
-		want := "tracking: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxe' was not sent; CLIENT TRACKING needs no server config; full re-scan every 30s, in case an invalidation was lost"
+		want := "tracking: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxe' was not sent; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
 		if st := firstState(t, c, o); st.Mode != "tracking" || st.Note != want {
 			t.Errorf("mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}

@@ -59,7 +59,7 @@ func TestTrackingFollowsEachKindOfChange(t *testing.T) {
 	rdb := s.Client(t)
 	w := startTracking(t, connect(t, s), "rl:*")
 	w.waitValue("rl:a", "1")
-	if w.state.Note != "full re-scan every 1h00m, in case an invalidation was lost" {
+	if w.state.Note != "re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost" {
 		t.Errorf("Note = %q", w.state.Note)
 	}
 
@@ -143,7 +143,7 @@ func TestTrackingEveryKey(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	w := startTracking(t, connect(t, s), "rl:*", "*:hits")
-	want := `tracking every key: the pattern "*:hits" has no literal prefix; full re-scan every 1h00m, in case an invalidation was lost`
+	want := `tracking every key: the pattern "*:hits" has no literal prefix; re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost`
 	if w.state.Note != want {
 		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
 	}
@@ -160,7 +160,7 @@ func TestWatchAutoTracksWhenNotificationsAreOff(t *testing.T) {
 	s := redistest.Start(t)
 	w := startWatch(t, connect(t, s), trackingOptions("auto", "rl:*"))
 	w.waitPassIn("tracking", 0)
-	want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; full re-scan every 1h00m, in case an invalidation was lost`
+	want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost`
 	if w.state.Note != want {
 		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
 	}
@@ -224,7 +224,7 @@ func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
 
 			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 			w.waitPassIn("tracking", w.passes)
-			want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; full re-scan every 1h00m, in case an invalidation was lost`
+			want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost`
 			if w.state.Note != want {
 				t.Errorf("Note = %q\nwant %q", w.state.Note, want)
 			}

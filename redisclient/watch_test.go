@@ -88,7 +88,7 @@ func TestWatchAutoGoesLiveWhenNotificationsAreTurnedOn(t *testing.T) {
 	w.waitFor("polling", func() bool { return w.state.Mode == "polling" })
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
 	w.waitFor("events mode", func() bool { return w.state.Mode == "events" })
-	if w.state.Note != "full re-scan every 30s, in case an event was lost" {
+	if w.state.Note != "re-scan every 30s (a full one every 5m00s), in case an event was lost" {
 		t.Errorf("note %q, want the events mode's", w.state.Note)
 	}
 	s.Do(t, "INCR", "rl:a")
