@@ -53,7 +53,7 @@ func TestOneKeyIsCountedInTheSingular(t *testing.T) {
 // In events mode the header says what the periodic re-scan is, as the
 // watcher puts it, next to the rest of what it says about the feed.
 func TestEventsModeSaysWhatTheReScanIs(t *testing.T) {
-	note := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); full re-scan every 30s, in case an event was lost`
+	note := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
 	m := newModel(t, nil, 120, 40, fixture()...)
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
 		Mode: "events", Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
