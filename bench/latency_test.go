@@ -7,14 +7,13 @@ import (
 	"math/rand/v2"
 	"os"
 	"os/exec"
-	"slices"
 	"strconv"
 	"strings"
-	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/countertop/countertop/bench/measure"
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
@@ -91,14 +90,14 @@ func benchmarkLatency(b *testing.B, o redisclient.WatchOptions, l load) {
 		b.Fatal(err)
 	}
 	defer c.Close()
-	d := newDashboard()
+	d := measure.NewFollower()
 	ctx, cancel := context.WithCancel(ctx)
 	o.Patterns = []string{"bench:*"}
 	feed := make(chan model.Batch, 64) // as main.go makes it
 	watched := make(chan error, 1)
 	go func() { watched <- c.Watch(ctx, o, feed) }()
 	applied := make(chan struct{})
-	go func() { d.follow(feed); close(applied) }()
+	go func() { d.Follow(feed); close(applied) }()
 	defer func() {
 		cancel()
 		if err := <-watched; err != nil {
@@ -107,22 +106,21 @@ func benchmarkLatency(b *testing.B, o redisclient.WatchOptions, l load) {
 		close(feed)
 		<-applied
 	}()
-	if !d.waitFor(func() bool { return d.store.Len() == l.keys }) {
+	if !d.WaitFor(settleTimeout, func(s *model.Store) bool { return s.Len() == l.keys }) {
 		b.Fatalf("the store never held the %d keys", l.keys)
 	}
 
 	b.ResetTimer()
-	var incrs []incr
+	var incrs []measure.Incr
 	cpu, wall := usage(func() {
 		incrs = runGenerator(b, s.Addr, b.N, l)
-		if !d.waitFor(func() bool { return d.holdsAll(incrs) }) {
+		if !d.WaitFor(settleTimeout, measure.HoldsAll(incrs)) {
 			b.Fatal("the store never caught up with the increments")
 		}
 	})
 	b.StopTimer()
 
-	lat := d.latencies(incrs)
-	slices.Sort(lat)
+	lat := d.Latencies(incrs)
 	ms := func(q float64) float64 { return float64(lat[int(q*float64(len(lat)-1))]) / float64(time.Millisecond) }
 	b.ReportMetric(0, "ns/op") // the rate is fixed: time per op says nothing
 	b.ReportMetric(ms(0.50), "p50_ms")
@@ -133,18 +131,9 @@ func benchmarkLatency(b *testing.B, o redisclient.WatchOptions, l load) {
 
 func key(i int) string { return "bench:" + strconv.Itoa(i) }
 
-// incr is one INCR the generator fired: the value it returned, and when
-// (Unix nanoseconds: the two processes share the clock, not a monotonic
-// origin).
-type incr struct {
-	key   string
-	value int64
-	at    int64
-}
-
 // runGenerator runs this test binary as the load generator, firing n
 // INCRs at addr, and returns what it fired.
-func runGenerator(b *testing.B, addr string, n int, l load) []incr {
+func runGenerator(b *testing.B, addr string, n int, l load) []measure.Incr {
 	cmd := exec.Command(os.Args[0], "-test.run=^$")
 	cmd.Env = append(os.Environ(), fmt.Sprintf("%s=%s %d %d %d", loadEnv, addr, n, l.keys, l.perSec))
 	cmd.Stderr = os.Stderr
@@ -152,10 +141,10 @@ func runGenerator(b *testing.B, addr string, n int, l load) []incr {
 	if err != nil {
 		b.Fatalf("load generator: %v", err)
 	}
-	incrs := make([]incr, 0, n)
+	incrs := make([]measure.Incr, 0, n)
 	for line := range strings.Lines(string(out)) {
-		var in incr
-		if _, err := fmt.Sscan(line, &in.key, &in.value, &in.at); err != nil {
+		var in measure.Incr
+		if _, err := fmt.Sscan(line, &in.Key, &in.Value, &in.At); err != nil {
 			b.Fatalf("load generator said %q: %v", line, err)
 		}
 		incrs = append(incrs, in)
@@ -175,7 +164,7 @@ func generate(spec string) error {
 	}
 	rdb := redis.NewClient(&redis.Options{Addr: addr})
 	defer rdb.Close()
-	incrs := make([]incr, n)
+	incrs := make([]measure.Incr, n)
 	start := time.Now()
 	for i := range incrs {
 		time.Sleep(time.Until(start.Add(time.Duration(i) * time.Second / time.Duration(l.perSec))))
@@ -184,102 +173,13 @@ func generate(spec string) error {
 		if err != nil {
 			return err
 		}
-		incrs[i] = incr{k, v, time.Now().UnixNano()}
+		incrs[i] = measure.Incr{Key: k, Value: v, At: time.Now().UnixNano()}
 	}
 	w := bufio.NewWriter(os.Stdout)
 	for _, in := range incrs {
-		fmt.Fprintln(w, in.key, in.value, in.at)
+		fmt.Fprintln(w, in.Key, in.Value, in.At)
 	}
 	return w.Flush()
-}
-
-// dashboard applies the feed to a model.Store as the ui does, and notes
-// when each key first held each value.
-type dashboard struct {
-	mu      sync.Mutex
-	changed *sync.Cond
-	store   *model.Store
-	arrived map[string][]arrival // per key, in the order they came
-}
-
-type arrival struct {
-	value int64
-	at    int64 // Unix nanoseconds
-}
-
-func newDashboard() *dashboard {
-	d := &dashboard{store: model.NewStore(&model.Rules{}), arrived: make(map[string][]arrival)}
-	d.changed = sync.NewCond(&d.mu)
-	return d
-}
-
-// follow applies batches until feed is closed.
-func (d *dashboard) follow(feed <-chan model.Batch) {
-	for b := range feed {
-		d.mu.Lock()
-		d.store.Apply(b)
-		now := time.Now().UnixNano()
-		for _, o := range b.Observed {
-			v, err := strconv.ParseInt(o.Raw, 10, 64)
-			if err != nil {
-				panic(fmt.Sprintf("%q holds %q", o.Key, o.Raw))
-			}
-			if a := d.arrived[o.Key]; len(a) == 0 || a[len(a)-1].value != v {
-				d.arrived[o.Key] = append(a, arrival{v, now})
-			}
-		}
-		d.changed.Broadcast()
-		d.mu.Unlock()
-	}
-}
-
-// holdsAll reports whether the store holds every value incrs returned or
-// a later one. d must be locked.
-func (d *dashboard) holdsAll(incrs []incr) bool {
-	for _, in := range incrs {
-		c, _ := d.store.Get(in.key)
-		if v, ok := c.Value.Number(); !ok || int64(v) < in.value {
-			return false
-		}
-	}
-	return true
-}
-
-// latencies is, for each of incrs, how long after its reply the store
-// first held its value or a later one; 0 when the store had it before the
-// reply reached the generator.
-func (d *dashboard) latencies(incrs []incr) []time.Duration {
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	lat := make([]time.Duration, len(incrs))
-	for i, in := range incrs {
-		a := d.arrived[in.key]
-		j := slices.IndexFunc(a, func(a arrival) bool { return a.value >= in.value })
-		lat[i] = time.Duration(max(0, a[j].at-in.at))
-	}
-	return lat
-}
-
-// waitFor waits until cond holds, called with d locked; false when that
-// takes longer than settleTimeout.
-func (d *dashboard) waitFor(cond func() bool) bool {
-	var timedOut bool
-	timer := time.AfterFunc(settleTimeout, func() {
-		d.mu.Lock()
-		timedOut = true
-		d.changed.Broadcast()
-		d.mu.Unlock()
-	})
-	defer timer.Stop()
-	d.mu.Lock()
-	defer d.mu.Unlock()
-	for !cond() {
-		if timedOut {
-			return false
-		}
-		d.changed.Wait()
-	}
-	return true
 }
 
 // usage runs fn and returns the CPU time this process used meanwhile, and

@@ -13,6 +13,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/countertop/countertop/bench/measure"
 	"github.com/countertop/countertop/bench/seed"
 )
 
@@ -22,15 +23,6 @@ import (
 // many INCRs to fire, over which of seed's counters (the first MATCHING,
 // but the hashes), how many a second, and whether to print each.
 const generateEnv = "COUNTERTOP_LOAD_GENERATE"
-
-// incr is one INCR the generator fired: the value it returned, and when
-// its reply came (Unix nanoseconds: the processes share the clock, not a
-// monotonic origin).
-type incr struct {
-	key   string
-	value int64
-	at    int64
-}
 
 // generator is a running load generator.
 type generator struct {
@@ -69,14 +61,14 @@ func (g *generator) summary() (string, error) {
 }
 
 // incrs waits for a recording generator and returns what it fired.
-func (g *generator) incrs() ([]incr, error) {
+func (g *generator) incrs() ([]measure.Incr, error) {
 	if err := g.wait(); err != nil {
 		return nil, err
 	}
-	var incrs []incr
+	var incrs []measure.Incr
 	for line := range strings.Lines(g.out.String()) {
-		var in incr
-		if _, err := fmt.Sscan(line, &in.key, &in.value, &in.at); err != nil {
+		var in measure.Incr
+		if _, err := fmt.Sscan(line, &in.Key, &in.Value, &in.At); err != nil {
 			return nil, fmt.Errorf("load generator said %q: %v", line, err)
 		}
 		incrs = append(incrs, in)
@@ -100,9 +92,9 @@ func generate(spec string) error {
 	if err := rdb.Ping(ctx).Err(); err != nil {
 		return err
 	}
-	var incrs []incr
+	var incrs []measure.Incr
 	if record {
-		incrs = make([]incr, 0, n)
+		incrs = make([]measure.Incr, 0, n)
 	}
 	start := time.Now()
 	behind := time.Duration(0)
@@ -120,14 +112,14 @@ func generate(spec string) error {
 			return err
 		}
 		if record {
-			incrs = append(incrs, incr{k, v, time.Now().UnixNano()})
+			incrs = append(incrs, measure.Incr{Key: k, Value: v, At: time.Now().UnixNano()})
 		}
 	}
 	took := time.Since(start)
 	w := bufio.NewWriter(os.Stdout)
 	if record {
 		for _, in := range incrs {
-			fmt.Fprintln(w, in.key, in.value, in.at)
+			fmt.Fprintln(w, in.Key, in.Value, in.At)
 		}
 	} else {
 		fmt.Fprintf(w, "%d INCRs in %.1f s (%.0f/s), at most %.0f ms behind schedule\n", n, took.Seconds(), float64(n)/took.Seconds(), float64(behind)/float64(time.Millisecond))

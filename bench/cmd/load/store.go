@@ -3,9 +3,6 @@ package main
 import (
 	"context"
 	"fmt"
-	"slices"
-	"strconv"
-	"sync"
 	"time"
 
 	"github.com/countertop/countertop/bench/measure"
@@ -45,16 +42,16 @@ func storeLatency(ctx context.Context, cfg config, addr, mode string) (storeFigu
 	go func() {
 		watched <- c.Watch(ctx, redisclient.WatchOptions{Mode: mode, ResyncEvery: cfg.resyncEvery, PollOptions: redisclient.PollOptions{Patterns: []string{seed.Pattern}}}, feed)
 	}()
-	s := newFollower()
+	s := measure.NewFollower()
 	applied := make(chan struct{})
-	go func() { s.follow(feed); close(applied) }()
+	go func() { s.Follow(feed); close(applied) }()
 	defer func() {
 		cancel()
 		<-watched
 		close(feed)
 		<-applied
 	}()
-	if !s.waitFor(func() bool { return s.store.Len() >= cfg.matching }) {
+	if !s.WaitFor(settleTimeout, func(st *model.Store) bool { return st.Len() >= cfg.matching }) {
 		return f, fmt.Errorf("the store never held the %d counters", cfg.matching)
 	}
 	f.firstRun = time.Since(start)
@@ -66,104 +63,14 @@ func storeLatency(ctx context.Context, cfg config, addr, mode string) (storeFigu
 	if err != nil {
 		return f, err
 	}
-	if !s.waitFor(func() bool { return s.holdsAll(incrs) }) {
+	if !s.WaitFor(settleTimeout, measure.HoldsAll(incrs)) {
 		return f, fmt.Errorf("the store never caught up with the increments")
 	}
-	f.lat = s.latencies(incrs)
+	f.lat = s.Latencies(incrs)
 	f.changes = fmt.Sprintf("%d INCRs", len(incrs))
 	return f, nil
 }
 
 func (f storeFigures) String() string {
 	return fmt.Sprintf("%s (%s; the first pass took %.1f s)", f.lat, f.changes, f.firstRun.Seconds())
-}
-
-// follower applies the feed to a model.Store as the ui does, and notes
-// when each key first held each value.
-type follower struct {
-	mu      sync.Mutex
-	changed *sync.Cond
-	store   *model.Store
-	arrived map[string][]arrival // per key, in the order they came
-}
-
-type arrival struct {
-	value int64
-	at    int64 // Unix nanoseconds
-}
-
-func newFollower() *follower {
-	s := &follower{store: model.NewStore(&model.Rules{}), arrived: make(map[string][]arrival)}
-	s.changed = sync.NewCond(&s.mu)
-	return s
-}
-
-// follow applies batches until feed is closed.
-func (s *follower) follow(feed <-chan model.Batch) {
-	for b := range feed {
-		s.mu.Lock()
-		s.store.Apply(b)
-		now := time.Now().UnixNano()
-		for _, o := range b.Observed {
-			v, err := strconv.ParseInt(o.Raw, 10, 64)
-			if err != nil {
-				continue // a hash: no counter
-			}
-			if a := s.arrived[o.Key]; len(a) == 0 || a[len(a)-1].value != v {
-				s.arrived[o.Key] = append(a, arrival{v, now})
-			}
-		}
-		s.changed.Broadcast()
-		s.mu.Unlock()
-	}
-}
-
-// holdsAll reports whether the store holds every value incrs returned or
-// a later one. s must be locked.
-func (s *follower) holdsAll(incrs []incr) bool {
-	for _, in := range incrs {
-		c, _ := s.store.Get(in.key)
-		if v, ok := c.Value.Number(); !ok || int64(v) < in.value {
-			return false
-		}
-	}
-	return true
-}
-
-// latencies is, for each of incrs, how long after its reply the store
-// first held its value or a later one; 0 when it had it before the reply
-// reached the generator.
-func (s *follower) latencies(incrs []incr) measure.Latencies {
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	lat := make(measure.Latencies, len(incrs))
-	for i, in := range incrs {
-		a := s.arrived[in.key]
-		j := slices.IndexFunc(a, func(a arrival) bool { return a.value >= in.value })
-		lat[i] = time.Duration(max(0, a[j].at-in.at))
-	}
-	slices.Sort(lat)
-	return lat
-}
-
-// waitFor waits until cond holds, called with s locked; false when that
-// takes longer than settleTimeout.
-func (s *follower) waitFor(cond func() bool) bool {
-	var timedOut bool
-	timer := time.AfterFunc(settleTimeout, func() {
-		s.mu.Lock()
-		timedOut = true
-		s.changed.Broadcast()
-		s.mu.Unlock()
-	})
-	defer timer.Stop()
-	s.mu.Lock()
-	defer s.mu.Unlock()
-	for !cond() {
-		if timedOut {
-			return false
-		}
-		s.changed.Wait()
-	}
-	return true
 }
