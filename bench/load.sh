@@ -8,7 +8,8 @@
 # LOAD_SECONDS sets how long each phase lasts (default 60; LOAD_SECONDS=20
 # is a quick run); LOAD_MODES the modes to run the dashboard in (default
 # poll,events,tracking); LOAD_RATE the changes a second (default 5000);
-# LOAD_RESYNC the dashboard's --resync-every (default: its own, 30s).
+# LOAD_RESYNC the dashboard's --resync-every (default: its own, 30s);
+# LOAD_BUDGET its --max-commands (default: its own).
 #
 # It starts a redis-server of its own on a free port in a temp dir (never a
 # shared one), fills it with bench/cmd/seed, then bench/cmd/load measures
@@ -53,4 +54,4 @@ echo "redis-server on port $port (pid $redis_pid)"
 echo
 "$work/load" -url "$url" -countertop "$work/countertop" -matching "$matching" \
 	-duration "${seconds}s" -modes "${LOAD_MODES:-poll,events,tracking}" -rate "${LOAD_RATE:-5000}" \
-	-resync-every "${LOAD_RESYNC:-0s}"
+	-resync-every "${LOAD_RESYNC:-0s}" ${LOAD_BUDGET:+-max-commands "$LOAD_BUDGET"}
