@@ -71,7 +71,7 @@ type Redis struct {
 
 	Interval      time.Duration // poll period
 	DiscoverEvery time.Duration // how often to SCAN for new keys; Interval unless set
-	ResyncEvery   time.Duration // in events and tracking modes, how often to re-read everything in case a message was lost
+	ResyncEvery   time.Duration // in events and tracking modes, how often to scan for keys made or gone in case a message was lost (see redisclient.WatchOptions)
 	ScanCount     int64         // COUNT hint of each SCAN call
 	// MaxCommands bounds countertop's own commands a second to each server:
 	// 0 when not set (the command's default: DefaultMaxCommands for the

@@ -44,8 +44,9 @@ const (
 // or an eviction reads as gone; a del and a new SET in one window read as
 // the new key), and costs little. Notifications are fire and forget, so the
 // reader also makes a full pass (SCAN, then read) once the first
-// subscriptions are made, after every subscription made later, and every
-// ResyncEvery.
+// subscriptions are made and after every subscription made later, and
+// every ResyncEvery a pass that reads only the keys made or gone (a full
+// one in fullEvery).
 //
 // The reader also keeps the subscribers in step with the masters: it asks
 // which servers are masters before each full pass, whenever a subscription

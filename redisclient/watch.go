@@ -9,8 +9,7 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// defaultResyncEvery is how often events mode re-reads everything when
-// WatchOptions does not say.
+// defaultResyncEvery is WatchOptions.ResyncEvery when it does not say.
 const defaultResyncEvery = 30 * time.Second
 
 // WatchOptions says what Watch watches and how it learns of changes.
@@ -29,8 +28,9 @@ type WatchOptions struct {
 	// CONFIG SET when they are off, adding flags and removing none. Without
 	// it Watch never changes the server's config.
 	EnableEvents bool
-	// ResyncEvery is how often events mode re-reads every key, to catch
-	// what lost notifications did not tell (default 30s).
+	// ResyncEvery is how often events and tracking modes scan for keys
+	// made or gone that no message named, re-reading every key one time
+	// in fullEvery, to catch what a lost message did not tell (default 30s).
 	ResyncEvery time.Duration
 
 	healthEvery time.Duration // overrides defaultHealthEvery, for tests
