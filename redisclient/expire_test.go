@@ -238,11 +238,11 @@ func TestExpireAfterScriptFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Do(t, "SCRIPT", "FLUSH")
-	evals := commandCalls(t, s)["eval"]
+	evals := s.CommandCalls(t)["eval"]
 	if got, _, err := c.Expire(ctx, repairOf("b", time.Minute)); err != nil || got != model.ExpirySet {
 		t.Fatalf("repair after SCRIPT FLUSH: %v, %v", got, err)
 	}
-	if commandCalls(t, s)["eval"] != evals+1 {
+	if s.CommandCalls(t)["eval"] != evals+1 {
 		t.Error("the script did not go through EVAL after NOSCRIPT")
 	}
 }

@@ -2,8 +2,6 @@ package redisclient
 
 import (
 	"context"
-	"strconv"
-	"strings"
 	"sync/atomic"
 	"testing"
 	"time"
@@ -13,23 +11,13 @@ import (
 	"github.com/countertop/countertop/internal/redistest"
 )
 
-// commandCalls returns how many times s ran each of names, from INFO
-// commandstats.
+// commandCalls returns how many times s ran each of names, in all.
 func commandCalls(t *testing.T, s *redistest.Server, names ...string) int64 {
 	t.Helper()
-	info := s.Do(t, "INFO", "commandstats").(string)
+	calls := s.CommandCalls(t)
 	var n int64
 	for _, name := range names {
-		_, rest, ok := strings.Cut(info, "cmdstat_"+name+":calls=")
-		if !ok {
-			continue
-		}
-		calls, _, _ := strings.Cut(rest, ",")
-		v, err := strconv.ParseInt(calls, 10, 64)
-		if err != nil {
-			t.Fatal(err)
-		}
-		n += v
+		n += calls[name]
 	}
 	return n
 }

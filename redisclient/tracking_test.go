@@ -123,13 +123,13 @@ func TestTrackingReadsOnlyKeysThePatternsMatch(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	w := startTracking(t, connect(t, s), "rl:*:hits", "rl:api:*:hits")
-	before := commandCalls(t, s)["pttl"]
+	before := s.CommandCalls(t)["pttl"]
 	for i := range 100 {
 		s.Do(t, "INCR", fmt.Sprintf("rl:%d:other", i))
 	}
 	s.Do(t, "INCR", "rl:x:hits")
 	w.waitValue("rl:x:hits", "1")
-	if n := commandCalls(t, s)["pttl"] - before; n != 1 {
+	if n := s.CommandCalls(t)["pttl"] - before; n != 1 {
 		t.Errorf("%d keys read; want only rl:x:hits", n)
 	}
 	if w.store.Len() != 1 {

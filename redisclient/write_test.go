@@ -6,7 +6,6 @@ import (
 	"io"
 	"net"
 	"strconv"
-	"strings"
 	"testing"
 	"time"
 
@@ -301,7 +300,7 @@ func TestIncrAfterScriptFlush(t *testing.T) {
 		t.Fatal(err)
 	}
 	s.Do(t, "SCRIPT", "FLUSH")
-	evals := commandCalls(t, s)["eval"]
+	evals := s.CommandCalls(t)["eval"]
 	obs, err := c.Incr(ctx, "k", by(t, "1"), time.Minute)
 	if err != nil {
 		t.Fatalf("increment after SCRIPT FLUSH: %v", err)
@@ -309,7 +308,7 @@ func TestIncrAfterScriptFlush(t *testing.T) {
 	if obs.Raw != "2" {
 		t.Errorf("k = %q, want 2", obs.Raw)
 	}
-	if commandCalls(t, s)["eval"] != evals+1 {
+	if s.CommandCalls(t)["eval"] != evals+1 {
 		t.Error("the script did not go through EVAL after NOSCRIPT")
 	}
 }
@@ -387,7 +386,7 @@ func TestReadOnlySendsNothing(t *testing.T) {
 	}
 	defer c.Close()
 	ctx := context.Background()
-	before := commandCalls(t, s)
+	before := s.CommandCalls(t)
 
 	_, err = c.Incr(ctx, "ratelimit:x", by(t, "1"), time.Minute)
 	checkReadOnly(t, err, "INCRBY ratelimit:x 1")
@@ -400,7 +399,7 @@ func TestReadOnlySendsNothing(t *testing.T) {
 	_, err = c.Burst(ctx, "ratelimit:x", by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 10, Clients: 2})
 	checkReadOnly(t, err, "INCRBY ratelimit:x 1")
 
-	after := commandCalls(t, s)
+	after := s.CommandCalls(t)
 	for _, cmd := range []string{"incrby", "incrbyfloat", "eval", "evalsha", "pexpire", "del"} {
 		if after[cmd] != before[cmd] {
 			t.Errorf("the server saw %d %s call(s) from a read-only client", after[cmd]-before[cmd], cmd)
@@ -428,22 +427,6 @@ func TestWriteUnreachable(t *testing.T) {
 	if redisclient.Refused(err) {
 		t.Errorf("Refused(%v) = true: an unreachable server refused nothing, the write's fate is unknown", err)
 	}
-}
-
-// commandCalls is how often the server ran each command, from INFO
-// commandstats: calls from scripts included.
-func commandCalls(t *testing.T, s *redistest.Server) map[string]int64 {
-	t.Helper()
-	calls := make(map[string]int64)
-	for line := range strings.Lines(s.Do(t, "INFO", "commandstats").(string)) {
-		name, stats, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
-		if !ok {
-			continue
-		}
-		n, _, _ := strings.Cut(stats, ",")
-		calls[name], _ = strconv.ParseInt(n, 10, 64)
-	}
-	return calls
 }
 
 // An increment whose reply is lost (the connection breaks after Redis ran

@@ -129,6 +129,23 @@ func (s *Server) Do(t testing.TB, args ...any) any {
 	return v
 }
 
+// CommandCalls returns how often the server ran each command, by its INFO
+// commandstats name ("getrange", "client|id"), calls from scripts
+// included; the INFO that asks counts in the next answer, not its own.
+func (s *Server) CommandCalls(t testing.TB) map[string]int64 {
+	t.Helper()
+	calls := make(map[string]int64)
+	for line := range strings.Lines(s.Do(t, "INFO", "commandstats").(string)) {
+		name, stats, ok := strings.Cut(strings.TrimPrefix(line, "cmdstat_"), ":calls=")
+		if !ok {
+			continue
+		}
+		n, _, _ := strings.Cut(stats, ",")
+		calls[name], _ = strconv.ParseInt(n, 10, 64)
+	}
+	return calls
+}
+
 // Stop kills the server and waits for it to exit; its port then refuses
 // connections. Calling it again does nothing.
 func (s *Server) Stop() {
