@@ -17,10 +17,11 @@ import (
 // that at millions of keys the refresh of the keys already known does not
 // wait for the pass to end.
 type discovery struct {
-	reread bool                // read the keys found that are known already, not just the new ones
-	parts  []discoveryPart     // one per master; a single server is one
-	at     int                 // index in parts of the one being walked
-	found  map[string]struct{} // distinct keys SCAN returned so far
+	reread  bool                // read the keys found that are known already, not just the new ones
+	parts   []discoveryPart     // one per master; a single server is one
+	at      int                 // index in parts of the one being walked
+	found   map[string]struct{} // distinct keys SCAN returned so far
+	pending []string            // keys found that are still to be read
 	// failed is why a master of a cluster was left out of the pass (it did
 	// not answer): the others are walked, and the pass ends with this
 	// error, without taking known keys it did not find for deleted.
@@ -120,7 +121,28 @@ func (c *Client) discoveryNodes(ctx context.Context) ([]redis.Cmdable, error) {
 // the pass, and reading it tells.
 func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration) (bool, error) {
 	start := time.Now()
-	for d.at < len(d.parts) {
+	for d.at < len(d.parts) || len(d.pending) > 0 {
+		if len(d.pending) > 0 {
+			// Under a budget the keys a SCAN found are read a few pipelines
+			// at a time (fetch keeps fetchAhead in flight), so that the
+			// budget ends between two of them, not after all.
+			n := len(d.pending)
+			if budget != 0 {
+				n = min(n, fetchAhead*r.o.BatchSize)
+			}
+			if _, err := r.fetch(ctx, d.pending[:n], false); err != nil {
+				return false, err
+			}
+			d.pending = d.pending[n:]
+			if budget == 0 {
+				if err := r.emit(ctx, model.Batch{}); err != nil {
+					return false, err
+				}
+			} else if time.Since(start) >= budget && (d.at < len(d.parts) || len(d.pending) > 0) {
+				return false, r.sliceOver(ctx, d)
+			}
+			continue
+		}
 		p := &d.parts[d.at]
 		keys, next, err := r.c.scanOnce(ctx, p.node, p.cursor, r.o.Patterns[p.pattern], r.o.ScanCount)
 		if err != nil {
@@ -140,22 +162,15 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 			read = slices.DeleteFunc(read, r.isKnown)
 		}
 		r.state.Seen, r.state.Matched = d.seen(len(r.o.Patterns)), int64(len(d.found))
-		if len(read) > 0 {
-			if _, err := r.fetch(ctx, read, false); err != nil {
-				return false, err
-			}
-		}
-		if budget == 0 {
+		d.pending = read
+		switch {
+		case len(read) > 0: // read next, with the time checked after
+		case budget == 0:
 			if err := r.emit(ctx, model.Batch{}); err != nil {
 				return false, err
 			}
-		} else if d.at < len(d.parts) && time.Since(start) >= budget {
-			if d.failed == nil {
-				r.healthy()
-			} else {
-				r.failed(d.failed) // said now, though the pass goes on
-			}
-			return false, r.emit(ctx, model.Batch{})
+		case d.at < len(d.parts) && time.Since(start) >= budget:
+			return false, r.sliceOver(ctx, d)
 		}
 	}
 
@@ -190,6 +205,17 @@ func (r *reader) advance(ctx context.Context, d *discovery, budget time.Duration
 		return false, err
 	}
 	return true, r.emit(ctx, model.Batch{})
+}
+
+// sliceOver ends a slice of d that its budget of time ran out in: the
+// feed's state goes along, healthy unless d has left a master out.
+func (r *reader) sliceOver(ctx context.Context, d *discovery) error {
+	if d.failed == nil {
+		r.healthy()
+	} else {
+		r.failed(d.failed) // said now, though the pass goes on
+	}
+	return r.emit(ctx, model.Batch{})
 }
 
 // isKnown reports whether key existed when last read.

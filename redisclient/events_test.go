@@ -375,3 +375,58 @@ func TestEventsStopWhileNobodyReads(t *testing.T) {
 	s.Do(t, "INCR", "rl:1")
 	stop()
 }
+
+// While nothing changes, the periodic pass of events and tracking reads no
+// key: it scans for keys made or gone, and re-reads every key only one
+// pass in ten.
+func TestPeriodicPassReadsNoKey(t *testing.T) {
+	for _, mode := range []string{"events", "tracking"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+			msetNumbered(t, s, 200, "rl:%04d")
+			w := startWatch(t, connect(t, s), redisclient.WatchOptions{
+				PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
+				Mode:        mode,
+				ResyncEvery: 100 * time.Millisecond,
+			})
+			w.waitFor("the first pass", func() bool { return w.passes > 0 && !w.state.Scanning && w.store.Len() == 200 })
+			before, passes := s.CommandCalls(t), w.passes
+			w.waitFor("two periodic passes", func() bool { return w.passes >= passes+2 && !w.state.Scanning })
+			after := s.CommandCalls(t)
+			if n := after["getrange"] - before["getrange"]; n != 0 {
+				t.Errorf("two periodic passes read %d keys while nothing changed; want none", n)
+			}
+			if after["scan"] <= before["scan"] {
+				t.Error("the periodic passes sent no SCAN: they did not look for keys made or gone")
+			}
+		})
+	}
+}
+
+// A pass is walked a slice at a time, and the keys events name are read
+// between the slices: a key changed after the pass read it shows while the
+// pass goes on, not once it is over.
+func TestChangesAreReadDuringAPass(t *testing.T) {
+	for _, mode := range []string{"events", "tracking"} {
+		t.Run(mode, func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
+			msetNumbered(t, s, 5000, "rl:%04d")
+			// 10,000 reads at 2,000 commands a second: a pass of 5 s or more.
+			c := connectURL(t, redisclient.Options{URL: s.URL(), MaxCommands: 2000})
+			w := startWatch(t, c, redisclient.WatchOptions{
+				PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
+				Mode:        mode,
+				ResyncEvery: time.Hour,
+			})
+			w.waitFor("the first pass to have read a key", func() bool { return w.state.Scanning && w.store.Len() > 0 })
+			key := w.store.Rows(0, 1)[0].Key
+			s.Do(t, "SET", key, "changed")
+			w.waitValue(key, "changed")
+			if !w.state.Scanning {
+				t.Errorf("%s was read again only once the pass was over; want it read while the pass went on", key)
+			}
+		})
+	}
+}
