@@ -302,7 +302,7 @@ func replayServer(ln net.Listener, block []byte, ops, n int) {
 	defer nc.Close()
 	in := &subConn{br: bufio.NewReader(nc)}
 	for {
-		cmd, err := in.readReply()
+		cmd, err := in.readReply(0)
 		if err != nil {
 			return
 		}

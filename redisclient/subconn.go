@@ -24,9 +24,16 @@ import (
 // the buffer costs no system call.
 const subReadBuffer = 64 << 10
 
-// maxBulk is the longest bulk string Redis sends (its proto-max-bulk-len
-// at most): a longer one is a broken stream, not a key to allocate for.
-const maxBulk = 512 << 20
+// maxBulk is the longest bulk string a subscription takes: a key name (or
+// a channel, or a reply of the handshake) longer than a megabyte is a
+// broken or hostile stream, not something to allocate for, and ends the
+// connection as a protocol error.
+const maxBulk = 1 << 20
+
+// maxDepth is how deeply a reply's arrays may nest: Redis's pushes and
+// replies here nest twice at most, and a deeper one would only spend the
+// reader's stack.
+const maxDepth = 8
 
 // subConn is a subscription's own connection to one server, read by a
 // RESP2 reader of countertop's own. A flood of keyspace notifications or
@@ -170,7 +177,7 @@ func (c *subConn) readHandshake(ctx context.Context) (any, error) {
 	if err := c.nc.SetReadDeadline(time.Now().Add(subscribeTimeout)); err != nil {
 		return nil, err
 	}
-	reply, err := c.readReply()
+	reply, err := c.readReply(0)
 	if ctx.Err() != nil {
 		err = ctx.Err()
 	}
@@ -342,6 +349,9 @@ func (c *subConn) bulkAfter(line []byte) ([]byte, error) {
 		if err != nil {
 			return nil, err
 		}
+		if b[n] != '\r' || b[n+1] != '\n' {
+			return nil, errProtocol
+		}
 		c.skip = int(n) + 2
 		return b[:n], nil
 	}
@@ -352,12 +362,16 @@ func (c *subConn) bulkAfter(line []byte) ([]byte, error) {
 	if _, err := io.ReadFull(c.br, b); err != nil {
 		return nil, err
 	}
+	if b[n] != '\r' || b[n+1] != '\n' {
+		return nil, errProtocol
+	}
 	return b[:n], nil
 }
 
 // readReply reads any reply (in the handshake, and what the drain does
-// not expect): a string, an int64, nil, a replyError or a []any of them.
-func (c *subConn) readReply() (any, error) {
+// not expect): a string, an int64, nil, a replyError or a []any of them,
+// nested depth arrays deep already.
+func (c *subConn) readReply(depth int) (any, error) {
 	line, err := c.readLine()
 	if err != nil {
 		return nil, err
@@ -387,9 +401,12 @@ func (c *subConn) readReply() (any, error) {
 		if n < 0 {
 			return nil, nil
 		}
+		if depth >= maxDepth {
+			return nil, errProtocol
+		}
 		a := make([]any, 0, min(n, 64))
 		for range n {
-			v, err := c.readReply()
+			v, err := c.readReply(depth + 1)
 			if err != nil {
 				return nil, err
 			}
@@ -403,7 +420,7 @@ func (c *subConn) readReply() (any, error) {
 // skipReplies reads and drops n replies.
 func (c *subConn) skipReplies(n int64) error {
 	for range n {
-		if _, err := c.readReply(); err != nil {
+		if _, err := c.readReply(0); err != nil {
 			return err
 		}
 	}

@@ -100,6 +100,12 @@ func TestDrainRefusesBrokenStreams(t *testing.T) {
 		"*3\r\n$7\r\nmessage\r\n" + bulk(invalidations) + "+no\r\n",
 		"*4\r\n$8\r\npmessage\r\n$99999999999999999999\r\n",
 		"*1\n",
+		// a bulk longer than maxBulk, which is not allocated for
+		"*4\r\n$8\r\npmessage\r\n$536870000\r\nxx\r\n",
+		// a bulk whose end is not CRLF
+		"*4\r\n$8\r\npmessage\r\n$1\r\npXX" + bulk("__keyspace@0__:rl:a") + bulk("set"),
+		// arrays nested past maxDepth, as the drain skips an unexpected reply
+		"*2\r\n$3\r\nfoo\r\n" + strings.Repeat("*1\r\n", 100_000) + ":1\r\n",
 	} {
 		if _, _, err := drained(stream, "rl:*"); err == nil || err.Error() == "EOF" {
 			t.Errorf("drained %q: %v, want a protocol or reply error", stream, err)
