@@ -131,10 +131,10 @@ const floodMessages = 1000
 // messages it received in about its last second. A server that counts
 // such closes (Redis 7.4 and later) is asked. Before that, a server that
 // runs on and closed a subscription in the middle of a flood, or far
-// behind, most likely did it for its buffer; otherwise the sentence says
-// what else it may have been.
+// behind, most likely did it for its buffer; a quiet one may have too, or
+// been killed, and the sentence says both.
 func (w *eventWatcher) overflowed(ctx context.Context, s *subscriber, sub *subscription, err error, behind time.Duration, busy uint64) string {
-	if !errors.Is(err, io.EOF) && !errors.Is(err, syscall.ECONNRESET) {
+	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
 		return "" // not closed by the server
 	}
 	what := "notification"
@@ -164,5 +164,9 @@ func overflowSentence(what, node string, before, now int64, up bool, behind time
 	case busy >= floodMessages:
 		return fmt.Sprintf("Redis closed the %s connection to %s in the middle of a flood, most likely because countertop fell behind and its pubsub output buffer passed client-output-buffer-limit pubsub%s", what, node, fix)
 	}
-	return fmt.Sprintf("Redis closed the %s connection to %s and runs on: a burst of changes larger than client-output-buffer-limit pubsub allows (this Redis does not count such closes), or a CLIENT KILL%s if it comes back under load", what, node, fix)
+	// Quiet and not behind: a burst too short to be seen as one, or a
+	// CLIENT KILL; both are said, the setting with the first.
+	return fmt.Sprintf("Redis closed the %s connection to %s and runs on: either a burst of changes passed client-output-buffer-limit pubsub "+
+		`(this Redis does not count such closes; if it happens under load, raise the limit with CONFIG SET client-output-buffer-limit "pubsub 64mb 16mb 60", or watch fewer keys), `+
+		"or someone ran CLIENT KILL; countertop re-reads every key", what, node)
 }

@@ -204,7 +204,7 @@ func TestOverflowSentence(t *testing.T) {
 		{"gone", -1, -1, false, 5 * time.Second, 5000, ""},
 		{"uncounted, behind", -1, -1, true, 2 * time.Second, 0, "while countertop was 2.0s behind, most likely"},
 		{"uncounted, in a flood", -1, -1, true, 0, 5000, "in the middle of a flood, most likely"},
-		{"uncounted, quiet", -1, -1, true, 0, 10, "or a CLIENT KILL"},
+		{"uncounted, quiet", -1, -1, true, 0, 10, "or someone ran CLIENT KILL; countertop re-reads every key"},
 	} {
 		got := overflowSentence("notification", "h:1", tc.before, tc.now, tc.up, tc.behind, tc.busy)
 		switch {
