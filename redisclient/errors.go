@@ -148,6 +148,8 @@ var explanations = []struct {
 	{reply("increment or decrement would overflow"), unchanged("a counter stays between -9223372036854775808 and 9223372036854775807: DEL the key, or SET it to a value this change keeps in that range")},
 	{reply("value is not an integer or out of range"), unchanged("the key holds no number Redis can add to (text, or infinity): SET it to a number or DEL it")},
 	{reply("value is not a valid float"), unchanged("the key holds text, not a number: SET it to a number or DEL it")},
+	{reply("hash value is not an integer"), unchanged("the field holds no number Redis can add to (text, or a decimal beyond what it keeps): HSET it to a number or HDEL it")},
+	{reply("hash value is not a float"), unchanged("the field holds text, not a number: HSET it to a number or HDEL it")},
 	{reply("increment would produce NaN or Infinity"), unchanged("the value is, or would become, infinite: SET the key to a finite number or DEL it")},
 	{reply("WRONGTYPE"), unchanged("the key holds a hash, list or other type, not a string counter: pick another key, or DEL this one")},
 	{reply("DB index is out of range"), func(addr string, _ error) string { return noDatabase(addr, "") }},

@@ -106,6 +106,14 @@ func TestIncrFieldFlag(t *testing.T) {
 
 	code, out, errOut = cli(t, s, "incr", "bucket:7", "--field", "")
 	wantRun(t, code, out, errOut, exitFailed, "", "--field is empty (an unset variable?)")
+
+	// A field that holds text is refused in one sentence, and left alone.
+	s.Do(t, "HSET", "bucket:7", "owner", "ops")
+	code, out, errOut = cli(t, s, "incr", "bucket:7", "--field", "owner")
+	wantRun(t, code, out, errOut, exitProblems, "", "(the key keeps its value) — the field holds no number Redis can add to")
+	if strings.Contains(errOut, "replied with an error") || s.Do(t, "HGET", "bucket:7", "owner") != "ops" {
+		t.Errorf("a field holding text: %q, and it holds %v", errOut, s.Do(t, "HGET", "bucket:7", "owner"))
+	}
 }
 
 // shownTTL is the TTL printed in the line of out that starts with prefix:
