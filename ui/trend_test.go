@@ -111,6 +111,23 @@ func TestDetailChartsTheLastMinute(t *testing.T) {
 	}
 }
 
+// A bucket's chart is of the tokens it has left, and says so: near its
+// line it is full, at 0 empty, the other way up from a counter.
+func TestDetailChartsABucket(t *testing.T) {
+	var obs []model.Observation
+	for k, left := range []string{"90", "75", "60", "44", "31", "19", "8", "2"} {
+		at := t0.Add(time.Duration(k-7)*model.TrendStep - 2*time.Second)
+		obs = append(obs, model.Observation{Key: "ratelimit:bucket:drain", Type: "hash", Len: 2,
+			Fields: []model.Field{{Name: "tokens", Value: left}, {Name: "refilledAt", Value: "1764620400000"}}, PTTL: 60_000, At: at})
+	}
+	m := newModel(t, nil, 120, 60, append(obs, fixture()...)...)
+	m = selectKey(t, m, "ratelimit:bucket:drain")
+	m, _ = press(m, "<enter>")
+	if s := flat(m); !strings.Contains(s, "tokens left ─, of 100 ┄ (empty at 0)") || strings.Contains(s, "value ─, limit") {
+		t.Errorf("a bucket's chart does not say it draws the tokens left:\n%s", plain(m))
+	}
+}
+
 func maxLineWidth(s string) int {
 	w := 0
 	for _, l := range strings.Split(s, "\n") {
