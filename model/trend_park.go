@@ -44,9 +44,6 @@ func (s *Store) park(e *entry) {
 	if p.byKey == nil {
 		p.byKey = map[string]parked{}
 	}
-	if old, ok := p.byKey[e.key]; ok {
-		s.hist.free = append(s.hist.free, old.ring) // parked twice: the newer wins
-	}
 	p.byKey[e.key] = parked{ring: e.hist - 1, at: e.at}
 	p.queue = append(p.queue, parkedKey{e.key, e.at})
 	e.hist, e.histN, e.histHead, e.extends = 0, 0, 0, 0
@@ -101,14 +98,4 @@ func (s *Store) unparkOldest() {
 		p.queue = append(p.queue[:0], p.queue[p.head:]...)
 		p.head = 0
 	}
-}
-
-// unparkAll lets go of every parked ring: the epoch their times count from
-// is about to change.
-func (s *Store) unparkAll() {
-	p := &s.parking
-	for _, k := range p.byKey {
-		s.hist.free = append(s.hist.free, k.ring)
-	}
-	*p = parking{}
 }

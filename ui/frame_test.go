@@ -76,6 +76,8 @@ func TestFramesWhileSorting(t *testing.T) {
 	if !m.store.Sorting() {
 		t.Fatalf("the sort was worked out within the key press: the test needs more than %d keys", n)
 	}
+	// The read that ends the sort shows the new one: only a read that left
+	// it going must show the old order.
 	if got := m.store.Rows(0, 1)[0].Key; m.store.Sorting() && got != first {
 		t.Errorf("while sorting, the first row is %q, want %q as sorted by key", got, first)
 	}
