@@ -54,6 +54,18 @@ func TestExtending(t *testing.T) {
 		}
 		return s
 	}
+	// Pushed to 10 s at every hit, read every 12 s (the step is 200 ms).
+	sparse := func(reads int) []step {
+		var s []step
+		for i := range reads * 60 {
+			st := step{value: strconv.Itoa(i/60 + 1), pttl: 10_000}
+			if i%60 != 0 {
+				st.value = "" // not read
+			}
+			s = append(s, st)
+		}
+		return s
+	}
 	rule := Rule{Pattern: "*", Limit: 1000, Window: 10 * time.Second, ExpectTTL: true}
 	tests := []struct {
 		name   string
@@ -67,6 +79,9 @@ func TestExtending(t *testing.T) {
 		{"NX: the deadline stays", LayoutAuto, "string", nx(40), false},
 		{"NX windows, each busier than the last", LayoutAuto, "string", restarts(6), false},
 		{"NX windows of a quiet client", LayoutAuto, "string", quiet(6), false},
+		// Read less often than its TTL, a pushed key cannot be told from a
+		// new window that began with more hits: it is not called extending.
+		{"pushed, but read less often than its TTL", LayoutAuto, "string", sparse(6), false},
 		{"pushed without a hit", LayoutAuto, "string", []step{{"5", 10_000}, {"5", 8_000}, {"5", 10_000}, {"5", 8_000}, {"5", 10_000}}, false},
 		{"a log's deadline moves by design", LayoutLog, "string", pushed(15), false},
 		{"a bucket's too", LayoutBucket, "string", pushed(15), false},
@@ -76,6 +91,9 @@ func TestExtending(t *testing.T) {
 		r.Layout = tt.layout
 		s := NewStore(&Rules{List: []Rule{r}})
 		for i, st := range tt.steps {
+			if st.value == "" {
+				continue // no reading at this step
+			}
 			s.Apply(Batch{Observed: []Observation{{Key: "k", Type: tt.typ, Raw: st.value, PTTL: st.pttl, At: t0.Add(time.Duration(i) * 200 * time.Millisecond)}}})
 		}
 		c, _ := s.Get("k")
