@@ -57,6 +57,10 @@ type subConn struct {
 
 	pmu    sync.Mutex
 	probes []probe // pings sent and not answered yet, oldest first
+	// pinging: a ping is being written (outside pmu, so that the drain's
+	// pong and heard never wait for a write); ended: the drain is over,
+	// and a ping now would wait for an answer no one reads.
+	pinging, ended bool
 	// The drain's count of messages in the second under way and in the
 	// one before (see busy).
 	second       time.Time
@@ -219,14 +223,23 @@ func (c *subConn) subscribe(ctx context.Context, kind string, channels ...string
 // unanswered. It reports whether it sent one.
 func (c *subConn) ping(now time.Time) (bool, error) {
 	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	if len(c.probes) > 0 {
+	if len(c.probes) > 0 || c.pinging || c.ended {
+		c.pmu.Unlock()
 		return false, nil
 	}
+	c.pinging = true
+	c.pmu.Unlock()
 	ts := now.UnixNano()
 	w, err := c.send("PING", strconv.FormatInt(ts, 10))
-	if err != nil {
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	c.pinging = false
+	switch {
+	case err != nil:
 		return false, err
+	case c.ended: // the drain ended while it was written: no one reads the answer
+		c.budget.end(w, false)
+		return true, nil
 	}
 	c.probes = append(c.probes, probe{sent: ts, w: w})
 	return true, nil
@@ -285,14 +298,15 @@ func (c *subConn) unanswered() time.Time {
 	return time.Unix(0, c.probes[0].sent)
 }
 
-// endProbes gives up the pings still out, once the connection is closed.
+// endProbes gives up the pings still out, once the connection is closed,
+// and any the watchdog would send after.
 func (c *subConn) endProbes() {
 	c.pmu.Lock()
 	defer c.pmu.Unlock()
 	for _, p := range c.probes {
 		c.budget.end(p.w, false)
 	}
-	c.probes = nil
+	c.probes, c.ended = nil, true
 }
 
 // discard drops the bulk string last read, before the next read.

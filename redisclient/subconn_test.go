@@ -221,3 +221,13 @@ func TestOverflowSentence(t *testing.T) {
 		t.Errorf("infoCount of an INFO without the field = %d, want -1", n)
 	}
 }
+
+// Once the drain is over, the watchdog's ping sends nothing: its answer
+// would never be read, and its wait would show the server silent for good.
+func TestNoPingOnceTheDrainEnded(t *testing.T) {
+	c := &subConn{budget: (*budget)(nil).server("")}
+	c.endProbes()
+	if sent, err := c.ping(time.Now()); sent || err != nil || !c.unanswered().IsZero() {
+		t.Errorf("ping after the drain ended: sent %v, error %v, unanswered since %v; want nothing sent", sent, err, c.unanswered())
+	}
+}
