@@ -310,9 +310,10 @@ func (s *Store) refresh() {
 		s.startFilter()
 	}
 	if o.resort {
-		// A sort set since replaces the one being worked out. When most
-		// keys moved or arrived since the last read, they are all sorted
-		// at once: the order shown meanwhile would lack them.
+		// A sort set since replaces the one being worked out. When more
+		// than 1/share of the keys moved or arrived since the last read,
+		// they are all sorted at once: the order shown meanwhile would lack
+		// them.
 		o.job = nil
 		if n := len(s.entries); n > o.atOnce && len(o.dirty)*o.share <= n && s.beginSort() {
 			o.resort = false

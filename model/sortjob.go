@@ -3,11 +3,12 @@ package model
 import "slices"
 
 // A new sort of many keys is worked out a step at a time, as a new filter
-// is applied: each read of the order (Rows, Visible, IndexOf, Counts) takes
-// it one step on, and until it is done the order shown is the last sort's,
-// whole, so that no frame pays for sorting a million keys (see Sorting).
-// A step numbers a share of the entries (see sortNumber), or sorts the
-// numbers by one of their bytes (see radixPass).
+// is applied: each read of the order (Rows, Visible, IndexOf, Counts,
+// OldestRead) takes it one step on, and until it is done the order shown
+// is the last sort's, whole, so that no frame pays for sorting a million
+// keys (see Sorting). A step numbers a share of the entries (see
+// sortNumber), counts the numbers' digits (countDigits), or moves them by
+// one of their bytes (startAt and scatter, as radixSort does).
 //
 // Meanwhile the entries go on changing. A key that is removed leaves the
 // order shown at once and is crossed out of the new one; a key whose value
@@ -44,7 +45,9 @@ type sortJob struct {
 
 // Sorting reports whether the sort set last (SetSort) is still being
 // worked out: until it is, the rows are in the sort before it. The ui
-// should draw again while it is true.
+// should draw again while it is true. It is true from SetSort on for a
+// Store of more than sortAtOnce keys, even when the next read sorts at
+// once (by name, or when most keys moved): a frame too many, not too few.
 func (s *Store) Sorting() bool {
 	return s.order.job != nil || s.order.resort && len(s.entries) > s.order.atOnce
 }

@@ -43,7 +43,8 @@ const maxDepth = 8
 // its buffer in place, and allocates nothing but a new key for the changed
 // set. go-redis serves every other command.
 //
-// Every command it sends (AUTH, CLIENT ID, SUBSCRIBE, PING) counts in the
+// Every command it sends (AUTH, CLIENT SETNAME, CLIENT ID, SUBSCRIBE or
+// PSUBSCRIBE, PING) counts in the
 // server's budget, and waits for its answer as the budget notes (see
 // budget.begin), so that a server that stops answering shows as silent.
 type subConn struct {

@@ -21,7 +21,8 @@ const (
 	// it is pinged, and how long the ping may then go unanswered before the
 	// connection is taken for dead.
 	defaultHealthEvery = 5 * time.Second
-	// subscribeTimeout bounds the wait for PSUBSCRIBE's confirmations.
+	// subscribeTimeout bounds the subscription's handshake (AUTH, CLIENT
+	// ID, the SUBSCRIBE's confirmations) and each write of a ping.
 	subscribeTimeout = 10 * time.Second
 )
 
