@@ -44,9 +44,9 @@ const maxDepth = 8
 // set. go-redis serves every other command.
 //
 // Every command it sends (AUTH, CLIENT SETNAME, CLIENT ID, SUBSCRIBE or
-// PSUBSCRIBE, PING) counts in the
-// server's budget, and waits for its answer as the budget notes (see
-// budget.begin), so that a server that stops answering shows as silent.
+// PSUBSCRIBE, PING) counts in the server's budget, and waits for its
+// answer as the budget notes (see budget.begin), so that a server that
+// stops answering shows as silent.
 type subConn struct {
 	nc     net.Conn
 	br     *bufio.Reader
