@@ -1,7 +1,30 @@
-# Shared by the bench scripts (sourced, not run): a redis-server of their
-# own on a free port, never a shared one. Needs $work (a temp dir) and
-# redis-server and redis-cli on PATH; start_redis sets port and redis_pid,
-# stop_redis ends that server only.
+# Shared by the bench scripts (sourced, not run): a temp dir, the binaries,
+# and a redis-server of their own on a free port, never a shared one.
+# bench_init makes $work and its cleanup; start_redis sets port and
+# redis_pid, stop_redis ends that server only.
+
+# bench_init TOOL... makes $work, removed (with the server) on exit, and
+# stops with one sentence when a TOOL is not on PATH.
+bench_init() {
+	for tool in "$@"; do
+		command -v "$tool" >/dev/null || {
+			echo "$(basename "$0") needs $tool on PATH (apt-get install redis-server tmux)" >&2
+			exit 1
+		}
+	done
+	work=$(mktemp -d)
+	redis_pid=""
+	trap 'stop_redis; rm -rf "$work"' EXIT
+}
+
+# build_bench CMD builds countertop, bench/cmd/seed and bench/cmd/CMD
+# into $work.
+build_bench() {
+	echo "building..."
+	go build -o "$work/countertop" .
+	go build -o "$work/seed" ./bench/cmd/seed
+	go build -o "$work/$1" "./bench/cmd/$1"
+}
 
 # start_redis [ARGS...] starts redis-server with ARGS on a port nothing
 # listens on, then makes sure the server answering there is the one started

@@ -25,27 +25,10 @@ cd "$(dirname "$0")/.."
 keys=${1:-1000000}
 matching=${2:-100000}
 seconds=${LOAD_SECONDS:-60}
-work=$(mktemp -d)
-redis_pid=""
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-cleanup() {
-	stop_redis
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-for tool in redis-server redis-cli tmux; do
-	command -v "$tool" >/dev/null || {
-		echo "load.sh needs $tool on PATH (apt-get install redis-server tmux)" >&2
-		exit 1
-	}
-done
-
-echo "building..."
-go build -o "$work/countertop" .
-go build -o "$work/seed" ./bench/cmd/seed
-go build -o "$work/load" ./bench/cmd/load
+bench_init redis-server redis-cli tmux
+build_bench load
 
 start_redis
 url="redis://127.0.0.1:$port/0"

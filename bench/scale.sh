@@ -24,20 +24,10 @@ if [ "${1:-}" = "--mixed" ]; then
 fi
 keys=${1:-1000000}
 matching=${2:-100000}
-work=$(mktemp -d)
-redis_pid=""
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
-cleanup() {
-	stop_redis
-	rm -rf "$work"
-}
-trap cleanup EXIT
-
-echo "building..."
-go build -o "$work/countertop" .
-go build -o "$work/seed" ./bench/cmd/seed
-go build -o "$work/scale" ./bench/cmd/scale
+bench_init redis-server redis-cli
+build_bench scale
 
 start_redis
 url="redis://127.0.0.1:$port/0"
