@@ -105,7 +105,6 @@ type Store struct {
 
 	hist     history // past readings of the keys that changed
 	parking  parking // the rings of keys removed lately (see trend_park.go)
-	latest   int64   // the latest reading, from the epoch
 	ages     ages    // the keys by when they were last read (see OldestRead)
 	byStatus [NumStatuses]int
 	floats   int      // entries holding a decimal (see countValue)
@@ -214,13 +213,10 @@ func (s *Store) observe(o *Observation) bool {
 	}
 	if s.index.len() == 0 && len(s.parking.byKey) == 0 {
 		s.epoch = o.At // keeps the monotonic reading, so TTLs count down with it
-		s.quiet, s.latest = 0, 0
+		s.quiet = 0
 	}
 	at := int64(o.At.Sub(s.epoch))
-	if at > s.latest {
-		s.latest = at
-		s.expireParked(at)
-	}
+	s.expireParked(at) // an older reading finds nothing older still to expire
 	i, ok := s.index.find(o.Key, s.entries)
 	if !ok {
 		s.add(o, at)
