@@ -252,9 +252,12 @@ func (s *Store) observe(o *Observation) bool {
 	}
 
 	changed := !e.holds(o.Type, &r, o.Raw) || e.expiryMoved(o.PTTL, at)
-	s.countValue(e, -1)
+	was := entry{kind: e.kind, num: e.num, layout: e.layout, rule: e.rule}
 	s.setValue(e, o, &r)
-	s.countValue(e, 1)
+	if e.kind != was.kind || e.num != was.num || e.layout != was.layout {
+		s.countValue(&was, -1) // most readings find the value as it was, and count nothing
+		s.countValue(e, 1)
+	}
 	e.pttl, e.at = o.PTTL, at
 	if st != e.status {
 		s.byStatus[e.status]--
