@@ -39,8 +39,6 @@ type theme struct {
 	Status [model.NumStatuses]lipgloss.Style
 	// Gauge colours the LIMIT gauge: as Status, but green while ok.
 	Gauge [model.NumStatuses]lipgloss.Style
-	// Trend colours the TREND sparkline, as the gauge.
-	Trend [model.NumStatuses]lipgloss.Style
 	// Row is the look of a whole row by status: red for counters that have
 	// no expiry (stuck, no-expiry, leak), grey for keys that are not
 	// counters, plain otherwise.
@@ -152,7 +150,6 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 	}
 	s.Gauge = s.Status
 	s.Gauge[model.StatusOK] = plain.Foreground(c.green)
-	s.Trend = s.Gauge
 	s.Row = [model.NumStatuses]lipgloss.Style{
 		model.StatusStuck:      redStyle.Bold(true),
 		model.StatusExtending:  redStyle.Bold(true),
@@ -196,7 +193,6 @@ type rowLook struct {
 	tones  [3]ink // by tone
 	status [model.NumStatuses]ink
 	gauge  [model.NumStatuses]ink
-	trend  [model.NumStatuses]ink
 }
 
 // newRowLook returns the look of a row drawn in row, with t's cell styles.
@@ -209,7 +205,6 @@ func newRowLook(t *theme, row lipgloss.Style) rowLook {
 	for st := range model.NumStatuses {
 		l.status[st] = on(t.Status[st])
 		l.gauge[st] = on(t.Gauge[st])
-		l.trend[st] = on(t.Trend[st])
 	}
 	return l
 }

@@ -361,7 +361,7 @@ func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, 
 	if cols.trend {
 		b.WriteString(look.base.render(gap))
 		if line := m.trendCell(c, rule, now); line != "" {
-			b.WriteString(look.trend[c.Status].render(padRight(line, trendWidth)))
+			b.WriteString(look.gauge[c.Status].render(padRight(line, trendWidth))) // in the gauge's colours
 		} else {
 			b.WriteString(look.base.render(strings.Repeat(" ", trendWidth)))
 		}
