@@ -1,0 +1,74 @@
+#!/usr/bin/env bash
+# The cold snapshot and the frame of two commits, measured in one run, turn
+# about, so that a busy moment of the machine falls on both alike.
+#
+#   bench/compare.sh OLD [NEW [RUNS]]   (NEW: the work tree as it is; RUNS: 10)
+#
+# It builds countertop at each (a detached worktree for a commit), seeds a
+# redis-server of its own (1,000,000 keys, 100,000 matching ratelimit:*),
+# times RUNS cold `snapshot --format json` of each binary in turn, then runs
+# the frame benchmarks (ui's View and BatchFrame) of each tree RUNS/2 times
+# in turn and compares them with benchstat. Takes about 10 minutes.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+old=${1:?usage: bench/compare.sh OLD [NEW [RUNS]]}
+new=${2:-}
+runs=${3:-10}
+# shellcheck source=bench/lib.sh
+. bench/lib.sh
+bench_init redis-server redis-cli git go
+trees=()
+trap 'stop_redis; for t in "${trees[@]}"; do git worktree remove --force "$t"; done; rm -rf "$work"' EXIT
+
+# tree REV prints a directory that holds REV: the work tree itself for "".
+tree() {
+	if [ -z "$1" ]; then
+		pwd
+		return
+	fi
+	local dir="$work/tree-$(git rev-parse --short "$1")"
+	git worktree add --detach --quiet "$dir" "$1"
+	trees+=("$dir")
+	echo "$dir"
+}
+
+echo "building..."
+old_tree=$(tree "$old")
+new_tree=$(tree "$new")
+(cd "$old_tree" && go build -o "$work/ct-old" .)
+(cd "$new_tree" && go build -o "$work/ct-new" .)
+go build -o "$work/seed" ./bench/cmd/seed
+echo "old: $old ($(git rev-parse --short "$old")); new: ${new:-the work tree} ($(git rev-parse --short "${new:-HEAD}")$([ -z "$new" ] && ! git diff --quiet HEAD && echo ', with changes'))"
+
+start_redis
+url="redis://127.0.0.1:$port/0"
+"$work/seed" -url "$url" -keys 1000000 -matching 100000
+"$work/ct-new" snapshot --url "$url" --pattern 'ratelimit:*' --format json >/dev/null # warm the page cache, not Redis
+
+echo
+echo "cold snapshot of 100,000 keys among 1,000,000, wall seconds, $runs each, turn about"
+for _ in $(seq "$runs"); do
+	for b in old new; do
+		/usr/bin/time -f "$b %e" -a -o "$work/times" \
+			"$work/ct-$b" snapshot --url "$url" --pattern 'ratelimit:*' --format json >/dev/null
+	done
+done
+for b in old new; do
+	sorted=$(awk -v b="$b" '$1 == b { print $2 }' "$work/times" | sort -n)
+	median=$(echo "$sorted" | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }')
+	printf '  %-4s median %s s of %s\n' "$b" "$median" "$(echo "$sorted" | tr '\n' ' ')"
+done
+stop_redis
+
+echo
+echo "frame benchmarks, $((runs / 2)) runs each, turn about"
+for _ in $(seq $((runs / 2))); do
+	for b in old new; do
+		t=$old_tree
+		[ "$b" = new ] && t=$new_tree
+		(cd "$t" && go test -run '^$' -bench 'BenchmarkView$|BenchmarkBatchFrame' -benchmem -count=1 ./ui/) |
+			grep '^Benchmark' >>"$work/$b.txt"
+	done
+done
+go run golang.org/x/perf/cmd/benchstat@latest "$work/old.txt" "$work/new.txt"
