@@ -29,8 +29,9 @@
 //     keys scroll it, c copies the name of the key it shows, and + - i e d
 //     act on that key.
 //  7. The table: the movement keys, / filter, esc clears the filter, s
-//     sort, enter opens the detail, c copies the selected key's name, and
-//     + - i e d act on the selected key.
+//     sort, S reverses it, o shows or hides the overview, enter opens the
+//     detail, c copies the selected key's name, and + - i e d act on the
+//     selected key.
 //
 // n (a key by name) and E (every problem in view) work on both screens.
 // Every write key is refused, saying why, when writes are off.
@@ -52,6 +53,7 @@
 // paused, when the pause ends), when a write's result arrives, when the
 // filter or the sort changes, and at a tick, where the rates of keys the
 // keyspace events left alone fade (model.Store.QuietUntil). While the
-// Store is still applying a new filter, a step per read, Update asks for
-// one frame more at a time, and none once the filter is applied.
+// Store is still applying a new filter or working out a new sort, a step
+// per read, Update asks for one frame more at a time, and none once it is
+// done.
 package ui
