@@ -648,9 +648,9 @@ func (s *Store) Filtering() bool {
 // EachProblem calls fn with each counter whose status is Repairable (a Problem a repair can fix) that
 // the filter (Filter, applied in full or not) keeps, in no particular
 // order, and the rule that applies to it. It reads the entries as they
-// are, without building a Counter or the sorted order: 3 ms at a million
-// keys (BenchmarkEachProblem), where paging through the rows took 0.4 s,
-// on the dashboard's own thread.
+// are, without building a Counter or the sorted order, which paging
+// through the rows would, on the dashboard's own thread (BenchmarkEachProblem
+// measures it).
 func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 	for i := range s.entries {
 		if e := &s.entries[i]; e.status.Repairable() && s.keeps(&s.filter, int32(i)) {
