@@ -5,7 +5,6 @@ import (
 
 	"charm.land/bubbles/v2/help"
 	"charm.land/bubbles/v2/key"
-	"charm.land/lipgloss/v2"
 
 	"github.com/countertop/countertop/model"
 )
@@ -175,20 +174,37 @@ func (m *Model) helpLine() string {
 	if pos != "" {
 		room -= cells(pos) + 2
 	}
-	for {
-		line := h.ShortHelpView(keys)
-		i := len(keys) - 1
-		for i >= 0 && m.keepInHelp(keys[i]) {
-			i--
-		}
-		if lipgloss.Width(line) <= room || i < 0 {
-			if pos == "" || lipgloss.Width(line) > room {
-				return truncate(line, m.width)
-			}
-			return spread(line, m.theme.Dim.Render(pos), m.width)
-		}
-		keys = slices.Delete(keys, i, i+1)
+	// The line's width is worked out from the keys' texts, so that dropping
+	// a key costs a subtraction rather than drawing the line again; the
+	// first key has no separator before it.
+	sep := cells(h.ShortSeparator)
+	items := 0
+	for _, b := range keys {
+		items += helpItemWidth(b, sep)
 	}
+	width := max(0, items-sep)
+	for i := len(keys) - 1; width > room && i >= 0; i-- {
+		if !m.keepInHelp(keys[i]) {
+			items -= helpItemWidth(keys[i], sep)
+			width = max(0, items-sep)
+			keys = slices.Delete(keys, i, i+1)
+		}
+	}
+	line := h.ShortHelpView(keys)
+	if pos == "" || width > room {
+		return truncate(line, m.width)
+	}
+	return spread(line, m.theme.Dim.Render(pos), m.width)
+}
+
+// helpItemWidth is how wide b is on the help line with the separator
+// before it, as help.Model draws it: "sep key desc"; 0 when disabled,
+// which help.Model leaves out.
+func helpItemWidth(b key.Binding, sep int) int {
+	if !b.Enabled() {
+		return 0
+	}
+	return sep + cells(b.Help().Key) + 1 + cells(b.Help().Desc)
 }
 
 // keepInHelp reports whether b stays on a help line too narrow for every

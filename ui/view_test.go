@@ -5,6 +5,7 @@ import (
 	"fmt"
 	"image/color"
 	"regexp"
+	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -155,6 +156,49 @@ func TestHelpLineKeepsHelpAndQuit(t *testing.T) {
 		}
 		if width == 120 && !strings.Contains(last, "enter detail") {
 			t.Errorf("at 120 columns every key fits: %q", last)
+		}
+	}
+}
+
+// The help line keeps as many keys as fit: it is the line drawn again
+// and again, dropping the key nearest the end each time until it fits,
+// on every screen and at every width, the rows' position included.
+func TestHelpLineKeepsAllThatFit(t *testing.T) {
+	// reference draws the line as the paragraph above says.
+	reference := func(m *Model) string {
+		keys := slices.Clone(m.helpFor().ShortHelp())
+		h := m.help
+		h.SetWidth(0)
+		pos := m.position()
+		room := m.width
+		if pos != "" {
+			room -= cells(pos) + 2
+		}
+		for {
+			line := h.ShortHelpView(keys)
+			i := len(keys) - 1
+			for i >= 0 && m.keepInHelp(keys[i]) {
+				i--
+			}
+			if lipgloss.Width(line) <= room || i < 0 {
+				if pos == "" || lipgloss.Width(line) > room {
+					return truncate(line, m.width)
+				}
+				return spread(line, m.theme.Dim.Render(pos), m.width)
+			}
+			keys = slices.Delete(keys, i, i+1)
+		}
+	}
+	obs := fixture()
+	for i := range 40 { // more rows than fit: the position shows
+		obs = append(obs, str(fmt.Sprintf("ratelimit:more:%02d", i), "1", 60_000))
+	}
+	for _, keys := range []string{"", "p", "<enter>", "<enter>p", "/", "?"} {
+		for width := 10; width <= 140; width++ {
+			m, _ := press(newModel(t, newFakeWriter(), width, 24, obs...), keys)
+			if got, want := m.helpLine(), reference(m); got != want {
+				t.Fatalf("after %q at %d columns the help line is\n%q, want\n%q", keys, width, ansi.Strip(got), ansi.Strip(want))
+			}
 		}
 	}
 }
