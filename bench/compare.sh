@@ -2,17 +2,32 @@
 # The cold snapshot and the frame of two commits, measured in one run, turn
 # about, so that a busy moment of the machine falls on both alike.
 #
-#   bench/compare.sh OLD [NEW [RUNS]]   (NEW: the work tree as it is; RUNS: 10)
+#   bench/compare.sh [--mixed] [--snapshot-only] OLD [NEW [RUNS]]
+#                                    (NEW: the work tree as it is; RUNS: 10)
 #
 # It builds countertop at each (a detached worktree for a commit), seeds a
 # redis-server of its own (1,000,000 keys, 100,000 matching ratelimit:*),
 # times RUNS cold `snapshot --format json` of each binary in turn, then runs
 # the frame benchmarks (ui's View and BatchFrame) of each tree RUNS/2 times
 # in turn and compares them with benchstat. Takes about 10 minutes.
+# --mixed seeds the matching keys in every layout, as scale.sh --mixed does,
+# and times `snapshot --window 60s` (each log counted inside its window);
+# --snapshot-only leaves out the frame benchmarks.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-old=${1:?usage: bench/compare.sh OLD [NEW [RUNS]]}
+seed_flags=()
+snapshot_flags=(--format json)
+frames=1
+while [ "${1:-}" != "${1#--}" ]; do
+	case $1 in
+	--mixed) seed_flags=(-mixed) snapshot_flags+=(--window 60s) ;;
+	--snapshot-only) frames="" ;;
+	*) echo "bench/compare.sh: unknown option $1" >&2 && exit 2 ;;
+	esac
+	shift
+done
+old=${1:?usage: bench/compare.sh [--mixed] [--snapshot-only] OLD [NEW [RUNS]]}
 new=${2:-}
 runs=${3:-10}
 # shellcheck source=bench/lib.sh
@@ -43,15 +58,15 @@ echo "old: $old ($(git rev-parse --short "$old")); new: ${new:-the work tree} ($
 
 start_redis
 url="redis://127.0.0.1:$port/0"
-"$work/seed" -url "$url" -keys 1000000 -matching 100000
-"$work/ct-new" snapshot --url "$url" --pattern 'ratelimit:*' --format json >/dev/null # warm the page cache, not Redis
+"$work/seed" -url "$url" -keys 1000000 -matching 100000 "${seed_flags[@]}"
+"$work/ct-new" snapshot --url "$url" --pattern 'ratelimit:*' "${snapshot_flags[@]}" >/dev/null # warm the page cache, not Redis
 
 echo
 echo "cold snapshot of 100,000 keys among 1,000,000, wall seconds, $runs each, turn about"
 for _ in $(seq "$runs"); do
 	for b in old new; do
 		/usr/bin/time -f "$b %e" -a -o "$work/times" \
-			"$work/ct-$b" snapshot --url "$url" --pattern 'ratelimit:*' --format json >/dev/null
+			"$work/ct-$b" snapshot --url "$url" --pattern 'ratelimit:*' "${snapshot_flags[@]}" >/dev/null
 	done
 done
 for b in old new; do
@@ -60,6 +75,7 @@ for b in old new; do
 	printf '  %-4s median %s s of %s\n' "$b" "$median" "$(echo "$sorted" | tr '\n' ' ')"
 done
 stop_redis
+[ -n "$frames" ] || exit 0
 
 echo
 echo "frame benchmarks, $((runs / 2)) runs each, turn about"
