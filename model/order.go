@@ -281,9 +281,10 @@ func (o *order) locate(pos int) (blk, i int) {
 }
 
 // position is entry e's position in the filtered order, or -1 when the
-// filter hides it.
+// filter hides it or it is in no block yet (it arrived while a sort is
+// worked out).
 func (o *order) position(e int32) int {
-	if !o.passes(e) {
+	if !o.passes(e) || o.home[e] == noBlock {
 		return -1
 	}
 	b := o.byID[o.home[e]]

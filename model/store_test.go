@@ -869,6 +869,9 @@ func TestStoreSortsInSteps(t *testing.T) {
 			s.Apply(Batch{Removed: []string{"rl:0", "rl:998"}})
 		case 2: // a new key, and one read again with a value that moves it
 			s.Apply(Batch{Observed: []Observation{read("rl:new", "1000", 60_000, time.Second), read("rl:1", "999", 60_000, time.Second)}})
+			if i := s.IndexOf("rl:new"); s.Sorting() && i != -1 {
+				t.Errorf("IndexOf(rl:new) = %d while sorting, want -1: it has no row until the sort shows", i)
+			}
 		case 3: // so many removed that keys numbered already move into holes
 			var gone Batch
 			for i := 100; i < 350; i++ {
