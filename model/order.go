@@ -311,19 +311,16 @@ func (s *Store) refresh() {
 		s.startFilter()
 	}
 	if o.resort {
-		// A sort set since replaces the one being worked out. When more
-		// than 1/share of the keys moved or arrived since the last read,
-		// they are all sorted at once: the order shown meanwhile would lack
-		// them.
-		o.job = nil
-		if n := len(s.entries); n > o.atOnce && len(o.dirty)*o.share <= n && s.beginSort() {
-			o.resort = false
-			s.sortOn(false) // beginning is a step of its own
+		o.job = nil // a sort set since replaces the one being worked out
+		if s.sortInSteps() {
 			return
 		}
 	}
 	if o.job != nil && !s.sortOn(true) {
 		return
+	}
+	if !o.resort && len(o.dirty)*o.share > len(s.entries) && s.sortInSteps() {
+		return // so many moved that placing them costs more than a sort
 	}
 	moved := s.takeMoved()
 	if o.resort || len(moved)*o.share > len(s.entries) {
@@ -355,6 +352,24 @@ func (s *Store) refresh() {
 	if cap(o.dirty) > keepDirty {
 		o.dirty = nil // a first pass's worth: not worth keeping
 	}
+}
+
+// sortInSteps begins a sort of every entry, to be worked out a step per
+// read (see sortjob.go), and reports true; false when there are too few
+// entries for it to be worth it or they cannot be numbered, for refresh
+// to sort them at once. The job numbers each entry as it is then, so the
+// marks of the keys that moved are dropped; the ones that move while it
+// is worked out are placed once it is shown, and the order shown
+// meanwhile has the moved keys where they were and lacks the new ones.
+func (s *Store) sortInSteps() bool {
+	o := &s.order
+	if len(s.entries) <= o.atOnce || !s.beginSort() {
+		return false
+	}
+	o.dirty = s.takeMoved()[:0]
+	o.resort = false
+	s.sortOn(false) // beginning is a step of its own
+	return true
 }
 
 // sortOn takes the sort being worked out a step on (unless step is false),

@@ -13,7 +13,9 @@ import "slices"
 // Meanwhile the entries go on changing. A key that is removed leaves the
 // order shown at once and is crossed out of the new one; a key whose value
 // changes is marked moved, as always, and placed again once the new order
-// is shown; a key that arrives waits for it too, a few frames.
+// is shown; a key that arrives waits for it too, a few frames. A batch that
+// moves more than 1/rebuildShare of the keys starts such a sort too, of the
+// same sort, rather than sorting them all in one read.
 
 // sortAtOnce is the most entries a new sort sorts in one read.
 const sortAtOnce = 1 << 16
@@ -43,13 +45,16 @@ type sortJob struct {
 	gone    []nameRemoval
 }
 
-// Sorting reports whether the sort set last (SetSort) is still being
-// worked out: until it is, the rows are in the sort before it. The ui
-// should draw again while it is true. It is true from SetSort on for a
-// Store of more than sortAtOnce keys, even when the next read sorts at
-// once (by name, or when most keys moved): a frame too many, not too few.
+// Sorting reports whether a sort is being worked out: the sort set last
+// (SetSort), until which the rows are in the sort before it, or the same
+// sort again after so many keys moved that placing each would cost more
+// (see sortInSteps). The ui should draw again while it is true. It is
+// true from SetSort, or such a batch, on for a Store of more than
+// sortAtOnce keys, even when the next read sorts at once (by name): a
+// frame too many, not too few.
 func (s *Store) Sorting() bool {
-	return s.order.job != nil || s.order.resort && len(s.entries) > s.order.atOnce
+	o := &s.order
+	return o.job != nil || len(s.entries) > o.atOnce && (o.resort || len(o.dirty)*o.share > len(s.entries))
 }
 
 // beginSort starts a new sort of every entry, to be worked out a step at a

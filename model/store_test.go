@@ -462,7 +462,8 @@ func TestStoreAgreesWithModel(t *testing.T) {
 		{"default", blockSize, rebuildShare, sweepStep, sortAtOnce},
 		{"tiny blocks", 2, 1, sweepStep, sortAtOnce}, // a share of 1: never sort all again for moved keys
 		{"filters in steps", 4, 1, 40, sortAtOnce},
-		{"sorts in steps", 4, 1, 4, 8}, // 8 keys numbered, counted or moved a step, while they change
+		{"sorts in steps", 4, 1, 4, 8},                          // 8 keys numbered, counted or moved a step, while they change
+		{"busy batches sorted in steps", 4, rebuildShare, 4, 8}, // most batches move more than 1/32 of the keys
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			for _, seed := range []uint64{1, 40, 7} {
@@ -548,8 +549,10 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	// filter shown's, which the first read may change by a step; the reads
 	// after it are checked with the filter held.
 	checkOverview(t, step, s)
+	// Two sorts at most: the one under way, and the one that its end
+	// begins when the batches meanwhile moved more than 1/share of the keys.
 	for reads := 0; s.Sorting(); reads++ {
-		if reads > 2*s.Len()+20 {
+		if reads > 4*s.Len()+40 {
 			t.Fatalf("step %d: still sorting after %d reads", step, reads)
 		}
 		s.Visible()
@@ -844,6 +847,63 @@ func TestStoreOrderByRateFollowsTheQuiet(t *testing.T) {
 // reads: until it is done the rows stay in the sort before it, whole, and
 // the keys removed, changed or added meanwhile end where the new sort puts
 // them.
+// A batch that moves more than 1/32 of a large Store's keys is sorted a
+// step per read too: no read sorts them all at once, the rows keep their
+// last order until the new one shows, and then it is the whole order,
+// the keys that arrived meanwhile included.
+func TestStoreSortsABusyBatchInSteps(t *testing.T) {
+	s := NewStore(testRules())
+	s.order.atOnce, s.order.step = 100, 50
+	var b Batch
+	for i := range 1000 {
+		b.Observed = append(b.Observed, read(fmt.Sprintf("rl:%d", i), strconv.Itoa(i), 60_000, 0))
+	}
+	s.Apply(b)
+	s.SetSort(SortValue)
+	for reads := 0; s.Sorting(); reads++ {
+		if s.Visible(); reads > 200 {
+			t.Fatal("the first sort by value did not end")
+		}
+	}
+	before := keys(s.Rows(0, 20)) // rl:999 down to rl:980
+
+	// 100 keys (1 in 10) go to the top, and 5 arrive there.
+	b = Batch{}
+	for i := 0; i < 1000; i += 10 {
+		b.Observed = append(b.Observed, read(fmt.Sprintf("rl:%d", i), strconv.Itoa(5000+i), 60_000, time.Second))
+	}
+	for i := range 5 {
+		b.Observed = append(b.Observed, read(fmt.Sprintf("rl:new:%d", i), strconv.Itoa(9000+i), 60_000, time.Second))
+	}
+	s.Apply(b)
+	reads := 0
+	for ; ; reads++ {
+		got, shown := keys(s.Rows(0, 20)), s.order.shown // as this read left them
+		if !s.Sorting() {
+			break
+		}
+		if !slices.Equal(got, before) || shown != 1000 {
+			t.Fatalf("read %d, while sorting: %d keys, the first %v; want the last order's %v", reads, shown, got, before)
+		}
+		if reads > 200 {
+			t.Fatal("still sorting after 200 reads")
+		}
+	}
+	if reads < 3 {
+		t.Errorf("sorted in %d reads, want several: the batch was sorted at once", reads)
+	}
+	if got, want := keys(s.Rows(0, 7)), []string{"rl:new:4", "rl:new:3", "rl:new:2", "rl:new:1", "rl:new:0", "rl:990", "rl:980"}; !slices.Equal(got, want) {
+		t.Errorf("after the sort: %v, want %v", got, want)
+	}
+	if n := s.Visible(); n != 1005 {
+		t.Errorf("Visible = %d, want 1005", n)
+	}
+	all := keys(s.Rows(0, s.Len()))
+	if !slices.IsSortedFunc(all, func(a, b string) int { return modelCompare(s, mustGet(t, s, a), mustGet(t, s, b)) }) {
+		t.Errorf("not in order by value: %v", all)
+	}
+}
+
 func TestStoreSortsInSteps(t *testing.T) {
 	s := NewStore(testRules())
 	s.order.atOnce, s.order.step = 100, 50 // 200 keys numbered, counted or moved a read
