@@ -122,7 +122,7 @@ func (m *Model) layoutLines(c *model.Counter, wrapped func(label, value string) 
 	}
 	lines := wrapped("layout", layout)
 	if c.Clue != "" {
-		lines = append(lines, wrapped("read", model.Printable(c.Clue))...)
+		lines = append(lines, wrapped("read by", model.Printable(c.Clue))...)
 	}
 	if c.HasRemaining && !c.Window.Past { // no client counts in a past window
 		lines = append(lines, wrapped("remaining", formatNumber(c.Remaining)+" more hits allowed")...)
