@@ -1,6 +1,7 @@
 package redisclient_test
 
 import (
+	"cmp"
 	"context"
 	"fmt"
 	"slices"
@@ -78,22 +79,48 @@ func assertStoreMatchesRedis(t *testing.T, store *model.Store, pattern string, n
 // storeDiff compares the store with the keys matching pattern on nodes:
 // the same keys, each with the same type and stored string, and with a TTL
 // in both or in neither. It returns "" when they agree, else what differs.
+//
+// It reads each node in one pipeline, not a round trip per key: the feed
+// waits while the test compares, and a slow comparison after each batch of
+// thousands of keys would hold the feed back for longer than waitTimeout.
 func storeDiff(t *testing.T, store *model.Store, pattern string, nodes []*redis.Client) string {
 	t.Helper()
 	ctx := context.Background()
 	var diffs []string
 	inRedis := map[string]bool{}
 	for _, rdb := range nodes {
+		var keys []string
 		iter := rdb.Scan(ctx, 0, pattern, 1000).Iterator()
 		for iter.Next(ctx) {
-			key := iter.Val()
+			keys = append(keys, iter.Val())
+		}
+		if err := iter.Err(); err != nil {
+			t.Fatal(err)
+		}
+		if len(keys) == 0 {
+			continue
+		}
+		types := make([]*redis.StatusCmd, len(keys))
+		values := make([]*redis.StringCmd, len(keys))
+		pttls := make([]*redis.DurationCmd, len(keys))
+		pipe := rdb.Pipeline()
+		for i, key := range keys {
+			types[i] = pipe.Type(ctx, key)
+			values[i] = pipe.Get(ctx, key) // WRONGTYPE for the other types, unread
+			pttls[i] = pipe.PTTL(ctx, key)
+		}
+		_, _ = pipe.Exec(ctx) // GET's errors are answers; TYPE's and PTTL's are checked below
+		for i, key := range keys {
+			if err := cmp.Or(types[i].Err(), pttls[i].Err()); err != nil {
+				t.Fatal(err)
+			}
 			inRedis[key] = true
-			typ := rdb.Type(ctx, key).Val()
+			typ := types[i].Val()
 			raw := ""
 			if typ == "string" {
-				raw = rdb.Get(ctx, key).Val()
+				raw = values[i].Val()
 			}
-			pttl := rdb.PTTL(ctx, key).Val()
+			pttl := pttls[i].Val()
 			c, ok := store.Get(key)
 			switch {
 			case typ == "none":
@@ -105,9 +132,6 @@ func storeDiff(t *testing.T, store *model.Store, pattern string, nodes []*redis.
 			case c.HasTTL() != (pttl >= 0):
 				diffs = append(diffs, fmt.Sprintf("%q has PTTL %d, Redis %v", key, c.PTTL, pttl))
 			}
-		}
-		if err := iter.Err(); err != nil {
-			t.Fatal(err)
 		}
 	}
 	for _, c := range store.Rows(0, store.Len()) {
