@@ -73,64 +73,88 @@ func Evaluate(r *Reading, pttl int64, rule Rule, now time.Time) Status {
 	if warnAt <= 0 {
 		warnAt = DefaultWarnAt
 	}
-	switch r.Layout {
-	case LayoutCounter, LayoutWindow, LayoutLog:
-		n, isNum := r.Value.Number()
-		if !isNum {
-			return StatusNotCounter
-		}
-		atLimit := rule.Limit > 0 && n >= rule.Limit
-		switch {
-		case lost && r.Layout == LayoutWindow && r.Window.Past:
-			return StatusLeak
-		case lost && atLimit:
-			return StatusStuck
-		case lost:
-			return StatusNoExpiry
-		case atLimit:
-			return StatusOver
-		case rule.Limit > 0 && n >= warnAt*rule.Limit:
-			return StatusWarn
-		}
-		return StatusOK
-	case LayoutBucket:
-		n, isNum := r.Value.Number()
-		if !isNum {
-			return StatusNotCounter
-		}
-		empty := n < 1
-		switch {
-		case lost && empty:
-			return StatusStuck
-		case lost:
-			return StatusNoExpiry
-		case empty:
-			return StatusOver
-		case rule.Limit > 0 && rule.Limit-n >= warnAt*rule.Limit: // as much used as a counter's warn
-			return StatusWarn
-		}
-		return StatusOK
-	case LayoutGCRA:
-		switch {
-		case lost:
-			return StatusNoExpiry
-		case gcraRefusing(r.At, rule, now):
-			return StatusOver
-		}
-		return StatusOK
-	case LayoutTimestamp:
-		switch {
-		case lost && !r.At.IsZero() && r.At.Before(now):
-			return StatusLeak
-		case lost:
-			return StatusNoExpiry
-		}
-		return StatusOK
-	case LayoutOpaque:
-		if lost {
-			return StatusNoExpiry
-		}
-		return StatusOK
-	}
-	return StatusNotCounter
+	return spec(r.Layout).status(r, lost, rule, warnAt, now)
 }
+
+// statusCount is Evaluate for a count (counter, log): lost is no TTL where
+// the rule expects one.
+func statusCount(r *Reading, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
+	n, isNum := r.Value.Number()
+	if !isNum {
+		return StatusNotCounter
+	}
+	atLimit := rule.Limit > 0 && n >= rule.Limit
+	switch {
+	case lost && atLimit:
+		return StatusStuck
+	case lost:
+		return StatusNoExpiry
+	case atLimit:
+		return StatusOver
+	case rule.Limit > 0 && n >= warnAt*rule.Limit:
+		return StatusWarn
+	}
+	return StatusOK
+}
+
+// statusWindow is Evaluate for a window counter: a count, but leaked when
+// its window has passed.
+func statusWindow(r *Reading, lost bool, rule Rule, warnAt float64, now time.Time) Status {
+	if _, isNum := r.Value.Number(); isNum && lost && r.Window.Past {
+		return StatusLeak
+	}
+	return statusCount(r, lost, rule, warnAt, now)
+}
+
+// statusBucket is Evaluate for a bucket, whose value is the tokens left.
+func statusBucket(r *Reading, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
+	n, isNum := r.Value.Number()
+	if !isNum {
+		return StatusNotCounter
+	}
+	empty := n < 1
+	switch {
+	case lost && empty:
+		return StatusStuck
+	case lost:
+		return StatusNoExpiry
+	case empty:
+		return StatusOver
+	case rule.Limit > 0 && rule.Limit-n >= warnAt*rule.Limit: // as much used as a counter's warn
+		return StatusWarn
+	}
+	return StatusOK
+}
+
+// statusGCRA is Evaluate for a GCRA key: over while it refuses hits.
+func statusGCRA(r *Reading, lost bool, rule Rule, _ float64, now time.Time) Status {
+	switch {
+	case lost:
+		return StatusNoExpiry
+	case gcraRefusing(r.At, rule, now):
+		return StatusOver
+	}
+	return StatusOK
+}
+
+// statusTimestamp is Evaluate for a time: leaked once it has passed.
+func statusTimestamp(r *Reading, lost bool, _ Rule, _ float64, now time.Time) Status {
+	switch {
+	case lost && !r.At.IsZero() && r.At.Before(now):
+		return StatusLeak
+	case lost:
+		return StatusNoExpiry
+	}
+	return StatusOK
+}
+
+// statusOpaque is Evaluate for opaque state: only its expiry is checked.
+func statusOpaque(_ *Reading, lost bool, _ Rule, _ float64, _ time.Time) Status {
+	if lost {
+		return StatusNoExpiry
+	}
+	return StatusOK
+}
+
+// statusNone is Evaluate for a key that holds no rate-limit state.
+func statusNone(*Reading, bool, Rule, float64, time.Time) Status { return StatusNotCounter }
