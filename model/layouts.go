@@ -65,14 +65,14 @@ type LayoutSpec struct {
 	// still is, when it held a number (Shape.Noun): "a counter", "a number".
 	NumberNoun string
 	// Refusal is why the dashboard's writes (+, -, i: command, such as
-	// INCRBY) refuse c, to follow "Nothing was sent: KEY "; "" when they
-	// apply to it.
-	Refusal func(c *Counter, command string) string
+	// INCRBY) refuse a key of type typ whose hash field read is field, to
+	// follow "Nothing was sent: KEY "; "" when they apply to it.
+	Refusal func(typ, field, command string) string
 	// Words are what the detail screen and check say of the key.
 	Words LayoutWords
 
-	status    func(r *Reading, lost bool, rule Rule, warnAt float64, now time.Time) Status // Evaluate
-	remaining func(v Value, at time.Time, rule Rule, now time.Time) (float64, bool)        // Reading.Remaining
+	status    func(v Value, at time.Time, past, lost bool, rule Rule, warnAt float64, now time.Time) Status // Evaluate
+	remaining func(v Value, at time.Time, rule Rule, now time.Time) (float64, bool)                         // Reading.Remaining
 }
 
 // Shows is what the VALUE cell shows of a reading of a layout.
@@ -89,9 +89,9 @@ const (
 // count's; where a field is zero, the detail screen and check say what
 // they say of a count, from its value, limit and TTL.
 type LayoutWords struct {
-	Leak string                                 // the detail's subject for a leak: "A time that has passed, with no TTL"
-	Over func(c *Counter, now time.Time) string // the detail on an over status
-	OK   string                                 // the detail on an ok status
+	Leak string                         // the detail's subject for a leak: "A time that has passed, with no TTL"
+	Over func(at, now time.Time) string // the detail on an over status (at: Reading.At)
+	OK   string                         // the detail on an ok status
 
 	CheckLeak     string                    // check's reason for a leak, before the fix
 	CheckStuck    func(value string) string // check's reason for stuck, value as check writes it
@@ -130,7 +130,7 @@ var layouts = [NumLayouts]LayoutSpec{
 		State: true, Drains: true, NumberNoun: "a number",
 		Refusal: refuseBucket,
 		Words: LayoutWords{
-			Over: func(*Counter, time.Time) string {
+			Over: func(time.Time, time.Time) string {
 				return "Empty: no tokens left, so requests it limits are refused until it refills."
 			},
 			CheckStuck: func(value string) string {
@@ -145,8 +145,8 @@ var layouts = [NumLayouts]LayoutSpec{
 		State: true, Shows: ShowsFreeAt, NumberNoun: "a number",
 		Refusal: refuseFixed("is a GCRA key: its limiter SETs a new arrival time on each hit, and adding to it would be a time far off" + writesCounters),
 		Words: LayoutWords{
-			Over: func(c *Counter, now time.Time) string {
-				return fmt.Sprintf("Refusing hits: its arrival time is more than a window ahead; it frees in %s.", FormatDuration(max(0, c.At.Sub(now))))
+			Over: func(at, now time.Time) string {
+				return fmt.Sprintf("Refusing hits: its arrival time is more than a window ahead; it frees in %s.", FormatDuration(max(0, at.Sub(now))))
 			},
 			OK:            "A GCRA key letting hits through: it holds when the limiter frees, not a count.",
 			CheckNoExpiry: checkNeverFreed,

@@ -73,13 +73,14 @@ func Evaluate(r *Reading, pttl int64, rule Rule, now time.Time) Status {
 	if warnAt <= 0 {
 		warnAt = DefaultWarnAt
 	}
-	return spec(r.Layout).status(r, lost, rule, warnAt, now)
+	// The reading's parts, not r: r would escape through the func value.
+	return spec(r.Layout).status(r.Value, r.At, r.Window.Past, lost, rule, warnAt, now)
 }
 
-// statusCount is Evaluate for a count (counter, log): lost is no TTL where
-// the rule expects one.
-func statusCount(r *Reading, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
-	n, isNum := r.Value.Number()
+// statusCount is Evaluate for a count (counter, log) of value v: lost is
+// no TTL where the rule expects one; past, a window that has passed.
+func statusCount(v Value, _ time.Time, _, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
+	n, isNum := v.Number()
 	if !isNum {
 		return StatusNotCounter
 	}
@@ -99,16 +100,16 @@ func statusCount(r *Reading, lost bool, rule Rule, warnAt float64, _ time.Time) 
 
 // statusWindow is Evaluate for a window counter: a count, but leaked when
 // its window has passed.
-func statusWindow(r *Reading, lost bool, rule Rule, warnAt float64, now time.Time) Status {
-	if _, isNum := r.Value.Number(); isNum && lost && r.Window.Past {
+func statusWindow(v Value, at time.Time, past, lost bool, rule Rule, warnAt float64, now time.Time) Status {
+	if _, isNum := v.Number(); isNum && lost && past {
 		return StatusLeak
 	}
-	return statusCount(r, lost, rule, warnAt, now)
+	return statusCount(v, at, past, lost, rule, warnAt, now)
 }
 
 // statusBucket is Evaluate for a bucket, whose value is the tokens left.
-func statusBucket(r *Reading, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
-	n, isNum := r.Value.Number()
+func statusBucket(v Value, _ time.Time, _, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
+	n, isNum := v.Number()
 	if !isNum {
 		return StatusNotCounter
 	}
@@ -127,20 +128,20 @@ func statusBucket(r *Reading, lost bool, rule Rule, warnAt float64, _ time.Time)
 }
 
 // statusGCRA is Evaluate for a GCRA key: over while it refuses hits.
-func statusGCRA(r *Reading, lost bool, rule Rule, _ float64, now time.Time) Status {
+func statusGCRA(_ Value, at time.Time, _, lost bool, rule Rule, _ float64, now time.Time) Status {
 	switch {
 	case lost:
 		return StatusNoExpiry
-	case gcraRefusing(r.At, rule, now):
+	case gcraRefusing(at, rule, now):
 		return StatusOver
 	}
 	return StatusOK
 }
 
 // statusTimestamp is Evaluate for a time: leaked once it has passed.
-func statusTimestamp(r *Reading, lost bool, _ Rule, _ float64, now time.Time) Status {
+func statusTimestamp(_ Value, at time.Time, _, lost bool, _ Rule, _ float64, now time.Time) Status {
 	switch {
-	case lost && !r.At.IsZero() && r.At.Before(now):
+	case lost && !at.IsZero() && at.Before(now):
 		return StatusLeak
 	case lost:
 		return StatusNoExpiry
@@ -149,7 +150,7 @@ func statusTimestamp(r *Reading, lost bool, _ Rule, _ float64, now time.Time) St
 }
 
 // statusOpaque is Evaluate for opaque state: only its expiry is checked.
-func statusOpaque(_ *Reading, lost bool, _ Rule, _ float64, _ time.Time) Status {
+func statusOpaque(_ Value, _ time.Time, _, lost bool, _ Rule, _ float64, _ time.Time) Status {
 	if lost {
 		return StatusNoExpiry
 	}
@@ -157,4 +158,6 @@ func statusOpaque(_ *Reading, lost bool, _ Rule, _ float64, _ time.Time) Status 
 }
 
 // statusNone is Evaluate for a key that holds no rate-limit state.
-func statusNone(*Reading, bool, Rule, float64, time.Time) Status { return StatusNotCounter }
+func statusNone(Value, time.Time, bool, bool, Rule, float64, time.Time) Status {
+	return StatusNotCounter
+}

@@ -188,7 +188,7 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 		return what + ": nobody reads it again and nothing frees it, so it holds memory for good, and under a volatile-* eviction policy (which evicts only keys with a TTL) it is never evicted. " + m.repairHint(c.Key, rule)
 	case model.StatusOver:
 		if words.Over != nil {
-			return words.Over(c, now)
+			return words.Over(c.At, now)
 		}
 		if c.HasTTL() {
 			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, model.FormatDuration(left))

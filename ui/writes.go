@@ -166,7 +166,7 @@ func (m *Model) refuseNotString(key, command string) bool {
 	if !known || c.Type == "" {
 		return false
 	}
-	why := c.Layout.Spec().Refusal(&c, command)
+	why := c.Layout.Spec().Refusal(c.Type, c.Field, command)
 	if why == "" {
 		return false
 	}
