@@ -12,7 +12,7 @@ import (
 //
 // Everything the code asks of a layout is its entry in layouts (Spec):
 // a layout is a constant here, an entry there, and the rule in Read that
-// detects it. Nothing outside this file switches on a Layout's value.
+// detects it. Only detection (Read) compares a Layout with a constant.
 type Layout uint8
 
 const (
@@ -71,8 +71,10 @@ type LayoutSpec struct {
 	// Words are what the detail screen and check say of the key.
 	Words LayoutWords
 
-	status    func(v Value, at time.Time, past, lost bool, rule Rule, warnAt float64, now time.Time) Status // Evaluate
-	remaining func(v Value, at time.Time, rule Rule, now time.Time) (float64, bool)                         // Reading.Remaining
+	// Evaluate's status of a reading (lost: no TTL where the rule expects
+	// one; past: a window that has passed), and Reading.Remaining.
+	status    func(v Value, at time.Time, past, lost bool, rule Rule, warnAt float64, now time.Time) Status
+	remaining func(v Value, at time.Time, rule Rule, now time.Time) (float64, bool)
 }
 
 // Shows is what the VALUE cell shows of a reading of a layout.
