@@ -291,11 +291,10 @@ func setRule(r *model.Rule, key string, v any) error {
 // its layout, which reads no hash: one of the two is a mistake, and
 // nothing would be read as the user meant.
 func checkLayoutField(r *model.Rule) error {
-	switch r.Layout {
-	case model.LayoutAuto, model.LayoutCounter, model.LayoutBucket, model.LayoutGCRA:
+	if r.Layout.Spec().HashField {
 		return nil
 	}
-	return fmt.Errorf("a field is read of a hash, and layout = %q reads none: remove field, or use layout = \"counter\" (the field's count), \"bucket\" (its tokens) or \"gcra\" (its time)", r.Layout)
+	return fmt.Errorf("a field is read of a hash, and layout = %q reads none: remove field, or use layout = %s", r.Layout, model.HashFieldLayouts())
 }
 
 func tomlString(v any) (string, error) {

@@ -103,7 +103,7 @@ func percentOf(l Layout, v Value, limit float64) (float64, bool) {
 	if !isNum || limit <= 0 {
 		return 0, false
 	}
-	if l == LayoutBucket {
+	if spec(l).Drains {
 		return (limit - n) / limit, true
 	}
 	return n / limit, true

@@ -235,11 +235,10 @@ func findField(fs []Field, canons ...string) *Field {
 
 // readHash is Read for a hash.
 func readHash(o *Observation, rule Rule, now time.Time) Reading {
-	switch rule.Layout {
-	case LayoutOpaque:
+	switch {
+	case rule.Layout == LayoutOpaque:
 		return Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
-	case LayoutAuto, LayoutCounter, LayoutBucket, LayoutGCRA:
-	default:
+	case !spec(rule.Layout).HashField: // as config refuses a field with it
 		return Reading{Layout: LayoutOther, why: whyRuleMismatch + why(rule.Layout)}
 	}
 	var named *Field

@@ -23,7 +23,7 @@ var ShapeCounter = Shape{Layout: LayoutCounter, Type: "string", Number: true}
 // ShapeOf returns the shape c was read as, and false when c holds nothing
 // countertop reads as rate-limit state, which no repair gives an expiry.
 func ShapeOf(c *Counter) (Shape, bool) {
-	if c.Layout == LayoutAuto || c.Layout == LayoutOther || c.Type == "" || c.Type == "none" {
+	if !spec(c.Layout).State || c.Type == "" || c.Type == "none" {
 		return Shape{}, false
 	}
 	number := c.Type == "string" && !c.RawCut && ParseValue(c.Raw).Kind != KindNone
@@ -34,10 +34,8 @@ func ShapeOf(c *Counter) (Shape, bool) {
 // counter", "a number" (a GCRA time, a timestamp), "a string", "a hash".
 func (s Shape) Noun() string {
 	switch {
-	case s.Number && (s.Layout == LayoutCounter || s.Layout == LayoutWindow):
-		return "a counter"
 	case s.Number:
-		return "a number"
+		return spec(s.Layout).NumberNoun
 	case s.Type == "zset":
 		return "a sorted set"
 	}

@@ -154,7 +154,7 @@ func extend(g *ring, count uint8, last sample, v float32, isNum bool, pttl, at i
 // with a TTL whose expiry was pushed back while it grew at least twice.
 // Logs, buckets and GCRA keys move their deadline by design, and never are.
 func (s *Store) extendedStatus(e *entry, r *Reading, st Status) Status {
-	if e.extends < 2 || (r.Layout != LayoutCounter && r.Layout != LayoutWindow) {
+	if e.extends < 2 || !spec(r.Layout).WindowTTL {
 		return st
 	}
 	switch st {

@@ -1,51 +1,9 @@
 package model
 
 import (
-	"fmt"
 	"math"
-	"strings"
 	"time"
 )
-
-// Layout is how a key holds its rate-limit state, as its library writes it
-// (see ../DESIGN.md's Layouts). A Rule's zero Layout, LayoutAuto, asks Read
-// to detect it; a Reading's Layout is never LayoutAuto.
-type Layout uint8
-
-const (
-	LayoutAuto      Layout = iota // a rule's default: detect the layout
-	LayoutCounter                 // a string holding a count, or a hash field read as one
-	LayoutWindow                  // a counter whose name carries its window
-	LayoutLog                     // a sorted set or list of hit times
-	LayoutBucket                  // a token bucket: tokens left
-	LayoutGCRA                    // a theoretical arrival time
-	LayoutTimestamp               // an epoch time
-	LayoutOpaque                  // binary state
-	LayoutOther                   // nothing countertop reads as rate-limit state
-	NumLayouts
-)
-
-var layoutNames = [NumLayouts]string{"auto", "counter", "window", "log", "bucket", "gcra", "timestamp", "opaque", "other"}
-
-// String is the layout as the config, JSON, CSV and the table spell it.
-func (l Layout) String() string {
-	if l < NumLayouts {
-		return layoutNames[l]
-	}
-	return "unknown"
-}
-
-// ParseLayout reads a rule's `layout`: "auto" or one of the layouts a rule
-// may impose (every layout but other, which is what Read says of a key
-// that holds none).
-func ParseLayout(name string) (Layout, error) {
-	for l := LayoutAuto; l < LayoutOther; l++ {
-		if strings.EqualFold(name, layoutNames[l]) {
-			return l, nil
-		}
-	}
-	return LayoutAuto, fmt.Errorf("layout %q is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp or opaque", name)
-}
 
 // Bounds on what redisclient reads of one key, so that no key, however
 // large, costs more than a few commands of constant size.
@@ -116,34 +74,42 @@ func Read(o *Observation, rule Rule, now time.Time) Reading {
 	return r
 }
 
-// remaining is Reading.Remaining: whole hits left under the limit, for a
-// layout that counts; a bucket's whole tokens; for a GCRA key, the hits a
-// burst of the limit's size allows before it refuses, as redis_rate
-// computes them.
+// remaining is Reading.Remaining, as l's spec computes it.
 func remaining(l Layout, v Value, at time.Time, rule Rule, now time.Time) (float64, bool) {
-	switch l {
-	case LayoutCounter, LayoutWindow, LayoutLog:
-		n, ok := v.Number()
-		if !ok || !finiteLimit(rule) {
-			return 0, false
-		}
-		return math.Floor(max(rule.Limit-n, 0)), true
-	case LayoutBucket:
-		n, ok := v.Number()
-		if !ok {
-			return 0, false
-		}
-		return math.Floor(max(n, 0)), true
-	case LayoutGCRA:
-		if at.IsZero() || !finiteLimit(rule) || rule.Window <= 0 {
-			return 0, false
-		}
-		emission := float64(rule.Window) / rule.Limit
-		ahead := max(float64(at.Sub(now)), 0)
-		return math.Floor(min(max((float64(rule.Window)-ahead)/emission, 0), rule.Limit)), true
-	}
-	return 0, false
+	return spec(l).remaining(v, at, rule, now)
 }
+
+// remainingCount is a count's remaining: whole hits left under the limit.
+func remainingCount(v Value, _ time.Time, rule Rule, _ time.Time) (float64, bool) {
+	n, ok := v.Number()
+	if !ok || !finiteLimit(rule) {
+		return 0, false
+	}
+	return math.Floor(max(rule.Limit-n, 0)), true
+}
+
+// remainingBucket is a bucket's remaining: its whole tokens.
+func remainingBucket(v Value, _ time.Time, _ Rule, _ time.Time) (float64, bool) {
+	n, ok := v.Number()
+	if !ok {
+		return 0, false
+	}
+	return math.Floor(max(n, 0)), true
+}
+
+// remainingGCRA is a GCRA key's remaining: the hits a burst of the limit's
+// size allows before it refuses, as redis_rate computes them.
+func remainingGCRA(_ Value, at time.Time, rule Rule, now time.Time) (float64, bool) {
+	if at.IsZero() || !finiteLimit(rule) || rule.Window <= 0 {
+		return 0, false
+	}
+	emission := float64(rule.Window) / rule.Limit
+	ahead := max(float64(at.Sub(now)), 0)
+	return math.Floor(min(max((float64(rule.Window)-ahead)/emission, 0), rule.Limit)), true
+}
+
+// remainingNone is the remaining of a layout that holds no count.
+func remainingNone(Value, time.Time, Rule, time.Time) (float64, bool) { return 0, false }
 
 // finiteLimit reports whether rule has a limit that hits can be counted
 // against: positive and finite.

@@ -12,7 +12,7 @@ import (
 // counters and window counters get notes: a log's or a bucket's TTL
 // says nothing of its window.
 func Note(c *Counter, window time.Duration) string {
-	if c.Layout != LayoutCounter && c.Layout != LayoutWindow {
+	if !spec(c.Layout).WindowTTL {
 		return ""
 	}
 	n, isNum := c.Value.Number()

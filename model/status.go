@@ -73,64 +73,91 @@ func Evaluate(r *Reading, pttl int64, rule Rule, now time.Time) Status {
 	if warnAt <= 0 {
 		warnAt = DefaultWarnAt
 	}
-	switch r.Layout {
-	case LayoutCounter, LayoutWindow, LayoutLog:
-		n, isNum := r.Value.Number()
-		if !isNum {
-			return StatusNotCounter
-		}
-		atLimit := rule.Limit > 0 && n >= rule.Limit
-		switch {
-		case lost && r.Layout == LayoutWindow && r.Window.Past:
-			return StatusLeak
-		case lost && atLimit:
-			return StatusStuck
-		case lost:
-			return StatusNoExpiry
-		case atLimit:
-			return StatusOver
-		case rule.Limit > 0 && n >= warnAt*rule.Limit:
-			return StatusWarn
-		}
-		return StatusOK
-	case LayoutBucket:
-		n, isNum := r.Value.Number()
-		if !isNum {
-			return StatusNotCounter
-		}
-		empty := n < 1
-		switch {
-		case lost && empty:
-			return StatusStuck
-		case lost:
-			return StatusNoExpiry
-		case empty:
-			return StatusOver
-		case rule.Limit > 0 && rule.Limit-n >= warnAt*rule.Limit: // as much used as a counter's warn
-			return StatusWarn
-		}
-		return StatusOK
-	case LayoutGCRA:
-		switch {
-		case lost:
-			return StatusNoExpiry
-		case gcraRefusing(r.At, rule, now):
-			return StatusOver
-		}
-		return StatusOK
-	case LayoutTimestamp:
-		switch {
-		case lost && !r.At.IsZero() && r.At.Before(now):
-			return StatusLeak
-		case lost:
-			return StatusNoExpiry
-		}
-		return StatusOK
-	case LayoutOpaque:
-		if lost {
-			return StatusNoExpiry
-		}
-		return StatusOK
+	// The reading's parts, not r: r would escape through the func value.
+	return spec(r.Layout).status(r.Value, r.At, r.Window.Past, lost, rule, warnAt, now)
+}
+
+// statusCount is Evaluate for a count (counter, log) of value v: lost is
+// no TTL where the rule expects one; past, a window that has passed.
+func statusCount(v Value, _ time.Time, _, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
+	n, isNum := v.Number()
+	if !isNum {
+		return StatusNotCounter
 	}
+	atLimit := rule.Limit > 0 && n >= rule.Limit
+	switch {
+	case lost && atLimit:
+		return StatusStuck
+	case lost:
+		return StatusNoExpiry
+	case atLimit:
+		return StatusOver
+	case rule.Limit > 0 && n >= warnAt*rule.Limit:
+		return StatusWarn
+	}
+	return StatusOK
+}
+
+// statusWindow is Evaluate for a window counter: a count, but leaked when
+// its window has passed.
+func statusWindow(v Value, at time.Time, past, lost bool, rule Rule, warnAt float64, now time.Time) Status {
+	if _, isNum := v.Number(); isNum && lost && past {
+		return StatusLeak
+	}
+	return statusCount(v, at, past, lost, rule, warnAt, now)
+}
+
+// statusBucket is Evaluate for a bucket, whose value is the tokens left.
+func statusBucket(v Value, _ time.Time, _, lost bool, rule Rule, warnAt float64, _ time.Time) Status {
+	n, isNum := v.Number()
+	if !isNum {
+		return StatusNotCounter
+	}
+	empty := n < 1
+	switch {
+	case lost && empty:
+		return StatusStuck
+	case lost:
+		return StatusNoExpiry
+	case empty:
+		return StatusOver
+	case rule.Limit > 0 && rule.Limit-n >= warnAt*rule.Limit: // as much used as a counter's warn
+		return StatusWarn
+	}
+	return StatusOK
+}
+
+// statusGCRA is Evaluate for a GCRA key: over while it refuses hits.
+func statusGCRA(_ Value, at time.Time, _, lost bool, rule Rule, _ float64, now time.Time) Status {
+	switch {
+	case lost:
+		return StatusNoExpiry
+	case gcraRefusing(at, rule, now):
+		return StatusOver
+	}
+	return StatusOK
+}
+
+// statusTimestamp is Evaluate for a time: leaked once it has passed.
+func statusTimestamp(_ Value, at time.Time, _, lost bool, _ Rule, _ float64, now time.Time) Status {
+	switch {
+	case lost && !at.IsZero() && at.Before(now):
+		return StatusLeak
+	case lost:
+		return StatusNoExpiry
+	}
+	return StatusOK
+}
+
+// statusOpaque is Evaluate for opaque state: only its expiry is checked.
+func statusOpaque(_ Value, _ time.Time, _, lost bool, _ Rule, _ float64, _ time.Time) Status {
+	if lost {
+		return StatusNoExpiry
+	}
+	return StatusOK
+}
+
+// statusNone is Evaluate for a key that holds no rate-limit state.
+func statusNone(Value, time.Time, bool, bool, Rule, float64, time.Time) Status {
 	return StatusNotCounter
 }

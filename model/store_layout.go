@@ -71,11 +71,11 @@ func (s *Store) setReading(c *Counter, e *entry) {
 			r.At = unixUTC(n.at)
 		}
 	}
-	if e.layout == LayoutWindow {
+	if spec(e.layout).NamedWindow {
 		if e.why == whyRuleNoPart {
 			r.Window = WindowName{Identity: e.key}
 		} else {
-			r.Window, _, _ = parseWindowName(e.key, rule.Window, c.ObservedAt, rule.Layout == LayoutWindow)
+			r.Window, _, _ = parseWindowName(e.key, rule.Window, c.ObservedAt, spec(rule.Layout).NamedWindow)
 		}
 	}
 	r.Clue = e.why.text(c.Type)

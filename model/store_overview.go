@@ -62,7 +62,7 @@ func (s *Store) percentBucket(e *entry) int {
 	if limit <= 0 || math.IsNaN(n) {
 		return noPercent
 	}
-	if e.layout == LayoutBucket {
+	if spec(e.layout).Drains {
 		n = limit - n
 	}
 	switch {

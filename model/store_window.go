@@ -22,7 +22,7 @@ func (s *Store) WindowSiblings(key, identity string, n int) (siblings []Counter,
 	total := 0
 	for i := range s.entries {
 		e := &s.entries[i]
-		if e.layout != LayoutWindow || e.key == key || !isWindowOf(e.key, identity) {
+		if !spec(e.layout).NamedWindow || e.key == key || !isWindowOf(e.key, identity) {
 			continue
 		}
 		total++

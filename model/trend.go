@@ -125,10 +125,11 @@ func addToTrend(g *ring, e *entry, v float64, isNum bool, l Layout, pttl, at int
 	}
 	nv := toBF16(float32(v))
 	old := fromBF16(b.v)
+	drains := spec(l).Drains // a span keeps its worst: a bucket's fewest tokens
 	switch {
 	case fresh || math.IsNaN(old):
 		b.v = nv
-	case l == LayoutBucket && v < old, l != LayoutBucket && v > old:
+	case drains && v < old, !drains && v > old:
 		b.v = nv
 	}
 }

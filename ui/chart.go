@@ -106,7 +106,7 @@ func (m *Model) valueChart(t *model.Trend, c *model.Counter, rule model.Rule, wi
 		series = append(series, limit)
 		opts = append(opts, asciigraph.SeriesChars(asciigraph.DefaultCharSet, limitChars))
 		key = "value ─, limit " + formatNumber(rule.Limit) + " ┄"
-		if c.Layout == model.LayoutBucket { // full at the line, empty at 0: the other way up from a counter
+		if c.Layout.Spec().Drains { // full at the line, empty at 0: the other way up from a counter
 			key = "tokens left ─, of " + formatNumber(rule.Limit) + " ┄ (empty at 0)"
 		}
 	}

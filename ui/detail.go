@@ -127,7 +127,7 @@ func (m *Model) layoutLines(c *model.Counter, wrapped func(label, value string) 
 	if c.HasRemaining && !c.Window.Past { // no client counts in a past window
 		lines = append(lines, wrapped("remaining", formatNumber(c.Remaining)+" more hits allowed")...)
 	}
-	if c.Layout == model.LayoutWindow && c.Window.Identity != "" {
+	if c.Layout.Spec().NamedWindow && c.Window.Identity != "" {
 		identity := quote(c.Window.Identity)
 		if c.Window.Part != "" {
 			identity += ", window " + quote(c.Window.Part)
@@ -165,6 +165,7 @@ func keyLines(name string, width int) []string {
 func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time.Time) string {
 	limit := formatNumber(rule.Limit)
 	left, _ := c.TTLAt(now)
+	words := c.Layout.Spec().Words // where its layout's differ from a count's
 	switch c.Status {
 	case model.StatusStuck:
 		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
@@ -181,16 +182,13 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 		return s + ". " + m.repairHint(c.Key, rule)
 	case model.StatusLeak:
 		what := "A past window's key with no TTL"
-		if c.Layout == model.LayoutTimestamp {
-			what = "A time that has passed, with no TTL"
+		if words.Leak != "" {
+			what = words.Leak
 		}
 		return what + ": nobody reads it again and nothing frees it, so it holds memory for good, and under a volatile-* eviction policy (which evicts only keys with a TTL) it is never evicted. " + m.repairHint(c.Key, rule)
 	case model.StatusOver:
-		switch c.Layout {
-		case model.LayoutBucket:
-			return "Empty: no tokens left, so requests it limits are refused until it refills."
-		case model.LayoutGCRA:
-			return fmt.Sprintf("Refusing hits: its arrival time is more than a window ahead; it frees in %s.", model.FormatDuration(max(0, c.At.Sub(now))))
+		if words.Over != nil {
+			return words.Over(c.At, now)
 		}
 		if c.HasTTL() {
 			return fmt.Sprintf("At or over its limit of %s: requests it counts are refused until it expires in %s.", limit, model.FormatDuration(left))
@@ -204,13 +202,8 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 		frac, _ := c.Percent(rule.Limit)
 		return fmt.Sprintf("At %s of its limit of %s (warns from %s).", formatPercent(frac), limit, formatPercent(warnAt))
 	case model.StatusOK:
-		switch c.Layout {
-		case model.LayoutGCRA:
-			return "A GCRA key letting hits through: it holds when the limiter frees, not a count."
-		case model.LayoutTimestamp:
-			return "A time a limiter keeps (a block's end, a window's start); only its expiry is checked."
-		case model.LayoutOpaque:
-			return "State a library serialised; countertop cannot read it, so only its expiry is checked."
+		if words.OK != "" {
+			return words.OK
 		}
 		switch {
 		case !c.HasTTL() && listed:

@@ -28,8 +28,10 @@ func parseWindow(s string) (time.Duration, error) {
 // timestamp's time, opaque state's size; for keys that hold no number,
 // their type ("text" for a non-numeric string).
 func formatValue(c *model.Counter, now time.Time) string {
-	switch c.Layout {
-	case model.LayoutGCRA:
+	spec := c.Layout.Spec()
+	switch spec.Shows {
+	case model.ShowsNumber: // by its kind, below
+	case model.ShowsFreeAt:
 		if c.At.IsZero() {
 			return "—"
 		}
@@ -37,12 +39,12 @@ func formatValue(c *model.Counter, now time.Time) string {
 			return "frees in " + model.FormatDuration(left)
 		}
 		return "free"
-	case model.LayoutTimestamp:
+	case model.ShowsTime:
 		if c.At.IsZero() {
 			return "—"
 		}
 		return formatTime(c.At, now)
-	case model.LayoutOpaque:
+	case model.ShowsSize:
 		size := formatBytes(len(c.Raw))
 		if c.RawCut {
 			return "≥" + size
@@ -52,13 +54,13 @@ func formatValue(c *model.Counter, now time.Time) string {
 	switch c.Value.Kind {
 	case model.KindInt:
 		s := strconv.FormatInt(c.Value.Int, 10)
-		if c.Layout == model.LayoutBucket {
+		if spec.Drains {
 			s += " left"
 		}
 		return s
 	case model.KindFloat:
 		s := model.Printable(c.Raw)
-		if c.Layout == model.LayoutBucket {
+		if spec.Drains {
 			s = strconv.FormatFloat(c.Value.Float, 'f', -1, 64) + " left" // a bucket's tokens may not be its Raw
 		}
 		return s

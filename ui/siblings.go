@@ -39,7 +39,7 @@ func (m *Model) lookUpSiblings(force bool) {
 	}
 	m.siblings = siblings{key: m.detailKey, at: now}
 	c, ok := m.store.Get(m.detailKey)
-	if !ok || c.Layout != model.LayoutWindow || c.Window.Part == "" {
+	if !ok || !c.Layout.Spec().NamedWindow || c.Window.Part == "" {
 		return
 	}
 	list, more := m.store.WindowSiblings(c.Key, c.Window.Identity, maxSiblings)
@@ -53,7 +53,7 @@ func (m *Model) lookUpSiblings(force bool) {
 // identity: each one's window part, value, status and TTL, as the Store
 // holds them now (one that went meanwhile is left out).
 func (m *Model) siblingLines(c *model.Counter, now time.Time, wrapped func(label, value string) []string) []string {
-	if m.siblings.key != c.Key || c.Layout != model.LayoutWindow || c.Window.Part == "" {
+	if m.siblings.key != c.Key || !c.Layout.Spec().NamedWindow || c.Window.Part == "" {
 		return nil
 	}
 	var rows []string

@@ -17,7 +17,7 @@ const (
 	rateWidth    = 8
 	trendWidth   = model.TrendBuckets // a block a span
 	statusWidth  = 11                 // "not-counter"
-	layoutWidth  = 7                  // "counter"; see layoutNames
+	layoutWidth  = 7                  // "counter"; see model.LayoutSpec.Cell
 	minKeyWidth  = 24                 // below this, RATE and then the gauge give way
 	maxValue     = 20                 // a signed 64-bit integer; longer floats are cut
 )
@@ -150,14 +150,6 @@ func (m *Model) columnsFor(rows []model.Counter) columns {
 		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i], now))))
 	}
 	return layout(m.width, valueWidth, m.widestKey, m.store.Sort())
-}
-
-// layoutNames is each layout's LAYOUT cell, at most layoutWidth cells:
-// the names rules use, shortened only where they are longer.
-var layoutNames = [model.NumLayouts]string{
-	model.LayoutAuto: "—", model.LayoutCounter: "counter", model.LayoutWindow: "window",
-	model.LayoutLog: "log", model.LayoutBucket: "bucket", model.LayoutGCRA: "gcra",
-	model.LayoutTimestamp: "time", model.LayoutOpaque: "opaque", model.LayoutOther: "—",
 }
 
 // tableRows is how many counters fit under the column titles (and the
@@ -368,7 +360,7 @@ func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, 
 	}
 	if cols.layout {
 		b.WriteString(look.base.render(gap))
-		b.WriteString(look.tones[toneDim].render(padRight(layoutNames[c.Layout], layoutWidth)))
+		b.WriteString(look.tones[toneDim].render(padRight(c.Layout.Spec().Cell, layoutWidth)))
 	}
 	b.WriteString(look.base.render(gap))
 	b.WriteString(look.status[c.Status].render(padRight(truncate(c.Status.String(), cols.status), cols.status)))

@@ -166,43 +166,11 @@ func (m *Model) refuseNotString(key, command string) bool {
 	if !known || c.Type == "" {
 		return false
 	}
-	name := model.Printable(key)
-	const only = "; countertop writes counters only."
-	switch c.Layout {
-	case model.LayoutCounter, model.LayoutWindow:
-		if c.Type != "string" && (c.Type != "hash" || c.Field == "") {
-			m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string counter or a hash field.",
-				name, model.Printable(c.Type), command)
-			return true
-		}
+	why := c.Layout.Spec().Refusal(c.Type, c.Field, command)
+	if why == "" {
 		return false
-	case model.LayoutLog:
-		add := "ZADD"
-		if c.Type == "list" {
-			add = "LPUSH"
-		}
-		m.status = failed("Nothing was sent: %s is a log: its limiter adds one %s per hit%s", name, add, only)
-	case model.LayoutBucket:
-		how := "sets the tokens left and when it refilled (HSET)"
-		if c.Type == "string" {
-			how = "sets the tokens left and its timestamp key (SET)"
-		}
-		m.status = failed("Nothing was sent: %s is a token bucket: its limiter %s on each hit%s", name, how, only)
-	case model.LayoutGCRA:
-		m.status = failed("Nothing was sent: %s is a GCRA key: its limiter SETs a new arrival time on each hit, and adding to it would be a time far off%s", name, only)
-	case model.LayoutTimestamp:
-		m.status = failed("Nothing was sent: %s holds a time: its limiter SETs when the block ends%s", name, only)
-	case model.LayoutOpaque:
-		m.status = failed("Nothing was sent: %s holds opaque state: only the library that serialised it can change it%s", name, only)
-	default:
-		if c.Type != "string" {
-			m.status = failed("Nothing was sent: %s holds a %s, and %s adds only to a string: pick a counter.",
-				name, model.Printable(c.Type), command)
-		} else {
-			m.status = failed("Nothing was sent: %s holds text, not a number, and %s adds only to a number: pick a counter.",
-				name, command)
-		}
 	}
+	m.status = failed("Nothing was sent: %s %s", model.Printable(key), why)
 	return true
 }
 

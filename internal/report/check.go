@@ -365,24 +365,20 @@ func problemCause(c *model.Counter, rules *model.Rules) string {
 	}
 	value := problemValue(c)
 	limit := strconv.FormatFloat(rule.Limit, 'f', -1, 64)
+	words := c.Layout.Spec().Words // where its layout's differ from a count's
 	switch {
-	case c.Status == model.StatusLeak && c.Layout == model.LayoutTimestamp:
-		return fmt.Sprintf("a time in the past, no TTL: never read again, never freed, memory that only grows (and never evicted under a volatile-* policy); %s", fix)
+	case c.Status == model.StatusLeak && words.CheckLeak != "":
+		return words.CheckLeak + "; " + fix
 	case c.Status == model.StatusLeak:
 		return fmt.Sprintf("value %s in a past window, no TTL: never read again, never freed, memory that only grows (and never evicted under a volatile-* policy); %s", value, fix)
-	case c.Status == model.StatusStuck && c.Layout == model.LayoutBucket:
-		return fmt.Sprintf("%s tokens left and no TTL: empty for good, every hit refused, it will never reset; %s", value, fix)
+	case c.Status == model.StatusStuck && words.CheckStuck != nil:
+		return words.CheckStuck(value) + "; " + fix
 	case c.Status == model.StatusStuck:
 		return fmt.Sprintf("value %s >= limit %s and no TTL: blocked forever, it will never reset; %s", value, limit, fix)
+	case words.CheckNoExpiry != nil: // gcra, timestamp, opaque: no count to reset, but a key that stays
+		return words.CheckNoExpiry(value) + "; " + fix
 	}
-	switch c.Layout {
-	case model.LayoutCounter, model.LayoutWindow, model.LayoutLog:
-		return fmt.Sprintf("value %s, no TTL: it will never reset; %s", value, fix)
-	case model.LayoutBucket:
-		return fmt.Sprintf("%s tokens left, no TTL: the key is never freed; %s", value, fix)
-	}
-	// gcra, timestamp, opaque: no count to reset, but a key that stays.
-	return fmt.Sprintf("no TTL: the key is never freed, though nothing reads it once its time has passed; %s", fix)
+	return fmt.Sprintf("value %s, no TTL: it will never reset; %s", value, fix)
 }
 
 // problemValue is c's value as a problem line says it: what a string
