@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # The real countertop dashboard at a million keys, in each watch mode:
 # every figure of issue 18's targets, measured in one run. BENCHMARKS.md
-# ("Targets (issue 18)") holds the results and explains each measurement.
+# holds today's figures; docs/benchmarks-history.md ("Targets (issue 18)")
+# the runs, and what each measurement means.
 #
 #   bench/load.sh [KEYS [MATCHING]]    (default: 1000000 keys, 100000 matching)
 #

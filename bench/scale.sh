@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # countertop at a million keys: every figure of issue 6 next to its target.
-# BENCHMARKS.md holds the results and explains each measurement.
+# BENCHMARKS.md holds today's figures; docs/benchmarks-history.md ("A million
+# keys") the runs, and what each measurement means.
 #
 #   bench/scale.sh [KEYS [MATCHING]]    (default: 1000000 keys, 100000 matching)
 #   bench/scale.sh --mixed [KEYS [MATCHING]]

@@ -1,7 +1,7 @@
 // Command load measures the real countertop dashboard against a large
 // keyspace in a Redis of its own (bench/load.sh starts one and seeds it
 // with bench/cmd/seed), in each watch mode, and prints the figures of
-// issue 18's targets (BENCHMARKS.md, "Targets (issue 18)"):
+// issue 18's targets (docs/benchmarks-history.md, "Targets (issue 18)"):
 //
 //   - countertop's commands a second (INFO commandstats deltas, the bench's
 //     own PINGs and INFOs taken off) against its budget, --max-commands;
