@@ -46,12 +46,12 @@ var commands []*command
 func init() {
 	commands = []*command{
 		{name: "", args: "[flags]", summary: "interactive dashboard", about: aboutDashboard, examples: dashboardExamples,
-			run: func(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
-				return exitOK, runDashboard(ctx, args, stderr)
+			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+				return exitOK, runDashboard(ctx, args, stdout, stderr)
 			}},
 		{name: "demo", summary: "a dashboard on simulated traffic (embedded Redis)", about: aboutDemo, examples: demoExamples,
-			run: func(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
-				return exitOK, runDemo(ctx, args, stderr)
+			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+				return exitOK, runDemo(ctx, args, stdout, stderr)
 			}},
 		{name: "snapshot", args: "[flags]", summary: "print the matched counters once and exit", about: aboutSnapshot, examples: snapshotExamples,
 			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
