@@ -2,14 +2,17 @@
 
 package main
 
-// The terminal the dashboard leaves behind, in a real one (tmux): where the
-// dashboard cannot draw (stdout not a terminal, TERM=dumb) it is not
-// touched at all.
+// The terminal the dashboard leaves behind, in a real one (tmux): after a
+// signal it is given back as it was, and where the dashboard cannot draw
+// (stdout not a terminal, TERM=dumb) it is not touched at all.
 
 import (
 	"os"
+	"os/exec"
 	"path/filepath"
+	"strconv"
 	"strings"
+	"syscall"
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
@@ -48,12 +51,75 @@ func startKept(t *testing.T, env []string, argv ...string) *kept {
 	return &kept{startTerminal(t, 120, 40, env, append([]string{"sh", script, pidfile}, argv...)...), pidfile}
 }
 
+// pane returns what tmux says of the pane: format is one of its formats,
+// like #{alternate_on}.
+func (k *kept) pane(format string) string {
+	out, err := exec.Command("tmux", "display-message", "-p", "-t", k.name, format).Output()
+	if err != nil {
+		k.t.Fatalf("tmux display-message %s: %v", format, err)
+	}
+	return strings.TrimSpace(string(out))
+}
+
+// signal sends sig to the program.
+func (k *kept) signal(sig syscall.Signal) {
+	k.t.Helper()
+	b, err := os.ReadFile(k.pidfile)
+	if err != nil {
+		k.t.Fatalf("no pid file: %v", err)
+	}
+	pid, err := strconv.Atoi(strings.TrimSpace(string(b)))
+	if err != nil {
+		k.t.Fatalf("pid file holds %q", b)
+	}
+	if err := syscall.Kill(pid, sig); err != nil {
+		k.t.Fatal(err)
+	}
+}
+
 // exited waits for the program to end and returns its exit status, as the
 // shell reports it (129 for a SIGHUP).
 func (k *kept) exited() string {
 	k.t.Helper()
 	line := lineWith(k.waitText("countertop exited with "), "countertop exited with ")
 	return strings.TrimSpace(line[strings.Index(line, "with ")+len("with "):])
+}
+
+// A signal from outside (a terminal closed: SIGHUP; kill: SIGTERM) stops
+// the dashboard, and the demo, with the terminal as it was before: out of
+// the alternate screen, the cursor shown.
+func TestDashboardGivesTheTerminalBackOnSignals(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.Do(t, "SET", "ratelimit:api:signal", "5", "EX", "100")
+	dashboard := []string{binary(t), "--url", srv.URL(), "--pattern", "ratelimit:*", "--interval", "200ms"}
+	for _, c := range []struct {
+		name  string
+		sig   syscall.Signal
+		argv  []string
+		shown string
+	}{
+		{"SIGHUP", syscall.SIGHUP, dashboard, "ratelimit:api:signal"},
+		{"SIGTERM", syscall.SIGTERM, dashboard, "ratelimit:api:signal"},
+		{"demo SIGHUP", syscall.SIGHUP, []string{binary(t), "demo"}, "simulated clients"},
+	} {
+		t.Run(c.name, func(t *testing.T) {
+			term := startKept(t, []string{"TERM=xterm-256color"}, c.argv...)
+			term.waitText(c.shown)
+			if term.pane("#{alternate_on} #{cursor_flag}") != "1 0" {
+				t.Fatalf("the dashboard is not in the alternate screen with the cursor hidden: tmux says %q", term.pane("#{alternate_on} #{cursor_flag}"))
+			}
+			term.signal(c.sig)
+			if code := term.exited(); code != "0" {
+				t.Errorf("after %s countertop exited with %s, want 0 as after q", c.name, code)
+			}
+			if got := term.pane("#{alternate_on}"); got != "0" {
+				t.Errorf("after %s the terminal is left in the alternate screen", c.name)
+			}
+			if got := term.pane("#{cursor_flag}"); got != "1" {
+				t.Errorf("after %s the cursor is left hidden", c.name)
+			}
+		})
+	}
 }
 
 // With stdout a file the dashboard and the demo refuse in one sentence

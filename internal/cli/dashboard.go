@@ -6,7 +6,9 @@ import (
 	"fmt"
 	"io"
 	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
@@ -91,6 +93,16 @@ func watchOptions(cfg config.Config) redisclient.WatchOptions {
 // dashboard runs the interactive program on screen until the user quits;
 // title and hint are for the demo (see ui.Options).
 func dashboard(ctx context.Context, screen *os.File, client *redisclient.Client, cfg config.Config, title, hint string) error {
+	// A hangup (the terminal closed, kill -HUP) stops the dashboard as
+	// ctrl+c and SIGTERM do, which gives the terminal back as it was; by
+	// Go's default it would end the process in the alternate screen with
+	// the cursor hidden. Under nohup it stays ignored: Notify would undo
+	// that.
+	if !signal.Ignored(syscall.SIGHUP) {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGHUP)
+		defer stop()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
