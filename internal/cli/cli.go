@@ -24,7 +24,7 @@ import (
 const (
 	exitOK       = 0
 	exitProblems = 1 // check found problems; a write Redis refused
-	exitFailed   = 2 // could not do the job: bad flags, config, connection
+	exitFailed   = 2 // could not do the job: bad flags, config, connection, stdout
 )
 
 // A command is one of countertop's subcommands: how to call it, what its
@@ -46,12 +46,12 @@ var commands []*command
 func init() {
 	commands = []*command{
 		{name: "", args: "[flags]", summary: "interactive dashboard", about: aboutDashboard, examples: dashboardExamples,
-			run: func(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
-				return exitOK, runDashboard(ctx, args, stderr)
+			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+				return exitOK, runDashboard(ctx, args, stdout, stderr)
 			}},
 		{name: "demo", summary: "a dashboard on simulated traffic (embedded Redis)", about: aboutDemo, examples: demoExamples,
-			run: func(ctx context.Context, args []string, _, stderr io.Writer) (int, error) {
-				return exitOK, runDemo(ctx, args, stderr)
+			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+				return exitOK, runDemo(ctx, args, stdout, stderr)
 			}},
 		{name: "snapshot", args: "[flags]", summary: "print the matched counters once and exit", about: aboutSnapshot, examples: snapshotExamples,
 			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -81,7 +81,8 @@ func commandNamed(name string) *command {
 // Run runs the subcommand args name (the dashboard when none) with the
 // rest of args as its flags, and returns the process's exit code: exitOK,
 // exitProblems or exitFailed. Errors go to stderr as one countertop: line;
-// --help goes to stdout.
+// --help goes to stdout. Output that could not be written to stdout
+// (closed, a full disk) is exitFailed, with its line.
 func Run(args []string, stdout, stderr io.Writer) int {
 	name := ""
 	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
@@ -95,13 +96,26 @@ func Run(args []string, stdout, stderr io.Writer) int {
 		fmt.Fprintf(stderr, "countertop: %v\n", unknownCommand(name))
 		return exitFailed
 	}
+	if f, ok := stdout.(*os.File); ok && startedClosed(f) {
+		fmt.Fprintf(stderr, "countertop: %v\n", errStdoutClosed)
+		return exitFailed
+	}
+	out := &output{w: stdout}
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	code, err := cmd.run(ctx, args, stdout, stderr)
+	code, err := cmd.run(ctx, args, out, stderr)
 	if help := (*helpError)(nil); errors.As(err, &help) {
-		fmt.Fprint(stdout, help.text)
-		return exitOK
+		fmt.Fprint(out, help.text)
+		err, code = nil, exitOK
+	}
+	// Output that did not reach stdout fails the command, whatever it did
+	// besides; an error that is that failure is said once.
+	if failed := stdoutFailed(out); failed != nil {
+		if err == nil || !errors.Is(err, failed) {
+			fmt.Fprintf(stderr, "countertop: %v\n", failed)
+		}
+		code = exitFailed
 	}
 	if err == nil {
 		return code

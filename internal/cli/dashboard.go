@@ -5,10 +5,14 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
+	"os/signal"
 	"strings"
+	"syscall"
 	"time"
 
 	tea "charm.land/bubbletea/v2"
+	"github.com/charmbracelet/x/term"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/model"
@@ -17,7 +21,7 @@ import (
 )
 
 // runDashboard opens the interactive dashboard on the Redis the flags name.
-func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
+func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	cfg, rest, err := parse("", args, stderr, nil)
 	if err != nil {
 		return err
@@ -29,12 +33,35 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 	if err := noArgs(rest); err != nil {
 		return err
 	}
+	screen, err := dashboardTerminal(stdout)
+	if err != nil {
+		return err
+	}
 	client, err := connect(ctx, withDashboardBudget(cfg), stderr)
 	if err != nil {
 		return err
 	}
 	defer client.Close()
-	return dashboard(ctx, client, cfg, "", "")
+	return dashboard(ctx, screen, client, cfg, "", "")
+}
+
+// dashboardTerminal returns the terminal the dashboard draws on, stdout,
+// or why it cannot: checked before connecting, so that `countertop >
+// out.txt` does not fill a file with escape sequences while the terminal
+// waits, blank, for a q nobody knows to press.
+func dashboardTerminal(stdout io.Writer) (*os.File, error) {
+	f := fileOf(stdout)
+	if f == nil || !term.IsTerminal(f.Fd()) {
+		return nil, errors.New("the dashboard draws on a terminal and stdout is not one: " +
+			"to write the counters to a file or a pipe, use 'countertop snapshot' (or 'countertop check' in scripts)")
+	}
+	// A dumb terminal (Emacs's shell, some CI logs) shows cursor moves and
+	// the queries about its colours as garbage.
+	if os.Getenv("TERM") == "dumb" {
+		return nil, errors.New("TERM=dumb says this terminal cannot move its cursor, which the dashboard needs: " +
+			"run it in a terminal that can (TERM=xterm-256color, say), or use 'countertop snapshot' for a plain table")
+	}
+	return f, nil
 }
 
 // withDashboardBudget returns cfg with the dashboard's budget of commands
@@ -63,9 +90,19 @@ func watchOptions(cfg config.Config) redisclient.WatchOptions {
 	}
 }
 
-// dashboard runs the interactive program until the user quits; title and
-// hint are for the demo (see ui.Options).
-func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Config, title, hint string) error {
+// dashboard runs the interactive program on screen until the user quits;
+// title and hint are for the demo (see ui.Options).
+func dashboard(ctx context.Context, screen *os.File, client *redisclient.Client, cfg config.Config, title, hint string) error {
+	// A hangup (the terminal closed, kill -HUP) stops the dashboard as
+	// ctrl+c and SIGTERM do, which gives the terminal back as it was; by
+	// Go's default it would end the process in the alternate screen with
+	// the cursor hidden. Under nohup it stays ignored: Notify would undo
+	// that.
+	if !signal.Ignored(syscall.SIGHUP) {
+		var stop context.CancelFunc
+		ctx, stop = signal.NotifyContext(ctx, syscall.SIGHUP)
+		defer stop()
+	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
 	feed := make(chan model.Batch, 64)
@@ -107,7 +144,7 @@ func dashboard(ctx context.Context, client *redisclient.Client, cfg config.Confi
 		Hint:     hint,
 		OnScreen: func(keys []string) { redisclient.OfferShown(shown, keys) },
 	})
-	_, err := tea.NewProgram(m, tea.WithContext(ctx)).Run()
+	_, err := tea.NewProgram(m, tea.WithContext(ctx), tea.WithOutput(screen)).Run()
 	if errors.Is(err, tea.ErrProgramKilled) && ctx.Err() != nil {
 		err = nil // interrupted from outside: a normal way to stop
 	}

@@ -4,22 +4,21 @@ import (
 	"bytes"
 	"strings"
 	"testing"
-
-	"github.com/countertop/countertop/internal/redistest"
 )
 
-// --mode events on a server that sends no keyspace notifications cannot
-// work: the dashboard says so before its screen opens (here there is no
-// terminal, which would be the error otherwise), as a refused connection does.
-func TestDashboardEventsModeThatCannotWorkFailsAtOnce(t *testing.T) {
+// Without a terminal on stdout the dashboard and the demo refuse, before
+// connecting (port 1 would refuse the connection), in one sentence that
+// points at snapshot.
+func TestDashboardRefusesWithoutATerminal(t *testing.T) {
 	t.Parallel()
-	s := redistest.Start(t)
-	var out, errOut bytes.Buffer
-	code := Run([]string{"--url", s.URL(), "--pattern", "ratelimit:*", "--mode", "events"}, &out, &errOut)
-	if code != exitFailed {
-		t.Errorf("exit code %d, want %d", code, exitFailed)
-	}
-	if got := errOut.String(); !strings.HasPrefix(got, "countertop: keyspace notifications are off") || !strings.Contains(got, "use --mode tracking or --mode poll") || strings.Count(got, "\n") != 1 {
-		t.Errorf("stderr %q, want the one sentence saying why events cannot work", got)
+	for _, args := range [][]string{{"--url", "redis://127.0.0.1:1", "--pattern", "ratelimit:*"}, {"demo"}} {
+		var out, errOut bytes.Buffer
+		code := Run(args, &out, &errOut)
+		if code != exitFailed || out.Len() > 0 {
+			t.Errorf("countertop %s: exit code %d, stdout %q; want %d and nothing", strings.Join(args, " "), code, out.String(), exitFailed)
+		}
+		if got := errOut.String(); !strings.Contains(got, "stdout is not one") || !strings.Contains(got, "'countertop snapshot'") || strings.Count(got, "\n") != 1 {
+			t.Errorf("countertop %s: stderr %q, want the one sentence that points at snapshot", strings.Join(args, " "), got)
+		}
 	}
 }

@@ -18,7 +18,7 @@ const demoHint = "Demo: simulated clients hit these rate limits; buggy ones lose
 	"Select one and press e to give it its expiry, or E for all in view; + fires a test increment; ? lists every key."
 
 // runDemo opens the dashboard on an embedded Redis with simulated traffic.
-func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
+func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
 	fs := flag.NewFlagSet("countertop demo", flag.ContinueOnError)
 	rest, err := parseArgs(fs, args, stderr)
 	if err != nil {
@@ -26,6 +26,10 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 	}
 	if len(rest) > 0 {
 		return fmt.Errorf("unexpected argument %q: demo takes none", rest[0])
+	}
+	screen, err := dashboardTerminal(stdout)
+	if err != nil {
+		return err
 	}
 	d, err := demo.Start(ctx, demo.Options{})
 	if err != nil {
@@ -42,5 +46,5 @@ func runDemo(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer client.Close()
-	return dashboard(ctx, client, cfg, "demo", demoHint)
+	return dashboard(ctx, screen, client, cfg, "demo", demoHint)
 }

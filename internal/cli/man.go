@@ -97,7 +97,7 @@ done: check found nothing wrong, every increment or repair landed.
 check found stuck or no-expiry counters; a write was refused and changed nothing; incr \-\-count observed other than expected; repair skipped or failed some keys.
 .TP
 .B 2
-could not do the job: a bad flag, config or URL, no connection, ctrl+c before the command was done, a repair not confirmed.
+could not do the job: a bad flag, config or URL, no connection, ctrl+c before the command was done, a repair not confirmed, stdout closed or not written to (a full disk).
 `)
 	_, err := io.WriteString(w, b.String())
 	return err

@@ -92,6 +92,10 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 	}
 	tally := model.RepairTally{Skipped: skipped}
 	for _, c := range todo {
+		if err := stdoutFailed(stdout); err != nil { // nobody could see what it changes
+			return exitFailed, fmt.Errorf("%w; repair stopped there: %d repaired, %d not touched",
+				err, tally.Count(model.ExpirySet), len(todo)+skipped-tally.Total())
+		}
 		name := model.Printable(c.Key)
 		window := windowOf(&cfg.Rules, c.Key)
 		shape, _ := model.ShapeOf(c) // a problem has a layout

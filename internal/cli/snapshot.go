@@ -5,7 +5,6 @@ import (
 	"flag"
 	"fmt"
 	"io"
-	"os"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -39,7 +38,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	if !report.ValidFormat(format) {
 		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
-	if f, ok := stdout.(*os.File); ok {
+	if f := fileOf(stdout); f != nil {
 		report.GrowPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
 	}
 	client, err := connect(ctx, cfg, stderr)
@@ -48,7 +47,7 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 	}
 	defer client.Close()
 	snap := report.NewSnapshot(format, &cfg.Rules)
-	if f, ok := stdout.(*os.File); ok && term.IsTerminal(f.Fd()) {
+	if f := fileOf(stdout); f != nil && term.IsTerminal(f.Fd()) {
 		if width, _, err := term.GetSize(f.Fd()); err == nil {
 			snap.FitTo(width) // elsewhere (a file, a pipe) names are cut at a fixed width
 		}
