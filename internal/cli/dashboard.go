@@ -34,7 +34,7 @@ func runDashboard(ctx context.Context, args []string, stderr io.Writer) error {
 		return err
 	}
 	defer client.Close()
-	return dashboard(ctx, client, cfg, "", "")
+	return dashboard(ctx, client, cfg, "", client.Unnamed()) // the screen covers what connect said on stderr
 }
 
 // withDashboardBudget returns cfg with the dashboard's budget of commands
