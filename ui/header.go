@@ -47,7 +47,7 @@ func (m *Model) headerView() []string {
 func (m *Model) feedLines() []string {
 	text, style := m.feedText()
 	room := min(maxFeedLines, max(1, m.height-3-2-3)) // the header's three lines, the footer's two, titles and two rows
-	if m.feedState.LastError == "" && m.silence() == "" && m.height < shortScreen {
+	if m.feedError() == "" && m.silence() == "" && m.height < shortScreen {
 		room = 1
 	}
 	lines := m.wrapFeed(text, room)
@@ -63,13 +63,22 @@ const shortScreen = 20
 // feedText is the feed's last error, else the sentence on a server that
 // does not answer, else its note, and its style.
 func (m *Model) feedText() (string, lipgloss.Style) {
-	if m.feedState.LastError != "" {
-		return m.feedState.LastError, m.theme.Error
+	if err := m.feedError(); err != "" {
+		return err, m.theme.Error
 	}
 	if s := m.silence(); s != "" {
 		return s, m.theme.Error
 	}
 	return m.feedState.Note, m.theme.Dim
+}
+
+// feedError is the feed's last error, but for the one that came during a
+// stall that has ended (see endStall): "" when none is to be shown.
+func (m *Model) feedError() string {
+	if m.stallOver && m.feedState.LastError == m.stallError {
+		return ""
+	}
+	return m.feedState.LastError
 }
 
 // wrapFeed is text wrapped as the header shows it, unstyled, in at most
