@@ -85,6 +85,7 @@ func checkNamed(t *testing.T, srv *redistest.Server, after int64, name string, l
 			t.Errorf("%s: the connection from %s is named %q, want %q", srv.Addr, c.addr, c.name, name)
 		}
 	}
+	t.Logf("%s: %d connections of countertop open", srv.Addr, len(list))
 }
 
 // checkAllNamed fails the test unless srv ran one CLIENT SETNAME per
@@ -96,6 +97,7 @@ func checkAllNamed(t *testing.T, srv *redistest.Server, connections, named int64
 	if c-connections != n-named {
 		t.Errorf("%s: %d connections opened, %d named", srv.Addr, c-connections, n-named)
 	}
+	t.Logf("%s: %d connections opened, as many named", srv.Addr, c-connections)
 }
 
 // burst fires a race of increments on key over three connections of
