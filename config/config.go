@@ -84,6 +84,7 @@ type Redis struct {
 	SentinelUsername string   // the Sentinels' own ACL user, when they ask for one (REDIS_SENTINEL_USERNAME or the file)
 	SentinelPassword string   // the Sentinels' own password (REDIS_SENTINEL_PASSWORD or the file)
 	ReadOnly         bool     // refuse every write before it is sent
+	ClientName       string   // the name of countertop's connections (CLIENT SETNAME); "" for the URL's, else redisclient's default
 	EnableEvents     bool     // allowed to turn on keyspace notifications (CONFIG SET)
 	TLS              TLS
 }
@@ -121,10 +122,10 @@ func (r Redis) String() string {
 	}
 	return fmt.Sprintf("url=%s (from %q) username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d max_commands=%d"+
 		" cluster=%t sentinel_master=%q sentinels=%q sentinel_username=%q sentinel_password=%s"+
-		" read_only=%t enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
+		" read_only=%t client_name=%q enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
 		RedactURL(r.URL), r.URLFrom, r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount, r.MaxCommands,
 		r.Cluster, r.SentinelMaster, r.Sentinels, r.SentinelUsername, mask(r.SentinelPassword),
-		r.ReadOnly, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
+		r.ReadOnly, r.ClientName, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
 }
 
 // String describes c for logs and debugging, with the password masked.
@@ -309,6 +310,14 @@ func checkMode(s string) error {
 		return nil
 	}
 	return fmt.Errorf("%q is not a mode (use auto, events, tracking or poll)", s)
+}
+
+// checkClientName refuses a name Redis's CLIENT SETNAME would refuse.
+func checkClientName(s string) error {
+	if strings.IndexFunc(s, func(r rune) bool { return r < '!' || r > '~' }) >= 0 {
+		return fmt.Errorf("%q cannot name a Redis connection: CLIENT SETNAME takes no spaces, newlines or other special characters (use letters, digits and punctuation, like countertop-eu-1)", s)
+	}
+	return nil
 }
 
 func checkPattern(s string) error {

@@ -209,6 +209,9 @@ func TestFileErrors(t *testing.T) {
 		{"scan_count zero",
 			"[redis]\nscan_count = 0\n",
 			`:2: redis.scan_count: 0 is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"client_name with a space",
+			"[redis]\nclient_name = \"count ertop\"\n",
+			`:2: redis.client_name: "count ertop" cannot name a Redis connection: CLIENT SETNAME takes no spaces, newlines or other special characters (use letters, digits and punctuation, like countertop-eu-1)`},
 		{"max_commands negative",
 			"[redis]\nmax_commands = -5\n",
 			`:2: redis.max_commands: -5 commands a second is too few for the rows on screen to be read every interval (use 100 or more, like 20000, or 0 for no limit)`},
@@ -345,6 +348,7 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"max-commands too few", nil, []string{"--max-commands", "50"}, `--max-commands: 50 commands a second is too few for the rows on screen to be read every interval (use 100 or more, like 20000, or 0 for no limit)`},
 		{"max-commands not a number", nil, []string{"--max-commands", "10k"}, `--max-commands: "10k" is not a number of commands a second (use a whole number, like 20000, or 0 for no limit)`},
 		{"scan-count not a number", nil, []string{"--scan-count", "1e3"}, `--scan-count: "1e3" is not a SCAN count (use a whole number more than 0, like 1000)`},
+		{"client-name with a newline", nil, []string{"--client-name", "dash\nboard"}, `--client-name: "dash\nboard" cannot name a Redis connection: CLIENT SETNAME takes no spaces, newlines or other special characters (use letters, digits and punctuation, like countertop-eu-1)`},
 		{"empty pattern", nil, []string{"--pattern", "a:*", "--pattern", ""}, `--pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
 		{"url, password hidden", nil, []string{"--url", "ftp://me:hunter2@host"}, `--url: "ftp://me:***@host" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`},
 		{"tls-ca missing", nil, []string{"--tls-ca", missing}, `--tls-ca: "` + missing + `" does not exist`},
@@ -412,6 +416,7 @@ scan_count = 5
 max_commands = 0
 cluster = true
 read_only = true
+client_name = "file-name"
 enable_events = true
 tls_skip_verify = true
 
@@ -432,6 +437,7 @@ window = "5s"
 		"--scan-count", "50",
 		"--max-commands", "2500",
 		"--read-only=false",
+		"--client-name", "flag-name",
 		"--cluster=false",
 		"--enable-events=false",
 		"--tls-ca", ca,
@@ -452,6 +458,7 @@ window = "5s"
 			ResyncEvery:   time.Minute,
 			ScanCount:     50,
 			MaxCommands:   2500,
+			ClientName:    "flag-name",
 			TLS:           config.TLS{CAFile: ca, CertFile: cert, KeyFile: key},
 		},
 		Patterns: []string{"a:*", "b:*"},

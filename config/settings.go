@@ -123,6 +123,9 @@ var settings = []Setting{
 		value: one(anyText, func(c *Config) *string { return &c.Redis.SentinelUsername })},
 	{Key: "redis.sentinel_password", Env: "REDIS_SENTINEL_PASSWORD", Commands: everyCommand,
 		value: one(anyText, func(c *Config) *string { return &c.Redis.SentinelPassword })},
+	{Flag: "client-name", Key: "redis.client_name", Commands: everyCommand,
+		Usage: "name countertop's connections `NAME` (CLIENT SETNAME), as CLIENT LIST and SLOWLOG show them (default countertop-HOST-PID; the URL's client_name when it gives one)",
+		value: one(clientNameText, func(c *Config) *string { return &c.Redis.ClientName })},
 	{Flag: "enable-events", Key: "redis.enable_events", Commands: dashboardOnly,
 		Usage: "turn on keyspace notifications on the server (CONFIG SET) if they are off",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.EnableEvents })},
@@ -245,5 +248,6 @@ var (
 	scanCountText   = parser[int64]{text: parseScanCount, toml: anyDir(tomlScanCount)}
 	maxCommandsText = parser[int64]{text: parseMaxCommands, toml: anyDir(tomlMaxCommands)}
 	boolText        = parser[bool]{text: parseBool, toml: anyDir(tomlBool)}
+	clientNameText  = checkedText(checkClientName)
 	fileText        = parser[string]{text: func(s string) (string, error) { return s, checkFile(s) }, toml: tomlFile}
 )

@@ -115,7 +115,11 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 	}
 	connectAs := func(t *testing.T, user string) *redisclient.Client {
 		t.Helper()
-		return connectURL(t, redisclient.Options{URL: url, Username: user, Password: rules.password(t, user)})
+		c := connectURL(t, redisclient.Options{URL: url, Username: user, Password: rules.password(t, user)})
+		if why := c.Unnamed(); why != "" { // the README's users may name their connections
+			t.Errorf("%s: %s", user, why)
+		}
+		return c
 	}
 	// watchAuto watches in auto mode, as the dashboard does by default, with
 	// no periodic re-scan within the test's time.

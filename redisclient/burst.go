@@ -242,12 +242,15 @@ func (c *Client) connections(ctx context.Context, key string, n int) ([]*redis.C
 	case *redis.Client: // a single server, or the failover client that dials the master behind Sentinel
 		master = rdb
 	}
-	opt := *master.Options()
+	opt := *master.Options() // named as the master's connections are (see nameConn)
 	opt.PoolSize, opt.MaxActiveConns, opt.MaxIdleConns, opt.MinIdleConns = 1, 1, 1, 0
 	conns := make([]*redis.Client, 0, n)
 	for range n {
 		o := opt
 		conn := redis.NewClient(&o)
+		// The handshake and the PING count in the master's budget; the
+		// increments, the user's writes, pass (see userWrite).
+		conn.AddHook(c.budget.hook(c.budgetKey(opt.Addr)))
 		conns = append(conns, conn)
 		if err := conn.Ping(ctx).Err(); err != nil {
 			for _, conn := range conns {

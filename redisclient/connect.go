@@ -60,6 +60,9 @@ type Options struct {
 	// SCANs, pings, checks; not the user's writes) to each server, each
 	// master of a cluster, a second (--max-commands); 0 is no bound.
 	MaxCommands int
+	// ClientName names every connection countertop opens (CLIENT SETNAME,
+	// --client-name); "": the URL's client_name, else DefaultClientName.
+	ClientName string
 }
 
 // Auth is an ACL user and password; an empty Username is the default user.
@@ -100,6 +103,9 @@ type Client struct {
 	stalls    stalls  // masters that hang, tried in the background (see onMaster)
 	budget    *budget // countertop's own commands to each server (see Options.MaxCommands)
 
+	name    string                 // every connection's name (see nameConn)
+	unnamed atomic.Pointer[string] // why a server refused the name (see Unnamed)
+
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
 }
@@ -118,6 +124,10 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 		return nil, err
 	}
 	c := &Client{readOnly: o.ReadOnly, rules: o.Rules, pipelineTimeout: 2 * readTimeoutOf(opt), budget: newBudget(o.MaxCommands), done: make(chan struct{})}
+	if c.name, err = clientName(o, opt.ClientName); err != nil {
+		return nil, err
+	}
+	opt.ClientName, opt.OnConnect = "", c.nameConn // every client made from opt names its connections
 	switch {
 	case target != nil && o.Cluster:
 		return nil, explained("--cluster and Sentinel do not go together: a Redis Cluster fails over by itself — drop --cluster, or the Sentinel settings", nil)
@@ -256,6 +266,7 @@ func universalOptions(opt *redis.Options, addrs []string) *redis.UniversalOption
 	return &redis.UniversalOptions{
 		Addrs:                 addrs,
 		ClientName:            opt.ClientName,
+		OnConnect:             opt.OnConnect,
 		DB:                    opt.DB,
 		Dialer:                opt.Dialer,
 		Protocol:              opt.Protocol,

@@ -259,7 +259,7 @@ func benchReplay(b *testing.B, mode, impl string) {
 	b.ResetTimer()
 	switch impl {
 	case "lean":
-		conn, err := dialSub(ctx, &redis.Options{Addr: ln.Addr().String(), DialTimeout: time.Second}, w.c.budget.server(""))
+		conn, err := dialSub(ctx, &redis.Options{Addr: ln.Addr().String(), DialTimeout: time.Second}, "countertop-bench", w.c.budget.server(""))
 		if err != nil {
 			b.Fatal(err)
 		}

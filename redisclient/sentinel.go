@@ -127,6 +127,7 @@ func (c *Client) useSentinel(opt *redis.Options, s sentinelTarget, auth Auth) {
 	for _, addr := range s.addrs {
 		c.sentinels = append(c.sentinels, redis.NewSentinelClient(&redis.Options{
 			Addr:                  addr,
+			OnConnect:             opt.OnConnect,
 			Username:              auth.Username,
 			Password:              auth.Password,
 			Dialer:                opt.Dialer,

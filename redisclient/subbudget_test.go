@@ -23,7 +23,7 @@ func commandCalls(t *testing.T, s *redistest.Server, names ...string) int64 {
 }
 
 // The subscription's own commands count in the server's budget, as every
-// command countertop sends on its own does: its AUTH, its SUBSCRIBE or
+// command countertop sends on its own does: its AUTH, CLIENT SETNAME, its SUBSCRIBE or
 // PSUBSCRIBE, CLIENT ID in tracking mode, each ping, and the INFO that
 // notes the server's output buffer closes; so the header's cost and the
 // bound hold for them too.
@@ -46,7 +46,7 @@ func TestSubscriptionCommandsCountInTheBudget(t *testing.T) {
 				w = newTrackingWatcher(r, o)
 			}
 			server := c.budget.server("")
-			names := []string{"auth", "psubscribe", "subscribe", "client|id", "info", "ping"}
+			names := []string{"auth", "client|setname", "psubscribe", "subscribe", "client|id", "info", "ping"}
 			sentBefore, ranBefore := server.sent.Load(), commandCalls(t, s, names...)
 
 			node := c.rdb.(*redis.Client)
@@ -54,7 +54,7 @@ func TestSubscriptionCommandsCountInTheBudget(t *testing.T) {
 			if mode == "tracking" {
 				// The subscription's part of openTracking: the tracking
 				// connection is go-redis's, whose hook counts its commands.
-				conn, err = dialSub(ctx, node.Options(), server)
+				conn, err = dialSub(ctx, node.Options(), c.name, server)
 				if err == nil {
 					_, err = conn.do(ctx, "CLIENT", "ID")
 				}

@@ -94,9 +94,10 @@ var errProtocol = errors.New("a reply that does not follow the Redis protocol")
 
 // dialSub opens a subscription's connection to the server opt names, as
 // go-redis would (opt's dialer, TLS and Sentinel's resolution included),
-// and logs in with opt's user and password. It speaks RESP2, in which a
-// subscriber receives invalidations as messages.
-func dialSub(ctx context.Context, opt *redis.Options, b *serverBudget) (*subConn, error) {
+// logs in with opt's user and password, and names it name, as nameConn
+// names go-redis's. It speaks RESP2, in which a subscriber receives
+// invalidations as messages.
+func dialSub(ctx context.Context, opt *redis.Options, name string, b *serverBudget) (*subConn, error) {
 	dial := opt.Dialer
 	if dial == nil {
 		d := &net.Dialer{Timeout: opt.DialTimeout}
@@ -119,11 +120,10 @@ func dialSub(ctx context.Context, opt *redis.Options, b *serverBudget) (*subConn
 			return nil, err
 		}
 	}
-	if opt.ClientName != "" {
-		if _, err := c.do(ctx, "CLIENT", "SETNAME", opt.ClientName); err != nil {
-			nc.Close()
-			return nil, err
-		}
+	// A refusal leaves it unnamed, as nameConn does, which has said why.
+	if _, err := c.do(ctx, "CLIENT", "SETNAME", name); err != nil && !refused(err) {
+		nc.Close()
+		return nil, err
 	}
 	return c, nil
 }

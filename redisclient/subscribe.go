@@ -290,7 +290,7 @@ func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*subscript
 // Redis has confirmed them all: from then on, every event is delivered.
 func (w *eventWatcher) openEvents(ctx context.Context, node *redis.Client) (*subscription, error) {
 	opt := node.Options()
-	conn, err := dialSub(ctx, opt, w.c.budget.server(w.c.budgetKey(opt.Addr)))
+	conn, err := dialSub(ctx, opt, w.c.name, w.c.budget.server(w.c.budgetKey(opt.Addr)))
 	if err != nil {
 		return nil, err
 	}

@@ -89,7 +89,7 @@ func newTrackingWatcher(r *reader, o WatchOptions) *eventWatcher {
 // prefix is named too, and its read here finds what this database holds.
 func (w *eventWatcher) openTracking(ctx context.Context, node *redis.Client) (*subscription, error) {
 	opt := node.Options()
-	conn, err := dialSub(ctx, opt, w.c.budget.server(w.c.budgetKey(opt.Addr)))
+	conn, err := dialSub(ctx, opt, w.c.name, w.c.budget.server(w.c.budgetKey(opt.Addr)))
 	if err != nil {
 		return nil, err
 	}

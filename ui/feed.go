@@ -51,7 +51,7 @@ func (m *Model) onBatches(msg batchesMsg) tea.Cmd {
 	now := m.now()
 	for _, b := range msg.batches {
 		if b.Health != nil {
-			m.health = *b.Health // about the servers now, paused or not
+			m.onHealth(*b.Health) // about the servers now, paused or not
 		}
 		if m.paused {
 			m.held.add(b)
@@ -78,6 +78,7 @@ func (m *Model) apply(b model.Batch, arrived time.Time) {
 	if b.State != nil {
 		was := reachable(m.feedState)
 		m.feedState = *b.State
+		m.noteStall()
 		switch is := reachable(m.feedState); {
 		case was && !is:
 			m.downSince = m.lastData

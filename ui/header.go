@@ -47,7 +47,7 @@ func (m *Model) headerView() []string {
 func (m *Model) feedLines() []string {
 	text, style := m.feedText()
 	room := min(maxFeedLines, max(1, m.height-3-2-3)) // the header's three lines, the footer's two, titles and two rows
-	if m.feedState.LastError == "" && m.silence() == "" && m.height < shortScreen {
+	if m.feedError() == "" && m.silence() == "" && m.height < shortScreen {
 		room = 1
 	}
 	lines := m.wrapFeed(text, room)
@@ -63,13 +63,22 @@ const shortScreen = 20
 // feedText is the feed's last error, else the sentence on a server that
 // does not answer, else its note, and its style.
 func (m *Model) feedText() (string, lipgloss.Style) {
-	if m.feedState.LastError != "" {
-		return m.feedState.LastError, m.theme.Error
+	if err := m.feedError(); err != "" {
+		return err, m.theme.Error
 	}
 	if s := m.silence(); s != "" {
 		return s, m.theme.Error
 	}
 	return m.feedState.Note, m.theme.Dim
+}
+
+// feedError is the feed's last error, but for the one that came during a
+// stall that has ended (see endStall): "" when none is to be shown.
+func (m *Model) feedError() string {
+	if m.stallOver && m.feedState.LastError == m.stallError {
+		return ""
+	}
+	return m.feedState.LastError
 }
 
 // wrapFeed is text wrapped as the header shows it, unstyled, in at most
@@ -81,33 +90,67 @@ func (m *Model) wrapFeed(text string, room int) []string {
 	return wrapLines(model.SafeText(text), m.width, room) // the feed escaped what it quotes
 }
 
-// sourceLine is the title, the address, the mode and the age of the data,
-// in room cells: the address is shortened first, so the mode and the age
-// stay in sight. The topology goes before the address is cut, and then
-// the address loses its middle, so that the port, which tells two
-// servers on one host apart, stays.
+// sourceLine is the title, the address and the topology, the mode, the
+// age of the data and the cost, in room cells. The mode and the age stay
+// whole. The topology (which server is master, how many replicas, how
+// many are up: what no address tells) stays too, so the rest gives way
+// first: the address is shortened down to minAddrCells, then the cost
+// goes, then the title, then the topology loses its end; only with less
+// room than minTopologyCells left for it does it go, and the title and the
+// address take the room.
 func (m *Model) sourceLine(room int) string {
 	s := m.feedState
 	sep := m.theme.Dim.Render(" · ")
-	title := m.theme.Title.Render(m.title)
+	title := m.theme.Title.Render(m.title) + sep
 	tail := sep + m.mode() + sep + m.age()
+	withCost := tail
 	if cost := m.cost(); cost != "" {
-		tail += sep + cost
+		withCost += sep + cost
 	}
 	if s.Addr == "" {
-		return title + tail
+		return title + withCost
 	}
 	addr := model.Printable(s.Addr)
-	fit := max(12, room-lipgloss.Width(title+sep+tail))
-	if topology := " (" + model.Printable(s.Topology) + ")"; s.Topology != "" && cells(addr+topology) <= fit {
-		addr += m.theme.Dim.Render(topology)
+	topology, shown := "", ""
+	if s.Topology != "" {
+		topology = " (" + model.Printable(s.Topology) + ")"
+		shown = m.theme.Dim.Render(topology)
 	}
-	if port := strings.LastIndexByte(addr, ':'); cells(addr) > fit && port > 0 && cells(addr[port:]) < fit-1 && !strings.Contains(addr, ",") {
-		// host:port/db: the host gives way, the port and database stay.
-		// (Several Sentinels' addresses are cut in the middle.)
-		return title + sep + truncate(addr[:port], fit-cells(addr[port:])) + addr[port:] + tail
+	for i, try := range [][2]string{{title, withCost}, {title, tail}, {"", tail}} {
+		if i == 2 && topology == "" {
+			break // the title goes for the topology's sake only
+		}
+		fit := room - lipgloss.Width(try[0]+try[1])
+		if short := min(cells(addr), max(minAddrCells, fit-cells(topology))); short+cells(topology) <= fit {
+			return try[0] + shortAddr(addr, short) + shown + try[1]
+		}
 	}
-	return title + sep + truncateMiddle(addr, fit) + tail
+	short := min(cells(addr), minAddrCells)
+	if left := room - lipgloss.Width(tail) - short - cells(" ()"); topology != "" && left >= minTopologyCells {
+		cut := " (" + truncate(topology[2:len(topology)-1], left) + ")"
+		return shortAddr(addr, short) + m.theme.Dim.Render(cut) + tail
+	}
+	return title + shortAddr(addr, max(minAddrCells, room-lipgloss.Width(title+tail))) + tail
+}
+
+// The least of the address, and of the topology, the header's first line
+// shows: under them, the address shows no port, the topology no kind.
+const (
+	minAddrCells     = 12
+	minTopologyCells = 12
+)
+
+// shortAddr is addr in width cells: a host:port/db loses the end of its
+// host, so that the port and database, which tell two servers on one host
+// apart, stay; several Sentinels' addresses lose their middle.
+func shortAddr(addr string, width int) string {
+	if cells(addr) <= width {
+		return addr
+	}
+	if port := strings.LastIndexByte(addr, ':'); port > 0 && cells(addr[port:]) < width-1 && !strings.Contains(addr, ",") {
+		return truncate(addr[:port], width-cells(addr[port:])) + addr[port:]
+	}
+	return truncateMiddle(addr, width)
 }
 
 // watchedLine is what the feed reads: its patterns, the database and the

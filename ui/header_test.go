@@ -436,3 +436,47 @@ func TestHeaderSaysHowFarBehind(t *testing.T) {
 		t.Errorf("the header does not say live once caught up:\n%s", plain(m))
 	}
 }
+
+// The header keeps the topology (which server is master, how many
+// replicas, how many are up: what an address cannot tell) in sight at 120
+// columns, with three Sentinels' addresses and a badge: the addresses are
+// shortened first, then the cost goes. Narrower still, the topology loses
+// its end before it goes; the mode and the age stay throughout.
+func TestTheHeaderKeepsTheTopologyAt120Columns(t *testing.T) {
+	sentinels := "10.0.0.5:26379,10.0.0.6:26379,10.0.0.7:26379/0"
+	sentinel := "sentinel mymaster: master 10.0.0.8:6379, 1 replica"
+	cluster := "cluster: 3 masters (2 up), 3 replicas (2 up)"
+	for _, tc := range []struct {
+		name, addr, topology, mode string
+		width                      int
+		paused, readOnly           bool
+		want                       []string
+	}{
+		{"sentinel, polling, read-only", sentinels, sentinel, "polling", 120, false, true,
+			[]string{"countertop · 10.0.", "(" + sentinel + ")", "polling 1s", "read 1.5s ago", "READ-ONLY"}},
+		{"sentinel, as the issue saw it", sentinels, sentinel, "polling", 140, false, false,
+			[]string{"(" + sentinel + ")", "polling 1s", "read 1.5s ago", "240 cmd/s"}},
+		{"sentinel, events, paused", sentinels, sentinel, "events", 120, true, true,
+			[]string{"(" + sentinel + ")", "events", "frozen at", "PAUSED", "READ-ONLY"}},
+		{"cluster", "redis-cluster-seed-01.internal.example:7000/0", cluster, "polling", 120, false, true,
+			[]string{":7000/0 (" + cluster + ")", "polling 1s", "read 1.5s ago"}},
+		{"sentinel at 80 columns: the topology's end goes", sentinels, sentinel, "polling", 80, false, false,
+			[]string{"(sentinel mymaster", "…)", "polling 1s", "read 1.5s ago"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModelWith(t, Options{ReadOnly: tc.readOnly}, tc.width, 30, fixture()...)
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+				Mode: tc.mode, Interval: time.Second, Addr: tc.addr, Topology: tc.topology, Connected: true, UpdatedAt: t0,
+			}}}})
+			if tc.paused {
+				m, _ = press(m, "p")
+			}
+			first := strings.Split(plain(m), "\n")[0]
+			for _, want := range tc.want {
+				if !strings.Contains(first, want) {
+					t.Errorf("at %d columns the header's first line is\n%q\nwant it to show %q", tc.width, first, want)
+				}
+			}
+		})
+	}
+}

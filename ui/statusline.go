@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"sync/atomic"
 	"time"
+
+	"github.com/countertop/countertop/model"
 )
 
 // statusLine is the answer to the user's last action: what was sent and
@@ -97,4 +99,43 @@ func (m *Model) statusView() []string {
 		}
 	}
 	return lines
+}
+
+// onHealth takes h, the servers' health now. When a server falls silent,
+// a write that failed since says what the header says; when every server
+// answers again, the stall is over (see endStall).
+func (m *Model) onHealth(h model.Health) {
+	was := m.health
+	m.health = h
+	switch {
+	case was.Silent == "" && h.Silent != "":
+		if m.status.kind == statusFailed && m.status.cmd != "" && m.status.at.After(h.Since) {
+			m.status = outage(m.status)
+		}
+	case was.Silent != "" && h.Silent == "":
+		m.endStall(was.Since)
+	}
+}
+
+// noteStall notes the feed's error, just arrived, as a stall's when a
+// server is silent (see endStall).
+func (m *Model) noteStall() {
+	switch err := m.feedState.LastError; {
+	case m.health.Silent != "":
+		m.stallError, m.stallOver = err, false
+	case err != m.stallError:
+		m.stallError, m.stallOver = "", false
+	}
+}
+
+// endStall says the stall that began at since is over, as soon as the
+// servers' health says every one answers: the feed's error that came
+// during it leaves the header now, not at the feed's next read, an
+// interval later (the freshness waits for that read); and a write that
+// failed in it is settled, as apply settles one of an outage.
+func (m *Model) endStall(since time.Time) {
+	m.stallOver = m.stallError != ""
+	if m.status.kind == statusFailed && m.status.cmd != "" && m.status.at.After(since) {
+		m.status = info("%s Redis answers again now.", m.status.text)
+	}
 }

@@ -191,3 +191,59 @@ func TestStatusFadesUnlessItIsAFailure(t *testing.T) {
 		t.Errorf("the hint became %q before any action", s)
 	}
 }
+
+// A sentence about a stall goes when the stall ends: once every server
+// answers again (the feed's health says so, four times a second), the
+// feed's error that came while one was silent leaves the header at once,
+// not at the feed's next read, an interval later; and a write that failed
+// in the stall says, while it lasts, what the header says, then that Redis
+// answers again, rather than staying red with advice for a wrong address.
+// An error that came with no silence (a refusal) stays.
+func TestAStallsSentencesGoWhenItEnds(t *testing.T) {
+	silent := func(at time.Duration) batchesMsg {
+		return batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0.Add(at), Silent: "127.0.0.1:7000", Since: t0}}}}
+	}
+	answering := func(at time.Duration) batchesMsg {
+		return batchesMsg{batches: []model.Batch{{Health: &model.Health{At: t0.Add(at)}}}}
+	}
+	state := func(lastError string) batchesMsg {
+		return batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+			Mode: "events", Addr: "127.0.0.1:7000", Connected: true, LastError: lastError,
+		}}}}
+	}
+	const stalled = "127.0.0.1:7000 stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read"
+
+	w := newFakeWriter().seed(fixture()...)
+	w.err = errors.New("127.0.0.1:7000 did not answer in time — check the host and port in --url, and that nothing in between drops the traffic")
+	m := newModel(t, w, 120, 40, fixture()...)
+	m = selectKey(t, m, "ratelimit:api:42")
+	m, _ = send(m, state(""), silent(time.Second))
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	outage := "INCRBY ratelimit:api:42 1 failed: Redis does not answer, as the header says; press the key again once it is back."
+	if statusText(m) != outage || m.status.kind != statusFailed {
+		t.Errorf("a write that failed while the header says a server is silent: status %q", statusText(m))
+	}
+	m, _ = send(m, state(stalled), silent(2*time.Second))
+	if !strings.Contains(flat(m), "stopped answering") {
+		t.Fatalf("the header does not show the stall:\n%s", plain(m))
+	}
+
+	m, _ = send(m, answering(3*time.Second))
+	if screen := flat(m); strings.Contains(screen, "stopped answering") || strings.Contains(screen, "has not answered") {
+		t.Errorf("the stall's sentence stays once every server answers:\n%s", plain(m))
+	}
+	if s := statusText(m); s != outage+" Redis answers again now." || m.status.kind != statusInfo {
+		t.Errorf("once the stall ended: status %q (kind %d)", s, m.status.kind)
+	}
+	m, _ = send(m, state(""), state(stalled), silent(4*time.Second))
+	if !strings.Contains(flat(m), "stopped answering") {
+		t.Errorf("a second stall's sentence is not shown:\n%s", plain(m))
+	}
+
+	const refused = "the Redis user may not read ratelimit:api:42 on 127.0.0.1:7000 (NOPERM)"
+	m, _ = send(m, answering(5*time.Second), state(refused), answering(6*time.Second))
+	if !strings.Contains(flat(m), "NOPERM") {
+		t.Errorf("an error that came with no silence went with a health that names none:\n%s", plain(m))
+	}
+}

@@ -113,6 +113,11 @@ type Model struct {
 	health     model.Health
 	liveAt     time.Time // when the feed was last live (see live): no row is older
 	downSince  time.Time // the last data before the feed last said Redis was unreachable
+	// stallError is the feed's error that came while a server was silent,
+	// a sentence about that stall; stallOver, that every server has
+	// answered since, and the header shows it no more (see endStall).
+	stallError string
+	stallOver  bool
 
 	// The selection is a key name; cursor and offset are derived from it
 	// after every change so that it stays on the same key when rows move.

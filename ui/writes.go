@@ -321,7 +321,7 @@ func (m *Model) writeFailed(cmd string, err error) statusLine {
 	}
 	if !refused(err) {
 		s.at, s.cmd = m.clock(), cmd // it may be the outage's doing: see Model.apply
-		if !reachable(m.feedState) && m.feedState.LastError != "" {
+		if !reachable(m.feedState) && m.feedState.LastError != "" || m.health.Silent != "" && !m.feedClosed {
 			s = outage(s)
 		}
 	}

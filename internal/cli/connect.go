@@ -38,6 +38,11 @@ func connect(ctx context.Context, cfg config.Config, stderr io.Writer) (*rediscl
 	if err != nil && ctx.Err() != nil {
 		return nil, errConnectInterrupted
 	}
+	if err == nil && client.Unnamed() != "" {
+		// Its connections work, unnamed: the operator who looks for
+		// them in CLIENT LIST should know why.
+		fmt.Fprintf(stderr, "countertop: %s\n", client.Unnamed())
+	}
 	return client, err
 }
 
@@ -56,6 +61,7 @@ func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 		SentinelAuth:   redisclient.Auth{Username: cfg.Redis.SentinelUsername, Password: cfg.Redis.SentinelPassword},
 		ReadOnly:       cfg.Redis.ReadOnly,
 		MaxCommands:    int(max(cfg.Redis.MaxCommands, 0)), // NoCommandLimit is none
+		ClientName:     cfg.Redis.ClientName,
 		TLS: redisclient.TLSOptions{
 			CAFile:     cfg.Redis.TLS.CAFile,
 			CertFile:   cfg.Redis.TLS.CertFile,

@@ -42,7 +42,7 @@ func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) 
 		return err
 	}
 	defer client.Close()
-	return dashboard(ctx, screen, client, cfg, "", "")
+	return dashboard(ctx, screen, client, cfg, "", client.Unnamed()) // the screen covers what connect said on stderr
 }
 
 // dashboardTerminal returns the terminal the dashboard draws on, stdout,
