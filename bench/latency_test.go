@@ -91,21 +91,8 @@ func benchmarkLatency(b *testing.B, o redisclient.WatchOptions, l load) {
 	}
 	defer c.Close()
 	d := measure.NewFollower()
-	ctx, cancel := context.WithCancel(ctx)
 	o.Patterns = []string{"bench:*"}
-	feed := make(chan model.Batch, 64) // as main.go makes it
-	watched := make(chan error, 1)
-	go func() { watched <- c.Watch(ctx, o, feed) }()
-	applied := make(chan struct{})
-	go func() { d.Follow(feed); close(applied) }()
-	defer func() {
-		cancel()
-		if err := <-watched; err != nil {
-			b.Error(err)
-		}
-		close(feed)
-		<-applied
-	}()
+	defer watchInto(b, c, o, d.Follow)()
 	if !d.WaitFor(settleTimeout, func(s *model.Store) bool { return s.Len() == l.keys }) {
 		b.Fatalf("the store never held the %d keys", l.keys)
 	}

@@ -15,7 +15,8 @@ type Counter struct {
 	ObservedAt time.Time // when PTTL was read (monotonic)
 	Rule       int16     // index into Rules.List, -1 for the fallback
 	Status     Status
-	Rate       float64 // change per second, smoothed; 0 until two readings; see Store.QuietUntil
+	Rate       float64   // change per second, smoothed; 0 until two readings; see Store.QuietUntil
+	KnownUntil time.Time // until when a live feed vouches for the reading (Observation.KnownUntil); zero: while it is live
 
 	// What Read made of the last reading (see Reading).
 	Layout       Layout

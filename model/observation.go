@@ -39,6 +39,15 @@ type Observation struct {
 	Newest   float64 // zset: the highest score; list: the head (LINDEX 0) read with ParseScore; NaN when none
 	Oldest   float64 // zset: the lowest score; list: the tail (LINDEX -1); NaN when none
 	InWindow int64   // log: entries with a score after LogWindowStart (ZCOUNT, or CountInWindow over a list); -1 when not known
+	// InWindowFrom is a log's oldest score inside the window, from which
+	// LogFalls tells when its count falls; NaN or 0 when not read.
+	InWindowFrom float64
+
+	// KnownUntil is until when a live feed (events, tracking) vouches for
+	// this reading: zero, as long as it is live (it tells every change);
+	// At, not beyond its read (a type whose events the server does not
+	// send: polled); or when a log's count falls with no write (LogFalls).
+	KnownUntil time.Time
 }
 
 // Field is one field of a hash and its value.

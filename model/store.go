@@ -106,6 +106,7 @@ type Store struct {
 	hist     history // past readings of the keys that changed
 	parking  parking // the rings of keys removed lately (see trend_park.go)
 	ages     ages    // the keys by when they were last read (see OldestRead)
+	untils   untils  // the readings vouched for until a time (see KnownUntilOf)
 	byStatus [NumStatuses]int
 	floats   int      // entries holding a decimal (see countValue)
 	hugeInts int      // entries holding an integer beyond 2^53
@@ -227,6 +228,7 @@ func (s *Store) observe(o *Observation) bool {
 		return false
 	}
 	s.ages.move(e.at, at)
+	s.setUntil(e.key, o)
 	r, st := s.read(o, e.rule)
 	st = s.remember(e, &r, o.PTTL, at, st)
 	v := r.Value
@@ -284,6 +286,7 @@ func (s *Store) add(o *Observation, at int64) {
 	s.byStatus[e.status]++
 	s.countValue(&e, 1)
 	s.ages.add(at)
+	s.setUntil(e.key, o)
 	i := int32(len(s.entries))
 	s.entries = append(s.entries, e)
 	s.index.insert(o.Key, i, s.entries)
@@ -307,6 +310,7 @@ func (s *Store) remove(key string) bool {
 	s.byStatus[s.entries[i].status]--
 	s.countValue(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
+	s.dropUntil(key)
 	s.park(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)
@@ -580,6 +584,7 @@ func (s *Store) counter(i int32) Counter {
 		Rule:       e.rule,
 		Status:     e.status,
 		Rate:       s.rateOf(e),
+		KnownUntil: s.knownUntil(e.key),
 	}
 	s.setReading(&c, e)
 	return c

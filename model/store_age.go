@@ -81,23 +81,32 @@ func (s *Store) OldestRead() time.Time {
 // offset (those Rows(offset, n) returns) was read, exactly; zero when
 // there are none. It builds no rows, for a header drawn at every frame.
 func (s *Store) OldestReadOf(offset, n int) time.Time {
+	oldest := int64(math.MaxInt64)
+	s.eachShown(offset, n, func(e *entry) { oldest = min(oldest, e.at) })
+	if oldest == math.MaxInt64 {
+		return time.Time{}
+	}
+	return s.epoch.Add(time.Duration(oldest))
+}
+
+// eachShown calls fn with each of the n rows' entries from offset (those
+// Rows(offset, n) returns), in order, building no rows.
+func (s *Store) eachShown(offset, n int, fn func(e *entry)) {
 	s.refresh()
 	o := &s.order
 	offset = max(offset, 0)
 	if n <= 0 || offset >= o.shown {
-		return time.Time{}
+		return
 	}
 	n = min(n, o.shown-offset)
-	oldest := int64(math.MaxInt64)
 	for j, i := o.locate(offset); n > 0; j, i = j+1, 0 {
 		for _, e := range o.blocks[j].keys[i:] {
 			if o.passes(e) {
-				oldest = min(oldest, s.entries[e].at)
+				fn(&s.entries[e])
 				if n--; n == 0 {
 					break
 				}
 			}
 		}
 	}
-	return s.epoch.Add(time.Duration(oldest))
 }

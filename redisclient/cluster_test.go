@@ -368,13 +368,13 @@ func TestCluster(t *testing.T) {
 		}
 		o.EnableEvents = true
 		st = firstState(t, c, o)
-		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxe"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
+		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxehzl"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
 		if st.Mode != "events" || st.Note != want {
 			t.Errorf("--enable-events: mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 		}
 		for _, m := range masters {
-			if flags := notifyFlags(t, m); missing(flags, "K$gxe") {
-				t.Errorf("master %s: notify-keyspace-events = %q, want K$gxe", m.Addr, flags)
+			if flags := notifyFlags(t, m); missing(flags, "K$gxehzl") {
+				t.Errorf("master %s: notify-keyspace-events = %q, want K$gxehzl", m.Addr, flags)
 			}
 		}
 	})

@@ -46,7 +46,9 @@ const (
 // reader also makes a full pass (SCAN, then read) once the first
 // subscriptions are made and after every subscription made later, and
 // every ResyncEvery a pass that reads only the keys made or gone (a full
-// one in fullEvery).
+// one in fullEvery). Between them it reads again what no message tells
+// (see rereads): the keys of a type whose class a master's setting lacks,
+// and logs whose hits leave their window.
 //
 // The reader also keeps the subscribers in step with the masters: it asks
 // which servers are masters before each full pass, whenever a subscription
@@ -83,10 +85,17 @@ type eventWatcher struct {
 	flushes    map[string]flushCount  // master -> its FLUSHDB, FLUSHALL and SWAPDB counts when last asked
 	settling   int                    // followMasters calls left that read the topology again, after the masters changed
 	wg         sync.WaitGroup         // the subscribers
-	// note is the feed's Note as run began; overflow, when not "", the
-	// sentence on the last subscription Redis closed for its output buffer,
-	// which goes before it.
-	note, overflow string
+	// note is the feed's Note: baseNote, as run began, after polledNote,
+	// which names the types read every interval (see pollTypes); overflow,
+	// when not "", the sentence on the last subscription Redis closed for
+	// its output buffer, goes before it.
+	note, overflow       string
+	baseNote, polledNote string
+	// typesOff holds, by master, the classes of typeClasses its
+	// notify-keyspace-events lacks, as last read; typesAdded says that a
+	// type is read every interval since (see rereads.poll).
+	typesOff   map[string]string
+	typesAdded bool
 	// noInfo holds the masters (by address) that refused INFO: they are
 	// not asked again, so as not to fill their ACL LOG.
 	noInfo sync.Map
@@ -122,6 +131,7 @@ func newWatcher(r *reader, o WatchOptions, live string) *eventWatcher {
 		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
 		flushes:     make(map[string]flushCount),
+		typesOff:    make(map[string]string),
 	}
 }
 
@@ -139,9 +149,11 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 			note = joinNotes(note, fmt.Sprintf("tracking every key: the pattern %q has no literal prefix", model.Printable(w.tracking.all)))
 		}
 	}
-	w.note = joinNotes(note, fmt.Sprintf("re-scan every %s (a full one every %s), in case %s was lost",
+	w.baseNote = joinNotes(note, fmt.Sprintf("re-scan every %s (a full one every %s), in case %s was lost",
 		model.FormatDuration(w.resyncEvery), model.FormatDuration(fullEvery*w.resyncEvery), lost))
-	w.state.Note = w.note
+	w.setNote()
+	w.rereads = newRereads(w.o.Interval, w.c.ruleFor)
+	defer func() { w.rereads = nil }() // polling schedules nothing
 	w.lag.follow(w.changed)
 	defer w.lag.follow(nil)
 	ctx, stop := context.WithCancel(ctx) // stops the subscribers when the reader stops
@@ -178,6 +190,10 @@ func (w *eventWatcher) read(ctx context.Context) error {
 		defer t.Stop()
 		check = t.C
 	}
+	reread := time.NewTimer(time.Hour) // when the first key rereads holds is due
+	reread.Stop()
+	defer reread.Stop()
+	var rereadAt time.Time // what reread is set to; zero when stopped or fired
 	var (
 		due     = true // a pass is due
 		full    = true // it re-reads the keys known already, not only finds those made or gone
@@ -207,6 +223,10 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				walking = readyNow
 			}
 		}
+		if at, ok := w.rereads.next(); ok && (rereadAt.IsZero() || at.Before(rereadAt)) {
+			reread.Reset(time.Until(at))
+			rereadAt = at
+		}
 		if err == nil {
 			var again, whole bool // a pass is now due; it re-reads every key
 			select {
@@ -222,6 +242,10 @@ func (w *eventWatcher) read(ctx context.Context) error {
 					err = w.notificationsBack(ctx)
 				} else {
 					err = w.recheckSettings(ctx)
+					// A type read every interval from now on: its keys
+					// are scheduled as a full pass reads them.
+					again, whole = w.typesAdded, w.typesAdded
+					w.typesAdded = false
 				}
 			case <-flushCheck.C:
 				again = !due && retry == nil && w.flushed(ctx)
@@ -230,6 +254,9 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				again, whole = true, true
 			case <-w.changed.ready:
 				err = w.readChanged(ctx)
+			case <-reread.C:
+				rereadAt = time.Time{}
+				err = w.readDue(ctx)
 			case <-resync.C:
 				resyncs++
 				again, whole = true, resyncs%fullEvery == 0
@@ -292,6 +319,8 @@ func (w *eventWatcher) startPass(ctx context.Context, full bool) (*discovery, er
 		if err := w.checkSettings(ctx, nodes); err != nil {
 			return nil, err
 		}
+		full = full || w.typesAdded // see read
+		w.typesAdded = false
 	}
 	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
 	return w.startDiscovery(ctx, full)

@@ -146,7 +146,7 @@ func storeDiff(t *testing.T, store *model.Store, pattern string, nodes []*redis.
 func TestEventsFollowEachKindOfChange(t *testing.T) {
 	t.Parallel()
 	// Exactly the classes countertop asks for: they must be enough.
-	s := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
+	s := redistest.Start(t, "--notify-keyspace-events", "K$gxehzl")
 	s.Do(t, "SET", "rl:a", "1")
 	s.Do(t, "SET", "rl:ttl", "5", "EX", "100")
 	rdb := s.Client(t)
@@ -222,9 +222,18 @@ func TestEventsFollowEachKindOfChange(t *testing.T) {
 			s.Do(t, "SET", "rl:h", "1")
 			w.waitValue("rl:h", "1")
 			s.Do(t, "DEL", "rl:h")
-			s.Do(t, "HSET", "rl:h", "f", "1") // an hset event: a class not asked for
-			s.Do(t, "EXPIRE", "rl:h", "100")
+			s.Do(t, "HSET", "rl:h", "f", "1")
 			w.waitFor("rl:h as a hash", func() bool { c, _ := w.store.Get("rl:h"); return c.Type == "hash" })
+		}},
+		{"hincrby, zadd and lpush", func() {
+			s.Do(t, "HINCRBY", "rl:h", "f", "10")
+			// Logs of hit times (ms), without a window: their length.
+			s.Do(t, "ZADD", "rl:z", "1700000000000", "a")
+			s.Do(t, "ZADD", "rl:z", "1700000000001", "b")
+			s.Do(t, "LPUSH", "rl:l", "1700000000000", "1700000000001", "1700000000002")
+			for key, want := range map[string]int64{"rl:h": 11, "rl:z": 2, "rl:l": 3} {
+				w.waitFor(fmt.Sprintf("%s = %d", key, want), func() bool { c, _ := w.store.Get(key); return c.Value.Int == want })
+			}
 		}},
 	}
 	for _, step := range steps {

@@ -32,6 +32,7 @@ type collectionCmds struct {
 	known    *redis.SliceCmd           // second round: HMGET
 	names    []string                  // the names HMGET asked
 	count    *redis.IntCmd             // second round: ZCOUNT
+	from     *redis.ZSliceCmd          // second round, for a live feed: the oldest entry inside the window (ZRANGE BYSCORE)
 	entries  *redis.StringSliceCmd     // second round: LRANGE
 	start    float64                   // the score from which an entry is in the window
 }
@@ -51,7 +52,7 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 	var first []int // positions in idx of the keys read in the first round
 	for j, i := range idx {
 		o := &obs[i]
-		o.Newest, o.Oldest, o.InWindow = math.NaN(), math.NaN(), -1
+		o.Newest, o.Oldest, o.InWindow, o.InWindowFrom = math.NaN(), math.NaN(), -1, math.NaN()
 		switch o.Type {
 		case "hash", "zset", "list", "set", "stream":
 			first = append(first, j)
@@ -137,6 +138,7 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 	if len(second) == 0 {
 		return nil
 	}
+	falls := wantsFalls(ctx)
 	err = c.rerouted(ctx, func() error {
 		pipe := c.rdb.Pipeline()
 		for _, j := range second {
@@ -149,7 +151,13 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 					cmd.known = pipe.HMGet(ctx, k, cmd.names...)
 				}
 			case "zset":
-				cmd.count = pipe.ZCount(ctx, k, "("+strconv.FormatFloat(cmd.start, 'f', -1, 64), "+inf")
+				from := "(" + strconv.FormatFloat(cmd.start, 'f', -1, 64)
+				cmd.count = pipe.ZCount(ctx, k, from, "+inf")
+				if falls {
+					// ZRANGE BYSCORE (Redis 6.2) rather than ZRANGEBYSCORE, so
+					// that the ACL rule +zrange allows it.
+					cmd.from = pipe.ZRangeArgsWithScores(ctx, redis.ZRangeArgs{Key: k, Start: from, Stop: "+inf", ByScore: true, Count: 1})
+				}
 			case "list":
 				cmd.entries = pipe.LRange(ctx, k, 0, model.MaxListScan-1)
 			}
@@ -175,10 +183,17 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 			}
 		case cmd.count != nil:
 			o.InWindow, err = cmd.count.Result()
+			if cmd.from != nil {
+				// Refused (before Redis 6.2, or by an ACL), it leaves
+				// InWindowFrom unknown: the log is then read again every
+				// interval (model.LogFalls), not failed.
+				o.InWindowFrom, _ = topScore(cmd.from)
+			}
 		case cmd.entries != nil:
 			var entries []string
 			if entries, err = cmd.entries.Result(); err == nil {
 				o.InWindow = model.CountInWindow(entries, cmd.start)
+				o.InWindowFrom = model.OldestInWindow(entries, cmd.start)
 			}
 		}
 		if _, err := answered(err); err != nil {
@@ -187,6 +202,19 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 	}
 	return nil
 }
+
+// fallsKey marks a context whose reads are a live feed's: they read, with
+// a sorted-set log's count, its oldest entry inside the window, which says
+// when the count falls with no write (model.LogFalls). A poll or a
+// snapshot reads the count again instead, and spares the command.
+type fallsKey struct{}
+
+// withFalls returns ctx, marked so that reads under it read when logs'
+// counts fall.
+func withFalls(ctx context.Context) context.Context { return context.WithValue(ctx, fallsKey{}, true) }
+
+// wantsFalls reports whether ctx was marked by withFalls.
+func wantsFalls(ctx context.Context) bool { return ctx.Value(fallsKey{}) != nil }
 
 // answered sorts a command's error: nil, or WRONGTYPE (the key changed
 // type since TYPE: changed is true, and the read of it stops there), or

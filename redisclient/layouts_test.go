@@ -272,7 +272,7 @@ func readBoth(t *testing.T, c *redisclient.Client, rules *model.Rules, keys []st
 func comparable(o model.Observation) model.Observation {
 	o.At = time.Time{}
 	o.PTTL = min(o.PTTL, 0)
-	for _, f := range []*float64{&o.Newest, &o.Oldest} {
+	for _, f := range []*float64{&o.Newest, &o.Oldest, &o.InWindowFrom} {
 		if math.IsNaN(*f) {
 			*f = -42
 		}

@@ -16,24 +16,56 @@ import (
 // channels, which name the key) and the classes of every event that changes
 // what a counter shows: $ string commands (set, incrby, incrbyfloat), g
 // generic ones (del, rename, expire, persist), x expired and e evicted.
-// Changes in other classes are left to the periodic re-scan.
+// Without them, events mode cannot be used.
+//
+// typeClasses are those of the other types countertop reads: h hashes
+// (HINCRBY, HSET), z sorted sets (ZADD) and l lists (LPUSH), the layouts of
+// buckets, hash-field counters and logs. countertop asks for them too
+// (wantedFlags, which --enable-events turns on and the advice names); a
+// master whose setting lacks one is followed all the same, the keys of
+// that type read again every interval (see rereads), as the header says.
 const (
 	keyspaceFlag  = "K"
 	neededClasses = "$gxe"
+	typeClasses   = "hzl"
 	neededFlags   = keyspaceFlag + neededClasses
+	wantedFlags   = neededFlags + typeClasses
 )
 
 // missingFlags returns the flags of neededFlags that the setting set lacks.
-// The flag A stands for every class; it does not include K.
-func missingFlags(set string) string {
+func missingFlags(set string) string { return missingOf(set, neededFlags) }
+
+// missingOf returns the flags of flags that the setting set lacks. The flag
+// A stands for every class; it does not include K.
+func missingOf(set, flags string) string {
 	var missing []byte
-	for _, f := range []byte(neededFlags) {
+	for _, f := range []byte(flags) {
 		on := strings.IndexByte(set, f) >= 0 || f != keyspaceFlag[0] && strings.IndexByte(set, 'A') >= 0
 		if !on {
 			missing = append(missing, f)
 		}
 	}
 	return string(missing)
+}
+
+// typeNames are the types of typeClasses' classes, for people.
+var typeNames = map[byte]string{'h': "hashes", 'z': "sorted sets", 'l': "lists"}
+
+// polledNote is the header's phrase on the types read every interval
+// because a master lacks classes, some of typeClasses; "" when none is.
+func polledNote(classes string, interval time.Duration) string {
+	if classes == "" {
+		return ""
+	}
+	names := make([]string, len(classes))
+	for i := range len(classes) {
+		names[i] = typeNames[classes[i]]
+	}
+	list := names[0]
+	if n := len(names); n > 1 {
+		list = strings.Join(names[:n-1], ", ") + " and " + names[n-1]
+	}
+	return fmt.Sprintf("%s re-read every %s: notify-keyspace-events lacks %s", list, model.FormatDuration(interval), classes)
 }
 
 // errNoEvents is the cause of noEvents.error(), so that the event watcher
@@ -225,7 +257,8 @@ func (c *Client) notificationsOff(node *redis.Client, set string) *noEvents {
 		// so would read as a mistake.
 		why = fmt.Sprintf("%s sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events=%q lacks %s)", server, set, missing)
 	}
-	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + shellQuote(set+missing) + on, settable: true}
+	want := set + missingOf(set, wantedFlags) // the classes of hashes, sorted sets and lists too
+	return &noEvents{why: why, fix: "run with --enable-events or CONFIG SET notify-keyspace-events " + shellQuote(want) + on, settable: true}
 }
 
 // shellQuote returns a notify-keyspace-events value as the sentences that
@@ -271,7 +304,7 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	case !reported:
 		return &noEvents{why: server + " has no notify-keyspace-events setting, so countertop cannot tell whether keyspace notifications are on"}, nil, nil
 	}
-	missing := missingFlags(set)
+	missing := missingOf(set, wantedFlags)
 	if missing == "" {
 		return nil, nil, nil
 	}
@@ -279,11 +312,20 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 	if !enable {
 		return c.notificationsOff(node, set), nil, nil
 	}
+	// Where only the classes of other types than strings are missing,
+	// events can be followed without them (their keys are polled): a
+	// refusal to add them is no reason to stop.
+	typesOnly := missingFlags(set) == ""
 	fix := fmt.Sprintf("set notify-keyspace-events to %s in %s's config", shellQuote(want), server)
 	if err := c.writable("CONFIG SET notify-keyspace-events " + shellQuote(want) + on); err != nil {
+		if typesOnly {
+			return nil, nil, nil
+		}
 		return &noEvents{why: err.Error(), fix: fix}, nil, nil
 	}
 	switch err := node.ConfigSet(ctx, "notify-keyspace-events", want).Err(); {
+	case isReply(err) && typesOnly:
+		return nil, nil, nil
 	case isReply(err):
 		return &noEvents{why: fmt.Sprintf("countertop could not turn keyspace notifications on%s (%s)", on, reason(err)), fix: fix}, nil, nil
 	case err != nil:
@@ -312,14 +354,42 @@ func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client)
 		if err != nil || !ok {
 			continue
 		}
+		w.typesOff[n.Options().Addr] = missingOf(set, typeClasses)
 		if no := w.c.notificationsOff(n, set); no != nil {
 			nos, without = append(nos, no), append(without, n.Options().Addr)
 		}
 	}
 	if len(nos) == 0 {
+		w.pollTypes(nodes)
 		return nil
 	}
 	return mergeNoEvents(nos, without).error()
+}
+
+// pollTypes has the keys of the types whose classes one of nodes, the
+// masters, lacks (as last read) read every interval, and the header say so.
+// A master that was not asked yet counts as lacking none: the first full
+// pass asks every one.
+func (w *eventWatcher) pollTypes(nodes []*redis.Client) {
+	var classes []byte
+	for _, class := range []byte(typeClasses) {
+		if slices.ContainsFunc(nodes, func(n *redis.Client) bool {
+			return strings.IndexByte(w.typesOff[n.Options().Addr], class) >= 0
+		}) {
+			classes = append(classes, class)
+		}
+	}
+	if w.rereads.poll(string(classes)) {
+		w.typesAdded = true
+	}
+	w.polledNote = polledNote(string(classes), w.o.Interval)
+	w.setNote()
+}
+
+// setNote makes the feed's Note of its parts (see eventWatcher.note).
+func (w *eventWatcher) setNote() {
+	w.note = joinNotes(w.polledNote, w.baseNote)
+	w.state.Note = joinNotes(w.overflow, w.note)
 }
 
 // recheckSettings runs checkSettings on the masters as they are now, between

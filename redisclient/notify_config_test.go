@@ -20,7 +20,7 @@ import (
 // noTracking) may not use client tracking.
 const offNote = `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
 	`the Redis user may not use client tracking; ` +
-	`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', ` +
+	`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxehzl', ` +
 	`or grant the user +client|tracking +client|id +subscribe &__redis__:invalidate to get live updates`
 
 // noTracking are the ACL rules (see connectAs) of a user who may do all
@@ -130,7 +130,7 @@ func TestWatchFallsBackToPollingWhenARestartTurnsNotificationsOff(t *testing.T) 
 	s.Restart(t)
 	w.waitPolling(`polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
 		`the server does not offer client tracking, which needs Redis 6 or later; ` +
-		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`)
+		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxehzl' to get live updates`)
 	s.Do(t, "SET", "rl:after", "1")
 	w.waitValue("rl:after", "1")
 
@@ -151,7 +151,7 @@ func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 	w.waitLive()
 
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); re-scan every 1h00m (a full one every 10h00m), in case an event was lost`
+	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxehzl"); re-scan every 1h00m (a full one every 10h00m), in case an event was lost`
 	w.until("the notifications turned on again, and the pass after them over", func() string {
 		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || w.state.Mode != "events" || w.state.Scanning {
 			return fmt.Sprintf("notify-keyspace-events = %q, mode %q, note %q, scanning %v", flags, w.state.Mode, w.state.Note, w.state.Scanning)
@@ -160,6 +160,41 @@ func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 	})
 	s.Do(t, "SET", "rl:x", "1") // an event brings it: no pass is under way, the next is an hour away
 	w.waitValue("rl:x", "1")
+}
+
+// A master whose setting loses the classes of hashes (or sorted sets, or
+// lists) while countertop follows events stays followed: the keys of those
+// types are read every interval, the Note says so, and once the classes are
+// back, events alone tell their changes again.
+func TestWatchPollsTypesWhoseClassesGoOff(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t, "--notify-keyspace-events", "K$gxehzl")
+	s.Do(t, "HSET", "rl:h", "hits", "1")
+	w := startWatch(t, connect(t, s), liveOptions("events"))
+	w.waitLive()
+	hits := func(want int64) {
+		t.Helper()
+		w.waitFor(fmt.Sprintf("rl:h = %d", want), func() bool { c, _ := w.store.Get("rl:h"); return c.Value.Int == want })
+	}
+	hits(1)
+
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "K$gxe")
+	const polled = "hashes, sorted sets and lists re-read every 0.1s: notify-keyspace-events lacks hzl; re-scan every 1h00m (a full one every 10h00m), in case an event was lost"
+	w.waitFor("the Note to say hashes are polled", func() bool { return w.state.Note == polled && w.state.Mode == "events" })
+	s.Do(t, "HINCRBY", "rl:h", "hits", "10") // no event: only a read on the poll schedule can see it
+	hits(11)
+	if c, _ := w.store.Get("rl:h"); c.KnownUntil.IsZero() {
+		t.Error("a polled hash is vouched for as if events told its changes")
+	}
+
+	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "K$gxehzl")
+	w.waitLive()
+	s.Do(t, "HINCRBY", "rl:h", "hits", "10") // an event brings it
+	hits(21)
+	w.waitFor("rl:h vouched for by events again", func() bool { c, _ := w.store.Get("rl:h"); return c.KnownUntil.IsZero() })
+	if flags := notifyFlags(t, s); missing(flags, "K$gxehzl") {
+		t.Errorf("notify-keyspace-events = %q", flags)
+	}
 }
 
 // A subscriber that may no longer read the setting when it subscribes
@@ -244,7 +279,11 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 	}{
 		{"KEA", "events", eventsNote},
 		{"AK", "events", eventsNote},
-		{"K$gxe", "events", eventsNote},
+		{"K$gxehzl", "events", eventsNote},
+		// Without the classes of hashes, sorted sets and lists, their keys
+		// are polled.
+		{"K$gxe", "events", "hashes, sorted sets and lists re-read every 1.0s: notify-keyspace-events lacks hzl; " + eventsNote},
+		{"K$gxeh", "events", "sorted sets and lists re-read every 1.0s: notify-keyspace-events lacks zl; " + eventsNote},
 		{"Kg$lshzxetd", "events", eventsNote},
 		{"", "tracking", tracking(`keyspace notifications are off on the server (notify-keyspace-events="")`)},
 		{"EA", "tracking", tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="AE" lacks K)`)},
@@ -283,12 +322,12 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 			o := watchOptions(mode)
 			o.EnableEvents = true
 			st := firstState(t, connect(t, s), o)
-			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxe"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
+			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxez"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
 			if st.Mode != "events" || st.Note != want {
 				t.Errorf("mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 			}
 			flags := notifyFlags(t, s)
-			for _, f := range "ElhK$gxe" {
+			for _, f := range "ElhK$gxez" {
 				if !strings.ContainsRune(flags, f) {
 					t.Errorf("notify-keyspace-events = %q: %c is missing", flags, f)
 				}
@@ -318,7 +357,7 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 		o := watchOptions("auto")
 		o.EnableEvents = true
 		// Client tracking is no write: it follows changes all the same.
-		want := "tracking: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxe' was not sent; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
+		want := "tracking: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxehzl' was not sent; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
 		if st := firstState(t, c, o); st.Mode != "tracking" || st.Note != want {
 			t.Errorf("mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
@@ -380,7 +419,7 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 		{
 			name: "no CONFIG SET", flags: "", enable: true, rules: []any{"&*", "+@all", "-config|set"}, auto: "tracking",
 			why:  "countertop could not turn keyspace notifications on (NOPERM",
-			more: "set notify-keyspace-events to 'K$gxe' in the server's config",
+			more: "set notify-keyspace-events to 'K$gxehzl' in the server's config",
 		},
 		{
 			// No channel at all: neither the keyspace ones nor __redis__:invalidate.

@@ -42,6 +42,9 @@ type reader struct {
 	// from then on.
 	started chan struct{}
 	lag     *lagMeter // how far behind events or tracking are (see heartbeat)
+	// rereads, while events or tracking are followed, schedules the keys
+	// they would not report in time, as each is read; nil while polling.
+	rereads *rereads
 }
 
 // newReader returns a reader of c that sends to out.
@@ -91,15 +94,22 @@ func (r *reader) readTopology(ctx context.Context) <-chan string {
 // the keys that changed), with a fetch that read every key. read says
 // whether any key was read, even when err says that some were not.
 func (r *reader) fetch(ctx context.Context, keys []string, settles bool) (read bool, err error) {
+	if r.rereads != nil {
+		ctx = withFalls(ctx)
+	}
 	err = r.c.fetch(ctx, keys, r.o.BatchSize, func(obs []model.Observation) error {
 		read = true
 		b := model.Batch{Observed: obs[:0]} // obs is ours: partition it in place
-		for _, o := range obs {
+		for i := range obs {
+			o := &obs[i]
+			if r.rereads != nil {
+				r.rereads.observed(o)
+			}
 			if o.PTTL == model.PTTLMissing {
 				b.Removed = append(b.Removed, o.Key)
 				delete(r.known, o.Key)
 			} else {
-				b.Observed = append(b.Observed, o)
+				b.Observed = append(b.Observed, *o)
 				if !r.isKnown(o.Key) {
 					r.known[o.Key] = r.turns.push(o.Key)
 					if r.turns.len() > 2*len(r.known)+staleTurns {

@@ -178,7 +178,7 @@ func TestWatchWithoutClientTracking(t *testing.T) {
 	w.waitFor("polling", func() bool { return w.state.Mode == "polling" })
 	want := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
 		`the Redis user may not use client tracking; ` +
-		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', or grant the user +client|tracking +client|id +subscribe &__redis__:invalidate to get live updates`
+		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxehzl', or grant the user +client|tracking +client|id +subscribe &__redis__:invalidate to get live updates`
 	if w.state.Note != want {
 		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
 	}

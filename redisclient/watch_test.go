@@ -34,7 +34,7 @@ func TestWatchEventsModeNeedsNotifications(t *testing.T) {
 	s, c := startConnected(t)
 	out := make(chan model.Batch, 8)
 	err := c.Watch(context.Background(), watchOptions("events"), out)
-	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe', or use --mode tracking or --mode poll`
+	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxehzl', or use --mode tracking or --mode poll`
 	checkSentence(t, err, want, "")
 	select {
 	case b := <-out:

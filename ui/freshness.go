@@ -49,26 +49,42 @@ func (m *Model) asOf(read time.Time) time.Time {
 	return read
 }
 
+// vouched is asOf(read), but no later than until when until is not zero:
+// a reading the feed vouches for only until then (a type whose events the
+// server does not send, a log whose hits leave its window: see
+// model.Observation.KnownUntil) is known true until then at most.
+func (m *Model) vouched(read, until time.Time) time.Time {
+	at := m.asOf(read)
+	if !until.IsZero() && until.Before(at) {
+		return until
+	}
+	return at
+}
+
 // shownAsOf is the oldest asOf of the keys on screen (the table's rows, or
-// the detail screen's key); zero when there are none.
-func (m *Model) shownAsOf() time.Time {
+// the detail screen's key), and the soonest time until which the feed
+// vouches for one of them, zero when it vouches for all while live; both
+// zero when there are no keys.
+func (m *Model) shownAsOf() (asOf, until time.Time) {
 	var oldest time.Time
 	if m.screen == screenDetail {
 		if c, ok := m.store.Get(m.detailKey); ok {
-			oldest = c.ObservedAt
+			oldest, until = c.ObservedAt, c.KnownUntil
 		}
 	} else {
 		oldest = m.store.OldestReadOf(m.offset, m.tableRows())
+		until = m.store.KnownUntilOf(m.offset, m.tableRows())
 	}
 	if oldest.IsZero() {
-		return oldest
+		return oldest, until
 	}
-	return m.asOf(oldest)
+	return m.vouched(oldest, until), until
 }
 
 // age is how fresh the data is, by the screen's clock: "live" while the
-// feed vouches for every row; else how long ago the oldest row on screen
-// was read and, when the oldest row of all is older still, that too. Data
+// feed vouches for every row on screen as of now; else how long ago the
+// oldest row on screen was known true and, when the oldest row of all is
+// older still, that too. Data
 // that polling should have read again three intervals ago, or that a feed
 // with an error or a silent server holds, is in the error style.
 func (m *Model) age() string {
@@ -83,7 +99,7 @@ func (m *Model) age() string {
 		// are as Redis held them this long ago.
 		return m.theme.Status[model.StatusWarn].Render("behind by " + model.FormatDuration(m.health.Behind))
 	}
-	shown := m.shownAsOf()
+	shown, until := m.shownAsOf()
 	if shown.IsZero() { // no rows: when the feed last read, finding none
 		shown = m.lastData
 		if m.feedState.UpdatedAt.After(shown) {
@@ -93,13 +109,13 @@ func (m *Model) age() string {
 	switch {
 	case shown.IsZero():
 		return m.theme.Dim.Render("no data yet")
-	case m.live():
+	case m.live() && (until.IsZero() || until.After(now)):
 		return "live"
 	}
 	age := max(0, now.Sub(shown))
 	text := "read " + model.FormatDuration(age) + " ago"
 	if all := m.store.OldestRead(); !all.IsZero() {
-		if allAge := now.Sub(m.asOf(all)); allAge > age+staleDifference {
+		if allAge := now.Sub(m.vouched(all, m.store.SoonestKnownUntil())); allAge > age+staleDifference {
 			text += " (oldest " + model.FormatDuration(allAge) + ")"
 		}
 	}
@@ -133,11 +149,19 @@ func (m *Model) silence() string {
 }
 
 // readAgo is, for the detail screen, when c was last read and, while the
-// feed is live, that it has not changed since.
+// feed is live, whether it vouches that c has not changed since: not of a
+// type whose events the server does not send, nor of a log once a hit
+// has left its window.
 func (m *Model) readAgo(c *model.Counter, now time.Time) string {
 	text := model.FormatDuration(max(0, now.Sub(c.ObservedAt))) + " ago"
-	if m.live() {
+	switch until := c.KnownUntil; {
+	case !m.live():
+	case until.IsZero() || until.After(now):
 		text += " (unchanged since, as " + m.feedState.Mode + " tell)"
+	case !until.After(c.ObservedAt):
+		text += " (the server sends no events of its type: read every interval)"
+	default:
+		text += " (hits have left its window since: read again within the interval)"
 	}
 	return text
 }

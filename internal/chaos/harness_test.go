@@ -61,10 +61,15 @@ func watchOptions(mode string) redisclient.WatchOptions {
 
 // connect returns a redisclient for url, closed when the test ends.
 func connect(t *testing.T, url string, cluster bool) *redisclient.Client {
+	return connectRuled(t, url, cluster, nil)
+}
+
+// connectRuled is connect with rules, which say the windows of logs.
+func connectRuled(t *testing.T, url string, cluster bool, rules *model.Rules) *redisclient.Client {
 	t.Helper()
 	ctx, cancel := context.WithTimeout(context.Background(), 30*time.Second)
 	defer cancel()
-	c, err := redisclient.Connect(ctx, redisclient.Options{URL: url, Cluster: cluster})
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: url, Cluster: cluster, Rules: rules})
 	if err != nil {
 		t.Fatalf("connect %s: %v", url, err)
 	}
@@ -75,8 +80,13 @@ func connect(t *testing.T, url string, cluster bool) *redisclient.Client {
 // startView watches url with o until the test ends.
 func startView(t *testing.T, url string, cluster bool, o redisclient.WatchOptions) *view {
 	t.Helper()
-	rules := model.Rules{}
-	v := &view{t: t, client: connect(t, url, cluster), store: model.NewStore(&rules), done: make(chan struct{})}
+	return startRuledView(t, url, cluster, o, &model.Rules{})
+}
+
+// startRuledView is startView with rules, for the client and the store.
+func startRuledView(t *testing.T, url string, cluster bool, o redisclient.WatchOptions, rules *model.Rules) *view {
+	t.Helper()
+	v := &view{t: t, client: connectRuled(t, url, cluster, rules), store: model.NewStore(rules), done: make(chan struct{})}
 	ctx, cancel := context.WithCancel(context.Background())
 	feed := make(chan model.Batch, 64)
 	go func() {
