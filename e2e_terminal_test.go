@@ -8,7 +8,6 @@ package main
 
 import (
 	"os"
-	"os/exec"
 	"path/filepath"
 	"strconv"
 	"strings"
@@ -54,7 +53,7 @@ func startKept(t *testing.T, env []string, argv ...string) *kept {
 // pane returns what tmux says of the pane: format is one of its formats,
 // like #{alternate_on}.
 func (k *kept) pane(format string) string {
-	out, err := exec.Command("tmux", "display-message", "-p", "-t", k.name, format).Output()
+	out, err := k.tmux("display-message", "-p", "-t", k.name, format).Output()
 	if err != nil {
 		k.t.Fatalf("tmux display-message %s: %v", format, err)
 	}

@@ -47,6 +47,12 @@ func binary(t *testing.T) string {
 type terminal struct {
 	t    *testing.T
 	name string
+	sock string // the terminal's own tmux server, so that no other test's can end under it
+}
+
+// tmux runs a tmux command on the terminal's own server.
+func (term *terminal) tmux(args ...string) *exec.Cmd {
+	return exec.Command("tmux", append([]string{"-S", term.sock, "-f", "/dev/null"}, args...)...)
 }
 
 func startTerminal(t *testing.T, width, height int, env []string, argv ...string) *terminal {
@@ -60,11 +66,20 @@ func startTerminal(t *testing.T, width, height int, env []string, argv ...string
 		args = append(args, "-e", e)
 	}
 	args = append(args, argv...)
-	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+	// A server of its own: tests that share tmux's default one race with
+	// it exiting when another test's last session ends.
+	// Its own short folder: a socket's path is limited to about 100 bytes,
+	// which a subtest's TempDir can pass.
+	dir, err := os.MkdirTemp("", "ct-tmux")
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(dir) })
+	term := &terminal{t: t, name: name, sock: filepath.Join(dir, "sock")}
+	if out, err := term.tmux(args...).CombinedOutput(); err != nil {
 		t.Fatalf("tmux new-session: %v\n%s", err, out)
 	}
-	term := &terminal{t: t, name: name}
-	t.Cleanup(func() { exec.Command("tmux", "kill-session", "-t", name).Run() })
+	t.Cleanup(func() { term.tmux("kill-server").Run() })
 	return term
 }
 
@@ -74,7 +89,7 @@ func (term *terminal) screen(colours bool) string {
 	if colours {
 		args = append(args, "-e")
 	}
-	out, err := exec.Command("tmux", args...).Output()
+	out, err := term.tmux(args...).Output()
 	if err != nil {
 		return ""
 	}
@@ -84,7 +99,7 @@ func (term *terminal) screen(colours bool) string {
 func (term *terminal) keys(keys ...string) {
 	term.t.Helper()
 	args := append([]string{"send-keys", "-t", term.name}, keys...)
-	if out, err := exec.Command("tmux", args...).CombinedOutput(); err != nil {
+	if out, err := term.tmux(args...).CombinedOutput(); err != nil {
 		term.t.Fatalf("tmux send-keys %v: %v\n%s", keys, err, out)
 	}
 }
@@ -111,7 +126,7 @@ func (term *terminal) waitText(text string) string {
 
 // alive reports whether the session (and so the program in it) still runs.
 func (term *terminal) alive() bool {
-	return exec.Command("tmux", "has-session", "-t", term.name).Run() == nil
+	return term.tmux("has-session", "-t", term.name).Run() == nil
 }
 
 // lineWith returns the first screen line containing text.
