@@ -2,6 +2,8 @@
 #
 #   make test    vet + the whole test suite with the race detector (what CI runs)
 #   make demo    the dashboard on an embedded Redis with simulated traffic
+#   make test-servers  the tests that start servers again, on Redis 8 and
+#                Valkey 8 (built once by ../shared/servers/build)
 #   make chaos   the fault suite: restarts, killed connections, stalls, floods,
 #                races and a cluster failover, each against servers it starts
 #   make fuzz    a short run of every fuzz target
@@ -12,7 +14,7 @@
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test deps vet chaos demo fuzz bench man screenshot clean
+.PHONY: all build test test-servers deps vet chaos demo fuzz bench man screenshot clean
 
 all: build
 
@@ -39,6 +41,28 @@ vet:
 
 test: deps vet
 	$(GO) test -race -count=1 ./...
+
+# The servers test-servers runs on besides PATH's (Debian's Redis 7.0), and
+# the script that builds each once, with TLS, into ~/.cache/countertop-servers
+# and prints its folder of binaries.
+SERVERS ?= redis-8 valkey-8
+SERVERS_BUILD ?= ../shared/servers/build
+
+# Every package whose tests start a server (they import internal/redistest),
+# run on each of SERVERS: COUNTERTOP_REDIS_BIN tells internal/redistest the
+# server's folder. Redis 8 has hash-field TTLs, so there the tests of them
+# fail rather than skip (COUNTERTOP_REQUIRE_FIELD_TTL).
+test-servers: deps
+	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./... | \
+		awk '/ [^ ]*\/internal\/redistest( |$$)/ {print $$1}'); \
+	[ -n "$$pkgs" ] || { echo "test-servers: no package imports internal/redistest" >&2; exit 1; }; \
+	failed=; for s in $(SERVERS); do \
+		bin=$$($(SERVERS_BUILD) $$s) || { echo "test-servers: could not build $$s with $(SERVERS_BUILD)" >&2; exit 1; }; \
+		case $$s in redis-*) req=1;; *) req=;; esac; \
+		echo "test-servers: $$s: $$("$$bin/redis-server" --version)"; \
+		COUNTERTOP_REDIS_BIN="$$bin" COUNTERTOP_REQUIRE_FIELD_TTL=$$req $(GO) test -race -count=1 $$pkgs || failed="$$failed $$s"; \
+	done; \
+	[ -z "$$failed" ] || { echo "test-servers: tests failed on$$failed" >&2; exit 1; }
 
 # The whole fault suite; `make test` runs its quick part (files without the
 # chaos build tag), and this adds the scenarios that wait out stalls, flood

@@ -146,7 +146,7 @@ func TestExplainNoPerm(t *testing.T) {
 	}
 	defer c.Close()
 	err = c.Scan(context.Background(), []string{"*"}, 0, func([]string) error { return nil })
-	checkSentence(t, err, "the Redis user may not do this on "+s.Addr+" (NOPERM this user has no permissions to run the 'scan' command) — grant it with ACL SETUSER", "")
+	checkSentence(t, err, "the Redis user may not do this on "+s.Addr+" (NOPERM …'scan' command) — grant it with ACL SETUSER", "")
 	if !redis.IsPermissionError(err) {
 		t.Errorf("the cause is lost: %v", errors.Unwrap(err))
 	}

@@ -85,7 +85,7 @@ func checkSentence(t *testing.T, err error, want, secret string) {
 		t.Fatalf("error is not explained: %T %v", err, err)
 	}
 	msg := err.Error()
-	if !strings.Contains(msg, want) {
+	if !says(msg, want) {
 		t.Errorf("error = %q\nwant it to say %q", msg, want)
 	}
 	if strings.Contains(msg, "\n") {

@@ -267,7 +267,7 @@ func TestIncrNoPerm(t *testing.T) {
 	}{
 		{"no-incr", "counter", "INCRBY counter 1 failed: the Redis user may not do this on " + s.Addr + " (NOPERM this user has no permissions to run the 'incrby' command on this key) — grant it with ACL SETUSER"},
 		{"no-expire", "fresh", "(NOPERM this user has no permissions to run the 'pexpire' command on this key)"},
-		{"no-eval", "fresh", "(NOPERM this user has no permissions to run the 'evalsha' command)"},
+		{"no-eval", "fresh", "INCRBY fresh 1 failed: the Redis user may not do this on " + s.Addr + " (NOPERM …'evalsha' command) — grant it with ACL SETUSER"},
 	} {
 		t.Run(tc.user, func(t *testing.T) {
 			c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: "redis://" + tc.user + ":pw@" + s.Addr})

@@ -5,6 +5,9 @@
 // Start runs a single server and StartTLS one that speaks only TLS;
 // StartCluster runs a Redis Cluster and StartSentinel a Sentinel in front of
 // a master and its replicas, both with a Failover that tests can fire.
+//
+// The redis-server is PATH's, or the one in the folder COUNTERTOP_REDIS_BIN
+// names (BinEnv); Kind tells a test which server it got.
 package redistest
 
 import (
@@ -51,6 +54,7 @@ type Server struct {
 	// listens only with TLS on Port; nil otherwise.
 	TLS *Certs
 
+	bin      string // the redis-server that runs it
 	dir      string
 	args     []string // the extra args Start was given
 	sentinel bool     // runs as Sentinel, with sentinel.conf in dir
@@ -74,15 +78,15 @@ func Start(t testing.TB, args ...string) *Server {
 // and stops it when the test ends.
 func launch(t testing.TB, s *Server) *Server {
 	t.Helper()
-	if _, err := exec.LookPath("redis-server"); err != nil {
-		t.Fatal("redis-server not found on PATH: install it (apt-get install redis-server) or run `make test`, which does")
+	var err error
+	if s.bin, err = serverBinary(); err != nil {
+		t.Fatal(err)
 	}
 	if s.dir == "" {
 		s.dir = t.TempDir()
 	}
 	t.Cleanup(s.Stop)
 
-	var err error
 	for range startAttempts {
 		if s.Port, err = freePort(); err != nil {
 			t.Fatalf("redistest: no free port: %v", err)
@@ -217,7 +221,7 @@ func (s *Server) start() error {
 		"--daemonize", "no",
 	)
 	args = append(args, s.args...)
-	cmd := exec.Command("redis-server", args...)
+	cmd := exec.Command(s.bin, args...)
 	cmd.Stdout, cmd.Stderr = logFile, logFile
 	cmd.SysProcAttr = sysProcAttr()
 	if err := cmd.Start(); err != nil {
