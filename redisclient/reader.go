@@ -42,6 +42,8 @@ type reader struct {
 	// from then on.
 	started chan struct{}
 	lag     *lagMeter // how far behind events or tracking are (see heartbeat)
+	// evictions counts the keys Redis evicted lately (see heartbeat).
+	evictions evictionMeter
 }
 
 // newReader returns a reader of c that sends to out.
