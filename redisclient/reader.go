@@ -66,9 +66,13 @@ func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 // readTopology reads the topology in the background and sends it, for
 // people, on the channel it returns: "" when it could not be read (a user
 // not allowed to ask). A single server's changes when a replica is
-// promoted, or made a replica of another.
+// promoted, or made a replica of another, which only its INFO tells.
 func (r *reader) readTopology(ctx context.Context) <-chan string {
 	done := make(chan string, 1)
+	if r.c.kind == standalone && r.c.noReplicationInfo.Load() {
+		done <- ""
+		return done
+	}
 	go func() {
 		t, err := r.c.Topology(ctx)
 		if err != nil {
