@@ -83,6 +83,9 @@ const (
 type RepairTally struct {
 	outcomes [numExpiryOutcomes]int
 	Skipped  int // not sent: no window is known for them
+	// Untouched were not sent: the repair stopped at a refusal that every
+	// key meets alike (a read-only replica), rather than meet it once a key.
+	Untouched int
 }
 
 // Add counts one key's outcome.
@@ -93,7 +96,7 @@ func (t RepairTally) Count(o ExpiryOutcome) int { return t.outcomes[o] }
 
 // Total returns how many keys were counted, skipped ones included.
 func (t RepairTally) Total() int {
-	n := t.Skipped
+	n := t.Skipped + t.Untouched
 	for _, c := range t.outcomes {
 		n += c
 	}
@@ -102,8 +105,9 @@ func (t RepairTally) Total() int {
 
 // String returns the summary a user reads once a repair is done, which
 // accounts for every key: "repaired 3 of 7; 2 had changed since they were
-// read, 1 no longer existed, 1 had a TTL already, 0 failed". What none of
-// the keys did is left out, except failures.
+// read, 1 no longer existed, 1 had a TTL already, 0 failed", then how many
+// were not touched when the repair stopped early. What none of the keys
+// did is left out, except failures.
 func (t RepairTally) String() string {
 	parts := []string{}
 	if n := t.Count(ExpiryChanged); n == 1 {
@@ -121,6 +125,9 @@ func (t RepairTally) String() string {
 		parts = append(parts, fmt.Sprintf("%d skipped (no window known)", t.Skipped))
 	}
 	parts = append(parts, fmt.Sprintf("%d failed", t.Count(ExpiryFailed)))
+	if t.Untouched > 0 {
+		parts = append(parts, fmt.Sprintf("%d not touched", t.Untouched))
+	}
 	return fmt.Sprintf("repaired %d of %d; %s", t.Count(ExpirySet), t.Total(), strings.Join(parts, ", "))
 }
 

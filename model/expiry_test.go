@@ -2,6 +2,7 @@ package model
 
 import (
 	"slices"
+	"strings"
 	"testing"
 	"time"
 )
@@ -67,6 +68,11 @@ func TestRepairTally(t *testing.T) {
 	tally.Skipped = 2
 	want := "repaired 3 of 13; 2 had changed since they were read, 1 no longer existed, 4 had a TTL already, 2 skipped (no window known), 1 failed"
 	if got := tally.String(); got != want || tally.Total() != 13 {
+		t.Errorf("%q (total %d), want %q", got, tally.Total(), want)
+	}
+	tally.Untouched = 7 // stopped early: counted, and said last
+	want = strings.Replace(want, "of 13", "of 20", 1) + ", 7 not touched"
+	if got := tally.String(); got != want || tally.Total() != 20 {
 		t.Errorf("%q (total %d), want %q", got, tally.Total(), want)
 	}
 	var one RepairTally

@@ -79,6 +79,25 @@ type Health struct {
 	// long the oldest change they told has waited to be read; 0 while it
 	// keeps up (within half a second).
 	Behind time.Duration
+	// Evicted is how many keys Redis evicted to stay under its maxmemory
+	// in the last minute (EvictionWindow): of the watched keys, as their
+	// evicted events told, or, where events are not followed (EvictedAll),
+	// of every key on the servers, as INFO's evicted_keys counts them.
+	// An evicted counter is a rate limit reset early for its client.
+	Evicted    int64
+	EvictedAll bool
+}
+
+// EvictionWindow is how far back Health.Evicted counts.
+const EvictionWindow = time.Minute
+
+// ServerEvictions is what a server's INFO says of the keys it evicted to
+// stay under its maxmemory, for check.
+type ServerEvictions struct {
+	Addr    string        // host:port
+	Evicted int64         // evicted_keys: every key, of every database, since it started (or CONFIG RESETSTAT)
+	Policy  string        // maxmemory-policy, e.g. "allkeys-lru"
+	Uptime  time.Duration // since it started
 }
 
 // FeedState describes the watcher, for the header: how data arrives and

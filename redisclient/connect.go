@@ -108,6 +108,10 @@ type Client struct {
 
 	done      chan struct{} // closed by Close
 	closeOnce sync.Once
+
+	// noReplicationInfo: a single server refused INFO replication (see
+	// serverTopology); it is not asked again, so as not to fill its ACL LOG.
+	noReplicationInfo atomic.Bool
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and
@@ -176,12 +180,10 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	} else {
 		// The topology is for people: a deployment whose shape cannot be
 		// read (a user not allowed to ask) is still one to watch. A single
-		// Redis's is its kind: the PING above has answered for it.
+		// Redis's says whether it is a replica, and of which master.
 		c.topology = c.kind
-		if c.kind != standalone {
-			if t, err := c.Topology(pingCtx); err == nil {
-				c.topology = t.String()
-			}
+		if t, err := c.Topology(pingCtx); err == nil {
+			c.topology = t.String()
 		}
 	}
 	if stopped := stop(); !stopped || ctx.Err() != nil {

@@ -156,6 +156,10 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 	defer func() { w.rereads = nil }() // polling schedules nothing
 	w.lag.follow(w.changed)
 	defer w.lag.follow(nil)
+	if w.tracking == nil { // invalidations do not say a key was evicted: INFO counts instead
+		w.evictions.following(true)
+		defer w.evictions.following(false)
+	}
 	ctx, stop := context.WithCancel(ctx) // stops the subscribers when the reader stops
 	defer stop()
 	w.follow(ctx, nodes, opened)
@@ -341,6 +345,29 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 	_, err := w.fetch(ctx, w.changed.take(), true)
 	w.changed.read()
 	return err
+}
+
+// patternOf returns the index in w.channels of pattern, the channel
+// pattern a keyspace notification came by; -1 when it is none of them.
+func (w *eventWatcher) patternOf(pattern []byte) int {
+	for i, ch := range w.channels {
+		if string(pattern) == ch {
+			return i
+		}
+	}
+	return -1
+}
+
+// evicted counts an evicted event, which came by the channel pattern
+// w.channels[p] for channel: once a key, though several watched patterns
+// match it and Redis sends the event by each (the first of them counts).
+func (w *eventWatcher) evicted(p int, channel []byte) {
+	for _, earlier := range w.channels[:max(p, 0)] {
+		if model.GlobMatch(earlier, string(channel)) {
+			return
+		}
+	}
+	w.evictions.sawEvicted()
 }
 
 // joinNotes returns the parts of a Note that are not "", in order.

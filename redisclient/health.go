@@ -31,14 +31,24 @@ const costEvery = time.Second
 // included.
 //
 // It also sends how far behind Redis events or tracking are, as lag
-// measures it.
-func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started <-chan struct{}, out chan<- model.Batch, lag *lagMeter) (stop func()) {
+// measures it, and how many keys Redis evicted in the last minute, as
+// evictions counts them (reading the masters' INFO apart, every
+// recheckIntervals intervals, while events are not followed).
+func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started <-chan struct{}, out chan<- model.Batch, lag *lagMeter, evictions *evictionMeter) (stop func()) {
 	after := interval
 	if rt := c.pipelineTimeout / 2; rt > 0 && rt < after {
 		after = rt // named within two read timeouts (see failed) whatever the interval
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	var wg sync.WaitGroup
+	wg.Go(func() {
+		select {
+		case <-ctx.Done():
+			return
+		case <-started: // the watch knows by then whether it follows events
+		}
+		c.sampleEvictions(ctx, recheckIntervals*interval, evictions)
+	})
 	wg.Go(func() {
 		select {
 		case <-ctx.Done():
@@ -56,7 +66,9 @@ func (c *Client) heartbeat(ctx context.Context, interval time.Duration, started 
 			}
 			h := c.health(time.Now(), after)
 			h.Behind = lag.behind(h.At)
-			if h.Silent == sent.Silent && h.Since.Equal(sent.Since) && sameLag(h.Behind, sent.Behind) && h.At.Sub(sent.At) < costEvery {
+			h.Evicted, h.EvictedAll = evictions.count(h.At)
+			if h.Silent == sent.Silent && h.Since.Equal(sent.Since) && sameLag(h.Behind, sent.Behind) &&
+				h.Evicted == sent.Evicted && h.EvictedAll == sent.EvictedAll && h.At.Sub(sent.At) < costEvery {
 				continue
 			}
 			select {

@@ -45,6 +45,8 @@ type reader struct {
 	// rereads, while events or tracking are followed, schedules the keys
 	// they would not report in time, as each is read; nil while polling.
 	rereads *rereads
+	// evictions counts the keys Redis evicted lately (see heartbeat).
+	evictions evictionMeter
 }
 
 // newReader returns a reader of c that sends to out.
@@ -66,10 +68,11 @@ func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 
 // readTopology reads the topology in the background and sends it, for
 // people, on the channel it returns: "" when it could not be read (a user
-// not allowed to ask). A single server's never changes.
+// not allowed to ask). A single server's changes when a replica is
+// promoted, or made a replica of another, which only its INFO tells.
 func (r *reader) readTopology(ctx context.Context) <-chan string {
 	done := make(chan string, 1)
-	if r.c.kind == standalone {
+	if r.c.kind == standalone && r.c.noReplicationInfo.Load() {
 		done <- ""
 		return done
 	}

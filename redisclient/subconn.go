@@ -499,7 +499,8 @@ const heardEvery = 256
 // returns the error that ended it.
 func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
 	prefix := []byte(w.prefix)
-	var n uint64 // read since heard was told
+	var held []byte // the channel of a message that came by a pattern other than the first
+	var n uint64    // read since heard was told
 	tell := func() {
 		heard.Add(n)
 		c.count(n, time.Now())
@@ -532,9 +533,11 @@ func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
 		n++
 		switch {
 		case size == 4 && string(kind) == "pmessage":
-			if _, err := c.readBulk(); err != nil { // the pattern
+			pattern, err := c.readBulk()
+			if err != nil {
 				return err
 			}
+			p := w.patternOf(pattern)
 			channel, err := c.readBulk()
 			if err != nil {
 				return err
@@ -544,8 +547,15 @@ func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
 			if key, ok := bytes.CutPrefix(channel, prefix); ok {
 				w.changed.addBytes(key)
 			}
-			if _, err := c.readBulk(); err != nil { // the event
+			if p > 0 { // kept past the next read, for evicted
+				held = append(held[:0], channel...)
+			}
+			event, err := c.readBulk()
+			if err != nil {
 				return err
+			}
+			if string(event) == evictedEvent {
+				w.evicted(p, held)
 			}
 		case size == 3 && string(kind) == "message":
 			channel, err := c.readBulk()

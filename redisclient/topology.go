@@ -4,6 +4,7 @@ import (
 	"cmp"
 	"context"
 	"fmt"
+	"net"
 	"slices"
 	"strings"
 	"sync"
@@ -16,6 +17,11 @@ import (
 type Topology struct {
 	Kind string // "standalone", "cluster" or "sentinel"
 	Name string // the master's name, behind Sentinel
+	// Of is the master a single server replicates (host:port), as its
+	// INFO replication says; "" for a master, or when INFO is refused.
+	// OfDown is true while its link to that master is down.
+	Of     string
+	OfDown bool
 	// Masters are the servers that hold the keys: the one server, the
 	// cluster's masters, or the master Sentinel names.
 	Masters []Node
@@ -40,13 +46,51 @@ func (c *Client) Topology(ctx context.Context) (Topology, error) {
 	case sentinel:
 		return c.sentinelTopology(ctx)
 	}
-	return Topology{Kind: standalone, Masters: []Node{{Addr: c.hostPort, Up: c.rdb.Ping(ctx).Err() == nil}}}, nil
+	return c.serverTopology(ctx), nil
+}
+
+// serverTopology is a single server's topology: a master, or a replica of
+// the master its INFO replication names. A user may be refused INFO: the
+// server is then called standalone, INFO is not asked again, and a PING
+// says whether it is up.
+func (c *Client) serverTopology(ctx context.Context) Topology {
+	t := Topology{Kind: standalone, Masters: []Node{{Addr: c.hostPort}}}
+	if !c.noReplicationInfo.Load() {
+		info, err := c.rdb.Info(ctx, "replication").Result()
+		if err == nil {
+			t.Masters[0].Up = true
+			t.Of, t.OfDown = replicaOf(info)
+			return t
+		}
+		if isReply(err) {
+			c.noReplicationInfo.Store(true)
+		}
+	}
+	t.Masters[0].Up = c.rdb.Ping(ctx).Err() == nil
+	return t
+}
+
+// replicaOf reads an INFO replication reply: the master the server
+// replicates (host:port), "" when it is a master, and whether its link to
+// that master is down.
+func replicaOf(info string) (master string, down bool) {
+	fields := map[string]string{}
+	for line := range strings.Lines(info) {
+		if k, v, ok := strings.Cut(strings.TrimSpace(line), ":"); ok {
+			fields[k] = v
+		}
+	}
+	if fields["role"] != "slave" || fields["master_host"] == "" {
+		return "", false
+	}
+	return net.JoinHostPort(fields["master_host"], fields["master_port"]), fields["master_link_status"] != "up"
 }
 
 // String returns the topology for the dashboard's header, e.g. "standalone",
-// "cluster: 3 masters (2 up), 3 replicas (2 up)" or
-// "sentinel mymaster: master 10.0.0.5:6379, 2 replicas". Replicas that are
-// down are counted only when there are some.
+// "replica of 10.0.0.5:6379" (a single server that replicates another:
+// writes there are refused), "cluster: 3 masters (2 up), 3 replicas (2 up)"
+// or "sentinel mymaster: master 10.0.0.5:6379, 2 replicas". Replicas that
+// are down are counted only when there are some.
 func (t Topology) String() string {
 	switch t.Kind {
 	case cluster:
@@ -60,6 +104,12 @@ func (t Topology) String() string {
 			}
 		}
 		return fmt.Sprintf("sentinel %s: %s, %s", t.Name, master, replicas(t.Replicas))
+	}
+	if t.Of != "" {
+		if t.OfDown {
+			return "replica of " + t.Of + ", link down"
+		}
+		return "replica of " + t.Of
 	}
 	return t.Kind
 }

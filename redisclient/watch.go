@@ -93,7 +93,7 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events, tracking or poll", o.Mode), nil)
 	}
 	r := c.newReader(o.PollOptions, out)
-	defer c.heartbeat(ctx, o.Interval, r.started, out, r.lag)()
+	defer c.heartbeat(ctx, o.Interval, r.started, out, r.lag, &r.evictions)()
 	switch o.Mode {
 	case "poll":
 		r.poll(ctx)

@@ -308,6 +308,22 @@ func Refused(err error) bool {
 	return errors.Is(err, ErrReadOnly) || errors.Is(err, model.ErrNotHash) || errors.As(err, &reply)
 }
 
+// RefusesEveryKey reports whether err is a refusal that every write to
+// the server would meet alike, whatever its key: a read-only replica
+// (READONLY), one that lost its master (MASTERDOWN), a server loading its
+// data, refusing writes after a failed save (MISCONF), short of replicas
+// (NOREPLICAS), out of memory (OOM), busy with a script (BUSY), a cluster
+// that is down (CLUSTERDOWN), or --read-only. A write of many keys stops
+// at the first such error rather than meet it once a key. (NOPERM is not
+// one: an ACL may allow some keys and not others.)
+func RefusesEveryKey(err error) bool {
+	return errors.Is(err, ErrReadOnly) || reply("READONLY", "MASTERDOWN", "LOADING", "MISCONF", "NOREPLICAS", "OOM ", "BUSY ", "CLUSTERDOWN")(err)
+}
+
+// RefusesEveryKey is the function RefusesEveryKey, for the ui, which asks
+// it through an interface without importing this package.
+func (e *Error) RefusesEveryKey() bool { return RefusesEveryKey(e) }
+
 // writable returns the error for cmd (as people would write it) on a
 // read-only client, and nil otherwise.
 func (c *Client) writable(cmd string) error {

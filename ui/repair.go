@@ -2,6 +2,7 @@ package ui
 
 import (
 	"cmp"
+	"errors"
 	"fmt"
 	"maps"
 	"slices"
@@ -29,6 +30,10 @@ type repairJob struct {
 
 	tally   model.RepairTally
 	lastErr string
+	// stopped is the refusal that stopped the job, one every key would
+	// meet alike (a read-only replica): the keys still queued were not
+	// sent. "" while it runs on.
+	stopped string
 }
 
 // running reports whether writes of the job are queued or under way.
@@ -112,23 +117,43 @@ func (m *Model) sendRepairs() tea.Cmd {
 }
 
 // onRepaired counts one write of a repair-all, sends the next, and when the
-// last one is back, sums up in the status line.
+// last one is back, sums up in the status line. A refusal every key would
+// meet (a read-only replica) stops the job: the keys not sent yet are
+// counted as not touched.
 func (m *Model) onRepaired(msg expireDoneMsg) tea.Cmd {
 	j := &m.repair
 	j.inFlight--
 	j.tally.Add(msg.outcome)
 	if msg.err != nil {
 		j.lastErr = model.Printable(msg.expiry.Key) + ": " + model.SafeText(msg.err.Error())
+		if refusesEveryKey(msg.err) && len(j.queue) > 0 {
+			// Every key left would meet it too: they are not sent, and
+			// the writes under way are let back.
+			j.stopped = j.lastErr
+			j.tally.Untouched += len(j.queue)
+			j.queue = nil
+		}
 	}
 	if j.running() {
 		return m.sendRepairs()
 	}
-	if j.tally.Count(model.ExpiryFailed) > 0 {
+	switch {
+	case j.stopped != "":
+		m.status = failed("%s — stopped at the first refusal, which every key would meet: %s", j.tally, j.stopped)
+	case j.tally.Count(model.ExpiryFailed) > 0:
 		m.status = failed("%s (last error: %s)", j.tally, j.lastErr)
-	} else {
+	default:
 		m.status = done("%s", j.tally)
 	}
 	return nil
+}
+
+// refusesEveryKey reports whether err is a refusal every write to the
+// server meets alike, whatever its key (a read-only replica), as the
+// Writer's errors can tell.
+func refusesEveryKey(err error) bool {
+	var r interface{ RefusesEveryKey() bool }
+	return errors.As(err, &r) && r.RefusesEveryKey()
 }
 
 // plural is "1 key", "5 keys".

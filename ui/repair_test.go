@@ -2,9 +2,12 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"slices"
+	"strconv"
 	"strings"
 	"testing"
+	"time"
 
 	tea "charm.land/bubbletea/v2"
 
@@ -157,5 +160,46 @@ func TestRepairShowsWhatItSends(t *testing.T) {
 		if want := strings.Join(template, " ") + " (if still a counter without a TTL)"; !slices.Contains(details, want) {
 			t.Errorf("the dialog said %q; the server ran %q", details, args)
 		}
+	}
+}
+
+// E on a read-only replica stops at the first refusal, which every key
+// would meet: the keys not sent yet are counted as not touched, and the
+// status line says why once, not a READONLY a key.
+func TestRepairAllStopsOnAReplica(t *testing.T) {
+	t.Parallel()
+	master := redistest.Start(t, "--repl-diskless-sync-delay", "0") // the replica syncs at once, not 5s later
+	replica := redistest.Start(t, "--replicaof", "127.0.0.1", strconv.Itoa(master.Port))
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: replica.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const n = 40
+	var obs []model.Observation
+	for i := range n {
+		k := fmt.Sprintf("ratelimit:r:%02d", i)
+		master.Do(t, "SET", k, "150")
+		obs = append(obs, str(k, "150", model.PTTLNoExpiry))
+	}
+	for deadline := time.Now().Add(10 * time.Second); replica.Do(t, "DBSIZE").(int64) != n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica holds %v keys of the master's %d", replica.Do(t, "DBSIZE"), n)
+		}
+	}
+	m := newModel(t, c, 120, 40, obs...)
+	before := replica.CommandCalls(t)
+	m, _ = press(m, "E")
+	m, cmd := press(m, "y")
+	m = run(t, m, cmd)
+	after := replica.CommandCalls(t)
+	sent := int(after["evalsha"] + after["eval"] - before["evalsha"] - before["eval"])
+	failures := min(n, repairInFlight) // the writes under way when the first refusal came back
+	want := fmt.Sprintf("repaired 0 of %d; %d failed, %d not touched — stopped at the first refusal, which every key would meet: ratelimit:r:", n, failures, n-failures)
+	if s := statusText(m); !strings.HasPrefix(s, want) || !strings.HasSuffix(s, replica.Addr+" is a read-only replica — connect to its master to change keys") || m.status.kind != statusFailed {
+		t.Errorf("status %q (kind %v), want %q… ending with the replica's sentence", s, m.status.kind, want)
+	}
+	if sent > 2*repairInFlight { // EVALSHA, and EVAL where the script was not loaded yet
+		t.Errorf("the replica was sent %d repair scripts for %d keys; want those under way at the first refusal only", sent, n)
 	}
 }

@@ -62,7 +62,7 @@ func (m *Model) statusRoom() int {
 
 // statusLines is what statusView shows, unstyled: the open prompt (below
 // why its last answer was refused, if it was) or the repair's progress on
-// one line, else the status wrapped.
+// one line, else the status wrapped, and the eviction sentence.
 func (m *Model) statusLines() []string {
 	switch {
 	case m.prompt != nil:
@@ -74,22 +74,58 @@ func (m *Model) statusLines() []string {
 	case m.repair.running():
 		return []string{truncate(m.repair.progress(), m.width)}
 	}
-	return wrapLines(m.status.text, m.width, m.statusRoom())
+	status, evicted := m.statusParts()
+	return append(status, evicted...)
+}
+
+// statusParts is the status wrapped, and the eviction sentence: in the
+// status's place while there is none, else on a line under it when the
+// status leaves room for one.
+func (m *Model) statusParts() (status, evicted []string) {
+	e := m.evictionText()
+	if m.status.text == "" && e != "" {
+		return nil, wrapLines(e, m.width, m.statusRoom())
+	}
+	status = wrapLines(m.status.text, m.width, m.statusRoom())
+	if e != "" && len(status) < m.statusRoom() {
+		evicted = []string{truncate(e, m.width)}
+	}
+	return status, evicted
+}
+
+// evictionText says how many keys Redis evicted in the last minute, and
+// what that did to the limits: an evicted counter starts again from
+// nothing, as if its window had ended. Without events the count is INFO's,
+// of every key on the servers, and it says so. "" when none were.
+func (m *Model) evictionText() string {
+	n := m.health.Evicted
+	switch {
+	case n <= 0 || m.feedClosed:
+		return ""
+	case m.health.EvictedAll:
+		return fmt.Sprintf("%s evicted on the server in the last minute (maxmemory; without events, INFO counts every key there, watched or not): a rate-limit counter among them had its limit reset early",
+			plural(int(n), "key"))
+	case n == 1:
+		return "1 watched key evicted in the last minute (maxmemory): its limit was reset early, as if its window had ended"
+	}
+	return fmt.Sprintf("%d watched keys evicted in the last minute (maxmemory): their limits were reset early, as if their windows had ended", n)
 }
 
 // statusView is the status, wrapped over as many lines as it needs up to
-// statusRoom, or the open prompt or the repair's progress in its place.
+// statusRoom, and the eviction sentence, or the open prompt or the
+// repair's progress in their place.
 func (m *Model) statusView() []string {
-	lines := m.statusLines()
 	if m.prompt != nil {
+		lines := m.statusLines()
 		for i := range lines[:len(lines)-1] { // the problem above the input
 			lines[i] = m.theme.Error.Render(lines[i])
 		}
 		return lines
 	}
 	if m.repair.running() {
-		return lines
+		return m.statusLines()
 	}
+	lines, evicted := m.statusParts()
 	for i, l := range lines {
 		switch m.status.kind {
 		case statusDone:
@@ -97,6 +133,9 @@ func (m *Model) statusView() []string {
 		case statusFailed:
 			lines[i] = m.theme.Error.Render(l)
 		}
+	}
+	for _, l := range evicted {
+		lines = append(lines, m.theme.Status[model.StatusWarn].Render(l))
 	}
 	return lines
 }

@@ -247,3 +247,37 @@ func TestAStallsSentencesGoWhenItEnds(t *testing.T) {
 		t.Errorf("an error that came with no silence went with a health that names none:\n%s", plain(m))
 	}
 }
+
+// Keys Redis evicted in the last minute are said under the status, or in
+// its place: how many, that their limits were reset early, and, when the
+// count is INFO's, that it is of every key on the server. It goes once
+// the minute holds none.
+func TestEvictionsAreSaid(t *testing.T) {
+	for _, size := range [][2]int{{120, 40}, {80, 24}} {
+		m := newModel(t, nil, size[0], size[1], fixture()...)
+		lines := len(strings.Split(m.View().Content, "\n"))
+		for _, tc := range []struct {
+			h    model.Health
+			want string
+		}{
+			{model.Health{At: t0, Evicted: 1}, "1 watched key evicted in the last minute (maxmemory): its limit was reset early, as if its window had ended"},
+			{model.Health{At: t0, Evicted: 3}, "3 watched keys evicted in the last minute (maxmemory): their limits were reset early, as if their windows had ended"},
+			{model.Health{At: t0, Evicted: 1200, EvictedAll: true}, "1200 keys evicted on the server in the last minute (maxmemory; without events, INFO counts every key there, watched or not): a rate-limit counter among them had its limit reset early"},
+			{model.Health{At: t0}, ""},
+		} {
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{Health: &tc.h}}})
+			m.status = statusLine{} // the sentence in the status's place
+			got := strings.Join(strings.Fields(statusText(m)), " ")
+			if got != tc.want {
+				t.Errorf("%v, %+v: status line %q, want %q", size, tc.h, got, tc.want)
+			}
+			m.status = info("Cancelled.") // and under a status
+			if got := statusText(m); !strings.HasPrefix(got, "Cancelled.") || tc.want != "" && !strings.Contains(got, tc.want[:30]) {
+				t.Errorf("%v, %+v: under a status, the status line says %q", size, tc.h, got)
+			}
+			if n := len(strings.Split(m.View().Content, "\n")); n != lines {
+				t.Errorf("%v: the frame has %d lines, want %d", size, n, lines)
+			}
+		}
+	}
+}

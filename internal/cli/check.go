@@ -23,9 +23,10 @@ func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 
 // runCheck prints one line per problem counter (stuck, extending,
 // no-expiry, leak) and per pattern that matched nothing or fewer keys than
-// --min-keys, then a summary, in --format; it returns exitProblems when the
-// check fails. One pass reads each key once; --watch reads them for a
-// while, which extending takes.
+// --min-keys, and per master that has evicted keys (maxmemory), then a
+// summary, in --format; it returns exitProblems when the check fails,
+// which evictions alone do not make it. One pass reads each key once;
+// --watch reads them for a while, which extending takes.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	format, minKeys := checkText, 0
 	var watch *time.Duration
@@ -80,6 +81,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	}
 	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
 	check.Watched = *watch
+	if check.Evictions, err = client.Evictions(ctx); err != nil {
+		check.EvictionsUnknown = err.Error()
+	}
 	if format == checkJSON {
 		err = check.WriteJSON(stdout, time.Now())
 	} else {

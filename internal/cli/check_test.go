@@ -114,7 +114,13 @@ func TestCheckJSON(t *testing.T) {
 		} `json:"patterns"`
 		Unmatched []string                     `json:"unmatched"`
 		Problems  []map[string]json.RawMessage `json:"problems"`
-		Error     string                       `json:"error"`
+		Evictions []struct {
+			Server          string `json:"server"`
+			EvictedKeys     int64  `json:"evicted_keys"`
+			MaxmemoryPolicy string `json:"maxmemory_policy"`
+			UptimeS         int64  `json:"uptime_s"`
+		} `json:"evictions"`
+		Error string `json:"error"`
 	}
 	decode := func(out string) doc {
 		t.Helper()
@@ -153,6 +159,9 @@ func TestCheckJSON(t *testing.T) {
 	if key != "ratelimit:api:stuck\x1b[2J\\xff" || string(d.Problems[0]["status"]) != `"stuck"` || string(d.Problems[0]["ttl_ms"]) != "-1" ||
 		string(d.Problems[0]["value"]) != "150" || !strings.Contains(reason, "blocked forever") {
 		t.Errorf("problem = %s", out)
+	}
+	if len(d.Evictions) != 1 || d.Evictions[0].Server != s.Addr || d.Evictions[0].EvictedKeys != 0 || d.Evictions[0].MaxmemoryPolicy != "noeviction" {
+		t.Errorf("evictions = %+v, want the one server's, none evicted", d.Evictions)
 	}
 	if strings.ContainsAny(out, "\x1b\xff") || !strings.Contains(out, `"ratelimit:api:stuck\u001b[2J\\xff"`) || !strings.Contains(out, `"typo\u001b*"`) {
 		t.Errorf("names are not escaped as snapshot's JSON escapes them:\n%s", out)
@@ -252,4 +261,48 @@ func TestCheckNotes(t *testing.T) {
 	code, out, errOut = cli(t, s, "check", "--pattern", "ratelimit:*")
 	wantRun(t, code, out, errOut, exitProblems, "no-expiry  ratelimit:api:undo  counter    value -1, no TTL: it will never reset; fix: countertop repair, which sends PEXPIRE ratelimit:api:undo 60000 NX (if still a counter without a TTL); "+
 		"negative and without a TTL: likely a decrement after the key expired, which DECR starts again from 0 without a TTL\n", "")
+}
+
+// A server that evicted keys to stay under its maxmemory is named, with
+// how many since it started and its policy, since an evicted counter is a
+// rate limit reset early; the verdict stays the counters'.
+func TestCheckSaysEvictions(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "CONFIG", "SET", "maxmemory-policy", "allkeys-lru")
+	s.Do(t, "CONFIG", "SET", "maxmemory", "4mb")
+	value := strings.Repeat("x", 2000)
+	for i := range 5000 { // 10 MB into 4: thousands evicted
+		s.Do(t, "SET", fmt.Sprintf("cache:%d", i), value)
+	}
+	s.Do(t, "SET", "ratelimit:api:ok", "17", "EX", "100") // the most recently used: kept
+	evicted := func(text, before, after string) int {
+		t.Helper()
+		_, n, _ := strings.Cut(text, before)
+		n, _, _ = strings.Cut(n, after)
+		v, err := strconv.Atoi(n)
+		if err != nil {
+			t.Fatalf("no count between %q and %q in:\n%s", before, after, text)
+		}
+		return v
+	}
+	least := evicted(s.Do(t, "INFO", "stats").(string), "evicted_keys:", "\r\n")
+	if least == 0 {
+		t.Fatal("the server evicted nothing: the test needs it to")
+	}
+
+	code, out, errOut := cli(t, s, "check", "--pattern", "ratelimit:*")
+	wantRun(t, code, out, errOut, exitOK, " ago (maxmemory-policy allkeys-lru): an evicted rate-limit counter is a limit reset early for its client; "+
+		"INFO counts every key there, checked or not; raise maxmemory, or keep the counters where nothing evicts them\n"+
+		"ok: 1 key checked, no counter stuck or without expiry\n", "")
+	if n := evicted(out, "evicted    "+s.Addr+"  ", " keys evicted since it started "); n < least {
+		t.Errorf("check says %d keys evicted; INFO said %d before it ran", n, least)
+	}
+
+	code, out, errOut = cli(t, s, "check", "--format", "json", "--pattern", "ratelimit:*")
+	wantRun(t, code, out, errOut, exitOK, `,
+      "maxmemory_policy": "allkeys-lru",`, "")
+	if n := evicted(out, `"evicted_keys": `, ","); n < least {
+		t.Errorf("check's JSON says %d keys evicted; INFO said %d before it ran", n, least)
+	}
 }

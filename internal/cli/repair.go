@@ -13,6 +13,7 @@ import (
 	"github.com/charmbracelet/x/term"
 
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 // stdin is where repair reads its confirmation; tests replace it.
@@ -26,6 +27,8 @@ var beforeWrites func()
 // each in one atomic step (model.Expiry) that leaves alone a key that has
 // changed since it was read or got a TTL meanwhile; it reads the counters
 // and writes the repairs over one connection.
+// A refusal that every key would meet (a read-only replica) stops it at the
+// first key, saying how many it did not touch.
 // Exit: 0 all repaired, 1 some could not be (no window known, or Redis or
 // --read-only refused), 2 it could not run (or was not confirmed).
 func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
@@ -91,7 +94,7 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		beforeWrites()
 	}
 	tally := model.RepairTally{Skipped: skipped}
-	for _, c := range todo {
+	for i, c := range todo {
 		if err := stdoutFailed(stdout); err != nil { // nobody could see what it changes
 			return exitFailed, fmt.Errorf("%w; repair stopped there: %d repaired, %d not touched",
 				err, tally.Count(model.ExpirySet), len(todo)+skipped-tally.Total())
@@ -106,7 +109,14 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 		tally.Add(outcome)
 		switch outcome {
 		case model.ExpiryFailed:
-			fmt.Fprintf(stderr, "countertop: could not repair %s: %v\n", name, err)
+			stop := ""
+			if redisclient.RefusesEveryKey(err) && i < len(todo)-1 {
+				// Every other key would meet the same refusal: one line
+				// says it, not one a key.
+				tally.Untouched = len(todo) - i - 1
+				stop = fmt.Sprintf("; stopped there, as every key would be refused alike: %d more key%s not touched", tally.Untouched, plural(tally.Untouched))
+			}
+			fmt.Fprintf(stderr, "countertop: could not repair %s: %v%s\n", name, err, stop)
 		case model.ExpirySet:
 			fmt.Fprintf(stdout, "repaired %s: TTL %s\n", name, model.FormatDuration(window))
 		case model.ExpiryChanged:
@@ -115,6 +125,9 @@ func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (in
 			fmt.Fprintf(stdout, "left %s alone: it no longer exists\n", name)
 		case model.ExpiryHadTTL:
 			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
+		}
+		if tally.Untouched > 0 {
+			break
 		}
 	}
 	fmt.Fprintln(stdout, tally.String())

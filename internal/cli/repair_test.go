@@ -6,6 +6,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
 )
@@ -156,5 +157,32 @@ func TestCheckShowsWhatRepairSends(t *testing.T) {
 	sent, _ := m.Next(t, "PEXPIRE")
 	if want := strings.Join(sent, " ") + " (if still a counter without a TTL)"; shown != want {
 		t.Errorf("check shows %q; repair sent %q", shown, sent)
+	}
+}
+
+// TestRepairOnAReplica: a repair sent to a read-only replica stops at the
+// first key Redis refuses, in one line that says why and how many keys it
+// did not touch, instead of one READONLY line a key.
+func TestRepairOnAReplica(t *testing.T) {
+	t.Parallel()
+	master := redistest.Start(t, "--repl-diskless-sync-delay", "0") // the replica syncs at once, not 5s later
+	const n = 300
+	for i := range n {
+		master.Do(t, "SET", fmt.Sprintf("ratelimit:r:%03d", i), "150")
+	}
+	replica := redistest.Start(t, "--replicaof", "127.0.0.1", fmt.Sprint(master.Port))
+	for deadline := time.Now().Add(10 * time.Second); replica.Do(t, "DBSIZE").(int64) != n; time.Sleep(10 * time.Millisecond) {
+		if time.Now().After(deadline) {
+			t.Fatalf("the replica holds %v keys of the master's %d", replica.Do(t, "DBSIZE"), n)
+		}
+	}
+	before := replica.CommandCalls(t)
+	code, out, errOut := cli(t, replica, "repair", "--yes")
+	wantRun(t, code, out, errOut, exitProblems, fmt.Sprintf("repaired 0 of %d; 1 failed, %d not touched\n", n, n-1),
+		fmt.Sprintf("countertop: could not repair ratelimit:r:000: PEXPIRE ratelimit:r:000 60000 NX (if still a counter without a TTL) failed: %s is a read-only replica — connect to its master to change keys; stopped there, as every key would be refused alike: %d more keys not touched\n",
+			replica.Addr, n-1))
+	after := replica.CommandCalls(t)
+	if sent := after["evalsha"] + after["eval"] - before["evalsha"] - before["eval"]; sent > 2 {
+		t.Errorf("the replica was sent %d repair scripts; want the first key's only (EVALSHA, then EVAL when the script was not loaded)", sent)
 	}
 }

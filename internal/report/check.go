@@ -23,7 +23,15 @@ type Check struct {
 	// Watched is how long the keys were watched (check --watch), 0 for one
 	// pass, which reads each key once and so cannot see extending.
 	Watched time.Duration
-	rules   *model.Rules
+	// Evictions is what each master's INFO says of the keys it evicted to
+	// stay under its maxmemory: an evicted counter is a rate limit reset
+	// early, which no key's status shows. Nil when INFO could not be read,
+	// and EvictionsUnknown says why. Evictions are said, and change no
+	// verdict: they are the server's sizing, not a counter's fault, and
+	// a monitor that wants to fail on them reads them in the JSON.
+	Evictions        []model.ServerEvictions
+	EvictionsUnknown string
+	rules            *model.Rules
 }
 
 // PatternCount is a pattern and how many of the keys checked it matched.
@@ -133,6 +141,7 @@ func (k *Check) WriteText(w io.Writer) error {
 			fmt.Fprintf(bw, "%-9s  %s  %d key%s match%s this pattern, and --min-keys wants %d\n", "too-few", pattern, p.Keys, plural(p.Keys), verbS(p.Keys), k.MinKeys)
 		}
 	}
+	k.writeEvictions(bw)
 	checked := len(k.Counters)
 	how, none := "checked", "no counter stuck or without expiry"
 	if k.Watched > 0 {
@@ -155,6 +164,22 @@ func (k *Check) WriteText(w io.Writer) error {
 	}
 	bw.WriteString("\n")
 	return bw.Flush()
+}
+
+// writeEvictions writes a line per master that has evicted keys (status
+// evicted, then its address), or a note when INFO could not be read.
+func (k *Check) writeEvictions(w io.Writer) {
+	if k.EvictionsUnknown != "" {
+		fmt.Fprintf(w, "%-9s  evictions not counted: %s\n", "note", model.SafeText(k.EvictionsUnknown))
+	}
+	for _, e := range k.Evictions {
+		if e.Evicted == 0 {
+			continue
+		}
+		fmt.Fprintf(w, "%-9s  %s  %d key%s evicted since it started %s ago (maxmemory-policy %s): an evicted rate-limit counter is a limit reset early for its client; "+
+			"INFO counts every key there, checked or not; raise maxmemory, or keep the counters where nothing evicts them\n",
+			"evicted", model.Printable(e.Addr), e.Evicted, plural(int(e.Evicted)), model.FormatDuration(e.Uptime), model.Printable(e.Policy))
+	}
 }
 
 // problemCounts returns "1 stuck, 2 no-expiry": how many counters have each
@@ -186,8 +211,9 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 // seconds, 0 for one pass), statuses (how many
 // counters have each status, every status named), patterns (each with its
 // keys and whether they are enough), unmatched (the patterns that matched
-// nothing) and problems (each problem counter as the snapshot's JSON
-// writes it, with a reason). Strings are escaped as the snapshot's are.
+// nothing), problems (each problem counter as the snapshot's JSON
+// writes it, with a reason) and evictions (see appendEvictions). Strings
+// are escaped as the snapshot's are.
 func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf := appendCheckHead(nil, takenAt, k.Verdict())
 	buf = append(buf, ",\n  \"keys_checked\": "...)
@@ -257,9 +283,36 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		}
 	}
 	buf = closeJSONArray(buf, problems > 0)
+	buf = k.appendEvictions(buf)
 	buf = append(buf, "\n}\n"...)
 	_, err := w.Write(buf)
 	return err
+}
+
+// appendEvictions appends the check's evictions: an array of each master's
+// server, evicted_keys, maxmemory_policy and uptime_s; null when INFO
+// could not be read (EvictionsUnknown), with evictions_unknown saying why.
+func (k *Check) appendEvictions(buf []byte) []byte {
+	if k.EvictionsUnknown != "" {
+		buf = append(buf, ",\n  \"evictions\": null,\n  \"evictions_unknown\": "...)
+		return appendJSONString(buf, model.JSONKey(k.EvictionsUnknown))
+	}
+	buf = append(buf, ",\n  \"evictions\": ["...)
+	for i, e := range k.Evictions {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"server\": "...)
+		buf = appendJSONString(buf, model.JSONKey(e.Addr))
+		buf = append(buf, ",\n      \"evicted_keys\": "...)
+		buf = strconv.AppendInt(buf, e.Evicted, 10)
+		buf = append(buf, ",\n      \"maxmemory_policy\": "...)
+		buf = appendJSONString(buf, model.JSONKey(e.Policy))
+		buf = append(buf, ",\n      \"uptime_s\": "...)
+		buf = strconv.AppendInt(buf, int64(e.Uptime/time.Second), 10)
+		buf = append(buf, "\n    }"...)
+	}
+	return closeJSONArray(buf, len(k.Evictions) > 0)
 }
 
 // WriteCheckFailedJSON writes the JSON object of a check that could not be

@@ -151,22 +151,40 @@ func TestCheckJSONIsEncodingJSON(t *testing.T) {
 	rows, rules := checkRows(t)
 	at := t0.Add(10 * time.Second)
 	patterns := []string{"rl:*", "views:*", "typo\x1b[31m*", "other"}
+	evictions := []struct {
+		servers []model.ServerEvictions
+		unknown string
+	}{
+		{},
+		{servers: []model.ServerEvictions{{Addr: "10.0.0.1:6379", Evicted: 1234, Policy: "allkeys-lru", Uptime: 3*time.Hour + 400*time.Millisecond}, {Addr: "10.0.0.2:6379", Policy: "noeviction"}}},
+		{unknown: "the Redis user may not do this on 10.0.0.1:6379 (NOPERM \x1b[31m)"},
+	}
 	for _, minKeys := range []int{0, 1, 2} {
-		check := NewCheck(rows, patterns, minKeys, rules)
-		var got bytes.Buffer
-		if err := check.WriteJSON(&got, at); err != nil {
-			t.Fatal(err)
+		for _, e := range evictions {
+			check := NewCheck(rows, patterns, minKeys, rules)
+			check.Evictions, check.EvictionsUnknown = e.servers, e.unknown
+			var got bytes.Buffer
+			if err := check.WriteJSON(&got, at); err != nil {
+				t.Fatal(err)
+			}
+			if want := encodingCheckJSON(t, at, rows, patterns, minKeys, rules, e.servers, e.unknown); got.String() != want {
+				t.Errorf("--min-keys %d, evictions %+v %q: got\n%s\nwant\n%s", minKeys, e.servers, e.unknown, got.String(), want)
+			}
+			checkTerminalSafe(t, got.String())
 		}
-		if want := encodingCheckJSON(t, at, rows, patterns, minKeys, rules); got.String() != want {
-			t.Errorf("--min-keys %d: got\n%s\nwant\n%s", minKeys, got.String(), want)
-		}
-		checkTerminalSafe(t, got.String())
 	}
 }
 
 // encodingCheckJSON is the check document as encoding/json writes it.
-func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patterns []string, minKeys int, rules *model.Rules) string {
+func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patterns []string, minKeys int, rules *model.Rules,
+	evictions []model.ServerEvictions, unknown string) string {
 	t.Helper()
+	type eviction struct {
+		Server  string `json:"server"`
+		Evicted int64  `json:"evicted_keys"`
+		Policy  string `json:"maxmemory_policy"`
+		UptimeS int64  `json:"uptime_s"`
+	}
 	type pattern struct {
 		Pattern string `json:"pattern"`
 		Keys    int    `json:"keys"`
@@ -216,8 +234,16 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		Patterns    []pattern       `json:"patterns"`
 		Unmatched   []string        `json:"unmatched"`
 		Problems    []problem       `json:"problems"`
+		Evictions   []eviction      `json:"evictions"`
+		Unknown     *string         `json:"evictions_unknown,omitempty"`
 	}{TakenAt: at.Format(time.RFC3339), Verdict: "healthy", KeysChecked: len(rows), MinKeys: minKeys, Statuses: st.Bytes(),
-		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}}
+		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}, Evictions: []eviction{}}
+	if unknown != "" {
+		doc.Evictions, doc.Unknown = nil, &unknown
+	}
+	for _, e := range evictions {
+		doc.Evictions = append(doc.Evictions, eviction{e.Addr, e.Evicted, e.Policy, int64(e.Uptime / time.Second)})
+	}
 	for _, p := range patterns {
 		n := 0
 		for _, c := range rows {
@@ -275,6 +301,30 @@ func TestCheckText(t *testing.T) {
 		!strings.HasPrefix(lines[2], `leak       rl:u42:2024113008  `) || !strings.HasPrefix(lines[3], `unmatched  typo\e[31m*  no key matches this pattern`) ||
 		lines[4] != "problems: 3 of 6 keys checked (1 stuck, 1 no-expiry, 1 leak)" {
 		t.Errorf("got:\n%s", out.String())
+	}
+	checkTerminalSafe(t, out.String())
+
+	// A server that evicted keys has a line before the verdict, which it
+	// leaves as it was; one that evicted none has no line.
+	check := NewCheck(rows, []string{"rl:*"}, 0, rules)
+	check.Evictions = []model.ServerEvictions{{Addr: "10.0.0.1:6379", Evicted: 1234, Policy: "allkeys-lru", Uptime: 75 * time.Hour}, {Addr: "10.0.0.2:6379", Policy: "allkeys-lru"}}
+	out.Reset()
+	if err := check.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	lines = strings.Split(strings.TrimSuffix(out.String(), "\n"), "\n")
+	want := "evicted    10.0.0.1:6379  1234 keys evicted since it started 3d03h ago (maxmemory-policy allkeys-lru): an evicted rate-limit counter is a limit reset early for its client; " +
+		"INFO counts every key there, checked or not; raise maxmemory, or keep the counters where nothing evicts them"
+	if len(lines) != 5 || lines[3] != want || lines[4] != "problems: 3 of 6 keys checked (1 stuck, 1 no-expiry, 1 leak)" {
+		t.Errorf("got:\n%s\nwant line 4:\n%s", out.String(), want)
+	}
+	check.Evictions, check.EvictionsUnknown = nil, "the Redis user may not do this on 10.0.0.1:6379 (NOPERM \x1b[31m)"
+	out.Reset()
+	if err := check.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	if lines = strings.Split(out.String(), "\n"); len(lines) < 2 || lines[3] != `note       evictions not counted: the Redis user may not do this on 10.0.0.1:6379 (NOPERM \e[31m)` {
+		t.Errorf("INFO refused: got\n%s", out.String())
 	}
 	checkTerminalSafe(t, out.String())
 }
