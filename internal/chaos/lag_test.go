@@ -78,7 +78,7 @@ func noFalseLag(t *testing.T, v *view, rdb redis.UniversalClient, mode string, m
 	start := v.mark()
 
 	written := traffic(t, rdb, busy)
-	t.Logf("%s: %d INCRs in %v (%.0f a second)", mode, written, busy, float64(written)/busy.Seconds())
+	t.Logf("%s: %d INCRs in %v (%.0f a second)", t.Name(), written, busy, float64(written)/busy.Seconds())
 	v.converge(rdb, "once the traffic stopped")
 	busyEnd := v.mark()
 	// Idle: the view stays as it is, and nothing is said of the server.
@@ -93,7 +93,7 @@ func noFalseLag(t *testing.T, v *view, rdb redis.UniversalClient, mode string, m
 	busyLag, busyCmds := v.healthBetween(start, busyEnd)
 	idleLag, idleCmds := v.healthBetween(busyEnd, end)
 	t.Logf("%s: %d resubscriptions; most behind said %v busy, %v idle; countertop's commands a second to its busiest server, past the spell's first %v, busy mean %.0f max %.0f, idle mean %.0f max %.0f",
-		mode, again, busyLag.behind, idleLag.behind, rateWindow, busyCmds.mean, busyCmds.max, idleCmds.mean, idleCmds.max)
+		t.Name(), again, busyLag.behind, idleLag.behind, rateWindow, busyCmds.mean, busyCmds.max, idleCmds.mean, idleCmds.max)
 	if again != 0 {
 		t.Errorf("the subscription was made again %d times, with nothing wrong with the server", again)
 	}
