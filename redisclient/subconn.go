@@ -10,6 +10,7 @@ import (
 	"io"
 	"math"
 	"net"
+	"slices"
 	"strconv"
 	"sync"
 	"sync/atomic"
@@ -57,11 +58,12 @@ type subConn struct {
 	wmu sync.Mutex // writes: the watchdog pings while the reader reads
 
 	pmu    sync.Mutex
-	probes []probe // pings sent and not answered yet, oldest first
-	// pinging: a ping is being written (outside pmu, so that the drain's
-	// pong and heard never wait for a write); ended: the drain is over,
-	// and a ping now would wait for an answer no one reads.
-	pinging, ended bool
+	probes []probe // pings sent (or being written) and not answered yet, oldest first
+	// lastPing is the payload of the last ping sent (see ping).
+	lastPing int64
+	// ended: the drain is over, and a ping now would wait for an answer
+	// no one reads.
+	ended bool
 	// The drain's count of messages in the second under way and in the
 	// one before (see busy).
 	second       time.Time
@@ -135,6 +137,18 @@ func (c *subConn) close() { c.nc.Close() }
 // subscription's commands cannot wait), and returns the wait to end once
 // it is answered.
 func (c *subConn) send(args ...string) (*wait, error) {
+	w := c.budget.begin()
+	if err := c.write(args...); err != nil {
+		c.budget.end(w, false)
+		return nil, err
+	}
+	return w, nil
+}
+
+// write writes one command, counting it in the budget; its wait is the
+// caller's, begun before, since the answer may be read before the write
+// returns.
+func (c *subConn) write(args ...string) error {
 	c.budget.spend(1)
 	buf := make([]byte, 0, 64)
 	buf = append(buf, '*')
@@ -147,18 +161,13 @@ func (c *subConn) send(args ...string) (*wait, error) {
 		buf = append(buf, a...)
 		buf = append(buf, '\r', '\n')
 	}
-	w := c.budget.begin()
 	c.wmu.Lock()
 	defer c.wmu.Unlock()
 	if err := c.nc.SetWriteDeadline(time.Now().Add(subscribeTimeout)); err != nil {
-		c.budget.end(w, false)
-		return nil, err
+		return err
 	}
-	if _, err := c.nc.Write(buf); err != nil {
-		c.budget.end(w, false)
-		return nil, err
-	}
-	return w, nil
+	_, err := c.nc.Write(buf)
+	return err
 }
 
 // do sends a command and reads its reply, before the subscription's
@@ -222,28 +231,39 @@ func (c *subConn) subscribe(ctx context.Context, kind string, channels ...string
 // ping sends a PING whose payload is the time, the probe that tells how
 // far behind the subscription is (see behind), unless one is still
 // unanswered. It reports whether it sent one.
+//
+// The ping is recorded as awaited before it is written: the drain may
+// read its answer before the write returns (it reads apart, and Redis
+// answers at once), and an answer to a ping not yet recorded would be
+// dropped, leaving the ping out for ever and no other sent.
 func (c *subConn) ping(now time.Time) (bool, error) {
 	c.pmu.Lock()
-	if len(c.probes) > 0 || c.pinging || c.ended {
+	if len(c.probes) > 0 || c.ended {
 		c.pmu.Unlock()
 		return false, nil
 	}
-	c.pinging = true
+	// Each payload differs from the last, so that an answer names one
+	// ping only, whatever the clock does.
+	ts := max(now.UnixNano(), c.lastPing+1)
+	c.lastPing = ts
+	w := c.budget.begin()
+	c.probes = append(c.probes, probe{sent: ts, w: w})
 	c.pmu.Unlock()
-	ts := now.UnixNano()
-	w, err := c.send("PING", strconv.FormatInt(ts, 10))
-	c.pmu.Lock()
-	defer c.pmu.Unlock()
-	c.pinging = false
-	switch {
-	case err != nil:
-		return false, err
-	case c.ended: // the drain ended while it was written: no one reads the answer
-		c.budget.end(w, false)
+	err := c.write("PING", strconv.FormatInt(ts, 10))
+	if err == nil {
 		return true, nil
 	}
-	c.probes = append(c.probes, probe{sent: ts, w: w})
-	return true, nil
+	c.pmu.Lock()
+	defer c.pmu.Unlock()
+	// Unless the drain's end gave it up meanwhile (see endProbes).
+	for i, p := range c.probes {
+		if p.w == w {
+			c.budget.end(w, false)
+			c.probes = slices.Delete(c.probes, i, i+1)
+			break
+		}
+	}
+	return false, err
 }
 
 // pong takes the answer to the ping sent at payload.
@@ -258,7 +278,7 @@ func (c *subConn) pong(payload []byte) {
 	for i, p := range c.probes {
 		if p.sent == ts {
 			c.budget.end(p.w, true)
-			c.probes = append(c.probes[:i], c.probes[i+1:]...)
+			c.probes = slices.Delete(c.probes, i, i+1)
 			c.rtt.Store(now.UnixNano() - ts)
 			return
 		}

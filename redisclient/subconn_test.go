@@ -4,6 +4,7 @@ import (
 	"bufio"
 	"fmt"
 	"math"
+	"net"
 	"slices"
 	"strconv"
 	"strings"
@@ -229,5 +230,19 @@ func TestNoPingOnceTheDrainEnded(t *testing.T) {
 	c.endProbes()
 	if sent, err := c.ping(time.Now()); sent || err != nil || !c.unanswered().IsZero() {
 		t.Errorf("ping after the drain ended: sent %v, error %v, unanswered since %v; want nothing sent", sent, err, c.unanswered())
+	}
+}
+
+// A ping that could not be written is not left awaited: the watchdog gives
+// the connection up with the write's error, and a later ping is sent.
+func TestPingNotWrittenIsNotAwaited(t *testing.T) {
+	nc, other := net.Pipe()
+	other.Close()
+	c := &subConn{nc: nc, budget: newBudget(0).server("")}
+	if sent, err := c.ping(time.Now()); sent || err == nil {
+		t.Fatalf("ping on a closed connection: sent %v, error %v; want an error", sent, err)
+	}
+	if !c.unanswered().IsZero() || c.behind(time.Now()) != 0 {
+		t.Errorf("the ping not written is still awaited: unanswered since %v, behind %v", c.unanswered(), c.behind(time.Now()))
 	}
 }
