@@ -112,7 +112,7 @@ func TestPingAnsweredBeforeItsWriteReturns(t *testing.T) {
 		return &lateWriteConn{Conn: nc}, nil
 	}
 	ctx := context.Background()
-	conn, err := dialSub(ctx, opt, newBudget(0).server(""))
+	conn, err := dialSub(ctx, opt, "countertop-test", newBudget(0).server(""))
 	if err != nil {
 		t.Fatal(err)
 	}
