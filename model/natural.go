@@ -101,3 +101,51 @@ func digitsEnd(s string, i int) int {
 	}
 	return i
 }
+
+// KeyPrefix is 8 bytes that order names as CompareKeys does, for a radix
+// sort: of names that all share their first from bytes, one whose
+// KeyPrefix is less sorts first; equal KeyPrefixes say nothing (the names
+// may still differ further on), and CompareKeys decides between them.
+//
+// Past from (taken back to the start of a number it falls in), a byte
+// other than a digit stands for itself, and a run of digits for '0', how
+// many digits it has without its leading zeros, then those digits: no
+// other byte lies among the digits, so a number sorts among them as its
+// first digit does, and among numbers a longer one is larger. A number of
+// 255 digits or more ends the prefix, as its digits no longer fit a byte's
+// count. The 8 bytes are big-endian, zero after the name's end.
+func KeyPrefix(key string, from int) uint64 {
+	from = min(from, len(key))
+	for from > 0 && isDigit(key[from-1]) {
+		from--
+	}
+	var v uint64
+	n := 0 // bytes in v
+	put := func(c byte) bool {
+		v, n = v|uint64(c)<<(56-8*n), n+1
+		return n < 8
+	}
+	for i := from; i < len(key) && n < 8; {
+		if !isDigit(key[i]) {
+			put(key[i])
+			i++
+			continue
+		}
+		end := digitsEnd(key, i)
+		for i < end && key[i] == '0' {
+			i++
+		}
+		if !put('0') {
+			break
+		}
+		if end-i >= 0xff {
+			put(0xff)
+			break
+		}
+		put(byte(end - i))
+		for ; i < end && n < 8; i++ {
+			put(key[i])
+		}
+	}
+	return v
+}
