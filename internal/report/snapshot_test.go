@@ -585,7 +585,7 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 				}
 			}
 		}
-		want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return strings.Compare(a.Key, b.Key) })
+		want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return model.CompareKeys(a.Key, b.Key) })
 		for format, reference := range map[string]func(testing.TB, time.Time, []*model.Counter, *model.Rules) string{
 			FormatTable: tabwriterTable, FormatJSON: encodingJSON, FormatCSV: encodingCSV,
 		} {
