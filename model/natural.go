@@ -6,7 +6,9 @@ import (
 )
 
 // Key names are ordered as people read them, runs of digits by the number
-// they spell: the dashboard's order by name, and every sort's ties.
+// they spell: the dashboard's order by name, every sort's ties, and the
+// order snapshot, check and repair list keys in (internal/report sorts by
+// KeyPrefix, then CompareKeys).
 
 // CompareKeys returns -1, 0 or +1 as key name a sorts before, with or
 // after b in SortKeyName's order, as people read names: a run of digits
