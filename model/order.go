@@ -434,7 +434,7 @@ func (s *Store) sortFading() (zero []int32) {
 		// the same rate for ever, and keep the order the names gave them
 		// without the names, which are far apart in memory, being read.
 		type rated struct {
-			rate     float64
+			rate     uint64 // rateNumber
 			at       int64
 			sums     [2]float32
 			e, place int32
@@ -443,13 +443,13 @@ func (s *Store) sortFading() (zero []int32) {
 		for i, e := range end {
 			x := &s.entries[e]
 			if r := s.rateOf(x); r != 0 {
-				keys = append(keys, rated{r, x.at, [2]float32{x.sumDelta, x.sumSecs}, e, int32(i)})
+				keys = append(keys, rated{rateNumber(r), x.at, [2]float32{x.sumDelta, x.sumSecs}, e, int32(i)})
 			} else {
 				zero = append(zero, e)
 			}
 		}
 		sortMostlySorted(keys, func(a, b rated) int {
-			c := cmp.Compare(b.rate, a.rate)
+			c := cmp.Compare(a.rate, b.rate)
 			if c == 0 {
 				if a.at == b.at && a.sums == b.sums {
 					return cmp.Compare(a.place, b.place)
@@ -616,12 +616,13 @@ func (s *Store) place(e int32) {
 		return
 	}
 	before := func(k int32) bool { return s.compare(e, k) < 0 }
-	if s.sortKey == SortRate { // e's rate worked out once, not at each compare
+	if sp, n := &sorts[s.sortKey], s.numbering(s.quiet); sp.canNumber(n) { // e's number worked out once, not at each compare (a rate costs an exp)
 		x := &s.entries[e]
-		r := s.rateOf(x)
+		key, cls := sp.number(n, x)
 		before = func(k int32) bool {
 			y := &s.entries[k]
-			c := cmp.Compare(s.rateOf(y), r)
+			yKey, yCls := sp.number(n, y)
+			c := cmp.Or(cmp.Compare(cls, yCls), cmp.Compare(key, yKey))
 			if c == 0 {
 				c = CompareKeys(x.key, y.key)
 			}
