@@ -40,7 +40,8 @@ const (
 // key is a radix sort of their numbers (sortByKeys) and a compare of two
 // keys compares their numbers (compareEntries): the two cannot disagree.
 type sortSpec struct {
-	name string // for the header
+	name   string // for the header
+	column Column // whose values it orders by: a click on its title picks it
 	// number is x's place: lower first, by cls, then by key; equal
 	// numbers go by name. nil: by name alone.
 	number func(n numbering, x *entry) (key uint64, cls uint8)
@@ -52,9 +53,9 @@ type sortSpec struct {
 
 // sorts is every SortKey's sortSpec.
 var sorts = [numSortKeys]sortSpec{
-	SortKeyName: {name: "key"},
+	SortKeyName: {name: "key", column: ColumnKey},
 	SortValue: {
-		name: "value",
+		name: "value", column: ColumnValue,
 		number: func(n numbering, x *entry) (uint64, uint8) {
 			if x.kind == KindInt && !n.floats {
 				return ^orderInt(int64(x.num)), 0 // larger first, exact beyond 2^53
@@ -71,7 +72,7 @@ var sorts = [numSortKeys]sortSpec{
 		exact:    compareValues,
 	},
 	SortTTL: {
-		name: "ttl",
+		name: "ttl", column: ColumnTTL,
 		number: func(_ numbering, x *entry) (uint64, uint8) {
 			if x.pttl < 0 {
 				return 0, 0 // no TTL: first
@@ -80,7 +81,7 @@ var sorts = [numSortKeys]sortSpec{
 		},
 	},
 	SortPercent: {
-		name: "% limit",
+		name: "% limit", column: ColumnLimit,
 		number: func(n numbering, x *entry) (uint64, uint8) {
 			if p, ok := x.percent(n.rules); ok {
 				return ^orderFloat(p), 0
@@ -89,11 +90,11 @@ var sorts = [numSortKeys]sortSpec{
 		},
 	},
 	SortRate: {
-		name:   "rate",
+		name: "rate", column: ColumnRate,
 		number: func(n numbering, x *entry) (uint64, uint8) { return rateNumber(rateAsOf(x, n.quiet)), 0 },
 	},
 	SortStatus: {
-		name:   "status",
+		name: "status", column: ColumnStatus,
 		number: func(_ numbering, x *entry) (uint64, uint8) { return uint64(x.status), 0 }, // most severe first
 	},
 }
