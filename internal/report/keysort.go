@@ -71,7 +71,6 @@ type place struct {
 	batch, i uint32
 }
 
-
 // histogram counts, for each byte of a next (least significant first), how
 // many nexts hold each value there: what a radix sort's passes start from.
 type histogram [8][256]int
