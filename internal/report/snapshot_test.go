@@ -525,7 +525,10 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 func tabwriterTable(_ testing.TB, at time.Time, rows []*model.Counter, rules *model.Rules) string {
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(tableHeader[:], "\t")+"\tSTATUS")
+	for _, c := range tableHeader {
+		fmt.Fprint(tw, c.Title()+"\t")
+	}
+	fmt.Fprintln(tw, "STATUS")
 	texts := newRuleTexts(rules)
 	for _, c := range rows {
 		cells := tableCells(c, texts, maxTableKey)
