@@ -72,6 +72,10 @@ type Store struct {
 	reverse  bool
 	filter   filter
 	order    order
+	// before is an entry as it was before a reading, for observe to compare
+	// with: held here rather than on the stack, as the sorts' functions
+	// (sortSpec) would move it to the heap at every reading.
+	before entry
 }
 
 // entry is a Counter as the Store keeps it, in as few bytes as a million
@@ -190,10 +194,10 @@ func (s *Store) observe(o *Observation) bool {
 	v := r.Value
 	// A reading may move the key in the sort (never by name: keys do not
 	// change): compare it before and after.
-	var before entry
+	before := &s.before
 	track := s.sortKey != SortKeyName && !e.moved
 	if track {
-		before = *e
+		*before = *e
 	}
 
 	oldNum, wasNum := e.value().Number()
@@ -227,7 +231,7 @@ func (s *Store) observe(o *Observation) bool {
 	// Sorted by rate, a key with a rate that is read again is placed
 	// again, even where its rate as of now is what it was: the keys that
 	// fade are told apart by how their rates were read (see sortFading).
-	if track && (s.compareEntries(&before, e) != 0 || s.sortKey == SortRate && before.rateChanged(e)) {
+	if track && (s.compareEntries(before, e) != 0 || s.sortKey == SortRate && before.rateChanged(e)) {
 		s.markMoved(i)
 	}
 	return changed
