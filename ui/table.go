@@ -2,7 +2,6 @@ package ui
 
 import (
 	"cmp"
-	"iter"
 	"slices"
 	"strconv"
 	"strings"
@@ -259,11 +258,17 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 			c.widths[i] = col.wide(&f)
 		}
 	}
-	for s := range f.steps() {
-		if width-c.fixed() >= f.goal(s.goal) {
-			break
+give:
+	for turn := range 3 {
+		for _, s := range tableSteps {
+			if f.turn(s) != turn {
+				continue
+			}
+			if width-c.fixed() >= f.goal(s.goal) {
+				break give
+			}
+			s.to(&f, &c, s.col)
 		}
-		s.to(&f, &c, s.col)
 	}
 	// KEY is as wide as the names need, up to keyShare of the row: the
 	// room past that goes to the right end, so that a value stays next to
@@ -274,29 +279,19 @@ func layout(width, value, key int, sorted model.SortKey) columns {
 	return c
 }
 
-// steps yields tableSteps in the order layout takes them: under
-// minKeyWidth the sorted column's last.
-func (f *fit) steps() iter.Seq[step] {
-	sorted := func(s step) bool {
-		if s.col < 0 {
-			return false
-		}
-		k, ok := tableColumns[s.col].id.Sort()
-		return ok && k == f.sorted
+// turn is when layout takes step s: the steps under minKeyWidth (0), but
+// the sorted column's (1), then the others (2), each in tableSteps' order.
+func (f *fit) turn(s step) int {
+	switch {
+	case s.goal != keyMin:
+		return 2
+	case s.col < 0:
+		return 0
 	}
-	return func(yield func(step) bool) {
-		for _, take := range [...]func(step) bool{
-			func(s step) bool { return s.goal == keyMin && !sorted(s) },
-			func(s step) bool { return s.goal == keyMin && sorted(s) },
-			func(s step) bool { return s.goal != keyMin },
-		} {
-			for _, s := range tableSteps {
-				if take(s) && !yield(s) {
-					return
-				}
-			}
-		}
+	if k, ok := tableColumns[s.col].id.Sort(); ok && k == f.sorted {
+		return 1
 	}
+	return 0
 }
 
 // keyShare is the most of a wide row's width (in percent) that KEY takes
@@ -345,8 +340,10 @@ func (m *Model) tableView(height int) []string {
 	for i := range rows {
 		names[i] = model.Printable(rows[i].Key)
 	}
+	r := &rowArgs{now: now} // one for all rows: the cells' functions move it to the heap
 	for i := range rows {
-		line := m.row(&rows[i], keyCell(names, i, cols.key()), cols, now, m.offset+i == m.cursor)
+		r.c, r.name = &rows[i], keyCell(names, i, cols.key())
+		line := m.row(r, cols, m.offset+i == m.cursor)
 		if cols.width() > m.width {
 			// Rows are as wide as their columns, which fit the width
 			// unless it is too narrow for them.
@@ -504,47 +501,50 @@ type rowArgs struct {
 // pad pads text to the width of the column being drawn.
 func (r *rowArgs) pad(text string) string { return r.col.pad(text, r.width) }
 
-// row renders one counter, its key shown as name. A counter with no expiry
-// is red across the row; the STATUS cell and the gauge carry the status
-// colour. The gutter and KEY are drawn as one run of the row's look, and
-// so is each other plain cell with the gaps either side of it; every other
-// cell is drawn apart, each gap before it in the row's look.
-func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, selected bool) string {
-	look, marker := &m.theme.rows[c.Status][0], "  "
+// row renders the counter r.c, its key shown as r.name. A counter with no
+// expiry is red across the row; the STATUS cell and the gauge carry the
+// status colour. The gutter and KEY are drawn as one run of the row's
+// look, and so is each other plain cell with the gaps either side of it;
+// every other cell is drawn apart, each gap before it in the row's look.
+func (m *Model) row(r *rowArgs, cols columns, selected bool) string {
+	look, marker := &m.theme.rows[r.c.Status][0], "  "
 	if selected {
-		look, marker = &m.theme.rows[c.Status][1], "▸ "
+		look, marker = &m.theme.rows[r.c.Status][1], "▸ "
 	}
-	r := rowArgs{c: c, name: name, now: now, look: look}
-	r.rule, _ = m.store.RuleOf(*c)
+	r.look = look
+	r.rule, _ = m.store.RuleOf(*r.c)
 
 	var b strings.Builder
-	run := marker // in the row's look, not drawn yet
+	var run [2 * numTableColumns]string // in the row's look, to be drawn as one
+	n := 0
+	draw := func() {
+		if n > 0 {
+			b.WriteString(look.base.render(strings.Join(run[:n], "")))
+			n = 0
+		}
+	}
+	run[n], n = marker, n+1
 	for i := range tableColumns {
 		if cols.widths[i] == 0 {
 			continue
 		}
 		if i > 0 {
-			run += cols.gap
+			run[n], n = cols.gap, n+1
 		}
 		r.col, r.width = &tableColumns[i], cols.widths[i]
-		text, plain := r.col.cell(m, &r)
+		text, plain := r.col.cell(m, r)
 		if plain {
-			run += text
+			run[n], n = text, n+1
 			if i > 0 {
 				continue
 			}
 		}
-		if run != "" {
-			b.WriteString(look.base.render(run))
-			run = ""
-		}
+		draw()
 		if !plain {
 			b.WriteString(text)
 		}
 	}
-	if run != "" {
-		b.WriteString(look.base.render(run))
-	}
+	draw()
 	return b.String()
 }
 
