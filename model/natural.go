@@ -121,33 +121,32 @@ func KeyPrefix(key string, from int) uint64 {
 	for from > 0 && isDigit(key[from-1]) {
 		from--
 	}
-	var v uint64
-	n := 0 // bytes in v
-	put := func(c byte) bool {
-		v, n = v|uint64(c)<<(56-8*n), n+1
-		return n < 8
-	}
-	for i := from; i < len(key) && n < 8; {
+	var b [8]byte
+	n := 0 // bytes of b written
+	for i := from; i < len(key) && n < len(b); {
 		if !isDigit(key[i]) {
-			put(key[i])
-			i++
+			b[n] = key[i]
+			n, i = n+1, i+1
 			continue
 		}
 		end := digitsEnd(key, i)
 		for i < end && key[i] == '0' {
 			i++
 		}
-		if !put('0') {
+		b[n] = '0'
+		if n++; n == len(b) {
 			break
 		}
 		if end-i >= 0xff {
-			put(0xff)
+			b[n] = 0xff
 			break
 		}
-		put(byte(end - i))
-		for ; i < end && n < 8; i++ {
-			put(key[i])
+		b[n] = byte(end - i)
+		for n++; i < end && n < len(b); n, i = n+1, i+1 {
+			b[n] = key[i]
 		}
+		i = end
 	}
-	return v
+	return uint64(b[0])<<56 | uint64(b[1])<<48 | uint64(b[2])<<40 | uint64(b[3])<<32 |
+		uint64(b[4])<<24 | uint64(b[5])<<16 | uint64(b[6])<<8 | uint64(b[7])
 }

@@ -148,3 +148,14 @@ func BenchmarkCompareKeys(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkKeyPrefix is the prefix of a name of a large keyspace past
+// what all share, as a snapshot notes it for each key as it arrives.
+func BenchmarkKeyPrefix(b *testing.B) {
+	keys := []string{"ratelimit:user:00012345:login", "ratelimit:user:00099999:login", "ratelimit:api:login", "user:2"}
+	for b.Loop() {
+		for _, k := range keys {
+			KeyPrefix(k, 15)
+		}
+	}
+}
