@@ -5,7 +5,6 @@ import (
 	"math/bits"
 	"slices"
 	"sort"
-	"strings"
 )
 
 // The order's blocks hold about blockSize keys: a block is split in two
@@ -435,7 +434,7 @@ func (s *Store) sortFading() (zero []int32) {
 		// the same rate for ever, and keep the order the names gave them
 		// without the names, which are far apart in memory, being read.
 		type rated struct {
-			rate     float64
+			rate     uint64 // rateNumber
 			at       int64
 			sums     [2]float32
 			e, place int32
@@ -444,13 +443,13 @@ func (s *Store) sortFading() (zero []int32) {
 		for i, e := range end {
 			x := &s.entries[e]
 			if r := s.rateOf(x); r != 0 {
-				keys = append(keys, rated{r, x.at, [2]float32{x.sumDelta, x.sumSecs}, e, int32(i)})
+				keys = append(keys, rated{rateNumber(r), x.at, [2]float32{x.sumDelta, x.sumSecs}, e, int32(i)})
 			} else {
 				zero = append(zero, e)
 			}
 		}
 		sortMostlySorted(keys, func(a, b rated) int {
-			c := cmp.Compare(b.rate, a.rate)
+			c := cmp.Compare(a.rate, b.rate)
 			if c == 0 {
 				if a.at == b.at && a.sums == b.sums {
 					return cmp.Compare(a.place, b.place)
@@ -617,12 +616,13 @@ func (s *Store) place(e int32) {
 		return
 	}
 	before := func(k int32) bool { return s.compare(e, k) < 0 }
-	if s.sortKey == SortRate { // e's rate worked out once, not at each compare
+	if sp, n := &sorts[s.sortKey], s.numbering(s.quiet); sp.canNumber(n) { // e's number worked out once, not at each compare (a rate costs an exp)
 		x := &s.entries[e]
-		r := s.rateOf(x)
+		key, cls := sp.number(n, x)
 		before = func(k int32) bool {
 			y := &s.entries[k]
-			c := cmp.Compare(s.rateOf(y), r)
+			yKey, yCls := sp.number(n, y)
+			c := cmp.Or(cmp.Compare(cls, yCls), cmp.Compare(key, yKey))
 			if c == 0 {
 				c = CompareKeys(x.key, y.key)
 			}
@@ -787,98 +787,4 @@ func (s *Store) setIncoming(i int32, now bool) {
 			o.byID[h].incoming--
 		}
 	}
-}
-
-// CompareKeys returns -1, 0 or +1 as key name a sorts before, with or
-// after b in SortKeyName's order, as people read names: a run of digits
-// compares as the number it spells ("user:2" < "user:10" < "user:100"),
-// any other byte as itself. Names that spell the same numbers ("a01" and
-// "a1") compare byte by byte, so that the order is total: 0 only for equal
-// names. It compares in place, without allocating: the bytes both share
-// are skipped, and only a difference in or next to a run of digits is
-// looked at more closely.
-func CompareKeys(a, b string) int {
-	i, n := 0, min(len(a), len(b))
-	for i+8 <= n && load64(a, i) == load64(b, i) {
-		i += 8
-	}
-	for i < n && a[i] == b[i] {
-		i++
-	}
-	if i == len(a) && i == len(b) {
-		return 0
-	}
-	if (i == 0 || !isDigit(a[i-1])) && (i == len(a) || !isDigit(a[i])) && (i == len(b) || !isDigit(b[i])) {
-		return compareByte(a, b, i) // no number where they differ
-	}
-	if i < n && isDigit(a[i]) && isDigit(b[i]) && digitsEnd(a, i) == digitsEnd(b, i) {
-		return cmp.Compare(a[i], b[i]) // numbers of one length (zero-padded ids): as their digits
-	}
-	for i > 0 && isDigit(a[i-1]) {
-		i-- // to the start of the number the difference is in
-	}
-	if c := compareNumbered(a[i:], b[i:]); c != 0 {
-		return c
-	}
-	return strings.Compare(a[i:], b[i:])
-}
-
-// load64 is the 8 bytes of s from i as one word, read at once (the
-// compiler merges the loads), for CompareKeys to skip shared bytes with.
-func load64(s string, i int) uint64 {
-	s = s[i : i+8]
-	return uint64(s[0]) | uint64(s[1])<<8 | uint64(s[2])<<16 | uint64(s[3])<<24 |
-		uint64(s[4])<<32 | uint64(s[5])<<40 | uint64(s[6])<<48 | uint64(s[7])<<56
-}
-
-// compareByte compares a and b by their bytes at i, where they first
-// differ; a name that ends there is the less.
-func compareByte(a, b string, i int) int {
-	switch {
-	case i == len(a):
-		return -1
-	case i == len(b):
-		return 1
-	}
-	return cmp.Compare(a[i], b[i])
-}
-
-// compareNumbered compares a and b as runs of digits (by the number they
-// spell) and single other bytes, in turn; 0 when they spell the same.
-func compareNumbered(a, b string) int {
-	i, j := 0, 0
-	for i < len(a) && j < len(b) {
-		if !isDigit(a[i]) || !isDigit(b[j]) {
-			if a[i] != b[j] {
-				return cmp.Compare(a[i], b[j])
-			}
-			i, j = i+1, j+1
-			continue
-		}
-		ea, eb := digitsEnd(a, i), digitsEnd(b, j)
-		if c := compareDigits(a[i:ea], b[j:eb]); c != 0 {
-			return c
-		}
-		i, j = ea, eb
-	}
-	return cmp.Compare(len(a)-i, len(b)-j)
-}
-
-// compareDigits compares two runs of digits by the numbers they spell,
-// however long: without their leading zeros, the longer is the larger,
-// and two as long compare as their bytes do.
-func compareDigits(a, b string) int {
-	a, b = strings.TrimLeft(a, "0"), strings.TrimLeft(b, "0")
-	if c := cmp.Compare(len(a), len(b)); c != 0 {
-		return c
-	}
-	return strings.Compare(a, b)
-}
-
-// digitsEnd is the end of the run of digits of s that starts at i.
-func digitsEnd(s string, i int) int {
-	for i < len(s) && isDigit(s[i]) {
-		i++
-	}
-	return i
 }

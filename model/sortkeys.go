@@ -1,9 +1,5 @@
 package model
 
-import (
-	"math"
-)
-
 // keyed is an entry with its place in a sort as a number: by cls, then by
 // key, then by name (the order it is given in, as radixSort is stable).
 type keyed struct {
@@ -16,9 +12,9 @@ type keyed struct {
 // from each entry's place in name order (byName): its place in the sort is
 // worked out once, as a number, and the numbers are sorted by their bytes,
 // a pass over them for each byte that is not the same in all, with no
-// compare. It reports false, and writes nothing, for values it cannot
-// turn into numbers that compare as compareValues does: floats among
-// integers too large for a float64 to hold exactly.
+// compare. It reports false, and writes nothing, for the sort by name and
+// where the sort's numbers cannot order the entries (sortSpec.numbered):
+// floats among integers too large for a float64 to hold exactly.
 func (s *Store) sortByKeys(place, out []int32) bool {
 	number := s.sortNumber(s.quiet)
 	if number == nil {
@@ -33,67 +29,6 @@ func (s *Store) sortByKeys(place, out []int32) bool {
 		out[i] = r.e
 	}
 	return true
-}
-
-// sortNumber is how an entry's place in the Store's sort (other than by
-// name) is a number, as compareEntries orders it: lower numbers first,
-// cls before key, rates as of quiet. It is nil when the values cannot be
-// (see sortByKeys).
-func (s *Store) sortNumber(quiet int64) func(x *entry) (key uint64, cls uint8) {
-	switch s.sortKey {
-	case SortValue:
-		floats, huge := s.floats > 0, s.hugeInts > 0
-		if floats && huge {
-			return nil
-		}
-		return func(x *entry) (uint64, uint8) {
-			if x.kind == KindInt && !floats {
-				return ^orderInt(int64(x.num)), 0 // larger first
-			}
-			if n, ok := x.value().Number(); ok {
-				return ^orderFloat(n), 0
-			}
-			return 0, 1 // no number: last
-		}
-	case SortTTL:
-		return func(x *entry) (uint64, uint8) {
-			if x.pttl < 0 {
-				return 0, 0 // no TTL: first
-			}
-			return orderInt(x.deadline()), 1
-		}
-	case SortPercent:
-		return func(x *entry) (uint64, uint8) {
-			if p, ok := x.percent(s.rules); ok {
-				return ^orderFloat(p), 0
-			}
-			return 0, 1
-		}
-	case SortRate:
-		return func(x *entry) (uint64, uint8) { return ^orderFloat(rateAsOf(x, quiet)), 0 } // fastest first
-	case SortStatus:
-		return func(x *entry) (uint64, uint8) { return uint64(x.status), 0 }
-	}
-	return nil
-}
-
-// orderInt maps n to a number that sorts as n does.
-func orderInt(n int64) uint64 { return uint64(n) ^ 1<<63 }
-
-// orderFloat maps f to a number that sorts as cmp.Compare orders floats:
-// NaN below all, -0 the same as 0.
-func orderFloat(f float64) uint64 {
-	switch {
-	case f != f:
-		return 0
-	case f == 0:
-		f = 0
-	}
-	b := math.Float64bits(f)
-	if b>>63 != 0 {
-		return ^b
-	}
-	return b | 1<<63
 }
 
 // radixSort sorts recs by cls, then key, stably: a least significant digit

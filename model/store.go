@@ -9,48 +9,6 @@ import (
 	"time"
 )
 
-// SortKey is one of the orders the dashboard cycles through with `s`.
-// Each is listed as it reads unreversed; Store.SetReverse reads it from the
-// bottom up, its exact mirror image, ties and keys left last included (so
-// that `S` costs a pass over the order, not a sort):
-//
-//   - SortKeyName: key names as people read them, runs of digits by their
-//     number ("user:2", "user:10", "user:100"); reversed, Z to A.
-//   - SortValue, SortPercent: largest first, keys without a number (or a
-//     limit) last; reversed, those first, then the smallest.
-//   - SortTTL: keys without expiry first, as the ones an incident is about,
-//     then the least time left; reversed, the most time left first and the
-//     keys without expiry last.
-//   - SortRate: fastest rise first, falling keys last.
-//   - SortStatus: most severe first (stuck, no-expiry, ...: Status order).
-//
-// Every order breaks ties by key name, in the same order as SortKeyName
-// (and reversed with it), so it is total and the same for the same data.
-type SortKey uint8
-
-const (
-	SortKeyName SortKey = iota
-	SortValue
-	SortTTL
-	SortPercent
-	SortRate
-	SortStatus
-	numSortKeys
-)
-
-var sortNames = [numSortKeys]string{"key", "value", "ttl", "% limit", "rate", "status"}
-
-// String is the sort's short name, for the header.
-func (k SortKey) String() string {
-	if k < numSortKeys {
-		return sortNames[k]
-	}
-	return "?"
-}
-
-// Next is the sort that `s` moves to: each in turn, then SortKeyName again.
-func (k SortKey) Next() SortKey { return (k + 1) % numSortKeys }
-
 // Counts summarises the Store for the header.
 type Counts struct {
 	Total     int
@@ -115,6 +73,10 @@ type Store struct {
 	reverse  bool
 	filter   filter
 	order    order
+	// before is an entry as it was before a reading, for observe to compare
+	// with: held here rather than on the stack, as the sorts' functions
+	// (sortSpec) would move it to the heap at every reading.
+	before entry
 }
 
 // entry is a Counter as the Store keeps it, in as few bytes as a million
@@ -234,10 +196,10 @@ func (s *Store) observe(o *Observation) bool {
 	v := r.Value
 	// A reading may move the key in the sort (never by name: keys do not
 	// change): compare it before and after.
-	var before entry
+	before := &s.before
 	track := s.sortKey != SortKeyName && !e.moved
 	if track {
-		before = *e
+		*before = *e
 	}
 
 	oldNum, wasNum := e.value().Number()
@@ -271,7 +233,7 @@ func (s *Store) observe(o *Observation) bool {
 	// Sorted by rate, a key with a rate that is read again is placed
 	// again, even where its rate as of now is what it was: the keys that
 	// fade are told apart by how their rates were read (see sortFading).
-	if track && (s.compareEntries(&before, e) != 0 || s.sortKey == SortRate && before.rateChanged(e)) {
+	if track && (s.compareEntries(before, e) != 0 || s.sortKey == SortRate && before.rateChanged(e)) {
 		s.markMoved(i)
 	}
 	return changed
@@ -711,70 +673,6 @@ func (s *Store) Counts() Counts {
 // rule (false: the fallback).
 func (s *Store) RuleOf(c Counter) (Rule, bool) {
 	return s.rules.At(int(c.Rule)), c.Rule >= 0
-}
-
-// compare orders entries a and b in the current sort.
-func (s *Store) compare(a, b int32) int { return s.compareEntries(&s.entries[a], &s.entries[b]) }
-
-func (s *Store) compareEntries(x, y *entry) int {
-	var c int
-	switch s.sortKey {
-	case SortValue:
-		c = compareValues(x, y)
-	case SortTTL:
-		c = compareExpiry(x, y)
-	case SortPercent:
-		xp, xok := x.percent(s.rules)
-		yp, yok := y.percent(s.rules)
-		c = compareDesc(xp, xok, yp, yok)
-	case SortRate:
-		c = cmp.Compare(s.rateOf(y), s.rateOf(x))
-	case SortStatus:
-		c = cmp.Compare(x.status, y.status)
-	}
-	if c == 0 {
-		c = CompareKeys(x.key, y.key)
-	}
-	if s.reverse {
-		return -c
-	}
-	return c
-}
-
-// compareValues puts larger numbers first, then keys holding no number.
-func compareValues(x, y *entry) int {
-	if x.kind == KindInt && y.kind == KindInt {
-		return cmp.Compare(int64(y.num), int64(x.num)) // exact, beyond float64's 2^53
-	}
-	xn, xok := x.value().Number()
-	yn, yok := y.value().Number()
-	return compareDesc(xn, xok, yn, yok)
-}
-
-// compareDesc puts larger values first and missing ones last.
-func compareDesc(x float64, xok bool, y float64, yok bool) int {
-	if xok != yok {
-		if xok {
-			return -1
-		}
-		return 1
-	}
-	return cmp.Compare(y, x)
-}
-
-// compareExpiry puts keys without a TTL first, then the earliest deadline:
-// deadlines do not change as time passes, so neither does the order.
-func compareExpiry(x, y *entry) int {
-	xNone, yNone := x.pttl < 0, y.pttl < 0
-	switch {
-	case xNone && yNone:
-		return 0
-	case xNone:
-		return -1
-	case yNone:
-		return 1
-	}
-	return cmp.Compare(x.deadline(), y.deadline())
 }
 
 func (e *entry) percent(rules *Rules) (float64, bool) {

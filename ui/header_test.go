@@ -106,7 +106,7 @@ func TestARoundedValueGivesTheKeyTheRoom(t *testing.T) {
 // sort, each title stays over its column (STATUS over the statuses).
 func TestTitlesStayOverTheirColumns(t *testing.T) {
 	for width := 40; width <= 130; width++ {
-		for s := range 5 { // key, value, TTL, % of limit, rate
+		for s := range 6 { // key, value, TTL, % of limit, rate, status
 			m := newModel(t, nil, width, 20, fixture()...)
 			m, _ = press(m, strings.Repeat("s", s))
 			m = selectKey(t, m, "ratelimit:api:42") // status ok

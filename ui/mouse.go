@@ -64,31 +64,23 @@ func (m *Model) scrollTable(delta int) {
 }
 
 // columnAt is the sort of the column whose title spans cell x of the title
-// line; ok is false between columns, and for a column the Store does not
-// sort by.
+// line (KEY's with the gutter before it); ok is false between columns,
+// and for a column that stands for no sort.
 func (m *Model) columnAt(x int) (model.SortKey, bool) {
 	c := m.columns()
-	g := len(c.gap)
-	type span struct {
-		width int
-		sort  model.SortKey
-		ok    bool
-	}
-	spans := []span{{gutterWidth + c.key, model.SortKeyName, true}, {c.value, model.SortValue, true}}
-	if c.limit > 0 {
-		spans = append(spans, span{c.limit, model.SortPercent, true})
-	}
-	spans = append(spans, span{c.ttl, model.SortTTL, true})
-	if c.rate {
-		spans = append(spans, span{rateWidth, model.SortRate, true})
-	}
-	spans = append(spans, span{c.status, 0, false})
 	start := 0
-	for _, s := range spans {
-		if x >= start && x < start+s.width {
-			return s.sort, s.ok
+	for i, col := range tableColumns {
+		w := c.widths[i]
+		if w == 0 {
+			continue // gave way to KEY: not on screen
 		}
-		start += s.width + g
+		if i == 0 {
+			w += gutterWidth
+		}
+		if x >= start && x < start+w {
+			return col.id.Sort()
+		}
+		start += w + len(c.gap)
 	}
 	return 0, false
 }

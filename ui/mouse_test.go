@@ -2,6 +2,7 @@ package ui
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -107,7 +108,7 @@ func TestAClickSelectsARowOrSorts(t *testing.T) {
 	for _, tc := range []struct {
 		title string
 		sort  model.SortKey
-	}{{"VALUE", model.SortValue}, {"TTL", model.SortTTL}, {"LIMIT", model.SortPercent}, {"RATE", model.SortRate}, {"KEY", model.SortKeyName}} {
+	}{{"VALUE", model.SortValue}, {"TTL", model.SortTTL}, {"LIMIT", model.SortPercent}, {"RATE", model.SortRate}, {"STATUS", model.SortStatus}, {"KEY", model.SortKeyName}} {
 		x := cells(line[:strings.Index(line, tc.title)])
 		m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: x + 1, Y: titles})
 		if m.store.Sort() != tc.sort {
@@ -127,5 +128,108 @@ func TestAClickSelectsARowOrSorts(t *testing.T) {
 	m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: 8, Y: lineAt(t, m, "ratelimit:api:7")})
 	if m.confirm == nil || m.selected != "ratelimit:api:9" {
 		t.Errorf("a click with a dialog open changed the selection to %q", m.selected)
+	}
+}
+
+// titleSorts is the sort each title stands for; TREND and LAYOUT stand for
+// none.
+var titleSorts = map[string]model.SortKey{
+	"KEY": model.SortKeyName, "VALUE": model.SortValue, "LIMIT": model.SortPercent,
+	"TTL": model.SortTTL, "RATE": model.SortRate, "STATUS": model.SortStatus,
+}
+
+// titleWords are the words of the title line, ▾ left out, and the cells
+// each spans.
+func titleWords(t *testing.T, m *Model) (words []string, from, to []int) {
+	t.Helper()
+	line := []rune(strings.Split(plain(m), "\n")[lineAt(t, m, "KEY")])
+	for x := 0; x < len(line); x++ {
+		if line[x] == ' ' {
+			continue
+		}
+		start := x
+		for x < len(line) && line[x] != ' ' {
+			x++
+		}
+		words = append(words, strings.TrimSuffix(string(line[start:x]), "▾"))
+		from, to = append(from, start), append(to, x)
+	}
+	return words, from, to
+}
+
+// Every title that stands for a sort sorts by it when clicked, STATUS
+// included, and says so with its ▾; TREND and LAYOUT sort nothing.
+func TestAClickOnEachTitleSortsByIt(t *testing.T) {
+	m := newModelWith(t, Options{Mouse: true}, 200, 40, fixture()...)
+	titles := lineAt(t, m, "KEY")
+	for i := range 8 {
+		m, _ = press(m, "s") // away from the sort before
+		before := m.store.Sort()
+		words, from, _ := titleWords(t, m) // where they are in this sort: a ▾ can widen a column
+		if len(words) != 8 {
+			t.Fatalf("at 200 columns the titles are %q, want all eight", words)
+		}
+		word := words[i]
+		m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: from[i], Y: titles})
+		want, sorts := titleSorts[word]
+		if !sorts {
+			want = before
+		}
+		if got := m.store.Sort(); got != want {
+			t.Errorf("a click on %s sorts by %v, want %v", word, got, want)
+		}
+		if line := strings.Split(plain(m), "\n")[titles]; sorts && !strings.Contains(line, word+"▾") {
+			t.Errorf("after a click on %s the titles are %q", word, line)
+		}
+	}
+}
+
+// At every width, in every sort, a click on a title's word sorts by what
+// the title stands for, and no click on the title line sorts by a column
+// that gave way to KEY: at 80 columns RATE is gone (unless the rows are
+// in its order), and so is its sort.
+func TestOnlyTitlesOnScreenCanBeClicked(t *testing.T) {
+	for width := 40; width <= 160; width++ {
+		for s := range 6 {
+			m := newModelWith(t, Options{Mouse: true}, width, 30, fixture()...)
+			m, _ = press(m, strings.Repeat("s", s))
+			words, from, to := titleWords(t, m)
+			shown := map[model.SortKey]bool{}
+			for i, word := range words {
+				want, sorts := titleSorts[word]
+				shown[want] = shown[want] || sorts
+				for x := from[i]; x < to[i]; x++ {
+					if got, ok := m.columnAt(x); ok != sorts || ok && got != want {
+						t.Fatalf("at %d columns, sort %v: cell %d of %s picks %v (%v), want %v (%v)", width, m.store.Sort(), x, word, got, ok, want, sorts)
+					}
+				}
+			}
+			for x := range width {
+				if got, ok := m.columnAt(x); ok && !shown[got] {
+					t.Fatalf("at %d columns, sort %v: cell %d picks %v, whose title is not on screen: %q", width, m.store.Sort(), x, got, words)
+				}
+			}
+			if width == 80 && m.store.Sort() != model.SortRate && (slices.Contains(words, "RATE") || shown[model.SortRate]) {
+				t.Fatalf("at 80 columns RATE is still there: %q", words)
+			}
+		}
+	}
+}
+
+// Each of the table's columns is whole: a title of its own, a cell, a
+// width (but KEY, which takes the rest), and steps of giving way that are
+// taken in one order, whatever the columns.
+func TestEveryColumnIsWhole(t *testing.T) {
+	seen := map[model.Column]bool{}
+	for i, col := range tableColumns {
+		if seen[col.id] || col.cell == nil || (col.wide == nil) != (i == 0) {
+			t.Errorf("column %d (%s) is not whole: a repeat %v, a cell %v, a width %v", i, col.id.Title(), seen[col.id], col.cell != nil, col.wide != nil)
+		}
+		seen[col.id] = true
+	}
+	for i := 1; i < len(tableSteps); i++ {
+		if a, b := tableSteps[i-1], tableSteps[i]; a.goal == b.goal && a.rank == b.rank {
+			t.Errorf("columns %d and %d give way at the same step", a.col, b.col)
+		}
 	}
 }

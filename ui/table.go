@@ -1,6 +1,8 @@
 package ui
 
 import (
+	"cmp"
+	"slices"
 	"strconv"
 	"strings"
 	"time"
@@ -35,34 +37,203 @@ const (
 // persistentShort the same where the TTL column is narrow.
 const persistent, persistentShort = "∞ persistent", "∞"
 
-// columns is the table's shape at the current width.
-type columns struct {
-	key, value, limit int // limit 0: no LIMIT column
-	ttl, status       int
-	gauge, rate       bool
-	trend             bool   // the TREND column
-	layout            bool   // the LAYOUT column
-	gap               string // between columns
+// numTableColumns is how many columns tableColumns has.
+const numTableColumns = 8
+
+// column is one column of the table: all that its width, its title, its
+// cell of each row and a click on its title come from. The table is
+// tableColumns, left to right.
+type column struct {
+	id    model.Column // its title, and the sort it stands for (model.Column.Sort)
+	right bool         // aligned right, as numbers are
+	// wide is its width when there is room; nil for KEY, which takes what
+	// the others leave (see layout).
+	wide func(f *fit) int
+	// gives are the steps by which it gives way to KEY on a narrow screen
+	// (see layout).
+	gives []give
+	// cell is its cell of a row, r.width cells wide: text in the row's
+	// own look (plain), drawn with the gaps around it, or drawn already.
+	cell func(m *Model, r *rowArgs) (text string, plain bool)
 }
 
+// tableColumns are the table's columns, left to right. To add one: an
+// entry here, and numTableColumns one more (its title in model.Column,
+// the sort it stands for in model's sorts).
+var tableColumns = [numTableColumns]column{
+	{id: model.ColumnKey, cell: func(_ *Model, r *rowArgs) (string, bool) { return r.pad(r.name), true }},
+	{
+		id: model.ColumnValue, right: true,
+		wide: func(f *fit) int { return max(f.value, f.title(model.ColumnValue)) },
+		// Last of all, a number that no longer fits is rounded: to three
+		// digits ("9.22e18", not "9.2233720368548e18"), and KEY gets the rest.
+		gives: []give{{keyFair, 5, func(f *fit, c *columns, i int) {
+			c.widths[i] = max(f.title(model.ColumnValue), min(c.widths[i]-(f.fair-(f.width-c.fixed())), len(roundedValue)))
+		}}},
+		cell: func(_ *Model, r *rowArgs) (string, bool) { return r.pad(valueCell(r.c, r.width, r.now)), true },
+	},
+	{
+		id:   model.ColumnLimit,
+		wide: always(percentWidth + 1 + gaugeCells),
+		gives: []give{
+			{keyMin, 4, func(f *fit, c *columns, i int) { c.widths[i] = max(percentWidth, f.title(model.ColumnLimit)) }}, // the gauge goes, the percentage stays
+			dropAt(keyFair, 3), // STATUS still says over and warn
+		},
+		cell: func(m *Model, r *rowArgs) (string, bool) { return m.limitCell(r), false },
+	},
+	{
+		id: model.ColumnTTL, right: true,
+		wide:  always(ttlWidth),
+		gives: []give{narrowAt(keyFair, 1, narrowTTLWidth)},
+		cell: func(m *Model, r *rowArgs) (string, bool) {
+			ttl, tone := m.ttlCell(r.c, r.rule, r.now)
+			if ttl == persistent && r.width < ttlWidth {
+				ttl = persistentShort
+			}
+			return r.look.tones[tone].render(r.pad(ttl)), false
+		},
+	},
+	{
+		id: model.ColumnRate, right: true,
+		wide:  always(rateWidth),
+		gives: []give{dropAt(keyMin, 3)},
+		cell: func(_ *Model, r *rowArgs) (string, bool) {
+			tone := tonePlain
+			if still(r.c.Rate) {
+				tone = toneDim
+			}
+			return r.look.tones[tone].render(r.pad(formatRate(r.c.Rate))), false
+		},
+	},
+	{
+		id:    model.ColumnTrend,
+		wide:  always(trendWidth),
+		gives: []give{dropAt(keyMin, 2)}, // RATE still says it moves
+		cell: func(m *Model, r *rowArgs) (string, bool) {
+			if line := m.trendCell(r.c, r.rule, r.now); line != "" {
+				return r.look.gauge[r.c.Status].render(r.pad(line)), false // in the gauge's colours
+			}
+			return r.look.base.render(strings.Repeat(" ", r.width)), false
+		},
+	},
+	{
+		id:    model.ColumnLayout,
+		wide:  always(layoutWidth),
+		gives: []give{dropAt(keyMin, 1)}, // VALUE still reads "frees in 3s", "7 left"
+		cell: func(_ *Model, r *rowArgs) (string, bool) {
+			return r.look.tones[toneDim].render(r.pad(r.c.Layout.Spec().Cell)), false
+		},
+	},
+	{
+		id:    model.ColumnStatus,
+		wide:  always(statusWidth),
+		gives: []give{narrowAt(keyFair, 4, narrowStatusWidth)}, // only "not-counter" is cut
+		cell: func(_ *Model, r *rowArgs) (string, bool) {
+			return r.look.status[r.c.Status].render(r.pad(truncate(r.c.Status.String(), r.width))), false
+		},
+	},
+}
+
+// A give is a step by which a column gives way to KEY: when KEY would be
+// narrower than its goal, to sets the column's width, index i of c.widths
+// (0: the column goes). The steps of all columns are taken in turn, by
+// goal then rank, until KEY has its goal (see layout); a column can take
+// several.
+type give struct {
+	goal goal
+	rank int
+	to   func(f *fit, c *columns, i int)
+}
+
+// goal is how wide KEY must be for the columns to stop giving way.
+type goal uint8
+
+const (
+	keyMin  goal = iota // minKeyWidth: the columns that only add go first
+	keyFair             // its fair share: then the others narrow
+)
+
+// always is a width that does not depend on the rows.
+func always(width int) func(*fit) int { return func(*fit) int { return width } }
+
+// dropAt is the step by which a column goes, at goal and rank.
+func dropAt(g goal, rank int) give {
+	return give{g, rank, func(_ *fit, c *columns, i int) { c.widths[i] = 0 }}
+}
+
+// narrowAt is the step by which a column narrows to width.
+func narrowAt(g goal, rank, width int) give {
+	return give{g, rank, func(_ *fit, c *columns, i int) { c.widths[i] = width }}
+}
+
+// narrowGaps is the step by which the gaps between columns narrow: after
+// TTL, before LIMIT goes.
+var narrowGaps = give{keyFair, 2, func(_ *fit, c *columns, _ int) { c.gap = narrowGap }}
+
+// step is a give of column col of tableColumns (-1: of the gaps).
+type step struct {
+	give
+	col int
+}
+
+// tableSteps are every give of tableColumns and narrowGaps, by goal then
+// rank.
+var tableSteps = func() []step {
+	steps := []step{{narrowGaps, -1}}
+	for i, col := range tableColumns {
+		for _, g := range col.gives {
+			steps = append(steps, step{g, i})
+		}
+	}
+	slices.SortStableFunc(steps, func(a, b step) int { return cmp.Or(cmp.Compare(a.goal, b.goal), cmp.Compare(a.rank, b.rank)) })
+	return steps
+}()
+
+// fit is what the table's shape is worked out from (see layout).
+type fit struct {
+	width  int           // the screen's
+	value  int           // the widest value on screen
+	key    int           // the widest name seen
+	sorted model.SortKey // the rows' order, whose column's title has a ▾
+	fair   int           // KEY's fair share of width
+}
+
+// title is how many cells col's title takes: one more for the sorted
+// column's ▾.
+func (f *fit) title(col model.Column) int {
+	if k, ok := col.Sort(); ok && k == f.sorted {
+		return len(col.Title()) + 1
+	}
+	return len(col.Title())
+}
+
+// goal is g in cells.
+func (f *fit) goal(g goal) int {
+	if g == keyMin {
+		return minKeyWidth
+	}
+	return f.fair
+}
+
+// columns is the table's shape at the current width.
+type columns struct {
+	widths [numTableColumns]int // by tableColumns' index; 0: the column gave way
+	gap    string               // between columns
+}
+
+// key is KEY's width.
+func (c *columns) key() int { return c.widths[0] }
+
 // width is how many cells a row of these columns takes.
-func (c columns) width() int { return c.key + c.fixed() }
+func (c *columns) width() int { return c.key() + c.fixed() }
 
 // fixed is the width of every column but KEY, gaps and gutter included.
-func (c columns) fixed() int {
-	g := len(c.gap)
-	w := gutterWidth + c.value + c.ttl + c.status + 3*g
-	if c.limit > 0 {
-		w += c.limit + g
-	}
-	if c.rate {
-		w += rateWidth + g
-	}
-	if c.trend {
-		w += trendWidth + g
-	}
-	if c.layout {
-		w += layoutWidth + g
+func (c *columns) fixed() int {
+	w := gutterWidth
+	for _, n := range c.widths[1:] {
+		if n > 0 {
+			w += n + len(c.gap)
+		}
 	}
 	return w
 }
@@ -72,66 +243,55 @@ func (c columns) fixed() int {
 const roundedValue = "-9.22e18"
 
 // layout fits the columns to width, for values up to value cells wide and
-// key names up to key, sorted on sorted (whose title takes a cell more, for
-// its ▾). KEY gets what is left, up to what the names need; where that is
-// too little, the other columns give way in steps, as the key is what
-// tells one row from another.
+// key names up to key, sorted on sorted. KEY gets what is left, up to what
+// the names need; where that is too little, the other columns give way in
+// steps (their gives), as the key is what tells one row from another:
+// under minKeyWidth, what only adds goes, the sorted column's last, as it
+// explains the rows' order; under KEY's fair share (a third of the row, or
+// what the names need), the others narrow or go.
 func layout(width, value, key int, sorted model.SortKey) columns {
-	arrow := func(k model.SortKey) int {
-		if k == sorted {
-			return 1 // ▾ is one cell
+	f := fit{width: width, value: value, key: key, sorted: sorted}
+	f.fair = min(minKeyWidth, (width-gutterWidth)/3, max(key, f.title(model.ColumnKey)))
+	c := columns{gap: gap}
+	for i, col := range tableColumns {
+		if col.wide != nil {
+			c.widths[i] = col.wide(&f)
 		}
-		return 0
 	}
-	minValue := len("VALUE") + arrow(model.SortValue)
-	percentOnly := max(percentWidth, len("LIMIT")+arrow(model.SortPercent))
-	c := columns{
-		value: max(value, minValue), limit: percentWidth + 1 + gaugeCells, ttl: ttlWidth, status: statusWidth,
-		gauge: true, rate: true, trend: true, layout: true, gap: gap,
-	}
-	fair := min(minKeyWidth, (width-gutterWidth)/3, max(key, len("KEY")+arrow(model.SortKeyName)))
-	type step struct {
-		goal int
-		give func(*columns)
-	}
-	// Under minKeyWidth, LAYOUT goes (VALUE still reads "frees in 3s", "7
-	// left"), then TREND (RATE still says it moves), then RATE, then the
-	// gauge (the percentage stays).
-	dropLayout := step{minKeyWidth, func(c *columns) { c.layout = false }}
-	dropTrend := step{minKeyWidth, func(c *columns) { c.trend = false }}
-	dropRate := step{minKeyWidth, func(c *columns) { c.rate = false }}
-	dropGauge := step{minKeyWidth, func(c *columns) { c.gauge, c.limit = false, percentOnly }}
-	first := []step{dropLayout, dropTrend, dropRate, dropGauge}
-	if sorted == model.SortRate {
-		first = []step{dropLayout, dropTrend, dropGauge, dropRate} // the column the rows are in the order of stays longest
-	}
-	// Under KEY's fair share (a third of the row, or what the names need),
-	// TTL and the gaps narrow, LIMIT goes (STATUS still says over and
-	// warn), STATUS narrows, and last VALUE rounds its numbers.
-	steps := append(first, []step{
-		{fair, func(c *columns) { c.ttl = narrowTTLWidth }},
-		{fair, func(c *columns) { c.gap = narrowGap }},
-		{fair, func(c *columns) { c.limit = 0 }},
-		{fair, func(c *columns) { c.status = narrowStatusWidth }},
-		{fair, func(c *columns) {
-			// A number that no longer fits is rounded: to three digits
-			// ("9.22e18", not "9.2233720368548e18"), and KEY gets the rest.
-			c.value = max(minValue, min(c.value-(fair-(width-c.fixed())), len(roundedValue)))
-		}},
-	}...)
-	for _, s := range steps {
-		if width-c.fixed() >= s.goal {
-			break
+give:
+	for turn := range 3 {
+		for _, s := range tableSteps {
+			if f.turn(s) != turn {
+				continue
+			}
+			if width-c.fixed() >= f.goal(s.goal) {
+				break give
+			}
+			s.to(&f, &c, s.col)
 		}
-		s.give(&c)
 	}
 	// KEY is as wide as the names need, up to keyShare of the row: the
 	// room past that goes to the right end, so that a value stays next to
 	// its key on a wide screen rather than a screen's width away.
 	rest := width - c.fixed()
-	need := max(key, len("KEY")+arrow(model.SortKeyName))
-	c.key = max(1, min(rest, max(minKeyWidth, min(need, width*keyShare/100))))
+	need := max(key, f.title(model.ColumnKey))
+	c.widths[0] = max(1, min(rest, max(minKeyWidth, min(need, width*keyShare/100))))
 	return c
+}
+
+// turn is when layout takes step s: the steps under minKeyWidth (0), but
+// the sorted column's (1), then the others (2), each in tableSteps' order.
+func (f *fit) turn(s step) int {
+	switch {
+	case s.goal != keyMin:
+		return 2
+	case s.col < 0:
+		return 0
+	}
+	if k, ok := tableColumns[s.col].id.Sort(); ok && k == f.sorted {
+		return 1
+	}
+	return 0
 }
 
 // keyShare is the most of a wide row's width (in percent) that KEY takes
@@ -172,8 +332,10 @@ func (m *Model) tableView(height int) []string {
 	for i := range rows {
 		names[i] = model.Printable(rows[i].Key)
 	}
+	r := &rowArgs{now: now} // one for all rows: the cells' functions move it to the heap
 	for i := range rows {
-		line := m.row(&rows[i], keyCell(names, i, cols.key), cols, now, m.offset+i == m.cursor)
+		r.c, r.name = &rows[i], keyCell(names, i, cols.key())
+		line := m.row(r, cols, m.offset+i == m.cursor)
 		if cols.width() > m.width {
 			// Rows are as wide as their columns, which fit the width
 			// unless it is too narrow for them.
@@ -245,31 +407,30 @@ func statusNames() string {
 // titles is the column-title line; the sorted column is marked with ▾.
 func (m *Model) titles(c columns) string {
 	sorted := m.store.Sort()
-	title := func(name string, k model.SortKey) string {
-		if k == sorted {
-			return name + "▾"
+	cells := make([]string, 0, len(tableColumns))
+	for i, col := range tableColumns {
+		if c.widths[i] == 0 {
+			continue
 		}
-		return name
+		title := col.id.Title()
+		if k, ok := col.id.Sort(); ok && k == sorted {
+			title += "▾"
+		}
+		cell := col.pad(title, c.widths[i])
+		if i == 0 {
+			cell = strings.Repeat(" ", gutterWidth) + cell
+		}
+		cells = append(cells, cell)
 	}
-	cells := []string{
-		strings.Repeat(" ", gutterWidth) + padRight(title("KEY", model.SortKeyName), c.key),
-		padLeft(title("VALUE", model.SortValue), c.value),
-	}
-	if c.limit > 0 {
-		cells = append(cells, padRight(title("LIMIT", model.SortPercent), c.limit))
-	}
-	cells = append(cells, padLeft(title("TTL", model.SortTTL), c.ttl))
-	if c.rate {
-		cells = append(cells, padLeft(title("RATE", model.SortRate), rateWidth))
-	}
-	if c.trend {
-		cells = append(cells, padRight("TREND", trendWidth))
-	}
-	if c.layout {
-		cells = append(cells, padRight("LAYOUT", layoutWidth))
-	}
-	cells = append(cells, padRight("STATUS", c.status))
 	return m.theme.Heading.Render(strings.Join(cells, c.gap))
+}
+
+// pad pads text to width cells on the side the column aligns to.
+func (col *column) pad(text string, width int) string {
+	if col.right {
+		return padLeft(text, width)
+	}
+	return padRight(text, width)
 }
 
 // keyCell is names[i] in width cells: whole when it fits, else with its
@@ -318,52 +479,64 @@ func commonPrefix(a, b string) string {
 	return a[:n]
 }
 
-// row renders one counter, its key shown as name. A counter with no expiry
-// is red across the row; the STATUS cell and the gauge carry the status
-// colour.
-func (m *Model) row(c *model.Counter, name string, cols columns, now time.Time, selected bool) string {
-	look, marker := &m.theme.rows[c.Status][0], "  "
-	if selected {
-		look, marker = &m.theme.rows[c.Status][1], "▸ "
-	}
-	rule, _ := m.store.RuleOf(*c)
-	ttl, ttlTone := m.ttlCell(c, rule, now)
-	rateTone := tonePlain
-	if still(c.Rate) {
-		rateTone = toneDim
-	}
+// rowArgs are what a row's cells are drawn from (see column.cell).
+type rowArgs struct {
+	c     *model.Counter
+	name  string // the key, as KEY shows it
+	rule  model.Rule
+	now   time.Time
+	look  *rowLook
+	col   *column // the column being drawn
+	width int     // its width
+}
 
-	if ttl == persistent && cols.ttl < ttlWidth {
-		ttl = persistentShort
+// pad pads text to the width of the column being drawn.
+func (r *rowArgs) pad(text string) string { return r.col.pad(text, r.width) }
+
+// row renders the counter r.c, its key shown as r.name. A counter with no
+// expiry is red across the row; the STATUS cell and the gauge carry the
+// status colour. The gutter and KEY are drawn as one run of the row's
+// look, and so is each other plain cell with the gaps either side of it;
+// every other cell is drawn apart, each gap before it in the row's look.
+func (m *Model) row(r *rowArgs, cols columns, selected bool) string {
+	look, marker := &m.theme.rows[r.c.Status][0], "  "
+	if selected {
+		look, marker = &m.theme.rows[r.c.Status][1], "▸ "
 	}
-	gap := cols.gap
+	r.look = look
+	r.rule, _ = m.store.RuleOf(*r.c)
 
 	var b strings.Builder
-	b.WriteString(look.base.render(marker + padRight(name, cols.key)))
-	b.WriteString(look.base.render(gap + padLeft(valueCell(c, cols.value, now), cols.value) + gap))
-	if cols.limit > 0 {
-		b.WriteString(m.limitCell(c, rule, cols, look))
-		b.WriteString(look.base.render(gap))
-	}
-	b.WriteString(look.tones[ttlTone].render(padLeft(ttl, cols.ttl)))
-	if cols.rate {
-		b.WriteString(look.base.render(gap))
-		b.WriteString(look.tones[rateTone].render(padLeft(formatRate(c.Rate), rateWidth)))
-	}
-	if cols.trend {
-		b.WriteString(look.base.render(gap))
-		if line := m.trendCell(c, rule, now); line != "" {
-			b.WriteString(look.gauge[c.Status].render(padRight(line, trendWidth))) // in the gauge's colours
-		} else {
-			b.WriteString(look.base.render(strings.Repeat(" ", trendWidth)))
+	var run [2 * numTableColumns]string // in the row's look, to be drawn as one
+	n := 0
+	draw := func() {
+		if n > 0 {
+			b.WriteString(look.base.render(strings.Join(run[:n], "")))
+			n = 0
 		}
 	}
-	if cols.layout {
-		b.WriteString(look.base.render(gap))
-		b.WriteString(look.tones[toneDim].render(padRight(c.Layout.Spec().Cell, layoutWidth)))
+	run[n], n = marker, n+1
+	for i := range tableColumns {
+		if cols.widths[i] == 0 {
+			continue
+		}
+		if i > 0 {
+			run[n], n = cols.gap, n+1
+		}
+		r.col, r.width = &tableColumns[i], cols.widths[i]
+		text, plain := r.col.cell(m, r)
+		if plain {
+			run[n], n = text, n+1
+			if i > 0 {
+				continue
+			}
+		}
+		draw()
+		if !plain {
+			b.WriteString(text)
+		}
 	}
-	b.WriteString(look.base.render(gap))
-	b.WriteString(look.status[c.Status].render(padRight(truncate(c.Status.String(), cols.status), cols.status)))
+	draw()
 	return b.String()
 }
 
@@ -378,15 +551,17 @@ func (m *Model) trendCell(c *model.Counter, rule model.Rule, now time.Time) stri
 	return model.TrendLine(t, c.Layout, rule.Limit)
 }
 
-// limitCell is the LIMIT cell: a gauge and the percentage of the limit, or
-// "—" when the key has no limit or no number.
-func (m *Model) limitCell(c *model.Counter, rule model.Rule, cols columns, look *rowLook) string {
-	frac, ok := c.Percent(rule.Limit)
+// limitCell is the LIMIT cell: a gauge and the percentage of the limit,
+// the percentage alone where the gauge has no room, or "—" when the key
+// has no limit or no number.
+func (m *Model) limitCell(r *rowArgs) string {
+	c, look := r.c, r.look
+	frac, ok := c.Percent(r.rule.Limit)
 	if !ok {
-		return look.tones[toneDim].render(padRight("—", cols.limit))
+		return look.tones[toneDim].render(r.pad("—"))
 	}
-	if !cols.gauge {
-		return look.gauge[c.Status].render(padLeft(formatPercent(frac), cols.limit))
+	if r.width < percentWidth+1+gaugeCells {
+		return look.gauge[c.Status].render(padLeft(formatPercent(frac), r.width))
 	}
 	pct := padLeft(formatPercent(frac), percentWidth)
 	return look.gauge[c.Status].render(gauge(frac, gaugeCells)) + look.base.render(" "+pct)

@@ -3,6 +3,7 @@ package cli
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -94,6 +95,46 @@ func TestSnapshotEachKeyOnceInKeyOrder(t *testing.T) {
 	for i, l := range lines {
 		if want := fmt.Sprintf("rl:%03d,", i); !strings.HasPrefix(l, want) {
 			t.Fatalf("row %d is %q, want the row of %s", i, l, strings.TrimSuffix(want, ","))
+		}
+	}
+}
+
+// snapshot, check and repair list keys as the dashboard does, numbers by
+// their value: ratelimit:user:2 before ratelimit:user:10, where byte order
+// would put it after ratelimit:user:10 and ratelimit:user:100.
+func TestSnapshotCheckAndRepairListKeysInTheDashboardsOrder(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	want := []string{"ratelimit:user:1", "ratelimit:user:2", "ratelimit:user:10", "ratelimit:user:20", "ratelimit:user:100"}
+	for _, key := range []int{100, 20, 10, 2, 1} {
+		s.Do(t, "SET", fmt.Sprintf("ratelimit:user:%d", key), "3") // no TTL: a problem check and repair list
+	}
+	listed := func(out string, field int, prefix string) []string {
+		var keys []string
+		for _, l := range strings.Split(out, "\n") {
+			if f := strings.FieldsFunc(l, func(r rune) bool { return r == ' ' || r == ',' }); len(f) > field && strings.HasPrefix(l, prefix) {
+				keys = append(keys, strings.TrimSuffix(f[field], ":"))
+			}
+		}
+		return keys
+	}
+	for _, run := range []struct {
+		args   []string
+		field  int
+		prefix string
+		code   int
+	}{
+		{[]string{"snapshot", "--format", "csv"}, 0, "ratelimit:", exitOK},
+		{[]string{"snapshot"}, 0, "ratelimit:", exitOK},
+		{[]string{"check"}, 1, "no-expiry", exitProblems},
+		{[]string{"repair", "--dry-run"}, 2, "would repair", exitOK},
+	} {
+		code, out, errOut := cli(t, s, run.args...)
+		if code != run.code {
+			t.Fatalf("%s exited %d: %s", run.args, code, errOut)
+		}
+		if got := listed(out, run.field, run.prefix); !slices.Equal(got, want) {
+			t.Errorf("%s lists %q, want %q:\n%s", run.args, got, want, out)
 		}
 	}
 }

@@ -1,9 +1,7 @@
 package report
 
 import (
-	"encoding/binary"
 	"slices"
-	"strings"
 
 	"github.com/countertop/countertop/model"
 )
@@ -11,7 +9,9 @@ import (
 // KeySorter collects counters as they arrive, a batch at a time, and puts
 // them in key order once they are all in: `check` and `repair` read every
 // matched key this way (a Snapshot, which `snapshot` uses, keeps rows
-// instead of counters, in the same order).
+// instead of counters, in the same order). Key order is the dashboard's
+// (model.CompareKeys): user:2 before user:10, so that a key is found where
+// the screen showed it.
 type KeySorter struct {
 	order   keyOrder
 	batches [][]model.Counter
@@ -47,9 +47,9 @@ func (s *KeySorter) Sorted() []*model.Counter {
 }
 
 // keyOrder puts keys in order, given a batch at a time as they arrive. As
-// each batch arrives, while Redis works on the next, it notes each key's 8
-// bytes past the shared prefix; at the end a radix sort orders those, and
-// only keys whose 8 bytes are equal are compared whole.
+// each batch arrives, while Redis works on the next, it notes each key's
+// model.KeyPrefix past the shared prefix; at the end a radix sort orders
+// those, and only keys whose prefixes are equal are compared whole.
 type keyOrder struct {
 	keys   [][]string // the batches' keys
 	places []place    // one per key added, in the order added
@@ -62,24 +62,13 @@ type keyOrder struct {
 	bytes histogram // of the places' nexts
 }
 
-// place is a key, as its batch and index there, and next: the key's 8
-// bytes past the prefix every key shares, big-endian, zero-padded, so that
-// the lesser next sorts first and only equal nexts need the keys compared.
-// It holds no pointer, so that moving it costs the garbage collector nothing.
+// place is a key, as its batch and index there, and next: its
+// model.KeyPrefix past the prefix every key shares, so that the lesser next
+// sorts first and only equal nexts need the keys compared. It holds no
+// pointer, so that moving it costs the garbage collector nothing.
 type place struct {
 	next     uint64
 	batch, i uint32
-}
-
-// nextBytes returns key's 8 bytes from shared on, as a place holds them.
-// Padding cannot disorder two keys: a shorter key is less either way, or
-// its zero bytes make the nexts equal and the keys decide.
-func nextBytes(key string, shared int) uint64 {
-	var b [8]byte
-	if shared < len(key) {
-		copy(b[:], key[shared:])
-	}
-	return binary.BigEndian.Uint64(b[:])
 }
 
 // histogram counts, for each byte of a next (least significant first), how
@@ -118,7 +107,7 @@ func (o *keyOrder) add(keys []string) {
 		o.places = slices.Grow(o.places, max(n, 2*cap(o.places))-len(o.places))
 	}
 	for i, key := range keys {
-		next := nextBytes(key, shared)
+		next := model.KeyPrefix(key, shared)
 		o.places = append(o.places, place{next, b, uint32(i)})
 		o.bytes.note(next, 1)
 	}
@@ -149,7 +138,7 @@ func (o *keyOrder) sorted(later func(a, b place) bool, drop func(place)) []place
 	for j := range stale {
 		p := &stale[j]
 		o.bytes.note(p.next, -1)
-		p.next = nextBytes(o.key(*p), o.shared)
+		p.next = model.KeyPrefix(o.key(*p), o.shared)
 		o.bytes.note(p.next, 1)
 	}
 	places := o.sortPlaces()
@@ -200,7 +189,7 @@ func (o *keyOrder) sortPlaces() []place {
 			j++
 		}
 		if j-i > 1 {
-			slices.SortStableFunc(from[i:j], func(a, b place) int { return strings.Compare(o.key(a), o.key(b)) })
+			slices.SortStableFunc(from[i:j], func(a, b place) int { return model.CompareKeys(o.key(a), o.key(b)) })
 		}
 		i = j
 	}

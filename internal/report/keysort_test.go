@@ -1,6 +1,8 @@
 package report
 
 import (
+	"bytes"
+	"encoding/json"
 	"fmt"
 	"math/rand/v2"
 	"slices"
@@ -13,9 +15,9 @@ import (
 
 // check and repair collect their counters in a KeySorter, batch by batch,
 // as they arrive, and order them at the end (a Snapshot's rows go in the
-// same order): byte order, as `LC_ALL=C sort` gives it, for scripts to
-// join on; the dashboard reads runs of digits as numbers (model.CompareKeys).
-func TestKeySorterIsByteOrder(t *testing.T) {
+// same order): the dashboard's order by name (model.CompareKeys), runs of
+// digits read as numbers, so that rl:9 comes before rl:10 in both.
+func TestKeySorterIsTheDashboardsOrder(t *testing.T) {
 	rng := rand.New(rand.NewPCG(1, 2))
 	for _, n := range []int{0, 1, 2, 7, 500, 1000, 4097} {
 		var obs []model.Observation
@@ -46,9 +48,88 @@ func TestKeySorterIsByteOrder(t *testing.T) {
 		for _, o := range obs {
 			want = append(want, o.Key)
 		}
-		slices.Sort(want)
+		slices.SortFunc(want, model.CompareKeys)
 		if !slices.Equal(got, want) {
-			t.Errorf("%d keys: the KeySorter's order is not byte order:\n%q\n%q", n, got, want)
+			t.Errorf("%d keys: the KeySorter's order is not the dashboard's:\n%q\n%q", n, got, want)
+		}
+	}
+}
+
+// mixedKeys are names whose natural order is not their byte order, and
+// some that try the edges of it: numbers of several lengths, leading zeros,
+// a number far past 64 bits, bytes that are not UTF-8, control bytes,
+// Unicode, the empty name, names that are prefixes of others.
+var mixedKeys = []string{
+	"user:1", "user:10", "user:2", "user:20", "user:100", "user:3:login", "user:", "user",
+	"user:007", "user:07", "user:7", "user:0", "user:00", "user:000123", "user:123",
+	"user:" + strings.Repeat("9", 40), "user:1" + strings.Repeat("0", 40),
+	"\xff\xfe", "user:\xff", "user:\x00", "user:\x001", "\x00", "\x01", "\x1b[2J",
+	"用户:2", "用户:10", "Ünïcode", "é", "e", "E", "",
+	"rl:api:9", "rl:api:10", "rl:api:9:a", "rl:9api", "rl:10api", "rl:a9", "rl:a10",
+	"v1.2.10", "v1.2.9", "v1.10.0", "0", "00", "01", "1", "10", "9",
+}
+
+// The dashboard, snapshot, check and repair list the same keys in the same
+// order: the Store's order by name is the KeySorter's and the Snapshot's,
+// whatever the batches the keys arrive in.
+func TestReportsListKeysInTheDashboardsOrder(t *testing.T) {
+	rng := rand.New(rand.NewPCG(5, 6))
+	for round := range 20 {
+		keys := slices.Clone(mixedKeys)
+		rng.Shuffle(len(keys), func(i, j int) { keys[i], keys[j] = keys[j], keys[i] })
+		obs := make([]model.Observation, len(keys))
+		for i, key := range keys {
+			obs[i] = read(key, "1", 60_000, 0)
+		}
+		batches := slices.Collect(slices.Chunk(obs, 1+round%9))
+
+		store := model.NewStore(testRules())
+		for _, b := range batches {
+			store.Apply(model.Batch{Observed: b})
+		}
+		var dashboard []string
+		for _, c := range store.Rows(0, store.Len()) {
+			dashboard = append(dashboard, c.Key)
+		}
+		if len(dashboard) != len(mixedKeys) {
+			t.Fatalf("the Store holds %d keys, not %d", len(dashboard), len(mixedKeys))
+		}
+
+		var sorter KeySorter
+		snap := NewSnapshot(FormatJSON, testRules())
+		for _, b := range batches {
+			counters := make([]model.Counter, len(b))
+			for i := range b {
+				counters[i] = model.NewCounter(&b[i], testRules())
+			}
+			sorter.Add(counters)
+			snap.Add(b)
+		}
+		var checked []string
+		for _, c := range sorter.Sorted() {
+			checked = append(checked, c.Key)
+		}
+		if !slices.Equal(checked, dashboard) {
+			t.Fatalf("check and repair list\n%q\nthe dashboard\n%q", checked, dashboard)
+		}
+
+		var out bytes.Buffer
+		if err := snap.Write(&out, t0); err != nil {
+			t.Fatal(err)
+		}
+		var doc struct{ Counters []struct{ Key string } }
+		if err := json.Unmarshal(out.Bytes(), &doc); err != nil {
+			t.Fatal(err)
+		}
+		var snapshot, want []string
+		for _, c := range doc.Counters {
+			snapshot = append(snapshot, c.Key)
+		}
+		for _, key := range dashboard {
+			want = append(want, model.JSONKey(key)) // as the JSON spells a name that is not UTF-8
+		}
+		if !slices.Equal(snapshot, want) {
+			t.Fatalf("snapshot lists\n%q\nthe dashboard\n%q", snapshot, want)
 		}
 	}
 }
@@ -76,12 +157,13 @@ func TestKeySorterKeepsTheLaterReading(t *testing.T) {
 // The KeySorter compares a few bytes of each key noted as it arrives, past
 // the prefix every key shares, and the whole keys only when those are
 // equal. Whatever the keys (zero bytes, keys that are prefixes of others,
-// a key that leaves the shared prefix late, repeats), its order is
-// strings.Compare's, each key once.
+// a key that leaves the shared prefix late or in a number, repeats), its
+// order is model.CompareKeys's, each key once.
 func FuzzKeySorter(f *testing.F) {
 	f.Add([]byte("rl:user:1\nrl:user:10\nrl:user:1\x00\nrl:user:2\nrl:\nother"), uint8(3))
 	f.Add([]byte("a\x00\x00\x00\x00\x00\x00\x00\x00b\na\na\x00\nab\na"), uint8(1))
 	f.Add([]byte("ratelimit:user:00012345:login\nratelimit:user:00012346:login\nratelimit:"), uint8(2))
+	f.Add([]byte("rl:12\nrl:1\nrl:123\nrl:0012\nrl:9\nrl:12a\nrl:"), uint8(1))
 	f.Fuzz(func(t *testing.T, data []byte, batchSize uint8) {
 		keys := strings.Split(string(data), "\n")
 		var sorter KeySorter
@@ -97,7 +179,7 @@ func FuzzKeySorter(f *testing.F) {
 			got = append(got, c.Key)
 		}
 		want := slices.Clone(keys)
-		slices.Sort(want)
+		slices.SortFunc(want, model.CompareKeys)
 		want = slices.Compact(want)
 		if !slices.Equal(got, want) {
 			t.Errorf("Sorted = %q\nwant     %q", got, want)

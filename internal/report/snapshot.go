@@ -333,10 +333,11 @@ const maxTableKey, minTableKey = 80, 16
 // tableGap is the space between the table's columns.
 const tableGap = 2
 
-// tableHeader names the table's padded columns, its cells (tableCells)
-// and TTL; STATUS ends each line. LEFT is the snapshot's remaining, in a
-// word short enough for a terminal.
-var tableHeader = [...]string{"KEY", "LAYOUT", "VALUE", "LEFT", "LIMIT", "TTL"}
+// tableHeader are the table's padded columns, its cells (tableCells) and
+// TTL, titled as the dashboard titles them (model.Column); STATUS ends
+// each line. LEFT is the snapshot's remaining, in a word short enough for
+// a terminal.
+var tableHeader = [...]model.Column{model.ColumnKey, model.ColumnLayout, model.ColumnValue, model.ColumnLeft, model.ColumnLimit, model.ColumnTTL}
 
 // tailPart is the part of a rendered row after its TTL: the table's
 // status, the rest of a JSON object or CSV record. The parts before it
@@ -353,18 +354,18 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 		for _, w := range widths[1:] {
 			others += w
 		}
-		widths[0] = min(widths[0], max(s.width-others, minTableKey, len(tableHeader[0])))
+		widths[0] = min(widths[0], max(s.width-others, minTableKey, len(tableHeader[0].Title())))
 	}
 	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
 	pad := func(dst []byte, runes, col int) []byte {
 		return append(dst, spaces[:widths[col]-runes+tableGap]...)
 	}
 	var header []byte
-	for col, title := range tableHeader {
-		header = pad(append(header, title...), len(title), col)
+	for col, c := range tableHeader {
+		header = pad(append(header, c.Title()...), len(c.Title()), col)
 	}
 	w.Write(header)
-	w.WriteString("STATUS\n")
+	w.WriteString(model.ColumnStatus.Title() + "\n")
 	s.writeRows(w, order, func(buf []byte, _ int, p place) []byte {
 		r, text := s.row(p)
 		if key := r.part(text, 0); int(r.runes[0]) > widths[0] { // a long name, on a terminal
@@ -386,7 +387,7 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 // statusWidth returns the cells of the longest status: the last column's
 // width at most.
 func statusWidth() int {
-	n := len("STATUS")
+	n := len(model.ColumnStatus.Title())
 	for status := range model.NumStatuses {
 		n = max(n, len(status.String()))
 	}
@@ -414,8 +415,8 @@ func (s *Snapshot) tableWidths(elapsed time.Duration, parallel bool) [len(tableH
 		}
 	})
 	widths := halves[0]
-	for col, title := range tableHeader {
-		widths[col] = max(widths[col], halves[1][col], len(title))
+	for col, c := range tableHeader {
+		widths[col] = max(widths[col], halves[1][col], len(c.Title()))
 	}
 	return widths
 }

@@ -525,7 +525,10 @@ func TestWriteSnapshotTableIsTabwriter(t *testing.T) {
 func tabwriterTable(_ testing.TB, at time.Time, rows []*model.Counter, rules *model.Rules) string {
 	var want bytes.Buffer
 	tw := tabwriter.NewWriter(&want, 0, 8, tableGap, ' ', 0)
-	fmt.Fprintln(tw, strings.Join(tableHeader[:], "\t")+"\tSTATUS")
+	for _, c := range tableHeader {
+		fmt.Fprint(tw, c.Title()+"\t")
+	}
+	fmt.Fprintln(tw, "STATUS")
 	texts := newRuleTexts(rules)
 	for _, c := range rows {
 		cells := tableCells(c, texts, maxTableKey)
@@ -585,7 +588,7 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 				}
 			}
 		}
-		want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return strings.Compare(a.Key, b.Key) })
+		want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return model.CompareKeys(a.Key, b.Key) })
 		for format, reference := range map[string]func(testing.TB, time.Time, []*model.Counter, *model.Rules) string{
 			FormatTable: tabwriterTable, FormatJSON: encodingJSON, FormatCSV: encodingCSV,
 		} {

@@ -85,6 +85,47 @@ func FuzzCompareKeys(f *testing.F) {
 	})
 }
 
+// KeyPrefix never contradicts CompareKeys, whatever the bytes the names
+// share (from), so that a radix sort by it, with CompareKeys among equal
+// prefixes, is CompareKeys's order.
+func FuzzKeyPrefix(f *testing.F) {
+	for _, seed := range [][3]string{
+		{"user:", "1", "10"},
+		{"user:1", "", "0"},
+		{"user:1", "0", ":"},
+		{"a", "01", "1"},
+		{"a", "012x", "12"},
+		{"", "a\x00", "a0"},
+		{"", "a", "a\x00"},
+		{"rl:", strings.Repeat("9", 300), strings.Repeat("1", 301)},
+		{"rl:", strings.Repeat("9", 254), strings.Repeat("1", 255)},
+		{"ratelimit:user:000", "01234:login", "1235:login"},
+		{"", "Ünï", "user\xff"},
+	} {
+		f.Add(seed[0], seed[1], seed[2])
+	}
+	f.Fuzz(func(t *testing.T, shared, a, b string) {
+		x, y := shared+a, shared+b
+		for _, from := range []int{0, len(shared) / 2, len(shared)} {
+			px, py := KeyPrefix(x, from), KeyPrefix(y, from)
+			if c := CompareKeys(x, y); px < py && c >= 0 || px > py && c <= 0 {
+				t.Fatalf("from %d: KeyPrefix(%q) = %#x, KeyPrefix(%q) = %#x, but CompareKeys = %d", from, x, px, y, py, c)
+			}
+		}
+	})
+}
+
+// Names that differ in their first 8 bytes (a number counting as its
+// digits, its length and '0') have different prefixes: the radix sort
+// orders them with no compare.
+func TestKeyPrefixTellsNamesApart(t *testing.T) {
+	for _, p := range [][2]string{{"user:2", "user:10"}, {"a", "b"}, {"u:1", "u:1:"}, {"x9", "x:"}} {
+		if KeyPrefix(p[0], 0) >= KeyPrefix(p[1], 0) {
+			t.Errorf("KeyPrefix(%q) = %#x, not below KeyPrefix(%q) = %#x", p[0], KeyPrefix(p[0], 0), p[1], KeyPrefix(p[1], 0))
+		}
+	}
+}
+
 func TestCompareKeysDoesNotAllocate(t *testing.T) {
 	a, b := "ratelimit:user:00001234:login", "ratelimit:user:1235:login"
 	if n := testing.AllocsPerRun(100, func() { CompareKeys(a, b) }); n != 0 {
@@ -104,6 +145,17 @@ func BenchmarkCompareKeys(b *testing.B) {
 	for b.Loop() {
 		for _, p := range pairs {
 			CompareKeys(p[0], p[1])
+		}
+	}
+}
+
+// BenchmarkKeyPrefix is the prefix of a name of a large keyspace past
+// what all share, as a snapshot notes it for each key as it arrives.
+func BenchmarkKeyPrefix(b *testing.B) {
+	keys := []string{"ratelimit:user:00012345:login", "ratelimit:user:00099999:login", "ratelimit:api:login", "user:2"}
+	for b.Loop() {
+		for _, k := range keys {
+			KeyPrefix(k, 15)
 		}
 	}
 }
