@@ -33,8 +33,9 @@ runs=${3:-10}
 # shellcheck source=bench/lib.sh
 . bench/lib.sh
 bench_init redis-server redis-cli git go
-trees=()
-trap 'stop_redis; for t in "${trees[@]}"; do git worktree remove --force "$t"; done; rm -rf "$work"' EXIT
+# Every worktree this script adds lives under $work/tree-*: tree runs in a
+# subshell ($(tree ...)), so a list it appended to would be lost.
+trap 'stop_redis; for t in "$work"/tree-*; do [ -d "$t" ] && git worktree remove --force "$t"; done; rm -rf "$work"; git worktree prune' EXIT
 
 # tree REV prints a directory that holds REV: the work tree itself for "".
 tree() {
@@ -44,7 +45,6 @@ tree() {
 	fi
 	local dir="$work/tree-$(git rev-parse --short "$1")"
 	git worktree add --detach --quiet "$dir" "$1"
-	trees+=("$dir")
 	echo "$dir"
 }
 
