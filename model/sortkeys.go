@@ -73,6 +73,7 @@ func (s *Store) sortNumber(quiet int64) func(x *entry) (key uint64, cls uint8) {
 		return func(x *entry) (uint64, uint8) { return ^orderFloat(rateAsOf(x, quiet)), 0 } // fastest first
 	case SortStatus:
 		return func(x *entry) (uint64, uint8) { return uint64(x.status), 0 }
+	case SortKeyName: // nil: the order by name is byName itself
 	}
 	return nil
 }

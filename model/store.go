@@ -396,6 +396,7 @@ func (e *entry) value() Value {
 		return Value{Kind: KindInt, Int: n, Float: float64(n)}
 	case KindFloat:
 		return Value{Kind: KindFloat, Float: math.Float64frombits(e.num)}
+	case KindNone:
 	}
 	return Value{}
 }
@@ -726,6 +727,7 @@ func (s *Store) compareEntries(x, y *entry) int {
 		c = cmp.Compare(s.rateOf(y), s.rateOf(x))
 	case SortStatus:
 		c = cmp.Compare(x.status, y.status)
+	case SortKeyName: // the tie break below is the whole order
 	}
 	if c == 0 {
 		c = CompareKeys(x.key, y.key)
