@@ -1,6 +1,7 @@
 # countertop — build and test.
 #
-#   make test    vet + the whole test suite with the race detector (what CI runs)
+#   make test    vet, lint, then the whole test suite with the race detector (what CI runs)
+#   make lint    staticcheck, and every switch on the project's enums exhaustive
 #   make demo    the dashboard on an embedded Redis with simulated traffic
 #   make test-servers  the tests that start servers again, on Redis 8 and
 #                Valkey 8 (built once by ../shared/servers/build)
@@ -14,7 +15,7 @@
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test test-servers deps vet chaos demo fuzz bench man screenshot clean
+.PHONY: all build test test-servers deps vet lint chaos demo fuzz bench man screenshot clean
 
 all: build
 
@@ -37,9 +38,24 @@ deps:
 	fi
 
 vet:
-	$(GO) vet ./...
+	$(GO) vet -tags chaos ./...
 
-test: deps vet
+# staticcheck with its default checks, and the exhaustive analyzer: a switch
+# on one of the project's enums (layouts, statuses, sort keys, value kinds...)
+# names every value, a default case not counting, so a new value is a
+# finding at each switch that must decide about it. Types of other modules
+# are left out (a switch on a mouse button handles the buttons it wants), and
+# so are the Num... counts that size tables. Both tools are pinned in go.mod's
+# tool block: `go tool` builds them, nothing to install. -tags chaos (here and
+# in vet) adds the fault suite's files; no file is built only without it.
+EXHAUSTIVE = -typeonly '^github\.com/countertop/countertop/' \
+	-constignore '^github\.com/countertop/countertop/.*\.[Nn]um[A-Z][A-Za-z]*$$'
+
+lint:
+	$(GO) tool staticcheck -tags chaos ./...
+	GOFLAGS="$$GOFLAGS -tags=chaos" $(GO) tool exhaustive $(EXHAUSTIVE) ./...
+
+test: deps vet lint
 	$(GO) test -race -count=1 ./...
 
 # The servers test-servers runs on besides PATH's (Debian's Redis 7.0), and

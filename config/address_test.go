@@ -15,10 +15,12 @@ func TestHostPortIsARedisURL(t *testing.T) {
 		"10.0.0.5:7000":    "redis://10.0.0.5:7000/0",
 		"redis.internal:1": "redis://redis.internal:1/0",
 	} {
-		c, err := load(t, nil, "--url", typed)
-		if err != nil || c.Redis.URL != want || c.Redis.URLFrom != "--url" {
-			t.Errorf("--url %s: URL %q from %q, %v; want %q from --url", typed, c.Redis.URL, c.Redis.URLFrom, err, want)
-		}
+		t.Run(typed, func(t *testing.T) {
+			c, err := load(t, nil, "--url", typed)
+			if err != nil || c.Redis.URL != want || c.Redis.URLFrom != "--url" {
+				t.Errorf("--url %s: URL %q from %q, %v; want %q from --url", typed, c.Redis.URL, c.Redis.URLFrom, err, want)
+			}
+		})
 	}
 	if c, err := load(t, map[string]string{"REDIS_URL": "cache:6381"}); err != nil || c.Redis.URL != "redis://cache:6381/0" {
 		t.Errorf("REDIS_URL=cache:6381: %q, %v", c.Redis.URL, err)
@@ -34,9 +36,11 @@ func TestHostPortIsARedisURL(t *testing.T) {
 		"me:pw@host:1":  `--url: "me:***@host:1" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`,
 		"localhost:1/2": `--url: "localhost:1/2" is not a Redis URL (use redis://host:port/db or host:port, rediss:// for TLS, unix:///path/to/socket or redis+sentinel://)`,
 	} {
-		if _, err := load(t, nil, "--url", typed); err == nil || err.Error() != want {
-			t.Errorf("--url %s: %v\nwant %s", typed, err, want)
-		}
+		t.Run(typed, func(t *testing.T) {
+			if _, err := load(t, nil, "--url", typed); err == nil || err.Error() != want {
+				t.Errorf("--url %s: %v\nwant %s", typed, err, want)
+			}
+		})
 	}
 }
 
@@ -95,12 +99,14 @@ func TestRedisCLIFlags(t *testing.T) {
 		{map[string]string{"REDIS_URL": "redis+sentinel://:hunter2@s1:26379/0?master_name=m"}, []string{"-h", "x", "-p", "1"},
 			"-h and -p can only change a redis:// or rediss:// URL, and REDIS_URL is not one: give the server with --url instead"},
 	} {
-		_, err := load(t, tc.env, tc.args...)
-		if err == nil || err.Error() != tc.want {
-			t.Errorf("%q: %v\nwant %s", tc.args, err, tc.want)
-		}
-		if err != nil && strings.Contains(err.Error(), "hunter2") {
-			t.Errorf("%q: the error shows the password: %v", tc.args, err)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			_, err := load(t, tc.env, tc.args...)
+			if err == nil || err.Error() != tc.want {
+				t.Errorf("%q: %v\nwant %s", tc.args, err, tc.want)
+			}
+			if err != nil && strings.Contains(err.Error(), "hunter2") {
+				t.Errorf("%q: the error shows the password: %v", tc.args, err)
+			}
+		})
 	}
 }

@@ -537,12 +537,14 @@ func TestPatterns(t *testing.T) {
 		t.Errorf("--pattern --url: %v\nwant %q", err, want)
 	}
 	for _, args := range [][]string{{"--read-only", "--pattern", "a:*"}, {"--pattern=-x", "--url", "redis://h:1"}, {"--", "--pattern", "--url"}} {
-		fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
-		fs.SetOutput(io.Discard)
-		config.Register(fs)
-		if _, err := config.ParseInterspersed(fs, args); err != nil {
-			t.Errorf("%q: %v", args, err)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+			fs.SetOutput(io.Discard)
+			config.Register(fs)
+			if _, err := config.ParseInterspersed(fs, args); err != nil {
+				t.Errorf("%q: %v", args, err)
+			}
+		})
 	}
 	if c, err := load(t, nil, "--pattern", "[-]-url*"); err != nil || !slices.Equal(c.Patterns, []string{"[-]-url*"}) {
 		t.Errorf("--pattern '[-]-url*': %q, %v", c.Patterns, err)
@@ -585,9 +587,11 @@ func TestFallbackFlagHelp(t *testing.T) {
 		{"limit", "limit `N` of the keys no rule covers (a rule without a limit has none)"},
 		{"window", "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s"},
 	} {
-		if got := fs.Lookup(tc.flag).Usage; got != tc.want {
-			t.Errorf("--%s help:\n got %s\nwant %s", tc.flag, got, tc.want)
-		}
+		t.Run(tc.flag, func(t *testing.T) {
+			if got := fs.Lookup(tc.flag).Usage; got != tc.want {
+				t.Errorf("--%s help:\n got %s\nwant %s", tc.flag, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -707,10 +711,12 @@ func TestURLsAccepted(t *testing.T) {
 		"unix:///tmp/redis-0.sock?db=0",
 		"redis+sentinel://s1:26379/3?master_name=m",
 	} {
-		c, err := load(t, nil, "--url", u)
-		if err != nil || c.Redis.URL != u {
-			t.Errorf("--url %s: url = %q, err = %v", u, c.Redis.URL, err)
-		}
+		t.Run(u, func(t *testing.T) {
+			c, err := load(t, nil, "--url", u)
+			if err != nil || c.Redis.URL != u {
+				t.Errorf("--url %s: url = %q, err = %v", u, c.Redis.URL, err)
+			}
+		})
 	}
 }
 
@@ -734,9 +740,11 @@ func TestRedactURL(t *testing.T) {
 		{"redis://:pw@host:7000?client_name=me@laptop", "redis://:***@host:7000?client_name=me@laptop"},
 	}
 	for _, tc := range tests {
-		if got := config.RedactURL(tc.in); got != tc.want {
-			t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			if got := config.RedactURL(tc.in); got != tc.want {
+				t.Errorf("RedactURL(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 	// and such URLs are taken as they are.
 	for _, u := range []string{"redis://host:7000/0?client_name=me@laptop", "redis://:hunter2@host:7000/0?client_name=me@laptop", "redis+sentinel://:pw@h:26379/0?master_name=a@b",
@@ -745,9 +753,11 @@ func TestRedactURL(t *testing.T) {
 		"redis+sentinel://127.0.0.1:26379,127.0.0.1:26380?master_name=a@b",
 		"redis+sentinel://:secret@127.0.0.1:26379,[::1]:26379/0?master_name=m", "redis+sentinel://alice@127.0.0.1:1,[::1]:1?master_name=m",
 		"redis+sentinel://:p%40ss%2Fw@[::1]:26379,[::2]:26379/0?master_name=m"} {
-		if c, err := load(t, nil, "--url", u); err != nil || c.Redis.URL != u {
-			t.Errorf("--url %s: %v", u, err)
-		}
+		t.Run("--url "+u, func(t *testing.T) {
+			if c, err := load(t, nil, "--url", u); err != nil || c.Redis.URL != u {
+				t.Errorf("--url %s: %v", u, err)
+			}
+		})
 	}
 }
 
@@ -780,14 +790,16 @@ func TestURLCredentialsBeatTheEnvironment(t *testing.T) {
 		{"redis://urluser@host:7000/0", "", "envpw"},
 		{"redis://host:7000/0", "envuser", "envpw"},
 	} {
-		c, err := load(t, env, "--url", tc.url)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Redis.Username != tc.username || c.Redis.Password != tc.pass {
-			t.Errorf("--url %s with REDIS_USERNAME and REDIS_PASSWORD set: username %q, password %q; want %q, %q",
-				config.RedactURL(tc.url), c.Redis.Username, c.Redis.Password, tc.username, tc.pass)
-		}
+		t.Run(config.RedactURL(tc.url), func(t *testing.T) {
+			c, err := load(t, env, "--url", tc.url)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Redis.Username != tc.username || c.Redis.Password != tc.pass {
+				t.Errorf("--url %s with REDIS_USERNAME and REDIS_PASSWORD set: username %q, password %q; want %q, %q",
+					config.RedactURL(tc.url), c.Redis.Username, c.Redis.Password, tc.username, tc.pass)
+			}
+		})
 	}
 }
 
@@ -908,23 +920,26 @@ sentinel_password = "file-pass"
 func TestMaxCommands(t *testing.T) {
 	dir := t.TempDir()
 	for _, tc := range []struct {
+		name string
 		file string
 		args []string
 		want int64
 	}{
-		{"", nil, 0},
-		{"[redis]\nmax_commands = 0\n", nil, config.NoCommandLimit},
-		{"[redis]\nmax_commands = 20000\n", nil, 20000},
-		{"[redis]\nmax_commands = 20000\n", []string{"--max-commands", "0"}, config.NoCommandLimit},
-		{"", []string{"--max-commands", "500"}, 500},
+		{"unsaid", "", nil, 0},
+		{"file 0", "[redis]\nmax_commands = 0\n", nil, config.NoCommandLimit},
+		{"file", "[redis]\nmax_commands = 20000\n", nil, 20000},
+		{"flag 0 beats file", "[redis]\nmax_commands = 20000\n", []string{"--max-commands", "0"}, config.NoCommandLimit},
+		{"flag", "", []string{"--max-commands", "500"}, 500},
 	} {
-		file := writeFile(t, dir, "c.toml", tc.file)
-		c, err := load(t, nil, append([]string{"--config", file}, tc.args...)...)
-		if err != nil {
-			t.Fatal(err)
-		}
-		if c.Redis.MaxCommands != tc.want {
-			t.Errorf("file %q, flags %q: MaxCommands = %d, want %d", tc.file, tc.args, c.Redis.MaxCommands, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFile(t, dir, "c.toml", tc.file)
+			c, err := load(t, nil, append([]string{"--config", file}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Redis.MaxCommands != tc.want {
+				t.Errorf("file %q, flags %q: MaxCommands = %d, want %d", tc.file, tc.args, c.Redis.MaxCommands, tc.want)
+			}
+		})
 	}
 }

@@ -142,16 +142,18 @@ func TestOpensOnEveryStatus(t *testing.T) {
 		}},
 	}
 	for _, w := range want {
-		found := false
-		for _, k := range keys {
-			if w.has(k) {
-				found = true
-				break
+		t.Run(w.what, func(t *testing.T) {
+			found := false
+			for _, k := range keys {
+				if w.has(k) {
+					found = true
+					break
+				}
 			}
-		}
-		if !found {
-			t.Errorf("no key is %s", w.what)
-		}
+			if !found {
+				t.Errorf("no key is %s", w.what)
+			}
+		})
 	}
 }
 
@@ -314,11 +316,13 @@ func TestAcceptsCountertopRepairs(t *testing.T) {
 		"ratelimit:api:acme-web":     model.ExpiryHadTTL,
 		"ratelimit:api:nobody":       model.ExpiryGone,
 	} {
-		before, _, _ := read(t, rdb, key)
-		got, obs, err := c.Expire(ctx, model.Expiry{Key: key, Window: apiWindow, Shape: model.ShapeCounter})
-		if err != nil || got != want || obs.Type != before {
-			t.Errorf("repair of %s = %v, %+v, %v; want %v", key, got, obs, err, want)
-		}
+		t.Run(key, func(t *testing.T) {
+			before, _, _ := read(t, rdb, key)
+			got, obs, err := c.Expire(ctx, model.Expiry{Key: key, Window: apiWindow, Shape: model.ShapeCounter})
+			if err != nil || got != want || obs.Type != before {
+				t.Errorf("repair of %s = %v, %+v, %v; want %v", key, got, obs, err, want)
+			}
+		})
 	}
 	if _, _, pttl := read(t, rdb, "ratelimit:api:legacy-batch"); pttl != apiWindow.Milliseconds() {
 		t.Errorf("repaired key has PTTL %d, want %d", pttl, apiWindow.Milliseconds())
@@ -479,17 +483,19 @@ func TestShowsEveryLayout(t *testing.T) {
 		{"ratelimit:bucket4j:acme", model.LayoutOpaque, model.StatusOK, "string", false, ""},
 		{"ratelimit:quota:acme", model.LayoutCounter, model.StatusOK, "hash", true, quotaField},
 	} {
-		k, ok := store.Get(want.key)
-		if !ok {
-			t.Errorf("no key %s among %v", model.Printable(want.key), names)
-			continue
-		}
-		_, hasValue := k.Value.Number()
-		if k.Layout != want.layout || k.Status != want.status || k.Type != want.typ || hasValue != want.value || k.Field != want.field {
-			t.Errorf("%s reads as %s %s, %s, a number %v, field %q; want %s %s, %s, a number %v, field %q (%s)",
-				want.key, k.Type, k.Layout, k.Status, hasValue, k.Field, want.typ, want.layout, want.status, want.value, want.field, k.Clue)
-		}
-		seen[k.Layout] = true
+		t.Run(want.key, func(t *testing.T) {
+			k, ok := store.Get(want.key)
+			if !ok {
+				t.Errorf("no key %s among %v", model.Printable(want.key), names)
+				return
+			}
+			_, hasValue := k.Value.Number()
+			if k.Layout != want.layout || k.Status != want.status || k.Type != want.typ || hasValue != want.value || k.Field != want.field {
+				t.Errorf("%s reads as %s %s, %s, a number %v, field %q; want %s %s, %s, a number %v, field %q (%s)",
+					want.key, k.Type, k.Layout, k.Status, hasValue, k.Field, want.typ, want.layout, want.status, want.value, want.field, k.Clue)
+			}
+			seen[k.Layout] = true
+		})
 	}
 	for _, l := range []model.Layout{model.LayoutCounter, model.LayoutWindow, model.LayoutLog, model.LayoutBucket, model.LayoutGCRA, model.LayoutTimestamp, model.LayoutOpaque} {
 		if !seen[l] {
@@ -516,14 +522,16 @@ func TestWritesLogsAndBucketsAsLibrariesDo(t *testing.T) {
 	recent := func(score float64) bool { return score <= nowMs && score > nowMs-float64(logWindow.Milliseconds()) }
 
 	for key, wantTTL := range map[string]bool{"ratelimit:log:acme": true, "ratelimit:log:forgotten": false} {
-		typ, _, pttl := read(t, rdb, key)
-		hits, err := rdb.ZRangeWithScores(ctx, key, 0, -1).Result()
-		if err != nil || typ != "zset" || len(hits) == 0 || (pttl > 0) != wantTTL || wantTTL && pttl > logWindow.Milliseconds() {
-			t.Fatalf("%s: type %s, %d hits, PTTL %d, %v", key, typ, len(hits), pttl, err)
-		}
-		if wantTTL && !recent(hits[len(hits)-1].Score) {
-			t.Errorf("%s: newest hit at %v, not within the window before %v", key, hits[len(hits)-1].Score, nowMs)
-		}
+		t.Run(key, func(t *testing.T) {
+			typ, _, pttl := read(t, rdb, key)
+			hits, err := rdb.ZRangeWithScores(ctx, key, 0, -1).Result()
+			if err != nil || typ != "zset" || len(hits) == 0 || (pttl > 0) != wantTTL || wantTTL && pttl > logWindow.Milliseconds() {
+				t.Fatalf("%s: type %s, %d hits, PTTL %d, %v", key, typ, len(hits), pttl, err)
+			}
+			if wantTTL && !recent(hits[len(hits)-1].Score) {
+				t.Errorf("%s: newest hit at %v, not within the window before %v", key, hits[len(hits)-1].Score, nowMs)
+			}
+		})
 	}
 
 	typ, _, pttl := read(t, rdb, "ratelimit:list:acme")

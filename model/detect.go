@@ -46,6 +46,7 @@ func readString(o *Observation, rule Rule, now time.Time) Reading {
 		if ns, ok := anyTime(v); ok {
 			return Reading{Layout: rule.Layout, At: unixUTC(ns), why: whyRule + why(rule.Layout)}
 		}
+	case LayoutLog, LayoutOpaque, LayoutOther: // a string holding a number is none of these (opaque returned above)
 	}
 	return Reading{Layout: LayoutOther, why: whyRuleMismatch + why(rule.Layout)}
 }
@@ -333,7 +334,7 @@ func readLog(o *Observation, rule Rule, now time.Time) Reading {
 	case LayoutOpaque:
 		return Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
 	case LayoutAuto, LayoutLog:
-	default:
+	case LayoutCounter, LayoutWindow, LayoutBucket, LayoutGCRA, LayoutTimestamp, LayoutOther:
 		return Reading{Layout: LayoutOther, why: whyRuleMismatch + why(rule.Layout)}
 	}
 	newest, oldest := max(o.Newest, o.Oldest), min(o.Newest, o.Oldest)

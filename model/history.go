@@ -160,6 +160,7 @@ func (s *Store) extendedStatus(e *entry, r *Reading, st Status) Status {
 	switch st {
 	case StatusOK, StatusWarn, StatusOver:
 		return StatusExtending
+	case StatusStuck, StatusExtending, StatusNoExpiry, StatusLeak, StatusNotCounter: // no TTL to push back, or no count
 	}
 	return st
 }

@@ -362,6 +362,7 @@ func (e *entry) value() Value {
 		return Value{Kind: KindInt, Int: n, Float: float64(n)}
 	case KindFloat:
 		return Value{Kind: KindFloat, Float: math.Float64frombits(e.num)}
+	case KindNone:
 	}
 	return Value{}
 }

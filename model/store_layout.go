@@ -31,6 +31,7 @@ func numOf(r *Reading) uint64 {
 		return uint64(r.Value.Int)
 	case KindFloat:
 		return math.Float64bits(r.Value.Float)
+	case KindNone:
 	}
 	if r.At.IsZero() {
 		return 0

@@ -52,7 +52,7 @@ func (s *Store) percentBucket(e *entry) int {
 		n = float64(int64(e.num))
 	case KindFloat:
 		n = math.Float64frombits(e.num)
-	default:
+	case KindNone:
 		return noPercent
 	}
 	limit := s.rules.Fallback.Limit

@@ -645,6 +645,7 @@ func modelCompare(s *Store, a, b Counter) int {
 		c = cmp.Compare(b.Rate, a.Rate)
 	case SortStatus:
 		c = cmp.Compare(a.Status, b.Status)
+	case SortKeyName: // the tie break below is the whole order
 	}
 	if c == 0 {
 		c = modelCompareKeys(a.Key, b.Key)

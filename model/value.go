@@ -67,6 +67,7 @@ func (v Value) Number() (float64, bool) {
 		return float64(v.Int), true
 	case KindFloat:
 		return v.Float, true
+	case KindNone:
 	}
 	return 0, false
 }

@@ -36,17 +36,6 @@ type discoveryPart struct {
 	cursor  uint64 // where that pattern's walk goes on
 }
 
-// discover makes one full pass at once, reading every key it finds (see
-// startDiscovery and advance).
-func (r *reader) discover(ctx context.Context) error {
-	d, err := r.startDiscovery(ctx, true)
-	if err != nil {
-		return err
-	}
-	_, err = r.advance(ctx, d, 0)
-	return err
-}
-
 // startDiscovery begins a pass, saying so in the feed's state. reread says
 // whether the pass reads the keys it finds that are known already (a full
 // pass) or only the new ones (when they are read apart from it). It reads

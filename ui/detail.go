@@ -216,6 +216,7 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 			return fmt.Sprintf("A counter with no limit to reach (its rule sets none); it resets when it expires in %s.", model.FormatDuration(left))
 		}
 		return fmt.Sprintf("A counter with no limit to reach (no rule matched, and no --limit was given); it resets when it expires in %s.", model.FormatDuration(left))
+	case model.StatusNotCounter: // below
 	}
 	if c.Type != "string" {
 		return fmt.Sprintf("A %s, not a number: nothing here counts with INCR.", model.Printable(c.Type))

@@ -124,11 +124,13 @@ func TestDetailNotes(t *testing.T) {
 		{"ratelimit:api:undo", "-1", model.PTTLNoExpiry, "Note: negative and without a TTL: likely a decrement after the key expired, which DECR starts again from 0 without a TTL."},
 		{"ratelimit:api:fine", "4", 60_000, ""},
 	} {
-		m := newModel(t, nil, 120, 40, str(tc.key, tc.raw, tc.pttl))
-		m, _ = press(m, "<enter>")
-		screen := flat(m)
-		if tc.want == "" && strings.Contains(screen, "Note:") || !strings.Contains(screen, tc.want) {
-			t.Errorf("%s: the detail does not say %q, or notes what is fine:\n%s", tc.key, tc.want, plain(m))
-		}
+		t.Run(tc.key, func(t *testing.T) {
+			m := newModel(t, nil, 120, 40, str(tc.key, tc.raw, tc.pttl))
+			m, _ = press(m, "<enter>")
+			screen := flat(m)
+			if tc.want == "" && strings.Contains(screen, "Note:") || !strings.Contains(screen, tc.want) {
+				t.Errorf("%s: the detail does not say %q, or notes what is fine:\n%s", tc.key, tc.want, plain(m))
+			}
+		})
 	}
 }

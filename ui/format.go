@@ -64,6 +64,7 @@ func formatValue(c *model.Counter, now time.Time) string {
 			s = strconv.FormatFloat(c.Value.Float, 'f', -1, 64) + " left" // a bucket's tokens may not be its Raw
 		}
 		return s
+	case model.KindNone:
 	}
 	if c.Type == "string" {
 		return "text"

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"math"
 	"slices"
 	"strings"
@@ -16,9 +17,11 @@ func TestGauge(t *testing.T) {
 	for frac, want := range map[float64]string{
 		0: "░░░░░░", 0.5: "███░░░", 0.58: "███▌░░", 1: "██████", 2.5: "██████",
 	} {
-		if got := gauge(frac, 6); got != want {
-			t.Errorf("gauge(%v) = %q, want %q", frac, got, want)
-		}
+		t.Run(fmt.Sprint(frac), func(t *testing.T) {
+			if got := gauge(frac, 6); got != want {
+				t.Errorf("gauge(%v) = %q, want %q", frac, got, want)
+			}
+		})
 	}
 }
 
@@ -30,10 +33,12 @@ func TestCountdownNeverGoesNegative(t *testing.T) {
 		after time.Duration
 		want  string
 	}{{0, "1.5s"}, {time.Second, "0.5s"}, {2 * time.Second, "expired"}, {time.Hour, "expired"}} {
-		c.t = testNow().Add(step.after)
-		if line := selectedLine(t, m); !strings.Contains(line, " "+step.want+" ") {
-			t.Errorf("%v later the TTL should read %q: %q", step.after, step.want, line)
-		}
+		t.Run(step.after.String(), func(t *testing.T) {
+			c.t = testNow().Add(step.after)
+			if line := selectedLine(t, m); !strings.Contains(line, " "+step.want+" ") {
+				t.Errorf("%v later the TTL should read %q: %q", step.after, step.want, line)
+			}
+		})
 	}
 }
 
@@ -56,9 +61,11 @@ func TestFormatPercent(t *testing.T) {
 		{29, 100, "29%"}, {201, 100, "201%"}, {57, 100, "57%"}, {7, 7, "100%"},
 		{999, 1000, "99%"}, {1, 3, "33%"}, {2, 3, "66%"}, {0, 100, "0%"}, {10_000, 1, ">999%"},
 	} {
-		if got := formatPercent(tc.value / tc.limit); got != tc.want {
-			t.Errorf("%v of %v: %q, want %q", tc.value, tc.limit, got, tc.want)
-		}
+		t.Run(fmt.Sprintf("%v of %v", tc.value, tc.limit), func(t *testing.T) {
+			if got := formatPercent(tc.value / tc.limit); got != tc.want {
+				t.Errorf("%v of %v: %q, want %q", tc.value, tc.limit, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -70,13 +77,15 @@ func TestFormatRateFitsItsColumn(t *testing.T) {
 		999.4: "+999/s", 999.6: "+1k/s", 4100: "+4k/s", 2.5e6: "+2.5M/s",
 		99_949_999: "+99.9M/s", 1.5e8: "+2e8/s", 1e20: "+1e20/s", -1e300: "-1e300/s", math.Inf(1): "+∞/s", math.Inf(-1): "-∞/s", math.NaN(): "?/s",
 	} {
-		got := formatRate(r)
-		if got != want {
-			t.Errorf("formatRate(%g) = %q, want %q", r, got, want)
-		}
-		if w := lipgloss.Width(got); w > rateWidth {
-			t.Errorf("formatRate(%g) = %q is %d cells, the column %d", r, got, w, rateWidth)
-		}
+		t.Run(fmt.Sprint(r), func(t *testing.T) {
+			got := formatRate(r)
+			if got != want {
+				t.Errorf("formatRate(%g) = %q, want %q", r, got, want)
+			}
+			if w := lipgloss.Width(got); w > rateWidth {
+				t.Errorf("formatRate(%g) = %q is %d cells, the column %d", r, got, w, rateWidth)
+			}
+		})
 	}
 }
 
@@ -103,15 +112,17 @@ func TestValueCellNeverCutsANumber(t *testing.T) {
 		{"1.000000000000000000000001", 6, "1"},
 		{"not a number", 3, "te…"}, // "text"
 	} {
-		o := str("k", tc.raw, 1000)
-		c := model.NewCounter(&o, rules)
-		got := valueCell(&c, tc.width, time.Now())
-		if got != tc.want {
-			t.Errorf("valueCell(%s, %d) = %q, want %q", tc.raw, tc.width, got, tc.want)
-		}
-		if w := lipgloss.Width(got); w > tc.width {
-			t.Errorf("valueCell(%s, %d) = %q is %d cells", tc.raw, tc.width, got, w)
-		}
+		t.Run(fmt.Sprintf("%s in %d", tc.raw, tc.width), func(t *testing.T) {
+			o := str("k", tc.raw, 1000)
+			c := model.NewCounter(&o, rules)
+			got := valueCell(&c, tc.width, time.Now())
+			if got != tc.want {
+				t.Errorf("valueCell(%s, %d) = %q, want %q", tc.raw, tc.width, got, tc.want)
+			}
+			if w := lipgloss.Width(got); w > tc.width {
+				t.Errorf("valueCell(%s, %d) = %q is %d cells", tc.raw, tc.width, got, w)
+			}
+		})
 	}
 }
 
@@ -148,8 +159,10 @@ func TestWrapKeepsACommandWhole(t *testing.T) {
 
 func TestThousands(t *testing.T) {
 	for n, want := range map[int]string{0: "0", 999: "999", 1000: "1,000", 1024: "1,024", 1_000_000: "1,000,000", -12345: "-12,345"} {
-		if got := thousands(n); got != want {
-			t.Errorf("thousands(%d) = %q, want %q", n, got, want)
-		}
+		t.Run(fmt.Sprint(n), func(t *testing.T) {
+			if got := thousands(n); got != want {
+				t.Errorf("thousands(%d) = %q, want %q", n, got, want)
+			}
+		})
 	}
 }

@@ -349,4 +349,5 @@ func (f *fakeWriter) seedHash(o model.Observation) {
 	}
 }
 
+//lint:ignore ST1005 a replica's reply, word for word as Redis sends it
 var errReplica = errors.New("READONLY You can't write against a read only replica.")

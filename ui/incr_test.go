@@ -175,12 +175,14 @@ func TestTheAmountPromptRefusesWhatWouldNotBeSentAsTyped(t *testing.T) {
 		"0x10":     `Nothing was sent: "0x10" is not an amount: give an integer like 5 or -1, or a decimal like 2.5; mend it, or esc to cancel.`,
 		"2.5e-400": "Nothing was sent: 2.5e-400 is too small to count: Redis keeps 17 digits after the point, so INCRBYFLOAT would add 0; give at least 0.00000000000000001; mend it, or esc to cancel.",
 	} {
-		m := newModel(t, c, 200, 40, append(fixture(), str("ratelimit:x", "151", 600_000))...)
-		m = selectKey(t, m, "ratelimit:x")
-		m, cmd := press(m, "i"+in+"<enter>")
-		if cmd != nil || m.prompt == nil || m.prompt.input.Value() != in || m.prompt.problem != want {
-			t.Errorf("%s: prompt %+v", in, m.prompt)
-		}
+		t.Run(in, func(t *testing.T) {
+			m := newModel(t, c, 200, 40, append(fixture(), str("ratelimit:x", "151", 600_000))...)
+			m = selectKey(t, m, "ratelimit:x")
+			m, cmd := press(m, "i"+in+"<enter>")
+			if cmd != nil || m.prompt == nil || m.prompt.input.Value() != in || m.prompt.problem != want {
+				t.Errorf("%s: prompt %+v", in, m.prompt)
+			}
+		})
 	}
 	if got := s.Do(t, "GET", "ratelimit:x"); got != "151" {
 		t.Errorf("Redis holds %q", got)

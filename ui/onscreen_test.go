@@ -40,7 +40,7 @@ func TestTheFeedIsToldTheKeysOnScreen(t *testing.T) {
 		t.Errorf("after G told %q; want the first rows, then the last %q", told, last)
 	}
 	selected := m.selected
-	m, _ = press(m, "<enter>")
+	press(m, "<enter>")
 	if last := told[len(told)-1]; len(last) != 1 || last[0] != selected {
 		t.Errorf("on the detail screen told %q; want [%q]", last, selected)
 	}

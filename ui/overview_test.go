@@ -78,9 +78,11 @@ func TestOverviewCounts(t *testing.T) {
 		"stuck": "1", "over": "10", "warn": "10", "ok": "11", "extending": "0",
 		"0-10%": "10", "80-90%": "10", "≥100%": "11", "50-60%": "0",
 	} {
-		if got := countIn(panel, name); got != want {
-			t.Errorf("the panel counts %s %q keys, want %s:\n%s", name, got, want, strings.Join(panel, "\n"))
-		}
+		t.Run(name, func(t *testing.T) {
+			if got := countIn(panel, name); got != want {
+				t.Errorf("the panel counts %s %q keys, want %s:\n%s", name, got, want, strings.Join(panel, "\n"))
+			}
+		})
 	}
 	// The largest bucket has the longest bar; a bucket with keys has one.
 	bar := func(label string) int {
@@ -115,24 +117,26 @@ func TestOverviewColours(t *testing.T) {
 	term := terminal(t, m)
 	lines := strings.Split(ansi.Strip(m.View().Content), "\n")
 	for st, wantStyle := range map[model.Status]bool{model.StatusStuck: true, model.StatusOver: true, model.StatusExtending: false} {
-		y := m.headerLines() + 1 + int(st)
-		x := strings.Index(lines[y], st.String())
-		if x < 0 {
-			t.Fatalf("line %d is %q, no %s", y, lines[y], st)
-		}
-		cell := term.CellAt(x, y)
-		want := m.theme.Status[st].GetForeground()
-		if !wantStyle {
-			// Dim as the title's note is.
-			note := strings.Index(lines[m.headerLines()], "keys have a limit")
-			if dim := term.CellAt(ansi.StringWidth(lines[m.headerLines()][:note]), m.headerLines()); !reflect.DeepEqual(cell.Style, dim.Style) {
-				t.Errorf("%s, which no key has, is drawn %+v, not dim as %+v", st, cell.Style, dim.Style)
+		t.Run(st.String(), func(t *testing.T) {
+			y := m.headerLines() + 1 + int(st)
+			x := strings.Index(lines[y], st.String())
+			if x < 0 {
+				t.Fatalf("line %d is %q, no %s", y, lines[y], st)
 			}
-			continue
-		}
-		if !sameColor(cell.Style.Fg, want) {
-			t.Errorf("%s is drawn in %v, want %v", st, cell.Style.Fg, want)
-		}
+			cell := term.CellAt(x, y)
+			want := m.theme.Status[st].GetForeground()
+			if !wantStyle {
+				// Dim as the title's note is.
+				note := strings.Index(lines[m.headerLines()], "keys have a limit")
+				if dim := term.CellAt(ansi.StringWidth(lines[m.headerLines()][:note]), m.headerLines()); !reflect.DeepEqual(cell.Style, dim.Style) {
+					t.Errorf("%s, which no key has, is drawn %+v, not dim as %+v", st, cell.Style, dim.Style)
+				}
+				return
+			}
+			if !sameColor(cell.Style.Fg, want) {
+				t.Errorf("%s is drawn in %v, want %v", st, cell.Style.Fg, want)
+			}
+		})
 	}
 }
 

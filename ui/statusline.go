@@ -132,6 +132,7 @@ func (m *Model) statusView() []string {
 			lines[i] = m.theme.Success.Render(l)
 		case statusFailed:
 			lines[i] = m.theme.Error.Render(l)
+		case statusInfo:
 		}
 	}
 	for _, l := range evicted {

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 	"time"
@@ -37,21 +38,23 @@ func TestStoppedFeedShowsItsReasonInFull(t *testing.T) {
 func TestPollingNoteIsShownWhole(t *testing.T) {
 	note := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxe' to get live updates`
 	for _, size := range [][2]int{{120, 40}, {80, 24}} {
-		m := newModel(t, nil, size[0], size[1], fixture()...)
-		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "polling", Interval: time.Second, Connected: true, Note: note, UpdatedAt: t0,
-		}}}})
-		screen := plain(m)
-		flat := strings.Join(strings.Fields(screen), " ")
-		if size[0] == 120 && !strings.Contains(flat, note) {
-			t.Errorf("at 120 columns the note is not whole:\n%s", screen)
-		}
-		if !strings.Contains(screen, "ratelimit:api:42") {
-			t.Errorf("at %dx%d the note pushed the rows off the screen:\n%s", size[0], size[1], screen)
-		}
-		if n := strings.Count(screen, "\n") + 1; n > size[1] {
-			t.Errorf("at %dx%d the frame has %d lines", size[0], size[1], n)
-		}
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			m := newModel(t, nil, size[0], size[1], fixture()...)
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+				Mode: "polling", Interval: time.Second, Connected: true, Note: note, UpdatedAt: t0,
+			}}}})
+			screen := plain(m)
+			flat := strings.Join(strings.Fields(screen), " ")
+			if size[0] == 120 && !strings.Contains(flat, note) {
+				t.Errorf("at 120 columns the note is not whole:\n%s", screen)
+			}
+			if !strings.Contains(screen, "ratelimit:api:42") {
+				t.Errorf("at %dx%d the note pushed the rows off the screen:\n%s", size[0], size[1], screen)
+			}
+			if n := strings.Count(screen, "\n") + 1; n > size[1] {
+				t.Errorf("at %dx%d the frame has %d lines", size[0], size[1], n)
+			}
+		})
 	}
 }
 

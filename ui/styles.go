@@ -182,6 +182,7 @@ func (t *theme) style(tn tone) lipgloss.Style {
 		return t.Dim
 	case toneNoExpiry:
 		return t.Status[model.StatusNoExpiry]
+	case tonePlain:
 	}
 	return lipgloss.NewStyle()
 }

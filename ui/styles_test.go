@@ -52,6 +52,14 @@ func TestInksRenderAsTheirStyles(t *testing.T) {
 	check("padded", padded)
 }
 
+// themeName names the subtest of the dark theme or the light.
+func themeName(dark bool) string {
+	if dark {
+		return ThemeDark
+	}
+	return ThemeLight
+}
+
 // luminance is c's relative luminance, as WCAG 2 defines it.
 func luminance(c color.Color) float64 {
 	r, g, b, _ := c.RGBA()
@@ -80,42 +88,44 @@ func contrast(a, b color.Color) float64 {
 // sent them.
 func TestEveryColourIsReadableOnItsBackground(t *testing.T) {
 	for _, dark := range []bool{true, false} {
-		th := newTheme(dark, colorprofile.ANSI256)
-		if len(th.backdrops) == 0 {
-			t.Fatalf("dark %v: the theme names no background it is made for", dark)
-		}
-		selected := th.Selected.GetBackground()
-		type text struct {
-			name  string
-			style lipgloss.Style
-			rows  bool // drawn on the selected row too
-		}
-		texts := []text{
-			{"error", th.Error, false}, {"success", th.Success, false}, {"alarm", th.Alarm, false},
-			{"help key", th.Help.ShortKey, false}, {"help description", th.Help.ShortDesc, false},
-		}
-		for st := range model.Status(model.NumStatuses) {
-			texts = append(texts,
-				text{st.String() + " status", th.Status[st], true},
-				text{st.String() + " gauge", th.Gauge[st], true},
-				text{st.String() + " row", th.Row[st], true})
-		}
-		for _, tx := range texts {
-			fg := tx.style.GetForeground()
-			if _, none := fg.(lipgloss.NoColor); none {
-				continue // the terminal's own text colour, on its own background
+		t.Run(themeName(dark), func(t *testing.T) {
+			th := newTheme(dark, colorprofile.ANSI256)
+			if len(th.backdrops) == 0 {
+				t.Fatalf("dark %v: the theme names no background it is made for", dark)
 			}
-			fg = colorprofile.ANSI256.Convert(fg)
-			backgrounds := th.backdrops
-			if tx.rows {
-				backgrounds = append(slices.Clone(backgrounds), selected)
+			selected := th.Selected.GetBackground()
+			type text struct {
+				name  string
+				style lipgloss.Style
+				rows  bool // drawn on the selected row too
 			}
-			for _, bg := range backgrounds {
-				if r := contrast(fg, colorprofile.ANSI256.Convert(bg)); r < 4.5 {
-					t.Errorf("dark %v: %s %v on %v has a contrast of %.2f:1, under 4.5:1", dark, tx.name, fg, bg, r)
+			texts := []text{
+				{"error", th.Error, false}, {"success", th.Success, false}, {"alarm", th.Alarm, false},
+				{"help key", th.Help.ShortKey, false}, {"help description", th.Help.ShortDesc, false},
+			}
+			for st := range model.Status(model.NumStatuses) {
+				texts = append(texts,
+					text{st.String() + " status", th.Status[st], true},
+					text{st.String() + " gauge", th.Gauge[st], true},
+					text{st.String() + " row", th.Row[st], true})
+			}
+			for _, tx := range texts {
+				fg := tx.style.GetForeground()
+				if _, none := fg.(lipgloss.NoColor); none {
+					continue // the terminal's own text colour, on its own background
+				}
+				fg = colorprofile.ANSI256.Convert(fg)
+				backgrounds := th.backdrops
+				if tx.rows {
+					backgrounds = append(slices.Clone(backgrounds), selected)
+				}
+				for _, bg := range backgrounds {
+					if r := contrast(fg, colorprofile.ANSI256.Convert(bg)); r < 4.5 {
+						t.Errorf("dark %v: %s %v on %v has a contrast of %.2f:1, under 4.5:1", dark, tx.name, fg, bg, r)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -123,15 +133,17 @@ func TestEveryColourIsReadableOnItsBackground(t *testing.T) {
 // ones share one.
 func TestStatusColoursDiffer(t *testing.T) {
 	for _, dark := range []bool{true, false} {
-		th := newTheme(dark, colorprofile.ANSI256)
-		seen := map[string]model.Status{}
-		for _, st := range []model.Status{model.StatusNoExpiry, model.StatusOver, model.StatusWarn, model.StatusNotCounter} {
-			c := fmt.Sprint(th.Status[st].GetForeground())
-			if other, ok := seen[c]; ok {
-				t.Errorf("dark %v: %v and %v share the colour %s", dark, other, st, c)
+		t.Run(themeName(dark), func(t *testing.T) {
+			th := newTheme(dark, colorprofile.ANSI256)
+			seen := map[string]model.Status{}
+			for _, st := range []model.Status{model.StatusNoExpiry, model.StatusOver, model.StatusWarn, model.StatusNotCounter} {
+				c := fmt.Sprint(th.Status[st].GetForeground())
+				if other, ok := seen[c]; ok {
+					t.Errorf("dark %v: %v and %v share the colour %s", dark, other, st, c)
+				}
+				seen[c] = st
 			}
-			seen[c] = st
-		}
+		})
 	}
 }
 
@@ -143,24 +155,27 @@ func TestThemeOption(t *testing.T) {
 	white := tea.BackgroundColorMsg{Color: color.White}
 	black := tea.BackgroundColorMsg{Color: color.Black}
 	for _, tc := range []struct {
+		name       string
 		theme      string
 		background tea.Msg
 		want       color.Color
 	}{
-		{"", nil, dark}, // until the terminal answers
-		{ThemeAuto, white, light},
-		{ThemeAuto, black, dark},
-		{ThemeLight, black, light},
-		{ThemeDark, white, dark},
+		{"unset", "", nil, dark}, // until the terminal answers
+		{"auto on white", ThemeAuto, white, light},
+		{"auto on black", ThemeAuto, black, dark},
+		{"light on black", ThemeLight, black, light},
+		{"dark on white", ThemeDark, white, dark},
 	} {
-		m := newModelWith(t, Options{Theme: tc.theme}, 120, 40, fixture()...)
-		if tc.background != nil {
-			m, _ = send(m, tc.background)
-		}
-		// The warn row's STATUS cell, as a terminal draws it.
-		term := terminal(t, m)
-		if got := keyCells(t, m, term, "warn")[0]; !sameColor(got, tc.want) {
-			t.Errorf("theme %q, background %v: warn is drawn in %v, want %v", tc.theme, tc.background, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			m := newModelWith(t, Options{Theme: tc.theme}, 120, 40, fixture()...)
+			if tc.background != nil {
+				m, _ = send(m, tc.background)
+			}
+			// The warn row's STATUS cell, as a terminal draws it.
+			term := terminal(t, m)
+			if got := keyCells(t, m, term, "warn")[0]; !sameColor(got, tc.want) {
+				t.Errorf("theme %q, background %v: warn is drawn in %v, want %v", tc.theme, tc.background, got, tc.want)
+			}
+		})
 	}
 }

@@ -1,6 +1,7 @@
 package ui
 
 import (
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -78,30 +79,32 @@ func TestTrendColumnShowsAKeyRising(t *testing.T) {
 func TestDetailChartsTheLastMinute(t *testing.T) {
 	obs := append(climbing("ratelimit:climb"), fixture()...)
 	for _, width := range []int{120, 80, 60, 40} {
-		m := newModel(t, nil, width, 60, obs...)
-		m = selectKey(t, m, "ratelimit:climb")
-		m, _ = press(m, "<enter>")
-		screen := plain(m)
-		limitLine, valueLine, ttlAxis := false, false, false
-		for _, line := range strings.Split(screen, "\n") {
-			if i := strings.Index(line, "100 ┼┄┄┄"); i >= 0 || strings.Contains(line, "100 ┤┄┄┄") {
-				limitLine = true
+		t.Run(fmt.Sprintf("%d columns", width), func(t *testing.T) {
+			m := newModel(t, nil, width, 60, obs...)
+			m = selectKey(t, m, "ratelimit:climb")
+			m, _ = press(m, "<enter>")
+			screen := plain(m)
+			limitLine, valueLine, ttlAxis := false, false, false
+			for _, line := range strings.Split(screen, "\n") {
+				if i := strings.Index(line, "100 ┼┄┄┄"); i >= 0 || strings.Contains(line, "100 ┤┄┄┄") {
+					limitLine = true
+				}
+				valueLine = valueLine || strings.ContainsAny(line, "╭╯")
+				ttlAxis = ttlAxis || strings.Contains(line, "1m53s ┼") // the TTL a minute ago, its highest
 			}
-			valueLine = valueLine || strings.ContainsAny(line, "╭╯")
-			ttlAxis = ttlAxis || strings.Contains(line, "1m53s ┼") // the TTL a minute ago, its highest
-		}
-		if !limitLine || !valueLine {
-			t.Errorf("at %d wide no chart of the value with its limit of 100 as a line (limit %v, value %v):\n%s", width, limitLine, valueLine, screen)
-		}
-		if !ttlAxis {
-			t.Errorf("at %d wide no chart of the TTL from 1m53s:\n%s", width, screen)
-		}
-		if !strings.Contains(screen, "limit 100 ┄") {
-			t.Errorf("at %d wide the chart does not say which line is the limit:\n%s", width, screen)
-		}
-		if w := maxLineWidth(screen); w > width {
-			t.Errorf("at %d wide a line of the detail is %d wide", width, w)
-		}
+			if !limitLine || !valueLine {
+				t.Errorf("at %d wide no chart of the value with its limit of 100 as a line (limit %v, value %v):\n%s", width, limitLine, valueLine, screen)
+			}
+			if !ttlAxis {
+				t.Errorf("at %d wide no chart of the TTL from 1m53s:\n%s", width, screen)
+			}
+			if !strings.Contains(screen, "limit 100 ┄") {
+				t.Errorf("at %d wide the chart does not say which line is the limit:\n%s", width, screen)
+			}
+			if w := maxLineWidth(screen); w > width {
+				t.Errorf("at %d wide a line of the detail is %d wide", width, w)
+			}
+		})
 	}
 	m := newModel(t, nil, 120, 60, obs...)
 	m = selectKey(t, m, "ratelimit:api:42")

@@ -265,14 +265,16 @@ func TestReadOnlyRefusesEveryWrite(t *testing.T) {
 				t.Fatal("no READ-ONLY badge")
 			}
 			for _, k := range []string{"+", "-", "i", "n", "e", "E", "d"} {
-				m.status = statusLine{}
-				got, cmd := press(m, k)
-				if cmd != nil || got.prompt != nil || got.confirm != nil {
-					t.Errorf("%s: something was started in read-only mode", k)
-				}
-				if s := statusText(got); !strings.Contains(s, "nothing was sent") || !strings.Contains(s, tc.reason) {
-					t.Errorf("%s: status line %q does not say why nothing was sent", k, s)
-				}
+				t.Run(k, func(t *testing.T) {
+					m.status = statusLine{}
+					got, cmd := press(m, k)
+					if cmd != nil || got.prompt != nil || got.confirm != nil {
+						t.Errorf("%s: something was started in read-only mode", k)
+					}
+					if s := statusText(got); !strings.Contains(s, "nothing was sent") || !strings.Contains(s, tc.reason) {
+						t.Errorf("%s: status line %q does not say why nothing was sent", k, s)
+					}
+				})
 			}
 			if w != nil && len(w.Calls()) > 0 {
 				t.Fatalf("writes were sent: %v", w.Calls())
@@ -574,16 +576,18 @@ func TestExpireRefusesWhatIsNotAnExpiringCounter(t *testing.T) {
 		"cache:greeting": "Nothing was sent: cache:greeting holds text, not a counter, and e gives an expiry to counters only.",
 		"views:home":     "Nothing was sent: the rule 'views:*' says views:home lives forever (expect_ttl = false), so it needs no expiry.",
 	} {
-		w := newFakeWriter().seed(fixture()...)
-		m := newModel(t, w, 120, 40, fixture()...)
-		m = selectKey(t, m, key)
-		m, cmd := press(m, "e")
-		if cmd != nil || m.prompt != nil || len(w.Calls()) > 0 {
-			t.Errorf("%s: e sent something or asked for a window", key)
-		}
-		if s := statusText(m); s != want {
-			t.Errorf("%s: status %q, want %q", key, s, want)
-		}
+		t.Run(key, func(t *testing.T) {
+			w := newFakeWriter().seed(fixture()...)
+			m := newModel(t, w, 120, 40, fixture()...)
+			m = selectKey(t, m, key)
+			m, cmd := press(m, "e")
+			if cmd != nil || m.prompt != nil || len(w.Calls()) > 0 {
+				t.Errorf("%s: e sent something or asked for a window", key)
+			}
+			if s := statusText(m); s != want {
+				t.Errorf("%s: status %q, want %q", key, s, want)
+			}
+		})
 	}
 }
 
@@ -798,22 +802,24 @@ func TestListenCoalescesABurst(t *testing.T) {
 func TestEveryLineFitsTheScreen(t *testing.T) {
 	long := str("ratelimit:"+strings.Repeat("very-long-segment:", 12)+"end", "12345678901234567", 50_000)
 	for _, size := range [][2]int{{120, 40}, {80, 24}, {60, 16}, {40, 8}} {
-		for _, keys := range []string{"", "?", "jj<enter>", "d"} {
-			m := newModel(t, nil, size[0], size[1], append(fixture(), long)...)
-			m.feedState.LastError = "Redis at 127.0.0.1:7000 refused the connection; retrying every 2s with a rather long explanation."
-			m.feedState.Note = "keyspace events are off (notify-keyspace-events is empty), so countertop polls"
-			m.feedState.Scanning = true
-			m, _ = press(m, keys)
-			lines := strings.Split(m.View().Content, "\n")
-			if len(lines) > size[1] {
-				t.Errorf("%dx%d %q: %d lines", size[0], size[1], keys, len(lines))
-			}
-			for _, l := range lines {
-				if w := lipgloss.Width(l); w > size[0] {
-					t.Errorf("%dx%d %q: line is %d wide: %q", size[0], size[1], keys, w, l)
+		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
+			for _, keys := range []string{"", "?", "jj<enter>", "d"} {
+				m := newModel(t, nil, size[0], size[1], append(fixture(), long)...)
+				m.feedState.LastError = "Redis at 127.0.0.1:7000 refused the connection; retrying every 2s with a rather long explanation."
+				m.feedState.Note = "keyspace events are off (notify-keyspace-events is empty), so countertop polls"
+				m.feedState.Scanning = true
+				m, _ = press(m, keys)
+				lines := strings.Split(m.View().Content, "\n")
+				if len(lines) > size[1] {
+					t.Errorf("%dx%d %q: %d lines", size[0], size[1], keys, len(lines))
+				}
+				for _, l := range lines {
+					if w := lipgloss.Width(l); w > size[0] {
+						t.Errorf("%dx%d %q: line is %d wide: %q", size[0], size[1], keys, w, l)
+					}
 				}
 			}
-		}
+		})
 	}
 }
 
@@ -828,18 +834,20 @@ func TestNarrowScreensDropRateThenGauge(t *testing.T) {
 		// explained.
 		{120, true, true, true}, {80, true, true, false},
 	} {
-		m := newModel(t, nil, tc.width, 24, fixture()...)
-		if tc.byRate {
-			m, _ = press(m, "ssss") // key, value, TTL, % of limit, rate
-		}
-		screen := plain(m)
-		if tc.byRate && !strings.Contains(screen, "sort: rate") {
-			t.Fatalf("not sorted by rate:\n%s", screen)
-		}
-		if strings.Contains(screen, "RATE") != tc.rate || strings.Contains(screen, "█") != tc.gauge {
-			t.Errorf("at %d columns, sorted by rate %v: rate %v, gauge %v; want %v, %v", tc.width, tc.byRate,
-				strings.Contains(screen, "RATE"), strings.Contains(screen, "█"), tc.rate, tc.gauge)
-		}
+		t.Run(fmt.Sprintf("%d columns, by rate %v", tc.width, tc.byRate), func(t *testing.T) {
+			m := newModel(t, nil, tc.width, 24, fixture()...)
+			if tc.byRate {
+				m, _ = press(m, "ssss") // key, value, TTL, % of limit, rate
+			}
+			screen := plain(m)
+			if tc.byRate && !strings.Contains(screen, "sort: rate") {
+				t.Fatalf("not sorted by rate:\n%s", screen)
+			}
+			if strings.Contains(screen, "RATE") != tc.rate || strings.Contains(screen, "█") != tc.gauge {
+				t.Errorf("at %d columns, sorted by rate %v: rate %v, gauge %v; want %v, %v", tc.width, tc.byRate,
+					strings.Contains(screen, "RATE"), strings.Contains(screen, "█"), tc.rate, tc.gauge)
+			}
+		})
 	}
 }
 

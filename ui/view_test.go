@@ -102,12 +102,14 @@ func TestCountersWithNoExpiryAreRed(t *testing.T) {
 		"ratelimit:api:9":  false, // over: warning colour, not red
 		"views:home":       false, // no TTL, but its rule wants none
 	} {
-		for i, fg := range keyCells(t, m, term, key) {
-			if sameColor(fg, red) != wantRed {
-				t.Errorf("%s: cell %d has colour %v, red wanted: %v", key, i, fg, wantRed)
-				break
+		t.Run(key, func(t *testing.T) {
+			for i, fg := range keyCells(t, m, term, key) {
+				if sameColor(fg, red) != wantRed {
+					t.Errorf("%s: cell %d has colour %v, red wanted: %v", key, i, fg, wantRed)
+					break
+				}
 			}
-		}
+		})
 	}
 }
 
@@ -145,18 +147,20 @@ func TestHostileKeyNamesAreEscaped(t *testing.T) {
 // but never ? and q: help and quit stay in sight.
 func TestHelpLineKeepsHelpAndQuit(t *testing.T) {
 	for _, width := range []int{120, 80, 60, 40} {
-		m := newModel(t, newFakeWriter(), width, 24, fixture()...)
-		lines := strings.Split(plain(m), "\n")
-		last := lines[len(lines)-1]
-		if !strings.Contains(last, "? help") || !strings.Contains(last, "q quit") {
-			t.Errorf("at %d columns the help line lost ? or q: %q", width, last)
-		}
-		if w := lipgloss.Width(last); w > width {
-			t.Errorf("at %d columns the help line is %d wide", width, w)
-		}
-		if width == 120 && !strings.Contains(last, "enter detail") {
-			t.Errorf("at 120 columns every key fits: %q", last)
-		}
+		t.Run(fmt.Sprintf("%d columns", width), func(t *testing.T) {
+			m := newModel(t, newFakeWriter(), width, 24, fixture()...)
+			lines := strings.Split(plain(m), "\n")
+			last := lines[len(lines)-1]
+			if !strings.Contains(last, "? help") || !strings.Contains(last, "q quit") {
+				t.Errorf("at %d columns the help line lost ? or q: %q", width, last)
+			}
+			if w := lipgloss.Width(last); w > width {
+				t.Errorf("at %d columns the help line is %d wide", width, w)
+			}
+			if width == 120 && !strings.Contains(last, "enter detail") {
+				t.Errorf("at 120 columns every key fits: %q", last)
+			}
+		})
 	}
 }
 
@@ -341,19 +345,21 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 	for _, tc := range []struct {
 		height, lines, errLines int
 	}{{minHeight, 1, 1}, {12, 1, 3}, {40, 3, 3}} {
-		m := newModel(t, nil, 60, tc.height, fixture()...)
-		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
-		}}}})
-		if got := len(m.feedLines()); got != tc.lines {
-			t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
-		}
-		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
-		}}}})
-		if got := len(m.feedLines()); got != tc.errLines {
-			t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
-		}
+		t.Run(fmt.Sprintf("60x%d", tc.height), func(t *testing.T) {
+			m := newModel(t, nil, 60, tc.height, fixture()...)
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+				Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
+			}}}})
+			if got := len(m.feedLines()); got != tc.lines {
+				t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
+			}
+			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
+				Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
+			}}}})
+			if got := len(m.feedLines()); got != tc.errLines {
+				t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
+			}
+		})
 	}
 }
 
@@ -425,12 +431,14 @@ func TestThePagerAtTheSmallestScreen(t *testing.T) {
 // A filter is:foo, where foo is no status, says so when nothing matches,
 // rather than only that nothing does.
 func TestAnUnknownStatusInTheFilterIsNamed(t *testing.T) {
-	for _, width := range []int{120, 40} { // wrapped over the empty rows, whole
-		m := newModel(t, nil, width, 20, fixture()...)
-		m, _ = press(m, "/is:stcuk<enter>")
-		if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes stuck, extending, no-expiry, leak, over, warn, ok, not-counter, or problem.`) {
-			t.Errorf("at %d columns the empty table does not say is:stcuk is no status, whole:\n%s", width, plain(m))
-		}
+	for _, width := range []int{120, 40} {
+		t.Run(fmt.Sprintf("%d columns", width), func(t *testing.T) { // wrapped over the empty rows, whole
+			m := newModel(t, nil, width, 20, fixture()...)
+			m, _ = press(m, "/is:stcuk<enter>")
+			if s := flat(m); !strings.Contains(s, `"is:stcuk" is not a status: is: takes stuck, extending, no-expiry, leak, over, warn, ok, not-counter, or problem.`) {
+				t.Errorf("at %d columns the empty table does not say is:stcuk is no status, whole:\n%s", width, plain(m))
+			}
+		})
 	}
 	m := newModel(t, nil, 120, 40, fixture()...)
 	m, _ = press(m, "<esc>/is:stuck<enter>")
@@ -570,21 +578,23 @@ func TestPausedHelpOffersResume(t *testing.T) {
 // no increment and no expiry: they refuse such a key, in one sentence.
 func TestTheDetailOfANonCounterOffersNoIncrement(t *testing.T) {
 	for key, what := range map[string]string{"session:abc": "holds a hash", "cache:greeting": "holds text"} {
-		m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
-		m = selectKey(t, m, key)
-		m, _ = press(m, "<enter>")
-		lines := strings.Split(plain(m), "\n")
-		help := lines[len(lines)-1]
-		if strings.Contains(help, "+ incr") || strings.Contains(help, "repair") || !strings.Contains(help, "d delete") {
-			t.Errorf("the detail of %s offers %q", key, help)
-		}
-		for _, k := range []string{"+", "-", "i", "e"} {
-			m, cmd := press(m, k)
-			s := statusText(m)
-			if cmd != nil || m.prompt != nil || !strings.HasPrefix(s, "Nothing was sent: "+key+" "+what) || strings.Count(s, ".") != 1 {
-				t.Errorf("%s on the detail of %s: status %q, a prompt %v", k, key, s, m.prompt != nil)
+		t.Run(key, func(t *testing.T) {
+			m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
+			m = selectKey(t, m, key)
+			m, _ = press(m, "<enter>")
+			lines := strings.Split(plain(m), "\n")
+			help := lines[len(lines)-1]
+			if strings.Contains(help, "+ incr") || strings.Contains(help, "repair") || !strings.Contains(help, "d delete") {
+				t.Errorf("the detail of %s offers %q", key, help)
 			}
-		}
+			for _, k := range []string{"+", "-", "i", "e"} {
+				m, cmd := press(m, k)
+				s := statusText(m)
+				if cmd != nil || m.prompt != nil || !strings.HasPrefix(s, "Nothing was sent: "+key+" "+what) || strings.Count(s, ".") != 1 {
+					t.Errorf("%s on the detail of %s: status %q, a prompt %v", k, key, s, m.prompt != nil)
+				}
+			}
+		})
 	}
 	m := newModel(t, newFakeWriter(), 120, 40, fixture()...)
 	m = selectKey(t, m, "ratelimit:api:42")

@@ -118,27 +118,31 @@ func TestIncrementOfANonStringIsRefusedAtOnce(t *testing.T) {
 		{"session:abc", "<enter>+"}, // from the detail screen
 		{"", "nsession:abc<enter>"}, // by name
 	} {
-		m := newModel(t, w, 120, 40, obs...)
-		if tc.key != "" {
-			m = selectKey(t, m, tc.key)
-		}
-		m, cmd := press(m, tc.keys)
-		if cmd != nil || m.prompt != nil {
-			t.Errorf("%s %q: something was started (prompt %v)", tc.key, tc.keys, m.prompt != nil)
-		}
-		s := statusText(m)
-		if !strings.HasPrefix(s, "Nothing was sent: ") || !strings.Contains(s, " holds a hash, and INCRBY adds only to a string: pick a counter.") {
-			t.Errorf("%s %q: status %q", tc.key, tc.keys, s)
-		}
+		t.Run(strings.TrimSpace(tc.key+" "+tc.keys), func(t *testing.T) {
+			m := newModel(t, w, 120, 40, obs...)
+			if tc.key != "" {
+				m = selectKey(t, m, tc.key)
+			}
+			m, cmd := press(m, tc.keys)
+			if cmd != nil || m.prompt != nil {
+				t.Errorf("%s %q: something was started (prompt %v)", tc.key, tc.keys, m.prompt != nil)
+			}
+			s := statusText(m)
+			if !strings.HasPrefix(s, "Nothing was sent: ") || !strings.Contains(s, " holds a hash, and INCRBY adds only to a string: pick a counter.") {
+				t.Errorf("%s %q: status %q", tc.key, tc.keys, s)
+			}
+		})
 	}
 	// Text: INCRBY would be refused as not an integer.
 	for _, keys := range []string{"+", "i"} {
-		m := selectKey(t, newModel(t, w, 120, 40, obs...), "cache:greeting")
-		m, cmd := press(m, keys)
-		if cmd != nil || m.prompt != nil ||
-			statusText(m) != "Nothing was sent: cache:greeting holds text, not a number, and INCRBY adds only to a number: pick a counter." {
-			t.Errorf("cache:greeting %q: prompt %v, status %q", keys, m.prompt != nil, statusText(m))
-		}
+		t.Run("cache:greeting "+keys, func(t *testing.T) {
+			m := selectKey(t, newModel(t, w, 120, 40, obs...), "cache:greeting")
+			m, cmd := press(m, keys)
+			if cmd != nil || m.prompt != nil ||
+				statusText(m) != "Nothing was sent: cache:greeting holds text, not a number, and INCRBY adds only to a number: pick a counter." {
+				t.Errorf("cache:greeting %q: prompt %v, status %q", keys, m.prompt != nil, statusText(m))
+			}
+		})
 	}
 	if got := w.Calls(); len(got) > 0 {
 		t.Fatalf("sent %v", got)
@@ -294,20 +298,22 @@ func TestIncrIsRefusedOnLayoutsThatAreNotCounters(t *testing.T) {
 		{"ratelimit:gcra:1", "gcra", "is a GCRA key: its limiter SETs a new arrival time"},
 		{"ratelimit:java:1", "opaque", "holds opaque state"},
 	} {
-		if c, _ := m.store.Get(tc.key); c.Layout.String() != tc.layout {
-			t.Fatalf("%s read as %s, want %s", tc.key, c.Layout, tc.layout)
-		}
-		m = selectKey(t, m, tc.key)
-		for _, k := range []string{"+", "-", "i"} {
-			var cmd tea.Cmd
-			m, cmd = press(m, k)
-			if cmd != nil || m.prompt != nil {
-				t.Fatalf("%s on %s was not refused at once (prompt %v)", k, tc.key, m.prompt != nil)
+		t.Run(tc.key, func(t *testing.T) {
+			if c, _ := m.store.Get(tc.key); c.Layout.String() != tc.layout {
+				t.Fatalf("%s read as %s, want %s", tc.key, c.Layout, tc.layout)
 			}
-			if s := statusText(m); !strings.Contains(s, "Nothing was sent: ") || !strings.Contains(s, tc.says) {
-				t.Fatalf("%s on %s: status %q, want it to say %q", k, tc.key, s, tc.says)
+			m = selectKey(t, m, tc.key)
+			for _, k := range []string{"+", "-", "i"} {
+				var cmd tea.Cmd
+				m, cmd = press(m, k)
+				if cmd != nil || m.prompt != nil {
+					t.Fatalf("%s on %s was not refused at once (prompt %v)", k, tc.key, m.prompt != nil)
+				}
+				if s := statusText(m); !strings.Contains(s, "Nothing was sent: ") || !strings.Contains(s, tc.says) {
+					t.Fatalf("%s on %s: status %q, want it to say %q", k, tc.key, s, tc.says)
+				}
 			}
-		}
+		})
 	}
 	m = selectKey(t, m, "ratelimit:api:1")
 	m, cmd := press(m, "+")

@@ -3,6 +3,7 @@ package seed
 import (
 	"context"
 	"maps"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -102,8 +103,10 @@ func TestSeedMixed(t *testing.T) {
 
 func TestLogSize(t *testing.T) {
 	for j, want := range map[int]int{0: 10, 8: 10, 9: 100, 99: 1000, 999: 10_000, 9999: 100_000, 99_999: 100_000, 19: 100} {
-		if got := LogSize(j); got != want {
-			t.Errorf("LogSize(%d) = %d, want %d", j, got, want)
-		}
+		t.Run(strconv.Itoa(j), func(t *testing.T) {
+			if got := LogSize(j); got != want {
+				t.Errorf("LogSize(%d) = %d, want %d", j, got, want)
+			}
+		})
 	}
 }

@@ -9,6 +9,7 @@ import (
 	"strings"
 	"testing"
 	"time"
+	"unicode/utf8"
 
 	"github.com/countertop/countertop/internal/redistest"
 )
@@ -163,7 +164,8 @@ func TestCheckJSON(t *testing.T) {
 	if len(d.Evictions) != 1 || d.Evictions[0].Server != s.Addr || d.Evictions[0].EvictedKeys != 0 || d.Evictions[0].MaxmemoryPolicy != "noeviction" {
 		t.Errorf("evictions = %+v, want the one server's, none evicted", d.Evictions)
 	}
-	if strings.ContainsAny(out, "\x1b\xff") || !strings.Contains(out, `"ratelimit:api:stuck\u001b[2J\\xff"`) || !strings.Contains(out, `"typo\u001b*"`) {
+	// Not raw: no ESC, no invalid byte, none replaced by U+FFFD instead of escaped.
+	if strings.ContainsAny(out, "\x1b\uFFFD") || !utf8.ValidString(out) || !strings.Contains(out, `"ratelimit:api:stuck\u001b[2J\\xff"`) || !strings.Contains(out, `"typo\u001b*"`) {
 		t.Errorf("names are not escaped as snapshot's JSON escapes them:\n%s", out)
 	}
 

@@ -14,12 +14,14 @@ import (
 func TestVersionAndUsage(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"version"}, {"--version"}} {
-		var out, errOut bytes.Buffer
-		// A test binary carries no commit: the line says so rather than
-		// leave it out.
-		if code := Run(args, &out, &errOut); code != exitOK || !strings.HasPrefix(out.String(), "countertop devel (commit unknown), go") || errOut.Len() > 0 {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
-		}
+		t.Run(args[0], func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			// A test binary carries no commit: the line says so rather than
+			// leave it out.
+			if code := Run(args, &out, &errOut); code != exitOK || !strings.HasPrefix(out.String(), "countertop devel (commit unknown), go") || errOut.Len() > 0 {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out.String(), errOut.String())
+			}
+		})
 	}
 	// A release (go install ...@v1.2.3) is named by its version, which
 	// says which commit it is; a build from a checkout by its commit.
@@ -27,9 +29,11 @@ func TestVersionAndUsage(t *testing.T) {
 	checkout := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"},
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "504b73e8975d0123456789"}, {Key: "vcs.modified", Value: "true"}}}
 	for info, want := range map[*debug.BuildInfo]string{release: "countertop v1.2.3, go1.26.8", checkout: "countertop devel 504b73e8975d (modified), go1.26.8"} {
-		if got := versionOf(info); got != want {
-			t.Errorf("versionOf(%+v) = %q, want %q", info.Main, got, want)
-		}
+		t.Run(info.Main.Version, func(t *testing.T) {
+			if got := versionOf(info); got != want {
+				t.Errorf("versionOf(%+v) = %q, want %q", info.Main, got, want)
+			}
+		})
 	}
 
 	var out, errOut bytes.Buffer
@@ -55,19 +59,22 @@ func TestBadURLNamesItsSource(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, tc := range []struct {
+		name string // the source blamed
 		env  string
 		args []string
 		want string
 	}{
-		{"", []string{"snapshot", "--config", path}, path + `:2: redis.url is not a valid Redis URL (invalid database number: "abc")`},
-		{"redis://127.0.0.1:1/x?y=1", []string{"snapshot", "--config", path}, `REDIS_URL is not a valid Redis URL (invalid database number: "x")`},
-		{"redis://127.0.0.1:1/x", []string{"snapshot", "--config", path, "--url", "redis://:pw@127.0.0.1:1/0?foo=bar"}, `--url is not a valid Redis URL (unexpected option: foo)`},
+		{"file", "", []string{"snapshot", "--config", path}, path + `:2: redis.url is not a valid Redis URL (invalid database number: "abc")`},
+		{"REDIS_URL", "redis://127.0.0.1:1/x?y=1", []string{"snapshot", "--config", path}, `REDIS_URL is not a valid Redis URL (invalid database number: "x")`},
+		{"--url", "redis://127.0.0.1:1/x", []string{"snapshot", "--config", path, "--url", "redis://:pw@127.0.0.1:1/0?foo=bar"}, `--url is not a valid Redis URL (unexpected option: foo)`},
 	} {
-		t.Setenv("REDIS_URL", tc.env)
-		var out, errOut bytes.Buffer
-		if code := Run(tc.args, &out, &errOut); code != exitFailed || !strings.Contains(errOut.String(), tc.want) {
-			t.Errorf("%v with REDIS_URL=%q: exit %d, stderr %q\nwant it to say %q", tc.args, tc.env, code, errOut.String(), tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			t.Setenv("REDIS_URL", tc.env)
+			var out, errOut bytes.Buffer
+			if code := Run(tc.args, &out, &errOut); code != exitFailed || !strings.Contains(errOut.String(), tc.want) {
+				t.Errorf("%v with REDIS_URL=%q: exit %d, stderr %q\nwant it to say %q", tc.args, tc.env, code, errOut.String(), tc.want)
+			}
+		})
 	}
 }
 

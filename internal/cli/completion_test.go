@@ -105,35 +105,39 @@ func TestCompletion(t *testing.T) {
 				{[]string{"countertop", "help", "re"}, []string{"repair"}},
 				{[]string{"countertop", "c"}, []string{"check", "completion"}},
 			} {
-				got := complete(t, shell, script, tc.words...)
-				slices.Sort(got)
-				if !slices.Equal(got, tc.want) {
-					t.Errorf("%s completes %q to %q, want %q", shell, strings.Join(tc.words, " "), got, tc.want)
-				}
+				t.Run(strings.Join(tc.words[1:], " "), func(t *testing.T) {
+					got := complete(t, shell, script, tc.words...)
+					slices.Sort(got)
+					if !slices.Equal(got, tc.want) {
+						t.Errorf("%s completes %q to %q, want %q", shell, strings.Join(tc.words, " "), got, tc.want)
+					}
+				})
 			}
 			// Every flag the command's --help lists, and no other.
 			for _, c := range commands {
-				words := []string{"countertop", c.name, "-"}
-				if c.name == "" {
-					words = []string{"countertop", "-"}
-				}
-				_, help, _ := run(append(words[1:len(words)-1:len(words)-1], "--help")...)
-				var want []string
-				_, flags, _ := strings.Cut(help, "\nFlags:\n")
-				for _, line := range strings.Split(flags, "\n") {
-					names, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
-					for _, n := range strings.Split(names, ", ") {
-						if strings.HasPrefix(line, "  -") {
-							want = append(want, strings.Fields(n)[0])
+				t.Run(cmdName(c), func(t *testing.T) {
+					words := []string{"countertop", c.name, "-"}
+					if c.name == "" {
+						words = []string{"countertop", "-"}
+					}
+					_, help, _ := run(append(words[1:len(words)-1:len(words)-1], "--help")...)
+					var want []string
+					_, flags, _ := strings.Cut(help, "\nFlags:\n")
+					for _, line := range strings.Split(flags, "\n") {
+						names, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
+						for _, n := range strings.Split(names, ", ") {
+							if strings.HasPrefix(line, "  -") {
+								want = append(want, strings.Fields(n)[0])
+							}
 						}
 					}
-				}
-				got := complete(t, shell, script, words...)
-				slices.Sort(got)
-				slices.Sort(want)
-				if !slices.Equal(got, want) {
-					t.Errorf("%s completes %q to\n%q\nwant the flags its --help lists:\n%q", shell, strings.Join(words, " "), got, want)
-				}
+					got := complete(t, shell, script, words...)
+					slices.Sort(got)
+					slices.Sort(want)
+					if !slices.Equal(got, want) {
+						t.Errorf("%s completes %q to\n%q\nwant the flags its --help lists:\n%q", shell, strings.Join(words, " "), got, want)
+					}
+				})
 			}
 		})
 	}
@@ -162,9 +166,11 @@ func TestCompletionValuesAreTheFlagsOwn(t *testing.T) {
 		}
 	}
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
-		if code, out, errOut := run(args...); code != exitFailed || out != "" ||
-			errOut != "countertop: completion takes the name of a shell: countertop completion bash, zsh or fish\n" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			if code, out, errOut := run(args...); code != exitFailed || out != "" ||
+				errOut != "countertop: completion takes the name of a shell: countertop completion bash, zsh or fish\n" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+			}
+		})
 	}
 }

@@ -52,23 +52,26 @@ func TestConnectSlowThenInterrupted(t *testing.T) {
 	addr := redistest.Silent(t)
 	url := "redis://" + addr + "/0"
 	for _, tc := range []struct {
+		name  string
 		redis config.Redis
 		says  string
 	}{
-		{config.Redis{URL: url}, url},
-		{config.Redis{URL: "redis://127.0.0.1:1/0", SentinelMaster: "rl", Sentinels: []string{addr}},
+		{"server", config.Redis{URL: url}, url},
+		{"Sentinels", config.Redis{URL: "redis://127.0.0.1:1/0", SentinelMaster: "rl", Sentinels: []string{addr}},
 			"master rl through the Sentinels at " + addr},
 	} {
-		ctx, cancel := context.WithCancel(context.Background())
-		time.AfterFunc(700*time.Millisecond, cancel)
-		var errOut bytes.Buffer
-		cfg := config.Config{Redis: tc.redis, Patterns: []string{"*"}}
-		if _, err := connect(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
-			t.Errorf("connect, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
-		}
-		if want := "countertop: connecting to " + tc.says + "... (ctrl+c to stop)\n"; errOut.String() != want {
-			t.Errorf("stderr %q, want %q", errOut.String(), want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			ctx, cancel := context.WithCancel(context.Background())
+			time.AfterFunc(700*time.Millisecond, cancel)
+			var errOut bytes.Buffer
+			cfg := config.Config{Redis: tc.redis, Patterns: []string{"*"}}
+			if _, err := connect(ctx, cfg, &errOut); !errors.Is(err, errConnectInterrupted) {
+				t.Errorf("connect, ctrl+c while connecting to %s: %v, want %q", tc.says, err, errConnectInterrupted)
+			}
+			if want := "countertop: connecting to " + tc.says + "... (ctrl+c to stop)\n"; errOut.String() != want {
+				t.Errorf("stderr %q, want %q", errOut.String(), want)
+			}
+		})
 	}
 }
 

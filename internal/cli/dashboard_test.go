@@ -12,13 +12,15 @@ import (
 func TestDashboardRefusesWithoutATerminal(t *testing.T) {
 	t.Parallel()
 	for _, args := range [][]string{{"--url", "redis://127.0.0.1:1", "--pattern", "ratelimit:*"}, {"demo"}} {
-		var out, errOut bytes.Buffer
-		code := Run(args, &out, &errOut)
-		if code != exitFailed || out.Len() > 0 {
-			t.Errorf("countertop %s: exit code %d, stdout %q; want %d and nothing", strings.Join(args, " "), code, out.String(), exitFailed)
-		}
-		if got := errOut.String(); !strings.Contains(got, "stdout is not one") || !strings.Contains(got, "'countertop snapshot'") || strings.Count(got, "\n") != 1 {
-			t.Errorf("countertop %s: stderr %q, want the one sentence that points at snapshot", strings.Join(args, " "), got)
-		}
+		t.Run(strings.Join(args, " "), func(t *testing.T) {
+			var out, errOut bytes.Buffer
+			code := Run(args, &out, &errOut)
+			if code != exitFailed || out.Len() > 0 {
+				t.Errorf("countertop %s: exit code %d, stdout %q; want %d and nothing", strings.Join(args, " "), code, out.String(), exitFailed)
+			}
+			if got := errOut.String(); !strings.Contains(got, "stdout is not one") || !strings.Contains(got, "'countertop snapshot'") || strings.Count(got, "\n") != 1 {
+				t.Errorf("countertop %s: stderr %q, want the one sentence that points at snapshot", strings.Join(args, " "), got)
+			}
+		})
 	}
 }

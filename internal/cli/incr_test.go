@@ -199,11 +199,13 @@ func TestIncrNeverMakesAnIntegerDecimalUnasked(t *testing.T) {
 		{"ratelimit:new", []string{"--by", "2.5"}, "countertop: INCRBYFLOAT ratelimit:new 2.5 was not sent: ratelimit:new does not exist yet, and INCRBYFLOAT would leave a decimal there, on which the application's INCR fails with 'value is not an integer'; pass --allow-float to send it anyway\n"},
 		{"ratelimit:x", []string{"--by", "0.5", "--count", "3"}, "countertop: INCRBYFLOAT ratelimit:x 0.5 was not sent: ratelimit:x holds 151, an integer, and"},
 	} {
-		code, out, errOut := cli(t, s, append([]string{"incr", tc.key}, tc.args...)...)
-		wantRun(t, code, out, errOut, exitFailed, "", tc.want)
-		if out != "" {
-			t.Errorf("%s %v: stdout %q, want nothing", tc.key, tc.args, out)
-		}
+		t.Run(tc.key+" "+strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := cli(t, s, append([]string{"incr", tc.key}, tc.args...)...)
+			wantRun(t, code, out, errOut, exitFailed, "", tc.want)
+			if out != "" {
+				t.Errorf("%s %v: stdout %q, want nothing", tc.key, tc.args, out)
+			}
+		})
 	}
 	if got := s.Do(t, "GET", "ratelimit:x"); got != "151" || s.Do(t, "EXISTS", "ratelimit:new") != int64(0) {
 		t.Fatalf("a refused increment changed Redis: ratelimit:x = %q", got)

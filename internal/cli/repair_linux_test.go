@@ -44,24 +44,27 @@ func TestRepairAsks(t *testing.T) {
 	setStdin(t, tty)
 
 	for _, tc := range []struct {
+		name   string
 		answer string
 		code   int
 		ttl    int64
 		want   string
 	}{
-		{"n", exitFailed, -1, "Repair 1 key? [y/N] countertop: not confirmed: nothing was changed\n"},
-		{"", exitFailed, -1, "Repair 1 key? [y/N] countertop: not confirmed: nothing was changed\n"},
-		{"y", exitOK, 60, "Repair 1 key? [y/N] "},
+		{"no", "n", exitFailed, -1, "Repair 1 key? [y/N] countertop: not confirmed: nothing was changed\n"},
+		{"enter", "", exitFailed, -1, "Repair 1 key? [y/N] countertop: not confirmed: nothing was changed\n"},
+		{"yes", "y", exitOK, 60, "Repair 1 key? [y/N] "},
 	} {
-		if _, err := typed.WriteString(tc.answer + "\n"); err != nil {
-			t.Fatal(err)
-		}
-		code, out, errOut := cli(t, s, "repair")
-		if code != tc.code || errOut != tc.want || !strings.Contains(out, "would repair ratelimit:api:7: TTL 1m00s\n") {
-			t.Errorf("answer %q: exit %d, stdout:\n%s\nstderr: %q\nwant exit %d, stderr %q", tc.answer, code, out, errOut, tc.code, tc.want)
-		}
-		if got := ttlSeconds(t, s, "ratelimit:api:7"); got > tc.ttl || got < tc.ttl-10 {
-			t.Errorf("answer %q: TTL %ds, want %ds", tc.answer, got, tc.ttl)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			if _, err := typed.WriteString(tc.answer + "\n"); err != nil {
+				t.Fatal(err)
+			}
+			code, out, errOut := cli(t, s, "repair")
+			if code != tc.code || errOut != tc.want || !strings.Contains(out, "would repair ratelimit:api:7: TTL 1m00s\n") {
+				t.Errorf("answer %q: exit %d, stdout:\n%s\nstderr: %q\nwant exit %d, stderr %q", tc.answer, code, out, errOut, tc.code, tc.want)
+			}
+			if got := ttlSeconds(t, s, "ratelimit:api:7"); got > tc.ttl || got < tc.ttl-10 {
+				t.Errorf("answer %q: TTL %ds, want %ds", tc.answer, got, tc.ttl)
+			}
+		})
 	}
 }

@@ -32,9 +32,11 @@ func TestRepair(t *testing.T) {
 	wantRun(t, code, out, errOut, exitOK, "repaired ratelimit:api:7: TTL 1m00s\nrepaired ratelimit:api:legacy: TTL 1m00s\n"+
 		"repaired 2 of 2; 0 failed\n", "")
 	for key, want := range map[string]int64{"ratelimit:api:legacy": 60, "ratelimit:api:7": 60, "ratelimit:api:ok": 100, "views:home": -1} {
-		if got := ttlSeconds(t, s, key); got > want || got < want-10 {
-			t.Errorf("%s: TTL %ds, want %ds", key, got, want)
-		}
+		t.Run(key, func(t *testing.T) {
+			if got := ttlSeconds(t, s, key); got > want || got < want-10 {
+				t.Errorf("%s: TTL %ds, want %ds", key, got, want)
+			}
+		})
 	}
 
 	code, out, errOut = cli(t, s, "repair", "--yes")

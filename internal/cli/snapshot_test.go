@@ -144,13 +144,15 @@ func TestSnapshotTableAndCSVAreSafeForTerminals(t *testing.T) {
 	s := redistest.Start(t)
 	s.Do(t, "SET", "ratelimit:\x1b]0;pwned\x07", "5", "EX", "100")
 	for _, format := range []string{"table", "csv"} {
-		code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", format)
-		if code != exitOK {
-			t.Fatalf("%s: exit %d: %s", format, code, errOut)
-		}
-		if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `ratelimit:\e]0;pwned\x07`) {
-			t.Errorf("%s output does not escape the key name:\n%q", format, out)
-		}
+		t.Run(format, func(t *testing.T) {
+			code, out, errOut := cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", format)
+			if code != exitOK {
+				t.Fatalf("%s: exit %d: %s", format, code, errOut)
+			}
+			if strings.ContainsAny(out, "\x1b\x07") || !strings.Contains(out, `ratelimit:\e]0;pwned\x07`) {
+				t.Errorf("%s output does not escape the key name:\n%q", format, out)
+			}
+		})
 	}
 	code, _, errOut := cli(t, s, "snapshot", "--format", "xml")
 	if code != exitFailed || !strings.Contains(errOut, "xml") {

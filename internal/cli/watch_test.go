@@ -106,22 +106,24 @@ func TestSnapshotWatch(t *testing.T) {
 	}
 
 	for _, format := range []string{"table", "csv"} {
-		code, out, errOut = cli(t, s, "snapshot", "--format", format, "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", "tracking")
-		wantRun(t, code, out, errOut, exitOK, "", "")
-		got := map[string]string{}
-		for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
-			fields := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == ',' })
-			if len(fields) > 1 {
-				status := fields[len(fields)-1]
-				if format == "csv" {
-					status = fields[len(fields)-2] // raw_truncated is last
+		t.Run(format, func(t *testing.T) {
+			code, out, errOut = cli(t, s, "snapshot", "--format", format, "--pattern", "ratelimit:*", "--watch", "3s", "--interval", "200ms", "--mode", "tracking")
+			wantRun(t, code, out, errOut, exitOK, "", "")
+			got := map[string]string{}
+			for _, line := range strings.Split(strings.TrimSpace(out), "\n")[1:] {
+				fields := strings.FieldsFunc(line, func(r rune) bool { return r == ' ' || r == ',' })
+				if len(fields) > 1 {
+					status := fields[len(fields)-1]
+					if format == "csv" {
+						status = fields[len(fields)-2] // raw_truncated is last
+					}
+					got[fields[0]] = status
 				}
-				got[fields[0]] = status
 			}
-		}
-		if len(got) != 2 || got["ratelimit:api:pushed"] != "extending" || got["ratelimit:api:nx"] != "ok" {
-			t.Errorf("--format %s: statuses %v, want pushed extending and nx ok:\n%s", format, got, out)
-		}
+			if len(got) != 2 || got["ratelimit:api:pushed"] != "extending" || got["ratelimit:api:nx"] != "ok" {
+				t.Errorf("--format %s: statuses %v, want pushed extending and nx ok:\n%s", format, got, out)
+			}
+		})
 	}
 }
 
@@ -139,10 +141,12 @@ func TestWatchFlags(t *testing.T) {
 		{[]string{"check", "--watch", "48h"}, "countertop: --watch 48h0m0s is not a time to watch for: use a duration up to 24h, like 10s\n"},
 		{[]string{"repair", "--watch", "1s"}, "countertop: unknown flag --watch"},
 	} {
-		code, out, errOut := cli(t, s, tc.args...)
-		if code != exitFailed || !strings.HasPrefix(errOut, tc.err) || strings.Contains(out, "ok:") {
-			t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tc.args, code, errOut, tc.err)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := cli(t, s, tc.args...)
+			if code != exitFailed || !strings.HasPrefix(errOut, tc.err) || strings.Contains(out, "ok:") {
+				t.Errorf("%q: exit %d, stderr %q, want 2 and %q", tc.args, code, errOut, tc.err)
+			}
+		})
 	}
 }
 

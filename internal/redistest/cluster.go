@@ -267,14 +267,15 @@ func (c *Cluster) AddMaster(t testing.TB, key string) *Server {
 	})
 
 	slot, _ := n.Do(t, "CLUSTER", "KEYSLOT", key).(int64)
-	ranges, err := n.admin.ClusterSlots(context.Background()).Result()
+	shards, err := n.admin.ClusterShards(context.Background()).Result()
 	if err != nil {
-		t.Fatalf("redistest: CLUSTER SLOTS: %v", err)
+		t.Fatalf("redistest: CLUSTER SHARDS: %v", err)
 	}
 	var from *Server
-	for _, r := range ranges {
-		if int64(r.Start) <= slot && slot <= int64(r.End) {
-			from = c.node(t, r.Nodes[0].Addr)
+	for _, s := range shards {
+		serves := slices.ContainsFunc(s.Slots, func(r redis.SlotRange) bool { return r.Start <= slot && slot <= r.End })
+		if m := shardMaster(s); serves && m != nil {
+			from = c.byID(t, n, m.ID)
 		}
 	}
 	if from == nil {
@@ -307,7 +308,7 @@ func (c *Cluster) AddMaster(t testing.TB, key string) *Server {
 // settle waits until every node says cluster_state:ok and sees the same
 // topology (the right number of masters, every other node a replica, no
 // node failing or joining), every replica is in sync with its master, and
-// CLUSTER SLOTS lists every node.
+// CLUSTER SHARDS says every node is online.
 func (c *Cluster) settle(t testing.TB) {
 	t.Helper()
 	waitFor(t, "the cluster to settle", func() (bool, string) {
@@ -325,13 +326,20 @@ func (c *Cluster) settle(t testing.TB) {
 			} else if sig != first {
 				return false, "the nodes disagree on the topology"
 			}
-			slots, err := n.admin.ClusterSlots(context.Background()).Result()
+			shards, err := n.admin.ClusterShards(context.Background()).Result()
 			if err != nil {
 				return false, err.Error()
 			}
-			for _, r := range slots {
-				if want := 1 + replicaCount(view, r.Nodes[0].ID); len(r.Nodes) != want {
-					return false, fmt.Sprintf("%s lists %d nodes for slots %d-%d, not %d", n.Addr, len(r.Nodes), r.Start, r.End, want)
+			for _, s := range shards {
+				if len(s.Slots) == 0 {
+					continue // a master without slots, which healthy refuses
+				}
+				m := shardMaster(s)
+				if m == nil {
+					return false, fmt.Sprintf("%s names no master for slots %d-%d", n.Addr, s.Slots[0].Start, s.Slots[0].End)
+				}
+				if online, want := onlineCount(s), 1+replicaCount(view, m.ID); online != want {
+					return false, fmt.Sprintf("%s says %d nodes are online for slots %d-%d, not %d", n.Addr, online, s.Slots[0].Start, s.Slots[0].End, want)
 				}
 			}
 			if self := view[slices.IndexFunc(view, func(v nodeLine) bool { return v.myself })]; !self.master() {
@@ -342,6 +350,28 @@ func (c *Cluster) settle(t testing.TB) {
 		}
 		return true, ""
 	})
+}
+
+// shardMaster is the master of a CLUSTER SHARDS entry; nil if it names none.
+func shardMaster(s redis.ClusterShard) *redis.Node {
+	i := slices.IndexFunc(s.Nodes, func(n redis.Node) bool { return n.Role == "master" })
+	if i < 0 {
+		return nil
+	}
+	return &s.Nodes[i]
+}
+
+// onlineCount is how many nodes of a CLUSTER SHARDS entry are online: its
+// master and the replicas that are in sync and not failing, the ones
+// CLUSTER SLOTS (which go-redis routes by) lists.
+func onlineCount(s redis.ClusterShard) int {
+	n := 0
+	for _, node := range s.Nodes {
+		if node.Role == "master" || node.Health == "online" {
+			n++
+		}
+	}
+	return n
 }
 
 // replicaCount is how many replicas view gives the master with id.
@@ -454,6 +484,17 @@ func signature(view []nodeLine) string {
 	}
 	slices.Sort(lines)
 	return strings.Join(lines, "\n")
+}
+
+// byID returns the node with id, as n's CLUSTER NODES places it.
+func (c *Cluster) byID(t testing.TB, n *Server, id string) *Server {
+	t.Helper()
+	view := c.view(t, n)
+	i := slices.IndexFunc(view, func(v nodeLine) bool { return v.id == id })
+	if i < 0 {
+		t.Fatalf("redistest: %s knows no node %s", n.Addr, id)
+	}
+	return c.node(t, view[i].addr)
 }
 
 // node returns the node at addr.

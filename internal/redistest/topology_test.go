@@ -19,19 +19,28 @@ func TestClusterServesEverySlotAndFailsOver(t *testing.T) {
 	ctx := context.Background()
 	rdb := c.Client(t)
 
-	slots, err := rdb.ClusterSlots(ctx).Result()
+	shards, err := rdb.ClusterShards(ctx).Result()
 	if err != nil {
 		t.Fatal(err)
 	}
-	covered := 0
-	for _, s := range slots {
-		covered += int(s.End - s.Start + 1)
-		if len(s.Nodes) != 2 {
-			t.Errorf("slots %d-%d are served by %d nodes, want a master and a replica", s.Start, s.End, len(s.Nodes))
+	covered, ranges := 0, 0
+	for _, s := range shards {
+		online := 0
+		for _, n := range s.Nodes {
+			if n.Health == "online" {
+				online++
+			}
+		}
+		for _, r := range s.Slots {
+			covered += int(r.End - r.Start + 1)
+			ranges++
+		}
+		if online != 2 {
+			t.Errorf("slots %v are served by %d nodes online, want a master and a replica", s.Slots, online)
 		}
 	}
-	if covered != 16384 || len(slots) != 3 {
-		t.Fatalf("%d slots in %d ranges are served, want 16384 in 3", covered, len(slots))
+	if covered != 16384 || ranges != 3 || len(shards) != 3 {
+		t.Fatalf("%d slots in %d ranges of %d shards are served, want 16384 in 3 of 3", covered, ranges, len(shards))
 	}
 	if got := len(c.Masters(t)); got != 3 {
 		t.Fatalf("%d masters, want 3", got)

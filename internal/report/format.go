@@ -99,6 +99,7 @@ func appendNumber(dst []byte, v model.Value) []byte {
 		return strconv.AppendInt(dst, v.Int, 10)
 	case model.KindFloat:
 		return appendFloat(dst, v.Float)
+	case model.KindNone:
 	}
 	return dst
 }

@@ -51,7 +51,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	if !strings.Contains(out, `"value": 9223372036854775807,`) {
 		t.Errorf("the largest int64 is not written verbatim:\n%s", out)
 	}
-	if strings.ContainsAny(out, "\x1b\xff\xfe") {
+	if strings.ContainsAny(out, "\x1b\uFFFD") || !utf8.ValidString(out) { // not escaped, or replaced by U+FFFD
 		t.Errorf("raw control or invalid bytes in JSON:\n%q", out)
 	}
 
