@@ -1,6 +1,7 @@
 package model
 
 import (
+	"cmp"
 	"slices"
 	"testing"
 	"time"
@@ -121,4 +122,53 @@ func TestStoreNaturalKeyOrder(t *testing.T) {
 	if i := s.IndexOf("user:10"); i != 6 {
 		t.Errorf("IndexOf(user:10) = %d, want 6", i)
 	}
+}
+
+// modelCompare is the order SortKey's docs describe, written out plainly.
+func modelCompare(s *Store, a, b Counter) int {
+	desc := func(x float64, xok bool, y float64, yok bool) int {
+		switch {
+		case xok && !yok:
+			return -1
+		case !xok && yok:
+			return 1
+		}
+		return cmp.Compare(y, x)
+	}
+	var c int
+	switch s.Sort() {
+	case SortValue:
+		x, xok := a.Value.Number()
+		y, yok := b.Value.Number()
+		c = desc(x, xok, y, yok)
+		if a.Value.Kind == KindInt && b.Value.Kind == KindInt {
+			c = cmp.Compare(b.Value.Int, a.Value.Int)
+		}
+	case SortTTL:
+		switch {
+		case !a.HasTTL() && b.HasTTL():
+			c = -1
+		case a.HasTTL() && !b.HasTTL():
+			c = 1
+		case a.HasTTL():
+			c = a.Deadline().Compare(b.Deadline())
+		}
+	case SortPercent:
+		ra, _ := s.RuleOf(a)
+		rb, _ := s.RuleOf(b)
+		x, xok := a.Percent(ra.Limit)
+		y, yok := b.Percent(rb.Limit)
+		c = desc(x, xok, y, yok)
+	case SortRate:
+		c = cmp.Compare(b.Rate, a.Rate)
+	case SortStatus:
+		c = cmp.Compare(a.Status, b.Status)
+	}
+	if c == 0 {
+		c = modelCompareKeys(a.Key, b.Key)
+	}
+	if s.Reverse() {
+		return -c
+	}
+	return c
 }
