@@ -8,10 +8,6 @@ import (
 	"time"
 )
 
-// A new sort of more keys than sortAtOnce is worked out over several
-// reads: until it is done the rows stay in the sort before it, whole, and
-// the keys removed, changed or added meanwhile end where the new sort puts
-// them.
 // A batch that moves more than 1/32 of a large Store's keys is sorted a
 // step per read too: no read sorts them all at once, the rows keep their
 // last order until the new one shows, and then it is the whole order,
@@ -69,6 +65,10 @@ func TestStoreSortsABusyBatchInSteps(t *testing.T) {
 	}
 }
 
+// A new sort of more keys than sortAtOnce is worked out over several
+// reads: until it is done the rows stay in the sort before it, whole, and
+// the keys removed, changed or added meanwhile end where the new sort puts
+// them.
 func TestStoreSortsInSteps(t *testing.T) {
 	s := NewStore(testRules())
 	s.order.atOnce, s.order.step = 100, 50 // 200 keys numbered, counted or moved a read
