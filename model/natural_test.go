@@ -1,6 +1,8 @@
 package model
 
 import (
+	"cmp"
+	"math/big"
 	"slices"
 	"strings"
 	"testing"
@@ -158,4 +160,37 @@ func BenchmarkKeyPrefix(b *testing.B) {
 			KeyPrefix(k, 15)
 		}
 	}
+}
+
+// modelCompareKeys is CompareKeys written out plainly: the names cut into
+// runs of digits and single other bytes, runs compared as numbers.
+func modelCompareKeys(a, b string) int {
+	parts := func(s string) []string {
+		var out []string
+		for i := 0; i < len(s); {
+			j := i + 1
+			for '0' <= s[i] && s[i] <= '9' && j < len(s) && '0' <= s[j] && s[j] <= '9' {
+				j++
+			}
+			out = append(out, s[i:j])
+			i = j
+		}
+		return out
+	}
+	x, y := parts(a), parts(b)
+	for i := 0; i < len(x) && i < len(y); i++ {
+		xn, xok := new(big.Int).SetString(x[i], 10)
+		yn, yok := new(big.Int).SetString(y[i], 10)
+		if xok && yok {
+			if c := xn.Cmp(yn); c != 0 {
+				return c
+			}
+		} else if c := strings.Compare(x[i], y[i]); c != 0 {
+			return c
+		}
+	}
+	if c := cmp.Compare(len(x), len(y)); c != 0 {
+		return c
+	}
+	return strings.Compare(a, b)
 }

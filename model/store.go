@@ -1,21 +1,12 @@
 package model
 
 import (
-	"cmp"
 	"math"
 	"slices"
 	"strconv"
 	"strings"
 	"time"
 )
-
-// Counts summarises the Store for the header.
-type Counts struct {
-	Total     int
-	Visible   int              // after the filter shown
-	ByStatus  [NumStatuses]int // over all keys, ignoring the filter
-	Filtering bool             // the filter set last is not shown yet: see Store.Filtering
-}
 
 // Store holds every counter the dashboard knows, in the current sort and
 // filter. Apply is the only way data enters it. It is not safe for
@@ -103,22 +94,6 @@ type entry struct {
 	histHead uint8  // where the next one goes
 	extends  uint8  // pushes of its expiry while it grew (see extend)
 }
-
-// plainName reports whether a filter can look for text in key as it is:
-// printable ASCII that Printable keeps, with no upper-case letter, as most
-// key names are. It is worked out once, when the key arrives.
-func plainName(key string) bool {
-	for i := 0; i < len(key); i++ {
-		if c := key[i]; c < 0x20 || c >= 0x7f || c == '\\' || 'A' <= c && c <= 'Z' {
-			return false
-		}
-	}
-	return true
-}
-
-// rateHorizon (seconds) is how far back Rate looks: an increase this old
-// weighs e^-1 of a fresh one.
-const rateHorizon = 5.0
 
 // deadlineJitter is how far a key's deadline may move between readings
 // before Apply counts its expiry as changed: PTTL is read over the network,
@@ -380,29 +355,6 @@ func (e *entry) expiryMoved(pttl, at int64) bool {
 	return moved > int64(deadlineJitter) || moved < -int64(deadlineJitter)
 }
 
-// restarted reports whether a reading of pttl at at, whose value is below
-// e's, can be a new key made since e was read (its window restarted and
-// counted up from 0) rather than e lowered in place (DECR, SET KEEPTTL, a
-// limiter giving a hit back), which keeps its deadline or has none.
-//
-// A key with a TTL can be made again once it expires: its deadline has
-// passed, or a later one was set (deleted and made again). One made
-// again without a TTL (INCR and no EXPIRE, the bug) is told by the old
-// deadline alone, within deadlineJitter, as the two deadlines are
-// estimates. A key without a TTL never expires: only a TTL set with the
-// fall says it was made again; without one it was lowered.
-func (e *entry) restarted(pttl, at int64) bool {
-	if e.pttl < 0 {
-		return pttl >= 0
-	}
-	was := e.deadline()
-	if pttl < 0 {
-		return at >= was-int64(deadlineJitter)
-	}
-	now := deadline(pttl, at)
-	return now > was+int64(deadlineJitter) || at >= was && now > was
-}
-
 // deadline is when e expires, in nanoseconds from the epoch; only
 // meaningful when e has a TTL.
 func (e *entry) deadline() int64 { return deadline(e.pttl, e.at) }
@@ -413,119 +365,6 @@ func deadline(pttl, at int64) int64 {
 		return math.MaxInt64
 	}
 	return at + d
-}
-
-// addReading folds a change over secs seconds (> 0) into the rate (a fall
-// is below 0: see restarted), a moving average whose weights fade as
-// e^(-age/rateHorizon): both sums fade by the time that passed, and the
-// new span counts for its faded weight (spanWeight), with the change
-// spread over it. So the rate is
-// about the change per second over the last rateHorizon seconds,
-// however irregular the readings: a reading a few milliseconds after the
-// last one moves it little, and one after a long quiet spell (keyspace
-// events read a key only when it changes) weighs that spell as
-// rateHorizon seconds without an increase, not its whole length, so a
-// counter that starts again climbs as fast after a minute of quiet as
-// after ten seconds, and as fast as when it is polled.
-func (e *entry) addReading(delta, secs float64) {
-	fade, weight := math.Exp(-secs/rateHorizon), spanWeight(secs)
-	e.sumDelta = toFloat32(float64(e.sumDelta)*fade + delta*weight/secs)
-	e.sumSecs = toFloat32(float64(e.sumSecs)*fade + weight)
-}
-
-// toFloat32 is f as a float32 sum of the rate can hold it: a float
-// counter's jump past 3.4e38 is held at the largest float32, not as an
-// infinity that, faded to nothing, would read as NaN for ever.
-func toFloat32(f float64) float32 {
-	return float32(max(-math.MaxFloat32, min(math.MaxFloat32, f)))
-}
-
-// spanWeight is the weight of the last secs seconds in the rate: the
-// integral of e^(-t/rateHorizon) over them, about secs for a short span
-// and rateHorizon for a long one.
-func spanWeight(secs float64) float64 { return -rateHorizon * math.Expm1(-secs/rateHorizon) }
-
-func (e *entry) rate() float64 {
-	if e.sumSecs == 0 {
-		return 0
-	}
-	return float64(e.sumDelta) / float64(e.sumSecs)
-}
-
-// quietStep is how far QuietUntil must move on to count: the rates of
-// quiet keys fall a step a second, so an order by rate changes at most
-// once a second, not at every frame.
-const quietStep = time.Second
-
-// fadedOut is how long after its last reading a quiet key's rate is 0: by
-// then (twelve rateHorizons) it has fallen to a millionth of what it was,
-// and a million keys that once had a rate do not each need placing again,
-// every second, for as long as they stay quiet.
-const fadedOut = 12 * rateHorizon * float64(time.Second)
-
-// QuietUntil tells the Store that no key changed up to now unless it was
-// read since: true of a feed of keyspace events, which reads a key as soon
-// as it changes, and not of polling, which reads every key in turn
-// whether it changed or not. The rate of a key last read before now then
-// counts the time since as time without an increase, as a reading now
-// would: a counter nobody increments any more falls to 0/s (from 10/s, in
-// 27 s; from 1,000/s, in 50, as when polled), rather than showing its last
-// rate until something reads it again, and is 0 from fadedOut on. It only
-// moves forward, in steps of quietStep; the rates are as of the last step
-// until the next.
-//
-// Sorted by rate, the order follows at the next read: only keys whose
-// rate is not 0 can fade, and the order keeps those at its two ends, so
-// those ends are sorted again, and the keys whose rates reached 0 placed
-// among the others by name (see order.refade).
-func (s *Store) QuietUntil(now time.Time) {
-	if len(s.entries) == 0 {
-		return
-	}
-	quiet := int64(now.Sub(s.epoch))
-	if quiet-s.quiet < int64(quietStep) {
-		return
-	}
-	s.quiet = quiet
-	if s.sortKey == SortRate {
-		s.order.refade = true
-	}
-}
-
-// rateOf is e's rate as of its last reading or, when later, as of the
-// moment the Store knows it has not changed since (see QuietUntil): the
-// time in between folded in as a reading with no increase, as addReading
-// would fold it; 0 from fadedOut on.
-func (s *Store) rateOf(e *entry) float64 {
-	return rateAsOf(e, s.quiet)
-}
-
-// rateChanged reports whether e's rate is worked out from other
-// readings than before's, and either is not 0.
-func (e *entry) rateChanged(before *entry) bool {
-	return (e.rate() != 0 || before.rate() != 0) &&
-		(e.at != before.at || e.sumDelta != before.sumDelta || e.sumSecs != before.sumSecs)
-}
-
-// hasRateAsOf reports whether rateAsOf(e, quiet) is not 0, without
-// working it out.
-func (e *entry) hasRateAsOf(quiet int64) bool {
-	return e.rate() != 0 && (quiet == 0 || quiet <= e.at || float64(quiet-e.at) < fadedOut)
-}
-
-// rateAsOf is rateOf with the Store quiet up to quiet.
-func rateAsOf(e *entry, quiet int64) float64 {
-	r := e.rate()
-	if r == 0 || quiet == 0 || quiet <= e.at {
-		return r
-	}
-	secs := float64(quiet - e.at)
-	if secs >= fadedOut {
-		return 0
-	}
-	secs /= float64(time.Second)
-	faded := float64(e.sumSecs) * math.Exp(-secs/rateHorizon)
-	return r * faded / (faded + spanWeight(secs))
 }
 
 func (s *Store) counter(i int32) Counter {
@@ -565,54 +404,6 @@ func (s *Store) Get(key string) (Counter, bool) {
 	return s.counter(i), true
 }
 
-// SetSort changes the order; Sort returns it. An unknown SortKey is
-// ignored.
-func (s *Store) SetSort(k SortKey) {
-	if k < numSortKeys && k != s.sortKey {
-		s.sortKey = k
-		s.order.resort = true
-	}
-}
-
-func (s *Store) Sort() SortKey { return s.sortKey }
-
-// SetReverse reads the order from the bottom up (true) or as SortKey
-// describes it (false); Reverse returns which. Turning it costs one pass
-// over the order at the next read, not a sort.
-func (s *Store) SetReverse(reverse bool) {
-	if reverse != s.reverse {
-		s.reverse = reverse
-		s.order.flip = !s.order.flip
-	}
-}
-
-func (s *Store) Reverse() bool { return s.reverse }
-
-// SetFilter sets the filter: space-separated terms that must all hold; a term
-// "is:STATUS" (is:stuck, is:no-expiry, ...) keeps that status, "is:problem"
-// keeps the statuses check fails on (Status.Problem), any other term keeps
-// keys whose printable name contains it, ignoring case. Filter returns it
-// at once; the rows follow as Filtering says.
-func (s *Store) SetFilter(q string) {
-	if q != s.filter.query {
-		s.filter = parseFilter(q)
-		s.order.refilter = true
-	}
-}
-
-func (s *Store) Filter() string { return s.filter.query }
-
-// Filtering reports whether the filter set last is still being applied.
-// A new filter that could change many keys' answers is checked against a
-// step of them at each read of the order (Rows, Visible, IndexOf, Counts);
-// until all are checked, those read as the filter before it had them, so
-// that the rows shown are always one filter's, whole and in order. The ui
-// should draw again while it is true.
-func (s *Store) Filtering() bool {
-	o := &s.order
-	return o.sweep != noSweep || o.refilter && s.filter.query != o.passed.query
-}
-
 // EachProblem calls fn with each counter whose status is Repairable (a Problem a repair can fix) that
 // the filter (Filter, applied in full or not) keeps, in no particular
 // order, and the rule that applies to it. It reads the entries as they
@@ -627,49 +418,6 @@ func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 	}
 }
 
-// Visible is how many keys pass the filter.
-func (s *Store) Visible() int {
-	s.refresh()
-	return s.order.shown
-}
-
-// Rows returns up to n counters of the filtered, sorted order from offset.
-func (s *Store) Rows(offset, n int) []Counter {
-	s.refresh()
-	o := &s.order
-	offset = max(offset, 0)
-	if n <= 0 || offset >= o.shown {
-		return nil
-	}
-	rows := make([]Counter, 0, min(n, o.shown-offset))
-	for j, i := o.locate(offset); ; j, i = j+1, 0 {
-		for _, e := range o.blocks[j].keys[i:] {
-			if o.passes(e) {
-				rows = append(rows, s.counter(e))
-				if len(rows) == cap(rows) {
-					return rows
-				}
-			}
-		}
-	}
-}
-
-// IndexOf is key's position in the filtered, sorted order, or -1.
-func (s *Store) IndexOf(key string) int {
-	i, ok := s.index.find(key, s.entries)
-	if !ok {
-		return -1
-	}
-	s.refresh()
-	return s.order.position(i)
-}
-
-// Counts returns the totals for the header.
-func (s *Store) Counts() Counts {
-	s.refresh()
-	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus, Filtering: s.Filtering()}
-}
-
 // RuleOf returns the rule that applies to c and whether it was a listed
 // rule (false: the fallback).
 func (s *Store) RuleOf(c Counter) (Rule, bool) {
@@ -678,157 +426,4 @@ func (s *Store) RuleOf(c Counter) (Rule, bool) {
 
 func (e *entry) percent(rules *Rules) (float64, bool) {
 	return percentOf(e.layout, e.value(), rules.At(int(e.rule)).Limit)
-}
-
-// filter is a parsed SetFilter query.
-type filter struct {
-	query    string
-	statuses uint8    // a bit per Status that passes; allStatuses without is: terms
-	names    []string // lower-case text the printable key name must contain
-}
-
-const allStatuses = 1<<NumStatuses - 1
-
-// problemStatuses has a bit for each Status.Problem.
-var problemStatuses = func() (bits uint8) {
-	for st := range NumStatuses {
-		if st.Problem() {
-			bits |= 1 << st
-		}
-	}
-	return bits
-}()
-
-func parseFilter(q string) filter {
-	f := filter{query: q, statuses: allStatuses}
-	for _, term := range strings.Fields(q) {
-		term = strings.ToLower(term)
-		if name, ok := strings.CutPrefix(term, "is:"); ok {
-			if name == "problem" {
-				f.statuses &= problemStatuses
-				continue
-			}
-			if st, ok := ParseStatus(name); ok {
-				f.statuses &= 1 << st
-				continue
-			}
-		}
-		f.names = append(f.names, term)
-	}
-	// A term that is part of another adds nothing ("log login"); the
-	// shortest are looked for first, as the quickest (one byte is an
-	// IndexByte) and as likely as any to turn a key away.
-	slices.SortStableFunc(f.names, func(a, b string) int { return cmp.Compare(len(b), len(a)) })
-	kept := f.names[:0]
-	for _, term := range f.names {
-		if !slices.ContainsFunc(kept, func(longer string) bool { return strings.Contains(longer, term) }) {
-			kept = append(kept, term)
-		}
-	}
-	slices.Reverse(kept)
-	f.names = kept
-	return f
-}
-
-// UnknownStatuses is the is: terms of a filter query that name no status
-// (nor problem): the filter takes them as text that key names must hold,
-// which none likely does.
-func UnknownStatuses(q string) []string {
-	var unknown []string
-	for _, term := range strings.Fields(q) {
-		if name, ok := strings.CutPrefix(strings.ToLower(term), "is:"); ok {
-			if _, known := ParseStatus(name); !known && name != "problem" {
-				unknown = append(unknown, term)
-			}
-		}
-	}
-	return unknown
-}
-
-func (f *filter) isEmpty() bool { return f.statuses == allStatuses && len(f.names) == 0 }
-
-// implies reports whether every key f keeps, g keeps too: f asks for
-// fewer statuses, and each of g's terms is part of one of f's.
-func (f *filter) implies(g *filter) bool {
-	if f.statuses&^g.statuses != 0 {
-		return false
-	}
-	for _, t := range g.names {
-		if !slices.ContainsFunc(f.names, func(u string) bool { return strings.Contains(u, t) }) {
-			return false
-		}
-	}
-	return true
-}
-
-// beyond is f less the terms that every key g keeps holds already: what
-// is left to check of a key that passes g.
-func (f *filter) beyond(g *filter) filter {
-	left := filter{query: f.query, statuses: f.statuses}
-	for _, t := range f.names {
-		if !slices.ContainsFunc(g.names, func(u string) bool { return strings.Contains(u, t) }) {
-			left.names = append(left.names, t)
-		}
-	}
-	return left
-}
-
-// keeps reports whether filter f keeps entry i.
-func (s *Store) keeps(f *filter, i int32) bool {
-	e := &s.entries[i]
-	if f.statuses&(1<<e.status) == 0 {
-		return false
-	}
-	switch {
-	case len(f.names) == 0:
-		return true
-	case s.plain.has(i):
-		for _, term := range f.names {
-			if !strings.Contains(e.key, term) {
-				return false
-			}
-		}
-		return true
-	}
-	name := Printable(e.key)
-	if !isASCII(name) {
-		name = strings.ToLower(name)
-	}
-	for _, term := range f.names {
-		if !containsFoldASCII(name, term) {
-			return false
-		}
-	}
-	return true
-}
-
-// containsFoldASCII reports whether s contains the lower-case lower,
-// folding ASCII letters of s to lower case; it does not allocate.
-func containsFoldASCII(s, lower string) bool {
-	for i := 0; i+len(lower) <= len(s); i++ {
-		j := 0
-		for j < len(lower) && toLowerASCII(s[i+j]) == lower[j] {
-			j++
-		}
-		if j == len(lower) {
-			return true
-		}
-	}
-	return false
-}
-
-func toLowerASCII(c byte) byte {
-	if 'A' <= c && c <= 'Z' {
-		return c + 'a' - 'A'
-	}
-	return c
-}
-
-func isASCII(s string) bool {
-	for i := 0; i < len(s); i++ {
-		if s[i] >= 0x80 {
-			return false
-		}
-	}
-	return true
 }
