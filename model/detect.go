@@ -23,6 +23,9 @@ func readString(o *Observation, rule Rule, now time.Time) Reading {
 		return Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
 	}
 	if _, isNum := v.Number(); !isNum {
+		if r, ok := readDecoded(o, rule, now); ok {
+			return r
+		}
 		switch {
 		case !isText(o.Raw, false):
 			return Reading{Layout: LayoutOpaque, why: javaOr(o.Raw, whyJava, whyBinary)}
@@ -86,6 +89,46 @@ func detectNumber(key string, v Value, rule Rule, now time.Time) Reading {
 		return Reading{Layout: LayoutWindow, Value: v, Window: w, why: whyWindowFloor + why(form)}
 	}
 	return Reading{Layout: LayoutCounter, Value: v, why: whyCounter}
+}
+
+// readDecoded is Read for a string that is no number but may be a JSON
+// object or a msgpack map holding a count (see decodeCount), under a rule
+// whose layout reads one (Decodes). ok is false when raw is neither, and
+// when it holds no count and no rule named its field: other JSON stays
+// text, other msgpack binary.
+func readDecoded(o *Observation, rule Rule, now time.Time) (Reading, bool) {
+	enc := encodingOf(o.Raw)
+	if enc == encodedNot || !spec(rule.Layout).Decodes || enc == encodedJSON && !isText(o.Raw, false) {
+		return Reading{}, false
+	}
+	d, ok := decodeCount(o.Raw, enc, rule.JSONField)
+	switch {
+	case !ok && rule.JSONField == "":
+		return Reading{}, false
+	case !ok && enc == encodedJSON:
+		return Reading{Layout: LayoutOther, why: whyJSONNoField}, true
+	case !ok:
+		return Reading{Layout: LayoutOpaque, why: whyMsgpackNoField}, true
+	}
+	r := Reading{Layout: rule.Layout, Value: d.value, Field: d.field, why: whyJSON}
+	if enc == encodedMsgpack {
+		r.why = whyMsgpack
+	}
+	if r.Layout == LayoutAuto {
+		r.Layout = LayoutCounter
+		if d.left {
+			r.Layout = LayoutBucket
+		}
+	}
+	if r.Layout == LayoutWindow || r.Layout == LayoutCounter && rule.Layout == LayoutAuto {
+		forced := rule.Layout == LayoutWindow
+		if w, _, ok := parseWindowName(o.Key, rule.Window, now, forced); ok {
+			r.Layout, r.Window, r.why = LayoutWindow, w, r.why+1 // whyJSONWindow, whyMsgpackWindow
+		} else if forced {
+			r.Window, r.why = WindowName{Identity: o.Key}, whyRuleNoPart
+		}
+	}
+	return r, true
 }
 
 // anyTime reads a number a rule says is a time: seconds since 2017-01-01

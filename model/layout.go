@@ -33,7 +33,7 @@ type Reading struct {
 	Window WindowName // a window's name parts (LayoutWindow only)
 	Clue   string     // how it was read and why this layout, for the detail screen
 	Guess  bool       // the layout was inferred (no rule said it) and could be wrong
-	Field  string     // the hash field read: a counter's, or a bucket's tokens
+	Field  string     // the hash field read (a counter's, or a bucket's tokens), or a JSON or msgpack value's
 	why    why
 }
 

@@ -462,7 +462,7 @@ func FuzzRead(f *testing.F) {
 			name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
 			o.Fields = append(o.Fields, Field{Name: name, Value: value})
 		}
-		rule := Rule{Limit: limit, Window: time.Duration(window), ExpectTTL: true, Layout: Layout(layout % uint8(LayoutOther)), Field: field}
+		rule := Rule{Limit: limit, Window: time.Duration(window), ExpectTTL: true, Layout: Layout(layout % uint8(LayoutOther)), Field: field, JSONField: field}
 		r := Read(&o, rule, o.At)
 		if r.Layout == LayoutAuto || r.Layout >= NumLayouts {
 			t.Fatalf("layout %v", r.Layout)
@@ -506,6 +506,9 @@ func BenchmarkRead(b *testing.B) {
 		{"gcra", str("rate:user:00012345", "312931303.11663097")},
 		{"bucket", hash("bucket:user:00012345", "tokens", "4", "refilledAt", "1796160099000")},
 		{"log", logOf("zset", "log:user:00012345", 12, 1796160050250, 1796160099500, 5)},
+		{"nswindow", str("ratelimit:{user:00012345}1796160060000000000", "57")},
+		{"json", str("ratelimit:user:00012345", `{"count":57,"firstRequest":1796160050250,"lastRequest":1796160099500}`)},
+		{"msgpack", str("ratelimit:user:00012345", "\x83\xa8currHits\x39\xa8prevHits\x09\xa3exp\xce\x6b\x0e\x3a\xf8")},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

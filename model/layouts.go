@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -44,6 +45,9 @@ type LayoutSpec struct {
 	// Read reads a hash as it, and FieldReads says what of the field.
 	HashField  bool
 	FieldReads string // for config's message: "the field's count"
+	// Decodes reports whether a rule's json_field goes with it: Read
+	// reads a JSON object's or msgpack map's field as its value.
+	Decodes bool
 	// State reports whether the key holds rate-limit state countertop
 	// reads, to which a repair may give an expiry (ShapeOf).
 	State bool
@@ -105,18 +109,18 @@ type LayoutWords struct {
 // an entry.
 var layouts = [NumLayouts]LayoutSpec{
 	LayoutAuto: {
-		Name: "auto", Cell: "—", Ruled: true, HashField: true, NumberNoun: "a number",
+		Name: "auto", Cell: "—", Ruled: true, HashField: true, Decodes: true, NumberNoun: "a number",
 		Refusal: refuseOther, Words: LayoutWords{CheckNoExpiry: checkNeverFreed},
 		status: statusNone, remaining: remainingNone,
 	},
 	LayoutCounter: {
-		Name: "counter", Cell: "counter", Ruled: true, HashField: true, FieldReads: "the field's count",
+		Name: "counter", Cell: "counter", Ruled: true, HashField: true, FieldReads: "the field's count", Decodes: true,
 		State: true, WindowTTL: true, NumberNoun: "a counter",
 		Refusal: refuseCount,
 		status:  statusCount, remaining: remainingCount,
 	},
 	LayoutWindow: {
-		Name: "window", Cell: "window", Ruled: true,
+		Name: "window", Cell: "window", Ruled: true, Decodes: true,
 		State: true, WindowTTL: true, NamedWindow: true, NumberNoun: "a counter",
 		Refusal: refuseCount,
 		status:  statusWindow, remaining: remainingCount,
@@ -128,7 +132,7 @@ var layouts = [NumLayouts]LayoutSpec{
 		status:  statusCount, remaining: remainingCount,
 	},
 	LayoutBucket: {
-		Name: "bucket", Cell: "bucket", Ruled: true, HashField: true, FieldReads: "its tokens",
+		Name: "bucket", Cell: "bucket", Ruled: true, HashField: true, FieldReads: "its tokens", Decodes: true,
 		State: true, Drains: true, NumberNoun: "a number",
 		Refusal: refuseBucket,
 		Words: LayoutWords{
@@ -230,6 +234,18 @@ func HashFieldLayouts() string {
 	for _, s := range layouts {
 		if s.HashField && s.FieldReads != "" {
 			names = append(names, fmt.Sprintf("%q (%s)", s.Name, s.FieldReads))
+		}
+	}
+	return orList(names)
+}
+
+// DecodedLayouts names the layouts a rule's json_field may go with, for a
+// message: `"counter", "window" or "bucket"`.
+func DecodedLayouts() string {
+	var names []string
+	for _, s := range layouts {
+		if s.Decodes && s.State { // not auto
+			names = append(names, strconv.Quote(s.Name))
 		}
 	}
 	return orList(names)

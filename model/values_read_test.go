@@ -1,10 +1,14 @@
 package model
 
 import (
+	"encoding/json"
+	"math"
 	"strconv"
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/vmihailenco/msgpack/v5"
 )
 
 // valueCase is a key the second round of limiters writes, the rule it is
@@ -28,10 +32,34 @@ func noTTL(o Observation) Observation {
 	return o
 }
 
-// valueCases are issue 29's shapes: window starts in ns and µs.
+// gofiberItem is gofiber/fiber v2's limiter state as its msgp code writes
+// it: a map of currHits, prevHits and exp, in that order.
+type gofiberItem struct {
+	CurrHits int    `msgpack:"currHits"`
+	PrevHits int    `msgpack:"prevHits"`
+	Exp      uint64 `msgpack:"exp"`
+}
+
+// packed is v in msgpack.
+func packed(v any) string {
+	b, err := msgpack.Marshal(v)
+	if err != nil {
+		panic(err)
+	}
+	return string(b)
+}
+
+// valueCases are issue 29's shapes: window starts in ns and µs, and counts
+// inside JSON and msgpack.
 func valueCases() []valueCase {
 	limit := Rule{Pattern: "*", Limit: 10, ExpectTTL: true}
 	minute := Rule{Pattern: "*", Limit: 10, Window: time.Minute, ExpectTTL: true}
+	named := Rule{Pattern: "*", Limit: 10, ExpectTTL: true, JSONField: "n"}
+	ruled := func(l Layout) Rule {
+		return Rule{Pattern: "*", Limit: 10, Window: time.Minute, ExpectTTL: true, Layout: l}
+	}
+	bigJSON := `{"count":3,"pad":"` + strings.Repeat("x", MaxDecoded) + `"}`
+	fiber := packed(gofiberItem{CurrHits: 3, PrevHits: 9, Exp: 1796160120})
 	return []valueCase{
 		// 1. Window starts in ns and µs in the name, as s and ms are.
 		{name: "ns start after a hash tag (mennanov/limiters), this minute",
@@ -56,6 +84,71 @@ func valueCases() []valueCase {
 			o: str("order:1996160060000000000", "4"), rule: limit, layout: LayoutCounter, value: "4", status: StatusOK},
 		{name: "digits right after a name, no hash tag, are part of it",
 			o: str("fw1796160060000000000", "4"), rule: limit, layout: LayoutCounter, value: "4", status: StatusOK},
+
+		// 4. JSON objects holding a count.
+		{name: "a JSON object with a count",
+			o: str("rl:login:u42", `{"count":3,"lastRequest":1796160099000,"firstRequest":1796160050000}`), rule: limit,
+			layout: LayoutCounter, value: "3", status: StatusOK, field: "count", clue: "JSON object"},
+		{name: "a JSON count at the limit without a TTL",
+			o: noTTL(str("rl:login:u42", `{"hits": 12, "resetAt": "2026-12-01T21:22:00Z"}`)), rule: limit,
+			layout: LayoutCounter, value: "12", status: StatusStuck, field: "hits"},
+		{name: "a JSON count in a window's key",
+			o: str("rl:u42:29936001", `{"current":9}`), rule: limit, layout: LayoutWindow, value: "9", status: StatusWarn, field: "current",
+			clue:   "ends in its window",
+			window: &WindowName{Identity: "rl:u42", Part: "29936001", Start: secs(1796160060), Length: time.Minute}},
+		{name: "a JSON bucket's tokens, empty",
+			o: str("bucket:u42", `{"tokens":0,"last":1796160099}`), rule: limit, layout: LayoutBucket, value: "0", status: StatusOver, field: "tokens"},
+		{name: "spelled otherwise, and a count before what is left",
+			o: str("rl:u42", `{"remaining":4,"Total_Hits":6}`), rule: limit, layout: LayoutCounter, value: "6", status: StatusOK, field: "Total_Hits"},
+		{name: "a float count",
+			o: str("rl:u42", `{"count":2.5e0}`), rule: limit, layout: LayoutCounter, value: "2.5", status: StatusOK, field: "count"},
+		{name: "the rule's json_field",
+			o: str("rl:u42", `{"count":1,"n":7}`), rule: named, layout: LayoutCounter, value: "7", status: StatusOK, field: "n"},
+		{name: "the rule's json_field missing",
+			o: str("rl:u42", `{"count":1}`), rule: named, layout: LayoutOther, status: StatusNotCounter, clue: "json_field"},
+		{name: "a count held as a string is no number",
+			o: str("rl:u42", `{"count":"3"}`), rule: limit, layout: LayoutOther, status: StatusNotCounter, clue: "text"},
+		{name: "a JSON object without a count stays other",
+			o: str("session:u42", `{"user":"ada","visits":3}`), rule: limit, layout: LayoutOther, status: StatusNotCounter},
+		{name: "a JSON array stays other",
+			o: str("rl:u42", `[3]`), rule: limit, layout: LayoutOther, status: StatusNotCounter},
+		{name: "broken JSON stays other",
+			o: str("rl:u42", `{"count":3`), rule: limit, layout: LayoutOther, status: StatusNotCounter},
+		{name: "JSON over MaxDecoded is not parsed",
+			o: str("rl:u42", bigJSON), rule: limit, layout: LayoutOther, status: StatusNotCounter},
+		{name: "layout = counter on JSON",
+			o: str("rl:u42:29936001", `{"count":4}`), rule: ruled(LayoutCounter), layout: LayoutCounter, value: "4", status: StatusOK, field: "count"},
+		{name: "layout = window on JSON with no window in the name",
+			o: str("rl:u42", `{"count":4}`), rule: ruled(LayoutWindow), layout: LayoutWindow, value: "4", status: StatusOK, field: "count",
+			clue: "no window part", window: &WindowName{Identity: "rl:u42"}},
+		{name: "layout = gcra on JSON",
+			o: str("rl:u42", `{"count":4}`), rule: ruled(LayoutGCRA), layout: LayoutOther, status: StatusNotCounter, clue: `layout = "gcra"`},
+
+		// 5. msgpack maps holding a count.
+		{name: "gofiber's limiter: currHits is the count",
+			o: str("127.0.0.1", fiber), rule: limit, layout: LayoutCounter, value: "3", status: StatusOK, field: "currHits", clue: "msgpack map"},
+		{name: "gofiber's limiter over its limit, in a window's key",
+			o: str("rl:u42:29936001", packed(gofiberItem{CurrHits: 11, PrevHits: 2, Exp: 1796160120})), rule: limit,
+			layout: LayoutWindow, value: "11", status: StatusOver, field: "currHits",
+			window: &WindowName{Identity: "rl:u42", Part: "29936001", Start: secs(1796160060), Length: time.Minute}},
+		{name: "a msgpack bucket with float tokens, nested fields skipped",
+			o: str("bucket:u42", packed(map[string]any{"meta": map[string]any{"a": []any{1, "x", nil}}, "tokens": 1.5})), rule: limit,
+			layout: LayoutBucket, value: "1.5", status: StatusWarn, field: "tokens"},
+		{name: "a msgpack count beyond int64",
+			o: str("rl:u42", packed(map[string]any{"count": uint64(math.MaxUint64)})), rule: Rule{ExpectTTL: true},
+			layout: LayoutCounter, value: "1.8446744073709552e+19", status: StatusOK, field: "count"},
+		{name: "a msgpack map without a count stays opaque",
+			o: str("rl:u42", packed(map[string]any{"exp": 1796160120})), rule: limit, layout: LayoutOpaque, status: StatusOK},
+		{name: "a msgpack map cut short stays opaque",
+			o: str("127.0.0.1", fiber[:len(fiber)-2]), rule: limit, layout: LayoutOpaque, status: StatusOK},
+		{name: "a msgpack map with bytes after it stays opaque",
+			o: str("127.0.0.1", fiber+"\x00"), rule: limit, layout: LayoutOpaque, status: StatusOK},
+		{name: "a msgpack map claiming 2^32 entries stays opaque",
+			o: str("127.0.0.1", "\xdf\xff\xff\xff\xff\xa5count\x03"), rule: limit, layout: LayoutOpaque, status: StatusOK},
+		{name: "a msgpack string claiming 4 GiB stays opaque",
+			o: str("127.0.0.1", "\x81\xdb\xff\xff\xff\xffcount"), rule: limit, layout: LayoutOpaque, status: StatusOK},
+		{name: "the rule's json_field missing from msgpack",
+			o: str("127.0.0.1", fiber), rule: named, layout: LayoutOpaque, status: StatusOK, clue: "json_field"},
 	}
 }
 
@@ -109,6 +202,25 @@ func TestReadValues(t *testing.T) {
 	}
 }
 
+// The layouts that hold a decoded count are refused the dashboard's
+// writes, which would fail on the JSON or corrupt the msgpack.
+func TestReadValuesRefuseWrites(t *testing.T) {
+	for _, tt := range []struct {
+		o    Observation
+		want string
+	}{
+		{str("rl:u42", `{"count":3}`), "JSON object or msgpack map"},
+		{str("bucket:u42", `{"tokens":3}`), "JSON object or msgpack map"},
+		{str("rl:u42", "3"), ""},
+	} {
+		c := NewCounter(&tt.o, &Rules{Fallback: Rule{Limit: 10}})
+		why := c.Layout.Spec().Refusal(c.Type, c.Field, "INCRBY")
+		if tt.want == "" && why != "" || !strings.Contains(why, tt.want) {
+			t.Errorf("%s (%s): + refused with %q, want %q", tt.o.Key, c.Layout, why, tt.want)
+		}
+	}
+}
+
 // The window keys of an identity ending in a hash tag are siblings, as
 // those after a separator are.
 func TestWindowSiblingsAfterAHashTag(t *testing.T) {
@@ -124,4 +236,39 @@ func TestWindowSiblingsAfterAHashTag(t *testing.T) {
 	if len(got) != 1 || more != 0 || got[0].Key != keys[1] {
 		t.Errorf("siblings of %s (identity %q): %v and %d more; want only %s", c.Key, c.Window.Identity, got, more, keys[1])
 	}
+}
+
+// FuzzDecodeCount: whatever a string holds, decoding it never panics, a
+// count found is a finite number in a field the rule or the known names
+// take, the same every time, and JSON read as a count is valid JSON.
+func FuzzDecodeCount(f *testing.F) {
+	for _, tc := range valueCases() {
+		f.Add(tc.o.Raw, tc.rule.JSONField)
+	}
+	f.Add(`{"count":1,"Count":2,"COUNT":3}`, "")
+	f.Add("\x82\xa5count\x01\xa5count\x02", "")
+	f.Add("\x81\xa5count\xcb\x7f\xf0\x00\x00\x00\x00\x00\x00", "") // +Inf
+	f.Fuzz(func(t *testing.T, raw, field string) {
+		enc := encodingOf(raw)
+		if len(raw) > MaxDecoded && enc != encodedNot {
+			t.Fatalf("%d bytes decoded as %v", len(raw), enc)
+		}
+		d, ok := decodeCount(raw, enc, field)
+		if !ok {
+			return
+		}
+		n, isNum := d.value.Number()
+		if !isNum || math.IsInf(n, 0) || math.IsNaN(n) {
+			t.Fatalf("count %+v", d.value)
+		}
+		if !wantedField(d.field, field) {
+			t.Fatalf("field %q, rule's %q", d.field, field)
+		}
+		if again, _ := decodeCount(raw, enc, field); again != d {
+			t.Fatalf("decoded %+v, then %+v", d, again)
+		}
+		if enc == encodedJSON && !json.Valid([]byte(raw)) {
+			t.Fatalf("invalid JSON %q read as %+v", raw, d)
+		}
+	})
 }
