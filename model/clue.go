@@ -33,6 +33,7 @@ const (
 	whyMsgpackWindow  // whyMsgpack, and the name ends in a window part
 	whyJSONNoField    // a JSON object without the rule's json_field
 	whyMsgpackNoField // a msgpack map without the rule's json_field
+	whyBlockName      // name says block, and the value is 1 or a time
 
 	// Hashes.
 	whyHashField        // the rule's field
@@ -136,6 +137,7 @@ var clueTexts = func() (t [5][numWhys]string) {
 	reasons[whyMsgpackWindow] = reasons[whyMsgpack] + ", and the name ends in its window"
 	reasons[whyJSONNoField] = "a JSON object without a number in the rule's json_field"
 	reasons[whyMsgpackNoField] = "a msgpack map without a number in the rule's json_field"
+	reasons[whyBlockName] = "the name says block (blocked, ban, lockout…) and the value is 1 or a time: a flag that refuses its client while it exists"
 	reasons[whyHashField] = "the rule's field, read as a counter (HINCRBY)"
 	reasons[whyHashFieldMissing] = "the rule's field is not in the hash: no hits counted yet"
 	reasons[whyHashBucket] = "a tokens field and a time field: a token bucket"

@@ -25,6 +25,7 @@ const (
 	LayoutGCRA                    // a theoretical arrival time
 	LayoutTimestamp               // an epoch time
 	LayoutOpaque                  // binary state
+	LayoutBlock                   // a flag that refuses a client while it exists
 	LayoutOther                   // nothing countertop reads as rate-limit state
 	NumLayouts
 )
@@ -65,6 +66,9 @@ type LayoutSpec struct {
 	// NamedWindow reports whether the key's name carries its window
 	// (Reading.Window): a past window's key leaks, its siblings are listed.
 	NamedWindow bool
+	// Refuses reports whether the key refuses a client while it exists (a
+	// block flag): the detail lists the hits keys beside it (BlockHits).
+	Refuses bool
 	// NumberNoun is what a repair checks that a key read as this layout
 	// still is, when it held a number (Shape.Noun): "a counter", "a number".
 	NumberNoun string
@@ -95,9 +99,10 @@ const (
 // count's; where a field is zero, the detail screen and check say what
 // they say of a count, from its value, limit and TTL.
 type LayoutWords struct {
-	Leak string                         // the detail's subject for a leak: "A time that has passed, with no TTL"
-	Over func(at, now time.Time) string // the detail on an over status (at: Reading.At)
-	OK   string                         // the detail on an ok status
+	Leak  string                         // the detail's subject for a leak: "A time that has passed, with no TTL"
+	Over  func(at, now time.Time) string // the detail on an over status (at: Reading.At)
+	OK    string                         // the detail on an ok status
+	Stuck string                         // the detail on a stuck status
 
 	CheckLeak     string                    // check's reason for a leak, before the fix
 	CheckStuck    func(value string) string // check's reason for stuck, value as check writes it
@@ -180,6 +185,24 @@ var layouts = [NumLayouts]LayoutSpec{
 			CheckNoExpiry: checkNeverFreed,
 		},
 		status: statusOpaque, remaining: remainingNone,
+	},
+	LayoutBlock: {
+		Name: "block", Cell: "block", Ruled: true,
+		State: true, Shows: ShowsFreeAt, Refuses: true, NumberNoun: "a number",
+		Refusal: refuseFixed("is a block flag: its limiter sets it to refuse a client until it expires, and it counts nothing" + writesCounters),
+		Words: LayoutWords{
+			Over: func(at, now time.Time) string {
+				if at.IsZero() {
+					return "Refusing its client: a limiter refuses every request while this flag exists, and its rule expects no TTL, so until someone deletes it."
+				}
+				return fmt.Sprintf("Refusing its client: a limiter refuses every request while this flag exists, for another %s (its TTL).", FormatDuration(max(0, at.Sub(now))))
+			},
+			Stuck: "A block flag with no TTL: its client is refused for good, for as long as the key exists.",
+			CheckStuck: func(value string) string {
+				return "a block flag (" + value + ") with no TTL: its client is refused forever"
+			},
+		},
+		status: statusBlock, remaining: remainingBlock,
 	},
 	LayoutOther: {
 		Name: "other", Cell: "—", NumberNoun: "a number",

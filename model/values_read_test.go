@@ -49,15 +49,17 @@ func packed(v any) string {
 	return string(b)
 }
 
-// valueCases are issue 29's shapes: window starts in ns and µs, and counts
-// inside JSON and msgpack.
+// valueCases are item 1, 3, 4 and 5 of issue 29: window starts in ns and
+// µs, block flags, and counts inside JSON and msgpack.
 func valueCases() []valueCase {
 	limit := Rule{Pattern: "*", Limit: 10, ExpectTTL: true}
 	minute := Rule{Pattern: "*", Limit: 10, Window: time.Minute, ExpectTTL: true}
+	forever := Rule{Pattern: "*", Limit: 10, ExpectTTL: false}
 	named := Rule{Pattern: "*", Limit: 10, ExpectTTL: true, JSONField: "n"}
 	ruled := func(l Layout) Rule {
 		return Rule{Pattern: "*", Limit: 10, Window: time.Minute, ExpectTTL: true, Layout: l}
 	}
+	deadline := now.Add(ttl * time.Millisecond)
 	bigJSON := `{"count":3,"pad":"` + strings.Repeat("x", MaxDecoded) + `"}`
 	fiber := packed(gofiberItem{CurrHits: 3, PrevHits: 9, Exp: 1796160120})
 	return []valueCase{
@@ -84,6 +86,34 @@ func valueCases() []valueCase {
 			o: str("order:1996160060000000000", "4"), rule: limit, layout: LayoutCounter, value: "4", status: StatusOK},
 		{name: "digits right after a name, no hash tag, are part of it",
 			o: str("fw1796160060000000000", "4"), rule: limit, layout: LayoutCounter, value: "4", status: StatusOK},
+
+		// 3. Block flags: over while they live, stuck without a TTL.
+		{name: "…:blocked = 1 with a TTL refuses its client until it expires",
+			o: str("rl:user42:blocked", "1"), rule: limit, layout: LayoutBlock, status: StatusOver, at: deadline, clue: "block"},
+		{name: "…:blocked = 1 without a TTL refuses it for good",
+			o: noTTL(str("rl:user42:blocked", "1")), rule: limit, layout: LayoutBlock, status: StatusStuck},
+		{name: "a block holding when it began",
+			o: str("rl:user42:blocked", "1796160040"), rule: limit, layout: LayoutBlock, status: StatusOver, at: deadline},
+		{name: "a ban holding when it ends, in ms",
+			o: str("ban:198.51.100.7", "1796160400000"), rule: limit, layout: LayoutBlock, status: StatusOver, at: deadline},
+		{name: "rate-limiter-flexible's ExpressBruteFlexible block key",
+			o: str("bruteblock:n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=", "1"), rule: limit, layout: LayoutBlock, status: StatusOver, at: deadline},
+		{name: "…_lockout = 1, no limit known",
+			o: str("login_user42_lockout", "1"), rule: Rule{ExpectTTL: true}, layout: LayoutBlock, status: StatusOver, at: deadline},
+		{name: "a rule that expects no TTL: over for as long as it exists",
+			o: noTTL(str("rl:user42:banned", "1")), rule: forever, layout: LayoutBlock, status: StatusOver},
+		{name: "a block word holding 2 is a count",
+			o: str("rl:user42:blocked", "2"), rule: limit, layout: LayoutCounter, value: "2", status: StatusOK},
+		{name: "a block word holding text",
+			o: str("rl:user42:blocked", "true"), rule: limit, layout: LayoutOther, status: StatusNotCounter},
+		{name: "a name that says the time a block ends is a timestamp",
+			o: str("rl:user42:blocked_until", "1796160400"), rule: limit, layout: LayoutTimestamp, status: StatusOK, at: secs(1796160400)},
+		{name: "unblocked is no block",
+			o: str("rl:user42:unblocked", "1"), rule: limit, layout: LayoutCounter, value: "1", status: StatusOK},
+		{name: "layout = block on any string",
+			o: str("flags:u42", "yes"), rule: ruled(LayoutBlock), layout: LayoutBlock, status: StatusOver, at: deadline, clue: `layout = "block"`},
+		{name: "layout = block on a hash",
+			o: hash("flags:u42", "blocked", "1"), rule: ruled(LayoutBlock), layout: LayoutOther, status: StatusNotCounter},
 
 		// 4. JSON objects holding a count.
 		{name: "a JSON object with a count",
@@ -202,15 +232,21 @@ func TestReadValues(t *testing.T) {
 	}
 }
 
-// The layouts that hold a decoded count are refused the dashboard's
-// writes, which would fail on the JSON or corrupt the msgpack.
-func TestReadValuesRefuseWrites(t *testing.T) {
+// A block flag allows no more hits while it lives; the layouts that hold a
+// decoded count are refused the dashboard's writes, which would fail on
+// the JSON or corrupt the msgpack.
+func TestReadValuesRemainingAndWrites(t *testing.T) {
+	o := str("rl:user42:blocked", "1")
+	if r := Read(&o, Rule{Limit: 10}, now); r.Remaining != 0 || !r.HasRemaining {
+		t.Errorf("a block's remaining %v, %v; want 0, true", r.Remaining, r.HasRemaining)
+	}
 	for _, tt := range []struct {
 		o    Observation
 		want string
 	}{
 		{str("rl:u42", `{"count":3}`), "JSON object or msgpack map"},
 		{str("bucket:u42", `{"tokens":3}`), "JSON object or msgpack map"},
+		{str("rl:user42:blocked", "1"), "block flag"},
 		{str("rl:u42", "3"), ""},
 	} {
 		c := NewCounter(&tt.o, &Rules{Fallback: Rule{Limit: 10}})
@@ -271,4 +307,53 @@ func FuzzDecodeCount(f *testing.F) {
 			t.Fatalf("invalid JSON %q read as %+v", raw, d)
 		}
 	})
+}
+
+// A block flag's detail names the keys beside it that count its client's
+// hits: the name without its block part and that name's windows, or the
+// name with another part in its place; never another flag, a key of
+// another client, nor text.
+func TestBlockHits(t *testing.T) {
+	s := NewStore(&Rules{Fallback: Rule{Limit: 10, Window: time.Minute, ExpectTTL: true}})
+	var obs []Observation
+	for key, raw := range map[string]string{
+		"rl:user42:blocked":  "1",
+		"rl:user42":          "7",
+		"rl:user42:29936001": "3",
+		"rl:user42:ban":      "1",
+		"rl:user4":           "2",
+		"rl:user42:note":     "hello",
+		"bruteblock:h4sh=":   "1",
+		"brutefree:h4sh=":    "4",
+		"brutecounter:h4sh=": "1",
+		"brutefree:0ther=":   "4",
+		"login_u7_lockout":   "1",
+		"login_u7":           "5",
+	} {
+		obs = append(obs, str(key, raw))
+	}
+	s.Apply(Batch{Observed: obs})
+	for _, tt := range []struct {
+		key  string
+		n    int
+		want []string
+		more int
+	}{
+		{"rl:user42:blocked", 5, []string{"rl:user42", "rl:user42:29936001"}, 0},
+		{"rl:user42:blocked", 1, []string{"rl:user42"}, 1},
+		{"bruteblock:h4sh=", 5, []string{"brutecounter:h4sh=", "brutefree:h4sh="}, 0},
+		{"login_u7_lockout", 5, []string{"login_u7"}, 0},
+		{"rl:user4", 5, nil, 0},
+	} {
+		t.Run(tt.key, func(t *testing.T) {
+			hits, more := s.BlockHits(tt.key, tt.n)
+			var got []string
+			for _, c := range hits {
+				got = append(got, c.Key)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") || more != tt.more {
+				t.Errorf("BlockHits = %q and %d more; want %q and %d more", got, more, tt.want, tt.more)
+			}
+		})
+	}
 }
