@@ -94,6 +94,7 @@ fuzz:
 	$(GO) test -run='^$$' -fuzz='^FuzzGlobMatch$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzPrintable$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzRead$$' -fuzztime=$(FUZZTIME) ./model/
+	$(GO) test -run='^$$' -fuzz='^FuzzDecodeCount$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzSparkline$$' -fuzztime=$(FUZZTIME) ./model/
 	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotJSON$$' -fuzztime=$(FUZZTIME) ./internal/report/
 	$(GO) test -run='^$$' -fuzz='^FuzzWriteSnapshotCSV$$' -fuzztime=$(FUZZTIME) ./internal/report/

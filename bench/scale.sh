@@ -7,7 +7,8 @@
 #   bench/scale.sh --mixed [KEYS [MATCHING]]
 #
 # --mixed seeds the matching keys in every layout (counters, windows, GCRA
-# times, buckets, logs of 10 to 100,000 entries: bench/seed's Mixed) and
+# times, buckets, logs of 10 to 100,000 entries, block flags, counts in JSON
+# and msgpack: bench/seed's Mixed) and
 # measures the cold snapshot alone: its wall time against Redis's, and the
 # commands it sends per key.
 #

@@ -79,8 +79,9 @@ func (c *Config) applyTOML(name, src string) error {
 		rule = -1                    // index in c.Rules.List of the [[rule]] table being read
 		dir  = filepath.Dir(name)
 		seen = make(map[string]patternAt) // the first rule with each pattern
-		// Where each rule's field is written (its index in Rules.List, -1
-		// for [defaults]), for checkLayoutField once every key is read.
+		// Where each rule's field and json_field are written (its index
+		// in Rules.List, -1 for [defaults]), for checkLayoutField once
+		// every key is read.
 		fields []fieldAt
 	)
 	for i, k := range keys {
@@ -118,16 +119,16 @@ func (c *Config) applyTOML(name, src string) error {
 			}
 		case len(k) == 2 && k[0] == "defaults" && k[1] != "pattern":
 			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
-			if err == nil && k[1] == "field" {
-				fields = append(fields, fieldAt{-1, at, field, -1})
+			if err == nil && (k[1] == "field" || k[1] == "json_field") {
+				fields = append(fields, fieldAt{-1, at, field, k[1], -1})
 			}
 		case len(k) == 2 && k[0] == "rule" && rule >= 0:
 			err = setRule(&c.Rules.List[rule], k[1], lookup(doc, k, rule))
 			if err == nil && k[1] == "pattern" {
 				err = repeatedPattern(seen, c.Rules.List[rule].Pattern, patternAt{rule, lines[i]})
 			}
-			if err == nil && k[1] == "field" {
-				fields = append(fields, fieldAt{rule, at, field, -1})
+			if err == nil && (k[1] == "field" || k[1] == "json_field") {
+				fields = append(fields, fieldAt{rule, at, field, k[1], -1})
 			}
 		default:
 			err = errUnknownKey
@@ -150,20 +151,20 @@ func (c *Config) applyTOML(name, src string) error {
 		if f.rule >= 0 {
 			r = &c.Rules.List[f.rule]
 		}
-		if err := checkLayoutField(r); err != nil {
+		if err := checkLayoutField(r, f.key); err != nil {
 			errs = slices.Insert(errs, f.pos, fmt.Errorf("%s: %s: %w", f.at, f.field, err))
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// fieldAt is where a rule's field is written: the rule (-1: [defaults]),
-// the file and line, the field's name in messages, and its place among
-// the errors of the file.
+// fieldAt is where a rule's field or json_field (key) is written: the
+// rule (-1: [defaults]), the file and line, the field's name in messages,
+// and its place among the errors of the file.
 type fieldAt struct {
-	rule      int
-	at, field string
-	pos       int
+	rule           int
+	at, field, key string
+	pos            int
 }
 
 // inBad reports whether key k is inside a field of bad, as fieldName names
@@ -252,7 +253,7 @@ func unknownKey(k toml.Key) error {
 }
 
 // ruleKeys are the keys setRule knows, pattern first.
-var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl", "layout", "field"}
+var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl", "layout", "field", "json_field"}
 
 // setRule applies one key of a [[rule]] table or of [defaults].
 func setRule(r *model.Rule, key string, v any) error {
@@ -281,20 +282,28 @@ func setRule(r *model.Rule, key string, v any) error {
 		if r.Field, err = tomlString(v); err == nil && r.Field == "" {
 			err = errors.New(`"" names no hash field: give the field's name, or leave field out`)
 		}
+	case "json_field":
+		if r.JSONField, err = tomlString(v); err == nil && r.JSONField == "" {
+			err = errors.New(`"" names no field: give the name of the field that holds the count in a JSON or msgpack value, or leave json_field out`)
+		}
 	default:
 		return errUnknownKey
 	}
 	return err
 }
 
-// checkLayoutField reports a rule whose field (a hash's) cannot go with
-// its layout, which reads no hash: one of the two is a mistake, and
-// nothing would be read as the user meant.
-func checkLayoutField(r *model.Rule) error {
-	if r.Layout.Spec().HashField {
-		return nil
+// checkLayoutField reports a rule whose field (key: a hash's field, or
+// json_field, a JSON or msgpack value's) cannot go with its layout, which
+// reads none: one of the two is a mistake, and nothing would be read as
+// the user meant.
+func checkLayoutField(r *model.Rule, key string) error {
+	switch spec := r.Layout.Spec(); {
+	case key == "json_field" && !spec.Decodes:
+		return fmt.Errorf("json_field is read of a JSON or msgpack value, and layout = %q reads none: remove json_field, or use layout = %s", r.Layout, model.DecodedLayouts())
+	case key == "field" && !spec.HashField:
+		return fmt.Errorf("a field is read of a hash, and layout = %q reads none: remove field, or use layout = %s", r.Layout, model.HashFieldLayouts())
 	}
-	return fmt.Errorf("a field is read of a hash, and layout = %q reads none: remove field, or use layout = %s", r.Layout, model.HashFieldLayouts())
+	return nil
 }
 
 func tomlString(v any) (string, error) {

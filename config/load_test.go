@@ -165,10 +165,10 @@ func TestFileErrors(t *testing.T) {
 			`:3: rule[1].expect_ttl: must be true or false, not a string`},
 		{"layout unknown",
 			"[[rule]]\npattern = \"a:*\"\nlayout = \"sliding\"\n",
-			`:3: rule[1].layout: layout "sliding" is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp or opaque`},
+			`:3: rule[1].layout: layout "sliding" is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp, opaque or block`},
 		{"layout other, which only detection gives",
 			"[[rule]]\npattern = \"a:*\"\nlayout = \"other\"\n",
-			`:3: rule[1].layout: layout "other" is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp or opaque`},
+			`:3: rule[1].layout: layout "other" is not one countertop knows: use auto, counter, window, log, bucket, gcra, timestamp, opaque or block`},
 		{"layout not a string",
 			"[[rule]]\npattern = \"a:*\"\nlayout = 1\n",
 			`:3: rule[1].layout: must be a string in quotes, not an integer`},
@@ -185,6 +185,18 @@ func TestFileErrors(t *testing.T) {
 		{"field of [defaults] with a layout that reads no hash",
 			"[defaults]\nlayout = \"timestamp\"\nfield = \"until\"\n",
 			`:3: defaults.field: a field is read of a hash, and layout = "timestamp" reads none: remove field, or use layout = "counter" (the field's count), "bucket" (its tokens) or "gcra" (its time)`},
+		{"json_field empty",
+			"[[rule]]\npattern = \"a:*\"\njson_field = \"\"\n",
+			`:3: rule[1].json_field: "" names no field: give the name of the field that holds the count in a JSON or msgpack value, or leave json_field out`},
+		{"json_field with a layout that reads no JSON, written after it",
+			"[[rule]]\npattern = \"a:*\"\njson_field = \"n\"\nlayout = \"gcra\"\n",
+			`:3: rule[1].json_field: json_field is read of a JSON or msgpack value, and layout = "gcra" reads none: remove json_field, or use layout = "counter", "window" or "bucket"`},
+		{"json_field of [defaults] with a layout that reads no JSON",
+			"[defaults]\nlayout = \"timestamp\"\njson_field = \"n\"\n",
+			`:3: defaults.json_field: json_field is read of a JSON or msgpack value, and layout = "timestamp" reads none: remove json_field, or use layout = "counter", "window" or "bucket"`},
+		{"json_field not a string",
+			"[[rule]]\npattern = \"a:*\"\njson_field = 3\n",
+			`:3: rule[1].json_field: must be a string in quotes, not an integer`},
 		{"empty pattern",
 			"[[rule]]\npattern = \"\"\n",
 			`:2: rule[1].pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
@@ -839,6 +851,36 @@ layout = "auto"
 	}
 	if !reflect.DeepEqual(c.Rules.List, want) || c.Rules.Fallback.Layout != model.LayoutCounter {
 		t.Errorf("rules %+v, fallback %+v\nwant %+v, fallback layout counter", c.Rules.List, c.Rules.Fallback, want)
+	}
+}
+
+// A rule may name the field of a JSON object or msgpack map that holds its
+// keys' count, with the layouts that read one; [defaults] may too.
+func TestRuleJSONField(t *testing.T) {
+	file := writeFile(t, t.TempDir(), "c.toml", `
+[defaults]
+json_field = "hits"
+
+[[rule]]
+pattern = "fiber:*"
+json_field = "currHits"
+layout = "window"
+
+[[rule]]
+pattern = "rl:*"
+json_field = "n"
+field = "n"
+`)
+	c, err := load(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	want := []model.Rule{
+		{Pattern: "fiber:*", ExpectTTL: true, Layout: model.LayoutWindow, JSONField: "currHits"},
+		{Pattern: "rl:*", ExpectTTL: true, JSONField: "n", Field: "n"},
+	}
+	if !reflect.DeepEqual(c.Rules.List, want) || c.Rules.Fallback.JSONField != "hits" {
+		t.Errorf("rules %+v, fallback %+v\nwant %+v, fallback json_field hits", c.Rules.List, c.Rules.Fallback, want)
 	}
 }
 

@@ -424,7 +424,9 @@ func waitFor(t *testing.T, what string, cond func() bool) {
 // them through ok; a past window's key without a TTL is a leak (not a
 // lock-out), a log without one no-expiry; a hash field counts in the
 // rule's field, not the larger one beside it; a bucket's number is tokens
-// left; a time and opaque state have no number.
+// left; a time and opaque state have no number; a block flag is over while
+// it refuses its client and stuck without a TTL; a count kept in JSON or
+// gofiber's msgpack is that count; a window's start in ns names a window.
 func TestShowsEveryLayout(t *testing.T) {
 	d, rdb := open(t, 1)
 	play(t, d, 50)
@@ -459,6 +461,7 @@ func TestShowsEveryLayout(t *testing.T) {
 		return prefix + "…"
 	}
 	current, leaked := named("ratelimit:win:acme:"), named("ratelimit:win:legacy:")
+	nsWindow := named("ratelimit:state:nswin:{acme}")
 	seen := map[model.Layout]bool{}
 	for _, want := range []struct {
 		key    string
@@ -482,6 +485,12 @@ func TestShowsEveryLayout(t *testing.T) {
 		{"ratelimit:block:198.51.100.66:until", model.LayoutTimestamp, model.StatusOK, "string", false, ""},
 		{"ratelimit:bucket4j:acme", model.LayoutOpaque, model.StatusOK, "string", false, ""},
 		{"ratelimit:quota:acme", model.LayoutCounter, model.StatusOK, "hash", true, quotaField},
+		{"ratelimit:brute:203.0.113.7", model.LayoutCounter, model.StatusOver, "string", true, ""},
+		{"ratelimit:brute:203.0.113.7:blocked", model.LayoutBlock, model.StatusOver, "string", false, ""},
+		{"ratelimit:brute:198.51.100.23:blocked", model.LayoutBlock, model.StatusStuck, "string", false, ""},
+		{"ratelimit:state:json:acme", model.LayoutCounter, model.StatusOK, "string", true, "count"},
+		{"ratelimit:state:fiber:203.0.113.9", model.LayoutCounter, model.StatusOK, "string", true, "currHits"},
+		{nsWindow, model.LayoutWindow, model.StatusOK, "string", true, ""},
 	} {
 		t.Run(want.key, func(t *testing.T) {
 			k, ok := store.Get(want.key)
@@ -497,7 +506,7 @@ func TestShowsEveryLayout(t *testing.T) {
 			seen[k.Layout] = true
 		})
 	}
-	for _, l := range []model.Layout{model.LayoutCounter, model.LayoutWindow, model.LayoutLog, model.LayoutBucket, model.LayoutGCRA, model.LayoutTimestamp, model.LayoutOpaque} {
+	for _, l := range []model.Layout{model.LayoutCounter, model.LayoutWindow, model.LayoutLog, model.LayoutBucket, model.LayoutGCRA, model.LayoutTimestamp, model.LayoutOpaque, model.LayoutBlock} {
 		if !seen[l] {
 			t.Errorf("no demo key reads as %s", l)
 		}

@@ -7,6 +7,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/vmihailenco/msgpack/v5"
 
 	"github.com/countertop/countertop/model"
 )
@@ -28,6 +29,11 @@ const (
 	quotaField    = "requests" // the field the rule reads; "bytes" beside it is larger
 	blockLength   = 5 * time.Minute
 	opaqueTTL     = time.Minute
+	bruteLimit    = 5 // sign-in attempts a minute before the block flag is set
+	bruteWindow   = time.Minute
+	bruteBlock    = 2 * time.Minute
+	stateLimit    = 30 // hits a minute of the clients whose state is JSON or msgpack
+	stateWindow   = time.Minute
 )
 
 // gcraEpoch is where go-redis/redis_rate counts its arrival times from.
@@ -44,6 +50,8 @@ func layoutRules() []model.Rule {
 		{Pattern: "ratelimit:tb:*", Limit: bucketSize, Window: bucketWindow, ExpectTTL: true},
 		{Pattern: "ratelimit:quota:*", Limit: quotaLimit, Window: quotaWindow, ExpectTTL: true, Field: quotaField},
 		{Pattern: "ratelimit:block:*", Window: blockLength, ExpectTTL: true},
+		{Pattern: "ratelimit:brute:*", Limit: bruteLimit, Window: bruteWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:state:*", Limit: stateLimit, Window: stateWindow, ExpectTTL: true},
 	}
 }
 
@@ -61,7 +69,8 @@ type limiter struct {
 	tat    time.Time // gcra: the theoretical arrival time
 	tokens float64   // bucket: tokens left
 	filled time.Time // bucket: when tokens was last refilled
-	seq    int       // log: makes each member unique
+	seq    int       // log: makes each member unique; the count of a window kept in one value
+	until  time.Time // brute: when its block ends; state: when its window ends
 }
 
 // limiters is each layout's simulated clients.
@@ -77,6 +86,10 @@ func limiters() []*limiter {
 		{key: "ratelimit:quota:acme", rate: 0.5, hit: fieldHit},                    // HINCRBY of a field per hit
 		{key: "ratelimit:block:198.51.100.66:until", rate: 0.05, hit: blockHit},    // when its block ends
 		{key: "ratelimit:bucket4j:acme", rate: 0.5, hit: opaqueHit},                // a Java-serialised bucket
+		{key: "ratelimit:brute:203.0.113.7", rate: 3, hit: bruteHit},               // INCR, then a …:blocked flag
+		{key: "ratelimit:state:json:acme", rate: 0.3, hit: jsonHit},                // {"count":…} in one string
+		{key: "ratelimit:state:fiber:203.0.113.9", rate: 0.3, hit: fiberHit},       // gofiber's msgpack state
+		{key: "ratelimit:state:nswin:{acme}", rate: 0.3, hit: nsWindowHit},         // name ends in its start in ns
 	}
 }
 
@@ -160,6 +173,69 @@ func blockHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Ti
 	pipe.Set(ctx, l.key, now.Add(blockLength).Unix(), blockLength)
 }
 
+// bruteHit counts sign-in attempts (INCR, EXPIRE NX) and, past the limit,
+// sets the flag that refuses the client for bruteBlock: `….:blocked` = 1
+// with its own TTL, which outlives the count's. A refused attempt writes
+// nothing.
+func bruteHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	if now.Before(l.until) {
+		return
+	}
+	if !now.Before(l.filled.Add(bruteWindow)) {
+		l.filled, l.seq = now, 0
+	}
+	l.seq++
+	pipe.Incr(ctx, l.key)
+	pipe.ExpireNX(ctx, l.key, bruteWindow)
+	if l.seq > bruteLimit {
+		l.until = now.Add(bruteBlock)
+		pipe.Set(ctx, l.key+":blocked", 1, bruteBlock)
+	}
+}
+
+// countInWindow counts a hit of a client that keeps its window's count in
+// one value, and returns the count and how long its window has left.
+func countInWindow(l *limiter, now time.Time) (int, time.Duration) {
+	if !now.Before(l.until) {
+		l.until, l.seq = now.Add(stateWindow), 0
+	}
+	l.seq++
+	return l.seq, l.until.Sub(now)
+}
+
+// jsonHit keeps a window's count in a JSON object, as Node limiters do,
+// expiring with the window.
+func jsonHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	n, left := countInWindow(l, now)
+	state := `{"count":` + strconv.Itoa(n) + `,"firstRequest":` + strconv.FormatInt(l.until.Add(-stateWindow).UnixMilli(), 10) +
+		`,"lastRequest":` + strconv.FormatInt(now.UnixMilli(), 10) + `}`
+	pipe.Set(ctx, l.key, state, left)
+}
+
+// fiberHit is gofiber's limiter (fixed window) with its Redis storage: a
+// msgpack map of currHits, prevHits and exp (seconds), expiring with the
+// window.
+func fiberHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	n, left := countInWindow(l, now)
+	state, err := msgpack.Marshal(struct {
+		CurrHits int    `msgpack:"currHits"`
+		PrevHits int    `msgpack:"prevHits"`
+		Exp      uint64 `msgpack:"exp"`
+	}{n, 0, uint64(l.until.Unix())})
+	if err == nil {
+		pipe.Set(ctx, l.key, state, left)
+	}
+}
+
+// nsWindowHit is a fixed window named by its start in nanoseconds after a
+// hash tag, as mennanov/limiters names them, counted with INCR and
+// EXPIRE NX.
+func nsWindowHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
+	key := l.key + strconv.FormatInt(now.Truncate(stateWindow).UnixNano(), 10)
+	pipe.Incr(ctx, key)
+	pipe.ExpireNX(ctx, key, stateWindow)
+}
+
 // opaqueHit writes a bucket as a Java library serialises it: binary state
 // countertop can only show by its size.
 func opaqueHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, now time.Time) {
@@ -191,4 +267,5 @@ func seedLayouts(ctx context.Context, pipe redis.Pipeliner, now time.Time) {
 		hits = append(hits, redis.Z{Score: float64(ms), Member: "h" + strconv.Itoa(i)})
 	}
 	pipe.ZAdd(ctx, "ratelimit:log:forgotten", hits...)
+	pipe.Set(ctx, "ratelimit:brute:198.51.100.23:blocked", 1, 0) // its EXPIRE was lost: blocked for good
 }

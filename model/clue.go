@@ -27,6 +27,13 @@ const (
 	whyBinaryCut      // whyBinary, cut at MaxRaw
 	whyTextCut        // whyText, cut at MaxRaw
 	whyRuleOpaqueCut  // the rule says opaque, cut at MaxRaw
+	whyJSON           // a JSON object's count field
+	whyJSONWindow     // whyJSON, and the name ends in a window part
+	whyMsgpack        // a msgpack map's count field
+	whyMsgpackWindow  // whyMsgpack, and the name ends in a window part
+	whyJSONNoField    // a JSON object without the rule's json_field
+	whyMsgpackNoField // a msgpack map without the rule's json_field
+	whyBlockName      // name says block, and the value is 1 or a time
 
 	// Hashes.
 	whyHashField        // the rule's field
@@ -57,7 +64,7 @@ func (w why) cut() bool {
 // binary, text is text; the rest are guesses from names and magnitudes.
 func (w why) guess() bool {
 	switch {
-	case w == whyCounter, w == whyOtherType, w >= whyJava && w <= whyRuleOpaqueCut,
+	case w == whyCounter, w == whyOtherType, w >= whyJava && w <= whyRuleOpaqueCut, w == whyJSONNoField, w == whyMsgpackNoField,
 		w == whyHashField, w == whyHashFieldMissing, w == whyHashUnknown, w == whyHashTooMany,
 		w >= whyNotTimes:
 		return false
@@ -123,6 +130,14 @@ var clueTexts = func() (t [5][numWhys]string) {
 	reasons[whyBinaryCut] = reasons[whyBinary] + "; " + cut
 	reasons[whyTextCut] = "text of " + cut + ": no counter is that long"
 	reasons[whyRuleOpaqueCut] = "the rule's layout = \"opaque\"; " + cut
+	count := " (count, hits, currHits, current, totalHits, requests, requestCount, hitCount or used; tokens, tokensLeft, available or remaining are tokens left; a rule's json_field names another)"
+	reasons[whyJSON] = "a JSON object with a count field" + count + ": its count"
+	reasons[whyJSONWindow] = reasons[whyJSON] + ", and the name ends in its window"
+	reasons[whyMsgpack] = "a msgpack map with a count field" + count + ": its count (gofiber's limiter: currHits)"
+	reasons[whyMsgpackWindow] = reasons[whyMsgpack] + ", and the name ends in its window"
+	reasons[whyJSONNoField] = "a JSON object without a number in the rule's json_field"
+	reasons[whyMsgpackNoField] = "a msgpack map without a number in the rule's json_field"
+	reasons[whyBlockName] = "the name says block (blocked, ban, lockout…) and the value is 1 or a time: a flag that refuses its client while it exists"
 	reasons[whyHashField] = "the rule's field, read as a counter (HINCRBY)"
 	reasons[whyHashFieldMissing] = "the rule's field is not in the hash: no hits counted yet"
 	reasons[whyHashBucket] = "a tokens field and a time field: a token bucket"

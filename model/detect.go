@@ -1,6 +1,7 @@
 package model
 
 import (
+	"math"
 	"strings"
 	"time"
 	"unicode/utf8"
@@ -19,10 +20,16 @@ func readString(o *Observation, rule Rule, now time.Time) Reading {
 		return Reading{Layout: LayoutOther, why: whyTextCut}
 	}
 	v := ParseValue(o.Raw)
-	if rule.Layout == LayoutOpaque {
+	switch rule.Layout {
+	case LayoutOpaque:
 		return Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
+	case LayoutBlock:
+		return blockReading(o, whyRule+why(LayoutBlock))
 	}
 	if _, isNum := v.Number(); !isNum {
+		if r, ok := readDecoded(o, rule, now); ok {
+			return r
+		}
 		switch {
 		case !isText(o.Raw, false):
 			return Reading{Layout: LayoutOpaque, why: javaOr(o.Raw, whyJava, whyBinary)}
@@ -33,6 +40,9 @@ func readString(o *Observation, rule Rule, now time.Time) Reading {
 	}
 	switch rule.Layout {
 	case LayoutAuto:
+		if isBlock(o.Key, v, now) {
+			return blockReading(o, whyBlockName)
+		}
 		return detectNumber(o.Key, v, rule, now)
 	case LayoutCounter, LayoutBucket:
 		return Reading{Layout: rule.Layout, Value: v, why: whyRule + why(rule.Layout)}
@@ -87,6 +97,128 @@ func detectNumber(key string, v Value, rule Rule, now time.Time) Reading {
 		return Reading{Layout: LayoutWindow, Value: v, Window: w, why: whyWindowFloor + why(form)}
 	}
 	return Reading{Layout: LayoutCounter, Value: v, why: whyCounter}
+}
+
+// readDecoded is Read for a string that is no number but may be a JSON
+// object or a msgpack map holding a count (see decodeCount), under a rule
+// whose layout reads one (Decodes). ok is false when raw is neither, and
+// when it holds no count and no rule named its field: other JSON stays
+// text, other msgpack binary.
+func readDecoded(o *Observation, rule Rule, now time.Time) (Reading, bool) {
+	enc := encodingOf(o.Raw)
+	if enc == encodedNot || !spec(rule.Layout).Decodes || enc == encodedJSON && !isText(o.Raw, false) {
+		return Reading{}, false
+	}
+	d, ok := decodeCount(o.Raw, enc, rule.JSONField)
+	switch {
+	case !ok && rule.JSONField == "":
+		return Reading{}, false
+	case !ok && enc == encodedJSON:
+		return Reading{Layout: LayoutOther, why: whyJSONNoField}, true
+	case !ok:
+		return Reading{Layout: LayoutOpaque, why: whyMsgpackNoField}, true
+	}
+	r := Reading{Layout: rule.Layout, Value: d.value, Field: d.field, why: whyJSON}
+	if enc == encodedMsgpack {
+		r.why = whyMsgpack
+	}
+	if r.Layout == LayoutAuto {
+		r.Layout = LayoutCounter
+		if d.left {
+			r.Layout = LayoutBucket
+		}
+	}
+	if r.Layout == LayoutWindow || r.Layout == LayoutCounter && rule.Layout == LayoutAuto {
+		forced := rule.Layout == LayoutWindow
+		if w, _, ok := parseWindowName(o.Key, rule.Window, now, forced); ok {
+			r.Layout, r.Window, r.why = LayoutWindow, w, r.why+1 // whyJSONWindow, whyMsgpackWindow
+		} else if forced {
+			r.Window, r.why = WindowName{Identity: o.Key}, whyRuleNoPart
+		}
+	}
+	return r, true
+}
+
+// Name parts that say a key is a flag that refuses a client while it
+// exists (ASCII case ignored); rate-limiter-flexible's ExpressBruteFlexible
+// writes its own as `{prefix}block:…`, a first part ending in block.
+var blockWords = []string{
+	"block", "blocked", "blocklist", "blocklisted", "blacklist", "blacklisted", "denylist", "denylisted",
+	"ban", "banned", "lockout", "lockedout", "locked", "jail", "jailed",
+}
+
+// isBlock reports whether a string key holding v is a block flag: its name
+// has a part that says so (blockPart), and it holds 1 or a time (when the
+// block began or ends), not one a name like `…:blocked_until` says is the
+// time a limiter compares with the clock, which is a timestamp.
+func isBlock(key string, v Value, now time.Time) bool {
+	n, _ := v.Number()
+	switch {
+	case v.Kind == KindInt && v.Int == 1:
+	case n < 1e9: // no time since 2001 is smaller: a count, which no name makes a flag
+		return false
+	default:
+		ns, _, isTime := epochNanos(v)
+		if !isTime || ns > now.UnixNano()+int64(nearFuture) || nameEnds(key, timeSuffixes) {
+			return false
+		}
+	}
+	_, _, ok := blockPart(key)
+	return ok
+}
+
+// blockPart finds the part of key that says it is a block flag: key[i:j]
+// is one of blockWords between separators, or a first part that ends in
+// "block" before a ':'.
+func blockPart(key string) (i, j int, ok bool) {
+	for i < len(key) {
+		j = i
+		for j < len(key) && !isNamePartSep(key[j]) {
+			j++
+		}
+		if isBlockWord(key[i:j]) {
+			return i, j, true
+		}
+		if i == 0 && j < len(key) && key[j] == ':' && j >= len("block") && strings.EqualFold(key[j-len("block"):j], "block") {
+			return i, j, true
+		}
+		i = j + 1
+	}
+	return 0, 0, false
+}
+
+// isBlockWord reports whether part is one of blockWords, comparing only
+// the words of its length and first letter: every counter holding 1 has
+// its name's parts looked at.
+func isBlockWord(part string) bool {
+	if len(part) < len("ban") || len(part) > len("blacklisted") {
+		return false
+	}
+	c := toLowerASCII(part[0])
+	for _, w := range blockWords {
+		if len(w) == len(part) && w[0] == c && strings.EqualFold(part, w) {
+			return true
+		}
+	}
+	return false
+}
+
+// blockReading is a block flag's reading: At is when its TTL ends, when
+// it has one (the key was read at o.At), as long as its client is refused.
+func blockReading(o *Observation, w why) Reading {
+	r := Reading{Layout: LayoutBlock, why: w}
+	if o.PTTL >= 0 {
+		at, left := o.At.UnixNano(), int64(PTTLDuration(o.PTTL))
+		if at > math.MaxInt64-left {
+			at = math.MaxInt64
+		} else {
+			at += left
+		}
+		if at > 0 {
+			r.At = unixUTC(at)
+		}
+	}
+	return r
 }
 
 // anyTime reads a number a rule says is a time: seconds since 2017-01-01

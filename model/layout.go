@@ -28,12 +28,12 @@ type Reading struct {
 	HasRemaining bool    // false when no limit is known, or the key holds no count
 	// At is the time the key holds: when a GCRA key frees (its theoretical
 	// arrival time), a timestamp's time, a hash bucket's refill time when
-	// it has one; zero otherwise. It is in UTC.
+	// it has one, when a block flag's TTL ends; zero otherwise. It is in UTC.
 	At     time.Time
 	Window WindowName // a window's name parts (LayoutWindow only)
 	Clue   string     // how it was read and why this layout, for the detail screen
 	Guess  bool       // the layout was inferred (no rule said it) and could be wrong
-	Field  string     // the hash field read: a counter's, or a bucket's tokens
+	Field  string     // the hash field read (a counter's, or a bucket's tokens), or a JSON or msgpack value's
 	why    why
 }
 
@@ -50,7 +50,8 @@ func (r *Reading) RawCut() bool { return r.why.cut() }
 // Detection never hides a count: an integer string below 1e9 is always a
 // counter or a window, its value shown and compared with the limit (but
 // for a name ending in ".tokens", a two-string bucket's tokens left, shown
-// too); only numbers as large as times near now are read as times.
+// too, and a 1 under a name that says block, a block flag); only numbers
+// as large as times near now are read as times.
 func Read(o *Observation, rule Rule, now time.Time) Reading {
 	var r Reading
 	switch o.Type {
@@ -107,6 +108,9 @@ func remainingGCRA(_ Value, at time.Time, rule Rule, now time.Time) (float64, bo
 	ahead := max(float64(at.Sub(now)), 0)
 	return math.Floor(min(max((float64(rule.Window)-ahead)/emission, 0), rule.Limit)), true
 }
+
+// remainingBlock is a block flag's remaining: none, while it exists.
+func remainingBlock(Value, time.Time, Rule, time.Time) (float64, bool) { return 0, true }
 
 // remainingNone is the remaining of a layout that holds no count.
 func remainingNone(Value, time.Time, Rule, time.Time) (float64, bool) { return 0, false }

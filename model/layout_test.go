@@ -186,7 +186,7 @@ func layoutCases() []layoutCase {
 		{name: "a hash with a tat field", o: hash("gcra:u42", "tat", "312931303.5"), rule: limit, layout: LayoutGCRA, at: secs(1796160103.5), field: "tat", guess: true},
 
 		// Times.
-		{name: "epoch seconds near now: a timestamp", o: str("rl:user42:blocked", "1796160160"), rule: limit, layout: LayoutTimestamp, at: secs(1796160160), guess: true},
+		{name: "epoch seconds near now: a timestamp", o: str("rl:user42:started", "1796160160"), rule: limit, layout: LayoutTimestamp, at: secs(1796160160), guess: true},
 		{name: "epoch ms near now", o: str("rl:user42:first", "1796160099123"), rule: limit, layout: LayoutTimestamp, at: secs(1796160099.123), guess: true},
 		{name: "epoch µs near now", o: str("rl:user42:first", "1796160099123456"), rule: limit, layout: LayoutTimestamp, at: unixUTC(1796160099123456000), guess: true},
 		{name: "a name that says a time may hold an old one",
@@ -290,9 +290,9 @@ func TestReadClueNamesTheCommands(t *testing.T) {
 // Detection never hides a real counter: a string holding an integer below
 // 1e9, whatever its name (a window part, a time word, tat, tokens after a
 // ':'), is read as a counter or a window, both of which show its value and
-// compare it with the limit. The one exception is a name ending in
+// compare it with the limit. The exceptions are a name ending in
 // ".tokens", the tokens left of a bucket kept in two strings, whose value
-// is shown as well.
+// is shown as well, and a 1 under a name that says block, a block flag.
 func TestReadNeverHidesASmallInteger(t *testing.T) {
 	names := []string{
 		"rl:user42", "rl:user42:29936001", "rl:user42_1796160060", "rl:user42:2026120121", "rl:20261201",
@@ -305,7 +305,7 @@ func TestReadNeverHidesASmallInteger(t *testing.T) {
 		{Limit: 10, Window: time.Minute, ExpectTTL: true},
 		{Window: time.Hour},
 	}
-	for _, name := range append(names, "request_rate_limiter.{u42}.tokens") {
+	for _, name := range append(names, "request_rate_limiter.{u42}.tokens", "rl:user42:blocked") {
 		for _, v := range values {
 			for _, rule := range rules {
 				for _, neg := range []bool{false, true} {
@@ -317,8 +317,11 @@ func TestReadNeverHidesASmallInteger(t *testing.T) {
 					r := Read(&o, rule, now)
 					n, ok := r.Value.Number()
 					want := r.Layout == LayoutCounter || r.Layout == LayoutWindow
-					if strings.HasSuffix(name, ".tokens") {
+					switch {
+					case strings.HasSuffix(name, ".tokens"):
 						want = r.Layout == LayoutBucket
+					case strings.HasSuffix(name, ":blocked") && raw == "1":
+						want, ok, n = r.Layout == LayoutBlock, true, 1
 					}
 					if !want || !ok || n != float64(ParseValue(raw).Int) {
 						t.Errorf("%s = %s (rule window %v): read as %v, value %v %v (%s)", name, raw, rule.Window, r.Layout, n, ok, r.Clue)
@@ -340,11 +343,11 @@ func TestParseLayout(t *testing.T) {
 	}
 	for _, bad := range []string{"other", "", "tokens"} {
 		_, err := ParseLayout(bad)
-		if err == nil || !strings.Contains(err.Error(), "use auto, counter, window, log, bucket, gcra, timestamp or opaque") {
+		if err == nil || !strings.Contains(err.Error(), "use auto, counter, window, log, bucket, gcra, timestamp, opaque or block") {
 			t.Errorf("ParseLayout(%q): error %v, want one that lists the layouts", bad, err)
 		}
 	}
-	want := []string{"auto", "counter", "window", "log", "bucket", "gcra", "timestamp", "opaque", "other"}
+	want := []string{"auto", "counter", "window", "log", "bucket", "gcra", "timestamp", "opaque", "block", "other"}
 	for l := range NumLayouts {
 		if l.String() != want[l] {
 			t.Errorf("Layout(%d) = %q, want %q", l, l.String(), want[l])
@@ -462,7 +465,7 @@ func FuzzRead(f *testing.F) {
 			name, value, _ := strings.Cut(strings.TrimSuffix(line, "\n"), "=")
 			o.Fields = append(o.Fields, Field{Name: name, Value: value})
 		}
-		rule := Rule{Limit: limit, Window: time.Duration(window), ExpectTTL: true, Layout: Layout(layout % uint8(LayoutOther)), Field: field}
+		rule := Rule{Limit: limit, Window: time.Duration(window), ExpectTTL: true, Layout: Layout(layout % uint8(LayoutOther)), Field: field, JSONField: field}
 		r := Read(&o, rule, o.At)
 		if r.Layout == LayoutAuto || r.Layout >= NumLayouts {
 			t.Fatalf("layout %v", r.Layout)
@@ -506,6 +509,10 @@ func BenchmarkRead(b *testing.B) {
 		{"gcra", str("rate:user:00012345", "312931303.11663097")},
 		{"bucket", hash("bucket:user:00012345", "tokens", "4", "refilledAt", "1796160099000")},
 		{"log", logOf("zset", "log:user:00012345", 12, 1796160050250, 1796160099500, 5)},
+		{"nswindow", str("ratelimit:{user:00012345}1796160060000000000", "57")},
+		{"block", str("ratelimit:user:00012345:blocked", "1")},
+		{"json", str("ratelimit:user:00012345", `{"count":57,"firstRequest":1796160050250,"lastRequest":1796160099500}`)},
+		{"msgpack", str("ratelimit:user:00012345", "\x83\xa8currHits\x39\xa8prevHits\x09\xa3exp\xce\x6b\x0e\x3a\xf8")},
 	} {
 		b.Run(bc.name, func(b *testing.B) {
 			b.ReportAllocs()

@@ -7,13 +7,20 @@ import "fmt"
 const writesCounters = "; countertop writes counters only."
 
 // refuseCount is a counter's Refusal: the writes add to a string counter
-// or a hash's field (HINCRBY), and to nothing else read as a count.
+// or a hash's field (HINCRBY), and to nothing else read as a count: not
+// to a count read out of a string's JSON or msgpack (a string's field).
 func refuseCount(typ, field, command string) string {
-	if typ != "string" && (typ != "hash" || field == "") {
+	switch {
+	case typ == "string" && field != "":
+		return fmt.Sprintf("holds %s: its limiter rewrites it whole, and %s adds only to a number%s", decodedState, command, writesCounters)
+	case typ != "string" && (typ != "hash" || field == ""):
 		return fmt.Sprintf("holds a %s, and %s adds only to a string counter or a hash field.", Printable(typ), command)
 	}
 	return ""
 }
+
+// decodedState is what a string read with a field holds.
+const decodedState = "a JSON object or msgpack map"
 
 // refuseLog is a log's Refusal: its limiter adds an entry per hit.
 func refuseLog(typ, _, _ string) string {
@@ -25,9 +32,12 @@ func refuseLog(typ, _, _ string) string {
 }
 
 // refuseBucket is a bucket's Refusal: its limiter sets tokens and a time.
-func refuseBucket(typ, _, _ string) string {
+func refuseBucket(typ, field, _ string) string {
 	how := "sets the tokens left and when it refilled (HSET)"
-	if typ == "string" {
+	switch {
+	case typ == "string" && field != "":
+		how = "rewrites " + decodedState + " of its tokens left"
+	case typ == "string":
 		how = "sets the tokens left and its timestamp key (SET)"
 	}
 	return "is a token bucket: its limiter " + how + " on each hit" + writesCounters

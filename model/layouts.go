@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strconv"
 	"strings"
 	"time"
 )
@@ -24,6 +25,7 @@ const (
 	LayoutGCRA                    // a theoretical arrival time
 	LayoutTimestamp               // an epoch time
 	LayoutOpaque                  // binary state
+	LayoutBlock                   // a flag that refuses a client while it exists
 	LayoutOther                   // nothing countertop reads as rate-limit state
 	NumLayouts
 )
@@ -44,6 +46,9 @@ type LayoutSpec struct {
 	// Read reads a hash as it, and FieldReads says what of the field.
 	HashField  bool
 	FieldReads string // for config's message: "the field's count"
+	// Decodes reports whether a rule's json_field goes with it: Read
+	// reads a JSON object's or msgpack map's field as its value.
+	Decodes bool
 	// State reports whether the key holds rate-limit state countertop
 	// reads, to which a repair may give an expiry (ShapeOf).
 	State bool
@@ -61,6 +66,9 @@ type LayoutSpec struct {
 	// NamedWindow reports whether the key's name carries its window
 	// (Reading.Window): a past window's key leaks, its siblings are listed.
 	NamedWindow bool
+	// Refuses reports whether the key refuses a client while it exists (a
+	// block flag): the detail lists the hits keys beside it (BlockHits).
+	Refuses bool
 	// NumberNoun is what a repair checks that a key read as this layout
 	// still is, when it held a number (Shape.Noun): "a counter", "a number".
 	NumberNoun string
@@ -91,9 +99,10 @@ const (
 // count's; where a field is zero, the detail screen and check say what
 // they say of a count, from its value, limit and TTL.
 type LayoutWords struct {
-	Leak string                         // the detail's subject for a leak: "A time that has passed, with no TTL"
-	Over func(at, now time.Time) string // the detail on an over status (at: Reading.At)
-	OK   string                         // the detail on an ok status
+	Leak  string                         // the detail's subject for a leak: "A time that has passed, with no TTL"
+	Over  func(at, now time.Time) string // the detail on an over status (at: Reading.At)
+	OK    string                         // the detail on an ok status
+	Stuck string                         // the detail on a stuck status
 
 	CheckLeak     string                    // check's reason for a leak, before the fix
 	CheckStuck    func(value string) string // check's reason for stuck, value as check writes it
@@ -105,18 +114,18 @@ type LayoutWords struct {
 // an entry.
 var layouts = [NumLayouts]LayoutSpec{
 	LayoutAuto: {
-		Name: "auto", Cell: "—", Ruled: true, HashField: true, NumberNoun: "a number",
+		Name: "auto", Cell: "—", Ruled: true, HashField: true, Decodes: true, NumberNoun: "a number",
 		Refusal: refuseOther, Words: LayoutWords{CheckNoExpiry: checkNeverFreed},
 		status: statusNone, remaining: remainingNone,
 	},
 	LayoutCounter: {
-		Name: "counter", Cell: "counter", Ruled: true, HashField: true, FieldReads: "the field's count",
+		Name: "counter", Cell: "counter", Ruled: true, HashField: true, FieldReads: "the field's count", Decodes: true,
 		State: true, WindowTTL: true, NumberNoun: "a counter",
 		Refusal: refuseCount,
 		status:  statusCount, remaining: remainingCount,
 	},
 	LayoutWindow: {
-		Name: "window", Cell: "window", Ruled: true,
+		Name: "window", Cell: "window", Ruled: true, Decodes: true,
 		State: true, WindowTTL: true, NamedWindow: true, NumberNoun: "a counter",
 		Refusal: refuseCount,
 		status:  statusWindow, remaining: remainingCount,
@@ -128,7 +137,7 @@ var layouts = [NumLayouts]LayoutSpec{
 		status:  statusCount, remaining: remainingCount,
 	},
 	LayoutBucket: {
-		Name: "bucket", Cell: "bucket", Ruled: true, HashField: true, FieldReads: "its tokens",
+		Name: "bucket", Cell: "bucket", Ruled: true, HashField: true, FieldReads: "its tokens", Decodes: true,
 		State: true, Drains: true, NumberNoun: "a number",
 		Refusal: refuseBucket,
 		Words: LayoutWords{
@@ -176,6 +185,24 @@ var layouts = [NumLayouts]LayoutSpec{
 			CheckNoExpiry: checkNeverFreed,
 		},
 		status: statusOpaque, remaining: remainingNone,
+	},
+	LayoutBlock: {
+		Name: "block", Cell: "block", Ruled: true,
+		State: true, Shows: ShowsFreeAt, Refuses: true, NumberNoun: "a number",
+		Refusal: refuseFixed("is a block flag: its limiter sets it to refuse a client until it expires, and it counts nothing" + writesCounters),
+		Words: LayoutWords{
+			Over: func(at, now time.Time) string {
+				if at.IsZero() {
+					return "Refusing its client: a limiter refuses every request while this flag exists, and its rule expects no TTL, so until someone deletes it."
+				}
+				return fmt.Sprintf("Refusing its client: a limiter refuses every request while this flag exists, for another %s (its TTL).", FormatDuration(max(0, at.Sub(now))))
+			},
+			Stuck: "A block flag with no TTL: its client is refused for good, for as long as the key exists.",
+			CheckStuck: func(value string) string {
+				return "a block flag (" + value + ") with no TTL: its client is refused forever"
+			},
+		},
+		status: statusBlock, remaining: remainingBlock,
 	},
 	LayoutOther: {
 		Name: "other", Cell: "—", NumberNoun: "a number",
@@ -230,6 +257,18 @@ func HashFieldLayouts() string {
 	for _, s := range layouts {
 		if s.HashField && s.FieldReads != "" {
 			names = append(names, fmt.Sprintf("%q (%s)", s.Name, s.FieldReads))
+		}
+	}
+	return orList(names)
+}
+
+// DecodedLayouts names the layouts a rule's json_field may go with, for a
+// message: `"counter", "window" or "bucket"`.
+func DecodedLayouts() string {
+	var names []string
+	for _, s := range layouts {
+		if s.Decodes && s.State { // not auto
+			names = append(names, strconv.Quote(s.Name))
 		}
 	}
 	return orList(names)

@@ -42,7 +42,7 @@ func TestLayoutNames(t *testing.T) {
 	want := map[Layout]string{
 		LayoutAuto: "auto", LayoutCounter: "counter", LayoutWindow: "window", LayoutLog: "log",
 		LayoutBucket: "bucket", LayoutGCRA: "gcra", LayoutTimestamp: "timestamp", LayoutOpaque: "opaque",
-		LayoutOther: "other", NumLayouts: "unknown",
+		LayoutBlock: "block", LayoutOther: "other", NumLayouts: "unknown",
 	}
 	if len(want) != int(NumLayouts)+1 {
 		t.Errorf("%d layouts pinned, %d declared: pin the new one's name here", len(want)-1, NumLayouts)

@@ -18,6 +18,7 @@ type Rule struct {
 	ExpectTTL bool          // false for counters meant to live forever
 	Layout    Layout        // LayoutAuto: detected per key (see Read)
 	Field     string        // a hash field read as the counter; "": none
+	JSONField string        // the field of a JSON object or msgpack map read as the count; "": the known names
 }
 
 // Rules is the ordered rule list plus the fallback for keys no rule covers

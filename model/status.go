@@ -63,6 +63,8 @@ func (s Status) Repairable() bool { return s.Problem() && s != StatusExtending }
 //     size of its number; no-expiry without a TTL.
 //   - timestamp: without a TTL, leak once its time has passed, no-expiry
 //     before; opaque: no-expiry without a TTL; both ok otherwise.
+//   - block: stuck without a TTL (where one is expected), over with one:
+//     its client is refused while it exists.
 //   - other, and a counting layout without a number: not-counter.
 //
 // A rule with ExpectTTL false makes no key no-expiry, leak or stuck; one
@@ -155,6 +157,15 @@ func statusOpaque(_ Value, _ time.Time, _, lost bool, _ Rule, _ float64, _ time.
 		return StatusNoExpiry
 	}
 	return StatusOK
+}
+
+// statusBlock is Evaluate for a block flag: its client is refused while
+// it exists, for good when it has no TTL.
+func statusBlock(_ Value, _ time.Time, _, lost bool, _ Rule, _ float64, _ time.Time) Status {
+	if lost {
+		return StatusStuck
+	}
+	return StatusOver
 }
 
 // statusNone is Evaluate for a key that holds no rate-limit state.

@@ -76,7 +76,7 @@ type Store struct {
 // time is relative to the Store's epoch, and the rate is two decayed sums.
 type entry struct {
 	key      string
-	text     string // a string's stored text ("" for KindInt: FormatInt(num) is it), or another type's name
+	text     string // a string's stored text ("" for KindInt, unless decoded from JSON or msgpack: FormatInt(num) is it), or another type's name
 	num      uint64 // the int64 (KindInt) or the float64's bits (KindFloat)
 	pttl     int64
 	at       int64   // nanoseconds from the Store's epoch to the reading
@@ -283,7 +283,7 @@ func (s *Store) setValue(e *entry, o *Observation, r *Reading) {
 	switch {
 	case !e.isString:
 		e.text = s.typeName(o.Type)
-	case v.Kind == KindInt:
+	case v.Kind == KindInt && r.Field == "": // a string's field is a count in its JSON or msgpack, not its text
 		e.text = ""
 	default:
 		e.text = o.Raw
@@ -324,7 +324,7 @@ func (e *entry) holds(typ string, r *Reading, raw string) bool {
 		return false
 	case !e.isString:
 		return e.text == typ && e.num == numOf(r)
-	case v.Kind == KindInt:
+	case v.Kind == KindInt && e.text == "":
 		return int64(e.num) == v.Int
 	}
 	return e.text == raw
@@ -372,7 +372,7 @@ func (s *Store) counter(i int32) Counter {
 	typ, raw := e.text, ""
 	if e.isString {
 		typ, raw = "string", e.text
-		if e.kind == KindInt {
+		if e.kind == KindInt && e.text == "" {
 			raw = strconv.FormatInt(int64(e.num), 10)
 		}
 	}

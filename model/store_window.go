@@ -47,10 +47,16 @@ func (s *Store) WindowSiblings(key, identity string, n int) (siblings []Counter,
 // `2026-12-01T14:05`): a key of one of identity's windows, not of a longer
 // identity that starts the same (`rl:a:b:29936001` is not one of `rl:a`'s).
 func isWindowOf(key, identity string) bool {
-	if len(key) < len(identity)+2 || !strings.HasPrefix(key, identity) || !isWindowSep(key[len(identity)]) {
+	if len(key) < len(identity)+2 || !strings.HasPrefix(key, identity) {
 		return false
 	}
-	part := key[len(identity)+1:]
+	part := key[len(identity):]
+	switch {
+	case isWindowSep(part[0]):
+		part = part[1:]
+	case !strings.HasSuffix(identity, "}"): // a hash tag's '}' ends identity: `{prefix}1764979200000000000`
+		return false
+	}
 	if !isDigit(part[len(part)-1]) {
 		return false
 	}

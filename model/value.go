@@ -1,10 +1,14 @@
 package model
 
 import (
+	"encoding/json"
 	"math"
 	"math/big"
 	"strconv"
 	"strings"
+
+	"github.com/vmihailenco/msgpack/v5"
+	"github.com/vmihailenco/msgpack/v5/msgpcode"
 )
 
 // Kind says what a stored value is, read the way Redis reads it.
@@ -263,4 +267,198 @@ func isDigit(c byte) bool { return '0' <= c && c <= '9' }
 
 func isHexDigit(c byte) bool {
 	return isDigit(c) || ('a' <= c|0x20 && c|0x20 <= 'f')
+}
+
+// MaxDecoded is the most bytes of a string Read decodes as JSON or
+// msgpack: a limiter's state is a few fields, and a larger value is no
+// count worth the parse.
+const MaxDecoded = 4 << 10
+
+// encoding is how a string holds an object that may carry a count.
+type encoding uint8
+
+const (
+	encodedNot     encoding = iota // neither a JSON object nor a msgpack map
+	encodedJSON                    // starts as a JSON object does
+	encodedMsgpack                 // starts with a msgpack map header
+)
+
+// Field names of a decoded object that hold its count, or what is left
+// (a bucket's tokens), compared as fieldIs does, in the order they are
+// looked for: gofiber's limiter writes currHits (its prevHits is the
+// window before), and mennanov/limiters' buckets available.
+var (
+	countFields = []string{"count", "hits", "currhits", "current", "totalhits", "requests", "requestcount", "hitcount", "used"}
+	leftFields  = []string{"tokens", "tokensleft", "available", "remaining"}
+)
+
+// decodedCount is the count a JSON object or msgpack map holds.
+type decodedCount struct {
+	field string // the field's name as written
+	value Value
+	left  bool // a field of leftFields: what is left, not what was used
+}
+
+// encodingOf is how raw is encoded, from its first bytes: a JSON object
+// when it is text starting with '{' (after white space), a msgpack map
+// when its first byte is a map header. Neither when it is longer than
+// MaxDecoded.
+func encodingOf(raw string) encoding {
+	if len(raw) == 0 || len(raw) > MaxDecoded {
+		return encodedNot
+	}
+	switch c := raw[0]; {
+	case c >= 0x80 && c <= 0x8f, c == 0xde, c == 0xdf: // fixmap, map 16, map 32
+		return encodedMsgpack
+	case c == '{' || c == ' ' || c == '\t' || c == '\n' || c == '\r':
+		if strings.HasPrefix(strings.TrimLeft(raw, " \t\n\r"), "{") {
+			return encodedJSON
+		}
+	}
+	return encodedNot
+}
+
+// decodeCount reads raw, encoded as enc, for its count: the field named
+// field when one is given (exactly as written), else the first of
+// countFields, then of leftFields, that holds a finite number (of two
+// spellings of one name, the first in byte order). ok is false when raw
+// does not decode whole, or holds no such field.
+func decodeCount(raw string, enc encoding, field string) (d decodedCount, ok bool) {
+	var fields map[string]Value
+	switch enc {
+	case encodedJSON:
+		fields, ok = jsonNumbers(raw, field)
+	case encodedMsgpack:
+		fields, ok = msgpackNumbers(raw, field)
+	}
+	if !ok {
+		return decodedCount{}, false
+	}
+	if field != "" {
+		v, ok := fields[field]
+		return decodedCount{field: field, value: v}, ok
+	}
+	for i, canon := range append(countFields[:len(countFields):len(countFields)], leftFields...) {
+		found := false
+		for name, v := range fields {
+			if fieldIs(name, canon) && (!found || name < d.field) {
+				d, found = decodedCount{field: name, value: v, left: i >= len(countFields)}, true
+			}
+		}
+		if found {
+			return d, true
+		}
+	}
+	return decodedCount{}, false
+}
+
+// wantedField reports whether a decoded field named name may be the
+// count: the one the rule names, else one of the known names.
+func wantedField(name, field string) bool {
+	if field != "" {
+		return name == field
+	}
+	for _, canon := range countFields {
+		if fieldIs(name, canon) {
+			return true
+		}
+	}
+	for _, canon := range leftFields {
+		if fieldIs(name, canon) {
+			return true
+		}
+	}
+	return false
+}
+
+// jsonNumbers is the fields of the JSON object raw that wantedField
+// takes and that hold a finite number; ok is false when raw is no JSON
+// object.
+func jsonNumbers(raw, field string) (map[string]Value, bool) {
+	var object map[string]json.RawMessage
+	if json.Unmarshal([]byte(raw), &object) != nil || object == nil {
+		return nil, false
+	}
+	fields := map[string]Value{}
+	for name, v := range object {
+		if !wantedField(name, field) {
+			continue
+		}
+		// A JSON number is a number Redis would read (ParseValue), and
+		// its other values (a string, true, an object) none.
+		if n := ParseValue(string(v)); n.Kind != KindNone {
+			fields[name] = n
+		}
+	}
+	return fields, true
+}
+
+// msgpackNumbers is the fields of the msgpack map raw that wantedField
+// takes and that hold a finite number; ok is false when raw is not one
+// map with string keys, read to its last byte. Other fields are skipped,
+// not decoded, and every length the decoder meets is bounded by the
+// library's own limit on what it allocates before it reads.
+func msgpackNumbers(raw, field string) (map[string]Value, bool) {
+	r := strings.NewReader(raw)
+	dec := msgpack.NewDecoder(r)
+	n, err := dec.DecodeMapLen()
+	if err != nil || n < 0 {
+		return nil, false
+	}
+	fields := map[string]Value{}
+	for range n {
+		name, err := dec.DecodeString()
+		if err != nil {
+			return nil, false
+		}
+		c, err := dec.PeekCode()
+		if err != nil {
+			return nil, false
+		}
+		if !wantedField(name, field) || !isMsgpackNumber(c) {
+			if dec.Skip() != nil {
+				return nil, false
+			}
+			continue
+		}
+		x, err := dec.DecodeInterfaceLoose()
+		if err != nil {
+			return nil, false
+		}
+		if v := msgpackValue(x); v.Kind != KindNone {
+			fields[name] = v
+		}
+	}
+	return fields, r.Len() == 0
+}
+
+// isMsgpackNumber reports whether c starts a msgpack integer or float.
+func isMsgpackNumber(c byte) bool {
+	switch c {
+	case msgpcode.Uint8, msgpcode.Uint16, msgpcode.Uint32, msgpcode.Uint64,
+		msgpcode.Int8, msgpcode.Int16, msgpcode.Int32, msgpcode.Int64,
+		msgpcode.Float, msgpcode.Double:
+		return true
+	}
+	return msgpcode.IsFixedNum(c)
+}
+
+// msgpackValue is a number DecodeInterfaceLoose decoded as a Value: an
+// integer that int64 holds is KindInt, others and floats KindFloat when
+// finite.
+func msgpackValue(x any) Value {
+	switch n := x.(type) {
+	case int64:
+		return Value{Kind: KindInt, Int: n, Float: float64(n)}
+	case uint64:
+		if n <= math.MaxInt64 {
+			return Value{Kind: KindInt, Int: int64(n), Float: float64(n)}
+		}
+		return Value{Kind: KindFloat, Float: float64(n)}
+	case float64:
+		if !math.IsInf(n, 0) && !math.IsNaN(n) {
+			return Value{Kind: KindFloat, Float: n}
+		}
+	}
+	return Value{}
 }

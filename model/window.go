@@ -12,7 +12,7 @@ import (
 // rest of the name.
 type WindowName struct {
 	Identity string        // the name without the window part and its separator: the same for each window of one client
-	Part     string        // the window part as written: "29936001", "1764620400", "2026120114", "2026-12-01"
+	Part     string        // the window part as written: "29936001", "1764620400", "1764979200000000000", "2026-12-01"
 	Start    time.Time     // when the window began, in UTC
 	Length   time.Duration // its length: the rule's window, or what the name implies; 0 when not known
 	Past     bool          // it ended a window or more before the reading: the limiter reads it no more
@@ -23,7 +23,7 @@ type windowForm uint8
 
 const (
 	formFloor windowForm = iota // floor(time / window): `…:29936001`
-	formEpoch                   // the window's start in epoch seconds or ms: `…_1764620400`
+	formEpoch                   // the window's start in epoch s, ms, µs or ns: `…_1764620400`, `{…}1764979200000000000`
 	formStamp                   // a date or hour stamp: `…:2026120114`, `…:2026-12-01`
 )
 
@@ -45,10 +45,13 @@ const (
 	stampZoneGrace = 14 * time.Hour
 )
 
-// isWindowSep reports whether c may separate a name from its window part.
+// isWindowSep reports whether c may separate a name from its window part:
+// '@' as in `key@1764979200000000000`, and the '}' that ends a hash tag,
+// as in `{prefix}1764979200000000000` (mennanov/limiters), besides the
+// usual ones.
 func isWindowSep(c byte) bool {
 	switch c {
-	case ':', '_', '-', '.', '/', '|':
+	case ':', '_', '-', '.', '/', '|', '@', '}':
 		return true
 	}
 	return false
@@ -96,11 +99,15 @@ func recentStamp(w WindowName, now time.Time, forced bool) bool {
 }
 
 // splitWindowPart splits key before its last n bytes, which must follow a
-// separator and a name of at least one byte.
+// separator and a name of at least one byte. A hash tag's '}' stays in the
+// identity: it closes the tag, it is not there to separate.
 func splitWindowPart(key string, n int) (WindowName, bool) {
 	i := len(key) - n
 	if n <= 0 || i < 2 || !isWindowSep(key[i-1]) {
 		return WindowName{}, false
+	}
+	if key[i-1] == '}' {
+		return WindowName{Identity: key[:i], Part: key[i:]}, true
 	}
 	return WindowName{Identity: key[:i-1], Part: key[i:]}, true
 }
@@ -160,14 +167,14 @@ func stampTime(year, month, day, hour, minute int) (time.Time, bool) {
 }
 
 // parseDigitsPart reads a window part of digits at the end of key: an
-// epoch start in seconds (10 digits) or ms (13), a compact stamp
+// epoch start in seconds (10 digits), ms (13), µs (16) or ns (19), a compact stamp
 // (YYYYMMDD, YYYYMMDDHH, YYYYMMDDHHMM), or floor(time / window).
 func parseDigitsPart(key string, window time.Duration, now time.Time, forced bool) (WindowName, windowForm, bool) {
 	n := 0
 	for n < len(key) && isDigit(key[len(key)-1-n]) {
 		n++
 	}
-	if n < 5 || n > 18 {
+	if n < 5 || n > 19 {
 		return WindowName{}, 0, false
 	}
 	w, ok := splitWindowPart(key, n)
@@ -224,13 +231,19 @@ func parseDigitsPart(key string, window time.Duration, now time.Time, forced boo
 }
 
 // epochPartScale is nanoseconds per unit of an epoch start of n digits:
-// seconds have 10 until 2286, milliseconds 13; 0 for other lengths.
+// from 2001 to 2286 seconds have 10, milliseconds 13, microseconds 16 and
+// nanoseconds 19 (until 2262, where int64 nanoseconds end); 0 for other
+// lengths.
 func epochPartScale(n int) int64 {
 	switch n {
 	case 10:
 		return int64(time.Second)
 	case 13:
 		return int64(time.Millisecond)
+	case 16:
+		return int64(time.Microsecond)
+	case 19:
+		return 1
 	}
 	return 0
 }

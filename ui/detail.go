@@ -143,7 +143,7 @@ func (m *Model) layoutLines(c *model.Counter, wrapped func(label, value string) 
 		lines = append(lines, wrapped("identity", identity)...)
 		lines = append(lines, m.siblingLines(c, m.clock(), wrapped)...)
 	}
-	return lines
+	return append(lines, m.blockHitLines(c, m.clock(), wrapped)...)
 }
 
 // maxKeyLines is how many lines the detail screen gives a key's name.
@@ -168,6 +168,9 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 	words := c.Layout.Spec().Words // where its layout's differ from a count's
 	switch c.Status {
 	case model.StatusStuck:
+		if words.Stuck != "" {
+			return words.Stuck + " " + m.repairHint(c.Key, rule)
+		}
 		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
 	case model.StatusExtending:
 		return fmt.Sprintf("Its TTL is pushed back while it grows (EXPIRE without NX on every hit): its window never closes, so a client that keeps hitting it stays counted, and once over its limit of %s is refused for as long as it keeps trying. Fix the client: EXPIRE … NX, or INCR and EXPIRE NX in one script.", limit)

@@ -22,12 +22,13 @@ const (
 type siblings struct {
 	key  string    // the detail key it was looked up for; "": none yet
 	at   time.Time // when
-	keys []string  // newest window first
+	keys []string  // newest window first; a block flag's hits keys in key order
 	more int       // how many more there are
 }
 
 // lookUpSiblings looks up the other windows of the detail screen's key,
-// when it is a window key: at once when force (the screen just opened),
+// when it is a window key, or the keys beside it that count its client's
+// hits, when it is a block flag: at once when force (the screen just opened),
 // else when the last look-up is siblingsEvery old.
 func (m *Model) lookUpSiblings(force bool) {
 	if m.screen != screenDetail {
@@ -39,10 +40,16 @@ func (m *Model) lookUpSiblings(force bool) {
 	}
 	m.siblings = siblings{key: m.detailKey, at: now}
 	c, ok := m.store.Get(m.detailKey)
-	if !ok || !c.Layout.Spec().NamedWindow || c.Window.Part == "" {
+	var list []model.Counter
+	var more int
+	switch {
+	case ok && c.Layout.Spec().Refuses: // a block flag: the keys that count its client's hits
+		list, more = m.store.BlockHits(c.Key, maxSiblings)
+	case !ok || !c.Layout.Spec().NamedWindow || c.Window.Part == "":
 		return
+	default:
+		list, more = m.store.WindowSiblings(c.Key, c.Window.Identity, maxSiblings)
 	}
-	list, more := m.store.WindowSiblings(c.Key, c.Window.Identity, maxSiblings)
 	for _, s := range list {
 		m.siblings.keys = append(m.siblings.keys, s.Key)
 	}
@@ -56,18 +63,7 @@ func (m *Model) siblingLines(c *model.Counter, now time.Time, wrapped func(label
 	if m.siblings.key != c.Key || !c.Layout.Spec().NamedWindow || c.Window.Part == "" {
 		return nil
 	}
-	var rows []string
-	for _, key := range m.siblings.keys {
-		s, ok := m.store.Get(key)
-		if !ok {
-			continue
-		}
-		rule, _ := m.store.RuleOf(s)
-		ttl, tone := m.ttlCell(&s, rule, now)
-		part := key[min(len(c.Window.Identity)+1, len(key)):]
-		rows = append(rows, fmt.Sprintf("%s%s  %s  %s  %s", padRight("", labelWidth), quote(part), formatValue(&s, now),
-			m.theme.Status[s.Status].Render(s.Status.String()), m.theme.style(tone).Render(ttl)))
-	}
+	rows := m.keyRows(now, func(key string) string { return key[min(len(c.Window.Identity)+1, len(key)):] })
 	var head string
 	switch {
 	case len(rows) == 0 && m.siblings.more == 0:
@@ -87,4 +83,40 @@ func (m *Model) siblingLines(c *model.Counter, now time.Time, wrapped func(label
 		head += ":"
 	}
 	return append(wrapped("windows", head), rows...)
+}
+
+// blockHitLines are the detail screen's lines on the keys beside a block
+// flag that count its client's hits (Store.BlockHits), as the Store holds
+// them now: each one's name, value, status and TTL.
+func (m *Model) blockHitLines(c *model.Counter, now time.Time, wrapped func(label, value string) []string) []string {
+	if m.siblings.key != c.Key || !c.Layout.Spec().Refuses {
+		return nil
+	}
+	rows := m.keyRows(now, func(key string) string { return key })
+	head := "no key beside it counts this client's hits (its name without the block part, or with another part in its place)"
+	switch {
+	case len(rows) > 0 && m.siblings.more > 0:
+		head = fmt.Sprintf("%s beside it, and %d more:", plural(len(rows), "key"), m.siblings.more)
+	case len(rows) > 0:
+		head = plural(len(rows), "key") + " beside it:"
+	}
+	return append(wrapped("hits", head), rows...)
+}
+
+// keyRows are the detail screen's rows on the keys last looked up, as the
+// Store holds them now (one that went meanwhile is left out): each one's
+// name as name shortens it, value, status and TTL.
+func (m *Model) keyRows(now time.Time, name func(key string) string) []string {
+	var rows []string
+	for _, key := range m.siblings.keys {
+		s, ok := m.store.Get(key)
+		if !ok {
+			continue
+		}
+		rule, _ := m.store.RuleOf(s)
+		ttl, tone := m.ttlCell(&s, rule, now)
+		rows = append(rows, fmt.Sprintf("%s%s  %s  %s  %s", padRight("", labelWidth), quote(name(key)), formatValue(&s, now),
+			m.theme.Status[s.Status].Render(s.Status.String()), m.theme.style(tone).Render(ttl)))
+	}
+	return rows
 }

@@ -7,6 +7,7 @@ package seed
 
 import (
 	"context"
+	"encoding/binary"
 	"fmt"
 	"strconv"
 	"time"
@@ -32,23 +33,33 @@ type Spec struct {
 	// more, so deadlines are spread. It must outlast the benchmark.
 	TTL time.Duration
 	// Mixed writes the matching keys in every layout (see MixedKey) rather
-	// than as string counters: counters, windows, GCRA times, buckets in a
-	// hash and in a string, and logs of 10 to 100,000 entries in sorted
-	// sets and lists. HashEvery does not apply; NoTTLEvery does, to each.
+	// than as string counters: counters, windows (named by their number
+	// and by their start in ns), GCRA times, buckets in a hash and in a
+	// string, logs of 10 to 100,000 entries in sorted sets and lists, block
+	// flags, and counts in JSON and in gofiber's msgpack. HashEvery does not
+	// apply; NoTTLEvery does, to each.
 	Mixed bool
 }
 
-// The layouts of a mixed keyspace, by the matching key's index modulo 10:
-// as many counters as the rest, which real keyspaces hold most of.
-var mixedLayouts = [10]string{"counter", "counter", "counter", "counter", "window", "gcra", "bucket", "tokens", "zlog", "llog"}
+// The layouts of a mixed keyspace, by the matching key's index modulo its
+// length: more counters than any other, which real keyspaces hold most of.
+var mixedLayouts = [...]string{"counter", "counter", "counter", "counter", "window", "gcra", "bucket", "tokens", "zlog", "llog",
+	"nswindow", "block", "json", "msgpack"}
+
+// mixes is how many keys one round of mixedLayouts takes.
+const mixes = len(mixedLayouts)
 
 // MixedKey is the name of the i-th matching key of a mixed keyspace, at
 // minute (Unix time / 60) for a window's: a window key names the current,
 // previous or an older minute.
 func MixedKey(i int, minute int64) string {
-	switch l := mixedLayouts[i%10]; l {
+	switch l := mixedLayouts[i%mixes]; l {
 	case "window":
-		return fmt.Sprintf("ratelimit:window:%s:%d", pad(i), minute-int64(i/10%3))
+		return fmt.Sprintf("ratelimit:window:%s:%d", pad(i), minute-int64(i/mixes%3))
+	case "nswindow": // mennanov/limiters: a hash tag, then the window's start in ns
+		return fmt.Sprintf("ratelimit:nswindow:{%s}%d", pad(i), (minute-int64(i/mixes%3))*60e9)
+	case "block":
+		return "ratelimit:block:" + pad(i) + ":blocked"
 	case "tokens":
 		return "ratelimit:tokens:" + pad(i) + ".tokens"
 	default:
@@ -144,9 +155,15 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 		ttl = 0
 	}
 	hits := i % 120
-	switch mixedLayouts[i%10] {
-	case "counter", "window":
+	switch mixedLayouts[i%mixes] {
+	case "counter", "window", "nswindow":
 		pipe.Set(ctx, key, hits, ttl)
+	case "block":
+		pipe.Set(ctx, key, 1, ttl)
+	case "json":
+		pipe.Set(ctx, key, fmt.Sprintf(`{"count":%d,"firstRequest":%d,"lastRequest":%d}`, hits, now.Add(-time.Minute).UnixMilli(), now.UnixMilli()), ttl)
+	case "msgpack": // gofiber's limiter: a fixmap of currHits, prevHits and exp
+		pipe.Set(ctx, key, fiberState(hits, now.Unix()+60), ttl)
 	case "gcra": // go-redis/redis_rate: seconds since 2017-01-01, a few seconds ahead
 		tat := float64(now.UnixMicro())/1e6 - 1483228800 + float64(i%30)
 		pipe.Set(ctx, key, strconv.FormatFloat(tat, 'f', 6, 64), ttl)
@@ -156,7 +173,7 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 	case "tokens":
 		pipe.Set(ctx, key, hits%20, ttl)
 	case "zlog", "llog":
-		n := LogSize(i / 10)
+		n := LogSize(i / mixes)
 		step := 2 * time.Minute / time.Duration(n)
 		const chunk = 10_000 // members per command: no command the size of a whole log
 		for from := 0; from < n; from += chunk {
@@ -164,7 +181,7 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 			var entries []any
 			for j := from; j < min(from+chunk, n); j++ {
 				at := now.Add(-time.Duration(j) * step).UnixMilli()
-				if mixedLayouts[i%10] == "zlog" {
+				if mixedLayouts[i%mixes] == "zlog" {
 					zs = append(zs, redis.Z{Score: float64(at), Member: strconv.Itoa(j)})
 				} else {
 					entries = append(entries, at)
@@ -185,4 +202,13 @@ func expire(ctx context.Context, pipe redis.Pipeliner, key string, ttl time.Dura
 	if ttl > 0 {
 		pipe.Expire(ctx, key, ttl)
 	}
+}
+
+// fiberState is gofiber's limiter state in msgpack, as its generated code
+// writes it: a map of currHits, prevHits (0 here) and exp, each integer in
+// the fewest bytes that hold it (hits < 128).
+func fiberState(hits int, exp int64) string {
+	b := append([]byte("\x83\xa8currHits"), byte(hits))
+	b = append(b, "\xa8prevHits\x00\xa3exp\xce"...)
+	return string(binary.BigEndian.AppendUint32(b, uint32(exp)))
 }

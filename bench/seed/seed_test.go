@@ -56,7 +56,7 @@ func TestSeed(t *testing.T) {
 func TestSeedMixed(t *testing.T) {
 	s := redistest.Start(t)
 	ctx := context.Background()
-	spec := Spec{Keys: 1200, Matching: 1000, NoTTLEvery: 7, TTL: time.Hour, Mixed: true}
+	spec := Spec{Keys: 1600, Matching: 1400, NoTTLEvery: 7, TTL: time.Hour, Mixed: true}
 	if err := Seed(ctx, s.Client(t), spec); err != nil {
 		t.Fatal(err)
 	}
@@ -81,6 +81,10 @@ func TestSeedMixed(t *testing.T) {
 				want = "log"
 			case "tokens":
 				want = "bucket"
+			case "nswindow":
+				want = "window"
+			case "json", "msgpack":
+				want = "counter"
 			}
 			if got := counter.Layout.String(); got != want {
 				t.Errorf("%s read as %s (%s)", obs[i].Key, got, counter.Clue)
@@ -92,12 +96,12 @@ func TestSeedMixed(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	want := map[string]int{"counter": 400, "window": 100, "gcra": 100, "bucket": 200, "log": 200}
+	want := map[string]int{"counter": 600, "window": 200, "gcra": 100, "bucket": 200, "log": 200, "block": 100}
 	if !maps.Equal(layouts, want) {
 		t.Errorf("layouts %v; want %v", layouts, want)
 	}
-	if n := s.Client(t).ZCard(ctx, MixedKey(998, 0)).Val(); n != 1000 { // the 99th sorted-set log
-		t.Errorf("the 99th log holds %d entries, want %d", n, LogSize(99))
+	if n := s.Client(t).ZCard(ctx, MixedKey(8+99*mixes, 0)).Val(); n != 1000 { // the 100th sorted-set log
+		t.Errorf("the 100th log holds %d entries, want %d", n, LogSize(99))
 	}
 }
 

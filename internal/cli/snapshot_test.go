@@ -25,23 +25,7 @@ func TestSnapshotJSON(t *testing.T) {
 	if code != exitOK || errOut != "" {
 		t.Fatalf("snapshot exited %d: %s", code, errOut)
 	}
-	var snap struct {
-		TakenAt  string                       `json:"taken_at"`
-		Counters []map[string]json.RawMessage `json:"counters"`
-	}
-	if err := json.Unmarshal([]byte(out), &snap); err != nil {
-		t.Fatalf("not JSON: %v\n%s", err, out)
-	}
-	byKey := map[string]map[string]string{}
-	for _, c := range snap.Counters {
-		var key string
-		json.Unmarshal(c["key"], &key)
-		row := map[string]string{}
-		for f, v := range c {
-			row[f] = string(v)
-		}
-		byKey[key] = row
-	}
+	byKey := snapshotRows(t, out)
 	if len(byKey) != 6 {
 		t.Fatalf("want the 6 matching keys, got %d:\n%s", len(byKey), out)
 	}
@@ -54,18 +38,7 @@ func TestSnapshotJSON(t *testing.T) {
 		"ratelimit:fields":                    {"type": `"hash"`, "layout": `"counter"`, "value": "7", "remaining": "93", "raw": "null", "status": `"no-expiry"`},
 		"views:home":                          {"ttl_ms": "-1", "limit": "null", "window_s": "null", "rule": `"views:*"`, "status": `"ok"`},
 	}
-	for key, fields := range want {
-		row, ok := byKey[key]
-		if !ok {
-			t.Errorf("key %q missing from the snapshot:\n%s", key, out)
-			continue
-		}
-		for f, v := range fields {
-			if row[f] != v {
-				t.Errorf("%q: %s = %s, want %s", key, f, row[f], v)
-			}
-		}
-	}
+	wantRows(t, out, byKey, want)
 	if ttl := byKey["ratelimit:api:ok"]["ttl_ms"]; ttl == "-1" || strings.Contains(ttl, ".") {
 		t.Errorf("ttl_ms of a key with EX 100 is %s; want whole milliseconds left", ttl)
 	}

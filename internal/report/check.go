@@ -435,9 +435,10 @@ func problemCause(c *model.Counter, rules *model.Rules) string {
 }
 
 // problemValue is c's value as a problem line says it: what a string
-// holds, else the number its layout reads (a log's hits, a hash field).
+// holds, else the number its layout reads (a log's hits, a hash field, a
+// string's JSON or msgpack field).
 func problemValue(c *model.Counter) string {
-	if c.Type != "string" && c.Value.Kind != model.KindNone {
+	if (c.Type != "string" || c.Field != "") && c.Value.Kind != model.KindNone {
 		return string(appendNumber(nil, c.Value))
 	}
 	return model.Printable(c.Raw)
