@@ -25,6 +25,8 @@ func readString(o *Observation, rule Rule, now time.Time) Reading {
 		return Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
 	case LayoutBlock:
 		return blockReading(o, whyRule+why(LayoutBlock))
+	case LayoutAuto, LayoutCounter, LayoutWindow, LayoutLog, LayoutBucket, LayoutGCRA, LayoutTimestamp, LayoutOther:
+		// read by what the string holds, below
 	}
 	if _, isNum := v.Number(); !isNum {
 		if r, ok := readDecoded(o, rule, now); ok {
@@ -56,7 +58,7 @@ func readString(o *Observation, rule Rule, now time.Time) Reading {
 		if ns, ok := anyTime(v); ok {
 			return Reading{Layout: rule.Layout, At: unixUTC(ns), why: whyRule + why(rule.Layout)}
 		}
-	case LayoutLog, LayoutOpaque, LayoutOther: // a string holding a number is none of these (opaque returned above)
+	case LayoutLog, LayoutOpaque, LayoutOther, LayoutBlock: // a string holding a number is none of these (opaque and block returned above)
 	}
 	return Reading{Layout: LayoutOther, why: whyRuleMismatch + why(rule.Layout)}
 }
@@ -466,7 +468,7 @@ func readLog(o *Observation, rule Rule, now time.Time) Reading {
 	case LayoutOpaque:
 		return Reading{Layout: LayoutOpaque, why: whyRule + why(LayoutOpaque)}
 	case LayoutAuto, LayoutLog:
-	case LayoutCounter, LayoutWindow, LayoutBucket, LayoutGCRA, LayoutTimestamp, LayoutOther:
+	case LayoutCounter, LayoutWindow, LayoutBucket, LayoutGCRA, LayoutTimestamp, LayoutOther, LayoutBlock:
 		return Reading{Layout: LayoutOther, why: whyRuleMismatch + why(rule.Layout)}
 	}
 	newest, oldest := max(o.Newest, o.Oldest), min(o.Newest, o.Oldest)

@@ -330,6 +330,7 @@ func decodeCount(raw string, enc encoding, field string) (d decodedCount, ok boo
 		fields, ok = jsonNumbers(raw, field)
 	case encodedMsgpack:
 		fields, ok = msgpackNumbers(raw, field)
+	case encodedNot: // ok stays false: nothing to decode
 	}
 	if !ok {
 		return decodedCount{}, false
