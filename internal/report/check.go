@@ -228,11 +228,11 @@ func undecidedCount(undecided []Pushed) string {
 	return fmt.Sprintf("%s: watch for %s or more to know whether it is extending", what, model.FormatDuration(watchToTell(undecided)))
 }
 
-// undecidedReason is why the check could not tell p: its value, how long
-// it was seen pushed back, and how long a watch would tell.
+// undecidedReason is why the check could not tell p: its value, its
+// window, and how long a watch would tell.
 func (k *Check) undecidedReason(p Pushed) string {
-	return fmt.Sprintf("value %s, TTL pushed back %d time%s as it grows: extending if it keeps growing past its window of %s, which a watch of %s is too short to see; watch for %s or more to know",
-		problemValue(p.Counter), p.Pushes, plural(p.Pushes), model.FormatDuration(p.Window), model.FormatDuration(k.Watched), model.FormatDuration(watchToTell([]Pushed{p})))
+	return fmt.Sprintf("value %s, TTL pushed back as it grows: extending if it keeps growing past its window of %s, which a watch of %s is too short to see; watch for %s or more to know",
+		problemValue(p.Counter), model.FormatDuration(p.Window), model.FormatDuration(k.Watched), model.FormatDuration(watchToTell([]Pushed{p})))
 }
 
 // problemCounts returns "1 stuck, 2 no-expiry": how many counters have each
