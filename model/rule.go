@@ -75,6 +75,14 @@ func (r *Rules) windowAt(i int) time.Duration {
 	return r.Fallback.Window
 }
 
+// layoutAt is the layout of the rule at index i, without copying the rule.
+func (r *Rules) layoutAt(i int) Layout {
+	if i >= 0 && i < len(r.List) {
+		return r.List[i].Layout
+	}
+	return r.Fallback.Layout
+}
+
 // Effective is the rule at index i (as At gives it) with the window its
 // keys have (as WindowOf gives it): what Read and Evaluate take.
 func (r *Rules) Effective(i int) Rule {

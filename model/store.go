@@ -93,7 +93,8 @@ type Counts struct {
 //
 // The orders are SortKey's, each also reversed (SetReverse).
 type Store struct {
-	rules *Rules
+	rules  *Rules
+	clocks map[string]clockKey // two-string buckets' clocks, by the stem of their name (see store_pair.go); nil until one is seen
 
 	entries []entry           // in no particular order; removal swaps the last entry in
 	index   keyIndex          // key -> position in entries
@@ -311,6 +312,7 @@ func (s *Store) remove(key string) bool {
 	s.countValue(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
 	s.dropUntil(key)
+	s.dropClock(key)
 	s.park(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)

@@ -1,0 +1,171 @@
+package model
+
+import "time"
+
+// A token bucket kept in two strings: the tokens left, and the bucket's
+// clock (its last refill), in keys of one name with two suffixes
+// (mennanov/limiters writes `{prefix}available` and `{prefix}last`, in ns).
+// Read alone, the first is a counter of hits and the second a GCRA time;
+// the Store pairs them by what they hold, whatever the suffixes: a small
+// count beside a fresh epoch time.
+//
+// A key of one reading cannot know its neighbour, so the pairing is the
+// Store's. It keeps the clocks it has seen, by the name they share (a few
+// keys in most keyspaces, none in most: the map stays nil and a count
+// costs nothing more), and pairs a count with a clock at the count's
+// reading. A clock seen after its count looks for it under the suffixes
+// limiters use; under others, the count pairs at its next reading.
+
+// clockKey is a string holding a fresh epoch time whose name splits into a
+// stem and a suffix (pairName): a bucket's clock, once a count beside it
+// pairs with it.
+type clockKey struct {
+	key    string
+	at     int64 // the time it holds, ns since 1970
+	paired bool  // a count beside it is read as its bucket's tokens
+}
+
+// maxPairCount is the largest count that pairs: tokens left fit a bucket's
+// capacity, and a number larger is more likely a time or an id.
+const maxPairCount = 1_000_000
+
+// tokenSuffixes are the suffixes a clock seen after its count looks for it
+// under: the names limiters give a two-string bucket's tokens.
+var tokenSuffixes = []string{"available", "tokens", "tokens_left", "tokensleft", "remaining"}
+
+// pairName splits key into the stem two keys of a bucket share (up to and
+// including the last separator, '}' among them) and a suffix of letters
+// and '_' after it; ok is false for a key that ends otherwise (digits: an
+// id or a window).
+func pairName(key string) (stem, suffix string, ok bool) {
+	for i := len(key) - 1; i >= 0; i-- {
+		c := key[i]
+		switch {
+		case 'a' <= c && c <= 'z', 'A' <= c && c <= 'Z', c == '_':
+			continue
+		case c == '}' || isWindowSep(c):
+			if i == 0 || i == len(key)-1 || key[i+1] == '_' {
+				return "", "", false
+			}
+			return key[:i+1], key[i+1:], true
+		}
+		return "", "", false
+	}
+	return "", "", false
+}
+
+// pairCount reports whether r, a string's reading, is a count that may be
+// a bucket's tokens: a whole number from 0 to maxPairCount, read as a
+// counter because nothing else was known of it.
+func pairCount(r *Reading) bool {
+	return r.Layout == LayoutCounter && r.why == whyCounter && r.Value.Kind == KindInt &&
+		r.Value.Int >= 0 && r.Value.Int <= maxPairCount
+}
+
+// pairClock returns the time r holds when it is a string's epoch time near
+// now, which Read took for a GCRA time or a timestamp.
+func pairClock(o *Observation, r *Reading, now time.Time) (int64, bool) {
+	if o.Type != "string" || r.At.IsZero() {
+		return 0, false
+	}
+	switch r.why {
+	case whyGCRANanos, whyTimestampValue, whyTimestampName:
+		ns := r.At.UnixNano()
+		return ns, nearNow(ns, now)
+	}
+	return 0, false
+}
+
+// pair reads o's reading r again as half of a two-string bucket when it
+// is one: a count beside a known clock is the bucket's tokens (with the
+// clock's time), a clock beside a count its clock; it keeps the Store's
+// clocks up to date, and returns the status of the reading it gives.
+// Only a rule that leaves the layout to Read (auto) pairs.
+func (s *Store) pair(o *Observation, r *Reading, st Status, rule int16) Status {
+	ns, isClock := pairClock(o, r, o.At)
+	if !isClock && (len(s.clocks) == 0 || !pairCount(r)) {
+		return st // most readings, at the cost of a few compares
+	}
+	if s.rules.layoutAt(int(rule)) != LayoutAuto {
+		return st
+	}
+	stem, suffix, ok := pairName(o.Key)
+	if !ok {
+		return st
+	}
+	if isClock {
+		c, known := s.clocks[stem]
+		if known && c.key != o.Key {
+			return st // a third key of the stem: the first clock stands
+		}
+		if s.clocks == nil {
+			s.clocks = map[string]clockKey{}
+		}
+		c.key, c.at = o.Key, ns
+		s.clocks[stem] = c
+		if !c.paired {
+			if count, found := s.countBeside(stem, suffix); found {
+				c.paired = true
+				s.clocks[stem] = c
+				s.reread(count) // the count is the bucket's tokens from now on
+			}
+		}
+		if c.paired {
+			*r = Reading{Layout: LayoutTimestamp, At: r.At, why: whyBucketClock}
+			return Evaluate(r, o.PTTL, s.rules.Effective(int(rule)), o.At)
+		}
+		return st
+	}
+	c, known := s.clocks[stem]
+	if !known || c.key == o.Key {
+		return st
+	}
+	r.Layout, r.At, r.why = LayoutBucket, unixUTC(c.at), whyBucketPair
+	if !c.paired {
+		c.paired = true
+		s.clocks[stem] = c
+		s.reread(c.key) // the clock is the bucket's from now on
+	}
+	eff := s.rules.Effective(int(rule))
+	r.Remaining, r.HasRemaining = remaining(r.Layout, r.Value, r.At, eff, o.At)
+	return Evaluate(r, o.PTTL, eff, o.At)
+}
+
+// countBeside returns the key of a count held beside a clock of stem
+// under one of tokenSuffixes, read as a counter so far.
+func (s *Store) countBeside(stem, clockSuffix string) (string, bool) {
+	for _, suf := range tokenSuffixes {
+		if suf == clockSuffix {
+			continue
+		}
+		if i, ok := s.index.find(stem+suf, s.entries); ok && s.entries[i].why == whyCounter {
+			return stem + suf, true
+		}
+	}
+	return "", false
+}
+
+// reread reads a held string key again from what the Store holds of it,
+// as of its last reading, so that a pairing made by its neighbour's
+// reading shows at once.
+func (s *Store) reread(key string) {
+	i, ok := s.index.find(key, s.entries)
+	if !ok || !s.entries[i].isString {
+		return
+	}
+	c := s.counter(i)
+	o := Observation{Key: key, Type: "string", Raw: c.Raw, PTTL: c.PTTL, At: c.ObservedAt, InWindow: -1}
+	s.observe(&o)
+}
+
+// dropClock forgets key if it is a clock.
+func (s *Store) dropClock(key string) {
+	if len(s.clocks) == 0 {
+		return
+	}
+	if stem, _, ok := pairName(key); ok {
+		if c, known := s.clocks[stem]; known && c.key == key {
+			delete(s.clocks, stem)
+		}
+	}
+}
