@@ -1,6 +1,9 @@
 package model
 
-import "time"
+import (
+	"strings"
+	"time"
+)
 
 // A token bucket kept in two strings: the tokens left, and the bucket's
 // clock (its last refill), in keys of one name with two suffixes
@@ -32,6 +35,20 @@ const maxPairCount = 1_000_000
 // tokenSuffixes are the suffixes a clock seen after its count looks for it
 // under: the names limiters give a two-string bucket's tokens.
 var tokenSuffixes = []string{"available", "tokens", "tokens_left", "tokensleft", "remaining"}
+
+// versionSuffixes name a count that is no bucket's tokens, though it sits
+// beside its clock: mennanov/limiters' raceCheck keeps {prefix}version.
+var versionSuffixes = []string{"version", "ver", "revision", "seq"}
+
+// isVersion reports whether suffix names a version (versionSuffixes).
+func isVersion(suffix string) bool {
+	for _, v := range versionSuffixes {
+		if strings.EqualFold(suffix, v) {
+			return true
+		}
+	}
+	return false
+}
 
 // pairName splits key into the stem two keys of a bucket share (up to and
 // including the last separator, '}' among them) and a suffix of letters
@@ -112,12 +129,12 @@ func (s *Store) pair(o *Observation, r *Reading, st Status, rule int16) Status {
 		}
 		if c.paired {
 			*r = Reading{Layout: LayoutTimestamp, At: r.At, why: whyBucketClock}
-			return Evaluate(r, o.PTTL, s.rules.Effective(int(rule)), o.At)
+			return clockStatus(r, o.PTTL, s.rules.Effective(int(rule)), o.At)
 		}
 		return st
 	}
 	c, known := s.clocks[stem]
-	if !known || c.key == o.Key {
+	if !known || c.key == o.Key || isVersion(suffix) {
 		return st
 	}
 	r.Layout, r.At, r.why = LayoutBucket, unixUTC(c.at), whyBucketPair
@@ -129,6 +146,15 @@ func (s *Store) pair(o *Observation, r *Reading, st Status, rule int16) Status {
 	eff := s.rules.Effective(int(rule))
 	r.Remaining, r.HasRemaining = remaining(r.Layout, r.Value, r.At, eff, o.At)
 	return Evaluate(r, o.PTTL, eff, o.At)
+}
+
+// clockStatus is Evaluate for a bucket's clock: a time, always past, but
+// one its limiter reads again at the next hit, so without a TTL it is no
+// leak (a time nobody reads again) but a key that is never freed.
+func clockStatus(r *Reading, pttl int64, rule Rule, now time.Time) Status {
+	undated := *r
+	undated.At = time.Time{}
+	return Evaluate(&undated, pttl, rule, now)
 }
 
 // countBeside returns the key of a count held beside a clock of stem
@@ -168,4 +194,78 @@ func (s *Store) dropClock(key string) {
 			delete(s.clocks, stem)
 		}
 	}
+}
+
+// PairBuckets reads the two-string buckets among cs, counters in key order
+// as one pass reads them (check without --watch), as the Store does: a
+// count beside a clock of the same stem becomes the bucket's tokens, the
+// clock its clock. Keys of one stem are neighbours in key order, so it
+// looks no further than each run of them.
+func PairBuckets(cs []*Counter, rules *Rules) {
+	for i := 0; i < len(cs); {
+		stem, _, ok := pairName(cs[i].Key)
+		j := i + 1
+		for ok && j < len(cs) && strings.HasPrefix(cs[j].Key, stem) {
+			j++
+		}
+		if j-i >= 2 {
+			pairRun(cs[i:j], stem, rules)
+		}
+		i = j
+	}
+}
+
+// pairRun pairs the counts of run, keys that start with stem, with the
+// first clock among them whose stem it is.
+func pairRun(run []*Counter, stem string, rules *Rules) {
+	var clock *Counter
+	var clockNS int64
+	for _, c := range run {
+		if ns, ok := counterClock(c, stem, rules); ok {
+			clock, clockNS = c, ns
+			break
+		}
+	}
+	if clock == nil {
+		return
+	}
+	paired := false
+	for _, c := range run {
+		st, suffix, ok := pairName(c.Key)
+		if !ok || st != stem || c == clock || isVersion(suffix) || rules.layoutAt(int(c.Rule)) != LayoutAuto || c.Type != "string" {
+			continue
+		}
+		o := Observation{Key: c.Key, Type: "string", Raw: c.Raw, PTTL: c.PTTL, At: c.ObservedAt, InWindow: -1}
+		eff := rules.Effective(int(c.Rule))
+		r := Read(&o, eff, o.At)
+		if !pairCount(&r) {
+			continue
+		}
+		r.Layout, r.At, r.why = LayoutBucket, unixUTC(clockNS), whyBucketPair
+		r.Remaining, r.HasRemaining = remaining(r.Layout, r.Value, r.At, eff, o.At)
+		r.Clue, r.Guess = r.why.text("string"), r.why.guess()
+		c.Status = Evaluate(&r, c.PTTL, eff, o.At)
+		c.setReading(&r)
+		paired = true
+	}
+	if paired {
+		r := Reading{Layout: LayoutTimestamp, At: unixUTC(clockNS), why: whyBucketClock}
+		r.Clue, r.Guess = r.why.text("string"), r.why.guess()
+		clock.Status = clockStatus(&r, clock.PTTL, rules.Effective(int(clock.Rule)), clock.ObservedAt)
+		clock.setReading(&r)
+	}
+}
+
+// counterClock returns the time c holds when it is a clock of stem: a
+// string, read alone as a time near now, named stem and a suffix.
+func counterClock(c *Counter, stem string, rules *Rules) (int64, bool) {
+	if c.Type != "string" || rules.layoutAt(int(c.Rule)) != LayoutAuto {
+		return 0, false
+	}
+	if st, _, ok := pairName(c.Key); !ok || st != stem {
+		return 0, false
+	}
+	o := Observation{Key: c.Key, Type: "string", Raw: c.Raw, PTTL: c.PTTL, At: c.ObservedAt, InWindow: -1}
+	r := Read(&o, rules.Effective(int(c.Rule)), o.At)
+	return pairClock(&o, &r, o.At)
 }

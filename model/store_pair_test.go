@@ -1,6 +1,7 @@
 package model
 
 import (
+	"slices"
 	"strconv"
 	"testing"
 	"time"
@@ -32,7 +33,7 @@ func TestTwoStringBucket(t *testing.T) {
 		{"mennanov, the clock read first", Rule{}, [][2]string{{"{tb}last", ns}, {"{tb}available", "0"}},
 			[]want{{"{tb}available", LayoutBucket, "0", StatusOver}, {"{tb}last", LayoutTimestamp, "", StatusOK}}},
 		{"mennanov, with the raceCheck's version beside them", Rule{}, [][2]string{{"{tb}available", "3"}, {"{tb}version", "7"}, {"{tb}last", ns}},
-			[]want{{"{tb}available", LayoutBucket, "3", StatusOK}, {"{tb}last", LayoutTimestamp, "", StatusOK}}},
+			[]want{{"{tb}available", LayoutBucket, "3", StatusOK}, {"{tb}last", LayoutTimestamp, "", StatusOK}, {"{tb}version", LayoutCounter, "7", StatusOver}}},
 		{"any suffixes, the count read again after its clock", Rule{}, [][2]string{{"rl:u42:left", "1"}, {"rl:u42:stamp", ms}, {"rl:u42:left", "1"}},
 			[]want{{"rl:u42:left", LayoutBucket, "1", StatusWarn}, {"rl:u42:stamp", LayoutTimestamp, "", StatusOK}}},
 		{"two counts: no clock", Rule{}, [][2]string{{"rl:u42:hits", "3"}, {"rl:u42:errors", "1"}},
@@ -54,8 +55,30 @@ func TestTwoStringBucket(t *testing.T) {
 				o.At = now.Add(time.Duration(i) * time.Millisecond)
 				s.Apply(Batch{Observed: []Observation{o}})
 			}
+			// One pass (check without --watch): each key read once, in key
+			// order, then paired.
+			latest := map[string]Observation{}
+			for i, kv := range tt.reads {
+				o := str(kv[0], kv[1])
+				o.At = now.Add(time.Duration(i) * time.Millisecond)
+				latest[kv[0]] = o
+			}
+			var pass []*Counter
+			for _, o := range latest {
+				c := NewCounter(&o, s.Rules())
+				pass = append(pass, &c)
+			}
+			slices.SortFunc(pass, func(a, b *Counter) int { return CompareKeys(a.Key, b.Key) })
+			PairBuckets(pass, s.Rules())
+			passed := map[string]Counter{}
+			for _, c := range pass {
+				passed[c.Key] = *c
+			}
 			for _, w := range tt.want {
 				c := mustGet(t, s, w.key)
+				if p := passed[w.key]; p.Layout != c.Layout || p.Status != c.Status || p.Clue != c.Clue || !p.At.Equal(c.At) {
+					t.Errorf("%s: one pass reads it as %s %s at %s, the Store as %s %s at %s", w.key, p.Layout, p.Status, p.At, c.Layout, c.Status, c.At)
+				}
 				value := ""
 				if n, ok := c.Value.Number(); ok {
 					value = strconv.FormatFloat(n, 'f', -1, 64)

@@ -253,3 +253,21 @@ func TestCheckNotes(t *testing.T) {
 	wantRun(t, code, out, errOut, exitProblems, "no-expiry  ratelimit:api:undo  counter    value -1, no TTL: it will never reset; fix: countertop repair, which sends PEXPIRE ratelimit:api:undo 60000 NX (if still a counter without a TTL); "+
 		"negative and without a TTL: likely a decrement after the key expired, which DECR starts again from 0 without a TTL\n", "")
 }
+
+// One pass reads a token bucket kept in two strings whole, as the
+// dashboard does: a drained one whose TTL was lost is stuck, empty for
+// good, not a counter of 0 hits that merely has no expiry; its clock is a
+// time, not a GCRA deadline.
+func TestCheckReadsATwoStringBucket(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "{tb}available", "0")
+	s.Do(t, "SET", "{tb}last", strconv.FormatInt(time.Now().UnixNano(), 10))
+	code, out, errOut := cli(t, s, "check", "--pattern", "{tb}*", "--limit", "5", "--window", "60s")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "stuck      {tb}available  bucket     0 tokens left and no TTL") ||
+		!strings.HasPrefix(lines[1], "no-expiry  {tb}last  timestamp") {
+		t.Errorf("want the tokens stuck and the clock a timestamp without expiry:\n%s", out)
+	}
+}
