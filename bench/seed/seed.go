@@ -33,24 +33,42 @@ type Spec struct {
 	TTL time.Duration
 	// Mixed writes the matching keys in every layout (see MixedKey) rather
 	// than as string counters: counters, windows, GCRA times, buckets in a
-	// hash and in a string, and logs of 10 to 100,000 entries in sorted
-	// sets and lists. HashEvery does not apply; NoTTLEvery does, to each.
+	// hash, in a string and in two strings, and logs of 10 to 100,000
+	// entries in sorted sets and lists. HashEvery does not apply;
+	// NoTTLEvery does, to each.
 	Mixed bool
 }
 
 // The layouts of a mixed keyspace, by the matching key's index modulo 10:
-// as many counters as the rest, which real keyspaces hold most of.
+// as many counters as the rest, which real keyspaces hold most of. The
+// fourth counter of each ten is, every other ten, half of a token bucket
+// in two strings (see mixedLayout): strings all, read as counters are.
 var mixedLayouts = [10]string{"counter", "counter", "counter", "counter", "window", "gcra", "bucket", "tokens", "zlog", "llog"}
+
+// mixedLayout is the layout of the i-th matching key of a mixed keyspace:
+// mixedLayouts', but for "pair" (the tokens left of a bucket in two
+// strings, as mennanov/limiters wrote it) and "clock" (its last refill, in
+// ns), ten keys apart.
+func mixedLayout(i int) string {
+	if i%10 == 3 {
+		return [2]string{"pair", "clock"}[i/10%2]
+	}
+	return mixedLayouts[i%10]
+}
 
 // MixedKey is the name of the i-th matching key of a mixed keyspace, at
 // minute (Unix time / 60) for a window's: a window key names the current,
 // previous or an older minute.
 func MixedKey(i int, minute int64) string {
-	switch l := mixedLayouts[i%10]; l {
+	switch l := mixedLayout(i); l {
 	case "window":
 		return fmt.Sprintf("ratelimit:window:%s:%d", pad(i), minute-int64(i/10%3))
 	case "tokens":
 		return "ratelimit:tokens:" + pad(i) + ".tokens"
+	case "pair":
+		return "ratelimit:pair:" + pad(i) + ":available"
+	case "clock":
+		return "ratelimit:pair:" + pad(i-10) + ":last"
 	default:
 		return "ratelimit:" + l + ":" + pad(i)
 	}
@@ -144,9 +162,13 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 		ttl = 0
 	}
 	hits := i % 120
-	switch mixedLayouts[i%10] {
+	switch mixedLayout(i) {
 	case "counter", "window":
 		pipe.Set(ctx, key, hits, ttl)
+	case "pair":
+		pipe.Set(ctx, key, hits%6, ttl)
+	case "clock":
+		pipe.Set(ctx, key, now.Add(-time.Duration(i%1000)*time.Millisecond).UnixNano(), ttl)
 	case "gcra": // go-redis/redis_rate: seconds since 2017-01-01, a few seconds ahead
 		tat := float64(now.UnixMicro())/1e6 - 1483228800 + float64(i%30)
 		pipe.Set(ctx, key, strconv.FormatFloat(tat, 'f', 6, 64), ttl)
@@ -164,7 +186,7 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 			var entries []any
 			for j := from; j < min(from+chunk, n); j++ {
 				at := now.Add(-time.Duration(j) * step).UnixMilli()
-				if mixedLayouts[i%10] == "zlog" {
+				if mixedLayout(i) == "zlog" {
 					zs = append(zs, redis.Z{Score: float64(at), Member: strconv.Itoa(j)})
 				} else {
 					entries = append(entries, at)
