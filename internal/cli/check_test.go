@@ -114,6 +114,7 @@ func TestCheckJSON(t *testing.T) {
 		} `json:"patterns"`
 		Unmatched []string                     `json:"unmatched"`
 		Problems  []map[string]json.RawMessage `json:"problems"`
+		Undecided []map[string]json.RawMessage `json:"undecided"`
 		Error     string                       `json:"error"`
 	}
 	decode := func(out string) doc {
