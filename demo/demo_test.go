@@ -228,6 +228,40 @@ func TestPushedWindowNeverCloses(t *testing.T) {
 	}
 }
 
+// The dashboard proves the retry loop extending once it has grown, its TTL
+// pushed back, for longer than its 10 s window: read as the dashboard reads
+// it, every tick, it is extending within two windows, well within the
+// demo's first minute, and the client with NX beside it never is.
+func TestRetryLoopShowsExtendingWithinAMinute(t *testing.T) {
+	d, _ := open(t, 1)
+	ctx := t.Context()
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: d.URL()})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	store := model.NewStore(&model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}})
+	const key, nx = "ratelimit:api:retry-loop", "ratelimit:api:acme-web"
+	for range 2 * apiWindow / DefaultTick {
+		play(t, d, 1)
+		obs, err := c.Fetch(ctx, []string{key, nx})
+		if err != nil {
+			t.Fatal(err)
+		}
+		for i := range obs {
+			obs[i].At = d.clock // the demo's clock, which the test moves
+		}
+		store.Apply(model.Batch{Observed: obs})
+		if k, _ := store.Get(nx); k.Status == model.StatusExtending {
+			t.Fatalf("%s, which sets its TTL with NX, is extending", nx)
+		}
+	}
+	if r, _ := store.Get(key); r.Status != model.StatusExtending {
+		p, _ := store.Pushback(key)
+		t.Errorf("%s is %s after two windows of pushes (%+v), want extending", key, r.Status, p)
+	}
+}
+
 // Someone else (the dashboard, redis-cli) may break the keys the traffic
 // writes; the writes that fail are skipped and the rest carries on.
 func TestCarriesOnWhenKeysAreBroken(t *testing.T) {

@@ -15,6 +15,8 @@ const (
 	whyWindowEpoch    // name ends in the window's epoch start
 	whyWindowStamp    // name ends in a date or hour stamp
 	whyBucketName     // name ends in tokens
+	whyBucketPair     // a small count beside a fresh epoch time: a bucket's tokens
+	whyBucketClock    // a fresh epoch time beside a small count: a bucket's clock
 	whyTimestampName  // name says a time, and the value is one
 	whyTimestampValue // the value is an epoch time near now
 	whyGCRA2017       // a float near seconds since 2017: redis_rate
@@ -117,6 +119,8 @@ var clueTexts = func() (t [5][numWhys]string) {
 	reasons[whyWindowEpoch] = "the name ends in the window's start in epoch time: a window's counter"
 	reasons[whyWindowStamp] = "the name ends in a date or time stamp: a window's counter"
 	reasons[whyBucketName] = "the name ends in .tokens (or the value has a fraction): the tokens left in a token bucket kept in two strings (a count of tokens used needs layout = \"counter\")"
+	reasons[whyBucketPair] = "a small count beside a key of the same name with another suffix that holds an epoch time near now: the tokens left in a token bucket kept in two strings (as mennanov/limiters writes {prefix}available and {prefix}last)"
+	reasons[whyBucketClock] = "an epoch time near now beside a key of the same name with another suffix that holds a small count: the clock (last refill) of a token bucket kept in two strings, not a GCRA deadline"
 	reasons[whyTimestampName] = "the name says a time and the value is an epoch time: a timestamp"
 	reasons[whyTimestampValue] = "an epoch time near now (10, 13, 16 digits): a timestamp"
 	reasons[whyGCRA2017] = "a float near now in seconds since 2017-01-01: a GCRA theoretical arrival time, as go-redis/redis_rate writes it"

@@ -74,7 +74,8 @@ func TestExtending(t *testing.T) {
 		steps  []step
 		want   bool
 	}{
-		{"pushed on every hit for 3 s", LayoutAuto, "string", pushed(15), true},
+		{"pushed on every hit for 12 s, past its 10 s window", LayoutAuto, "string", pushed(61), true},
+		{"pushed on every hit for its 10 s window, no more", LayoutAuto, "string", pushed(51), false},
 		{"pushed for less than twice the jitter", LayoutAuto, "string", pushed(9), false},
 		{"NX: the deadline stays", LayoutAuto, "string", nx(40), false},
 		{"NX windows, each busier than the last", LayoutAuto, "string", restarts(6), false},
@@ -83,8 +84,8 @@ func TestExtending(t *testing.T) {
 		// new window that began with more hits: it is not called extending.
 		{"pushed, but read less often than its TTL", LayoutAuto, "string", sparse(6), false},
 		{"pushed without a hit", LayoutAuto, "string", []step{{"5", 10_000}, {"5", 8_000}, {"5", 10_000}, {"5", 8_000}, {"5", 10_000}}, false},
-		{"a log's deadline moves by design", LayoutLog, "string", pushed(15), false},
-		{"a bucket's too", LayoutBucket, "string", pushed(15), false},
+		{"a log's deadline moves by design", LayoutLog, "string", pushed(61), false},
+		{"a bucket's too", LayoutBucket, "string", pushed(61), false},
 	}
 	for _, tt := range tests {
 		r := rule
@@ -112,11 +113,11 @@ func TestExtendingEndsWithTheKey(t *testing.T) {
 		at = at.Add(200 * time.Millisecond)
 		s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: v, PTTL: pttl, At: at}}})
 	}
-	for i := range 20 {
+	for i := range 60 {
 		read(strconv.Itoa(i+1), 10_000)
 	}
 	if c, _ := s.Get("k"); c.Status != StatusExtending {
-		t.Fatalf("status %v after 4 s of pushes, want extending", c.Status)
+		t.Fatalf("status %v after 12 s of pushes, want extending", c.Status)
 	}
 	read("1", 10_000) // expired and started again, now with NX
 	for i := range 10 {
@@ -157,5 +158,130 @@ func TestHistory(t *testing.T) {
 	}
 	if s.hist.used != 1 {
 		t.Errorf("%d rings handed out, want the one reused", s.hist.used)
+	}
+}
+
+// TestExtendingIsProven: a key is extending once its count has kept
+// growing for longer than one whole window (the rule's, else the TTL it is
+// given) with its deadline pushed back and never a reset, and not a
+// reading before; one whose TTL is refreshed inside a window it does not
+// outlive never is. A hit, and a reading, every 200 ms.
+func TestExtendingIsProven(t *testing.T) {
+	type step struct {
+		key   string
+		value int   // 0: the key is gone (expired)
+		pttl  int64 // ms
+	}
+	const every = 200 * time.Millisecond
+	// n hits on key, each setting its TTL to ttl ms again (EXPIRE without NX).
+	pushed := func(key string, n int, ttl int64) []step {
+		var s []step
+		for i := range n {
+			s = append(s, step{key, i + 1, ttl})
+		}
+		return s
+	}
+	// The key is read, untouched, until its TTL runs out, then it is gone.
+	idle := func(key string, value int, ttl int64) []step {
+		var s []step
+		for left := ttl - 200; left > 0; left -= 200 {
+			s = append(s, step{key, value, left})
+		}
+		return append(s, step{key: key})
+	}
+	// gofiber's limiter: the window's end is in the value, the TTL set to a
+	// whole window at every hit, and the count starts again at 1 in the
+	// same key once the window has passed: windows of 10 s, three of them.
+	var resets []step
+	for range 3 {
+		resets = append(resets, pushed("rl:203.0.113.9", 50, 10_000)...)
+	}
+	// A window hashed into the name (a window's key no name tells): pushed
+	// at every hit for its whole 10 s window, then left to expire, and the
+	// next window's key after it.
+	var hashed []step
+	for _, key := range []string{"rl:u42:9f86d081", "rl:u42:3e23e816"} {
+		hashed = append(hashed, pushed(key, 51, 10_000)...)
+		hashed = append(hashed, idle(key, 51, 10_000)...)
+	}
+	// mennanov's fixed window: PEXPIRE the time left in the window at
+	// every hit, so that the deadline stays at the window's end.
+	var toEnd []step
+	for i := range 150 {
+		toEnd = append(toEnd, step{"rl:{fw}1764979200000000000", i%50 + 1, int64(10_000 - 200*(i%50))})
+	}
+	tests := []struct {
+		name   string
+		window time.Duration // the rule's; 0: none
+		steps  []step
+		after  time.Duration // extending once it grew for longer than this; 0: never
+	}{
+		{"grows past its 10 s window, pushed back, no reset", 10 * time.Second, pushed("rl:k", 75, 10_000), 10 * time.Second},
+		{"no rule window: the 5 s TTL it is given is its window", 0, pushed("rl:k", 50, 5_000), 5 * time.Second},
+		{"a minute's rule window, pushed for 14 s", time.Minute, pushed("rl:k", 70, 10_000), 0},
+		{"refreshed inside its own window, then gone", 10 * time.Second, hashed, 0},
+		{"the same, without a rule window", 0, hashed, 0},
+		{"a count that starts again in the same key (gofiber)", 10 * time.Second, resets, 0},
+		{"the same, without a rule window", 0, resets, 0},
+		{"the TTL set to the window's end at every hit (mennanov)", 0, toEnd, 0},
+	}
+	for _, tt := range tests {
+		t.Run(tt.name, func(t *testing.T) {
+			s := NewStore(&Rules{List: []Rule{{Pattern: "*", Limit: 1000, Window: tt.window, ExpectTTL: true}}})
+			first := map[string]time.Time{}
+			var c Counter
+			for i, st := range tt.steps {
+				at := t0.Add(time.Duration(i) * every)
+				if st.value == 0 {
+					s.Apply(Batch{Removed: []string{st.key}})
+					continue
+				}
+				if _, ok := first[st.key]; !ok {
+					first[st.key] = at
+				}
+				s.Apply(Batch{Observed: []Observation{{Key: st.key, Type: "string", Raw: strconv.Itoa(st.value), PTTL: st.pttl, At: at}}})
+				c = mustGet(t, s, st.key)
+				grew := at.Sub(first[st.key])
+				if c.Status == StatusExtending && (tt.after == 0 || grew <= tt.after) {
+					t.Fatalf("%s extending after %s of hits at reading %d (value %d, TTL %d ms)", st.key, grew, i, st.value, st.pttl)
+				}
+			}
+			if got := c.Status == StatusExtending; got != (tt.after > 0) {
+				t.Errorf("%s: status %s at the end, want extending %v", c.Key, c.Status, tt.after > 0)
+			}
+		})
+	}
+}
+
+// Before it is proven, a key pushed back as it grows says so, and when it
+// will be known: its first hit plus its window plus a second.
+func TestPushbackSaysWhenKnown(t *testing.T) {
+	s := NewStore(&Rules{List: []Rule{{Pattern: "*", Limit: 1000, Window: 30 * time.Second, ExpectTTL: true}}})
+	at := func(i int) time.Time { return t0.Add(time.Duration(i) * 200 * time.Millisecond) }
+	push := func(i int) {
+		s.Apply(Batch{Observed: []Observation{{Key: "k", Type: "string", Raw: strconv.Itoa(i + 1), PTTL: 10_000, At: at(i)}}})
+	}
+	push(0)
+	if p, ok := s.Pushback("k"); ok {
+		t.Fatalf("one reading: Pushback = %+v, want none", p)
+	}
+	for i := 1; i <= 50; i++ {
+		push(i)
+	}
+	p, ok := s.Pushback("k")
+	if !ok || p.Proven || p.Pushes < 2 || p.Window != 30*time.Second {
+		t.Fatalf("after 10 s of pushes: Pushback = %+v, %v; want pushes, not proven, a 30 s window", p, ok)
+	}
+	if want := t0.Add(31 * time.Second); p.KnownBy.Sub(want).Abs() > 300*time.Millisecond || p.Since.Sub(t0).Abs() > 300*time.Millisecond {
+		t.Errorf("since %s, known by %s; want about %s and %s", p.Since, p.KnownBy, t0, want)
+	}
+	for i := 51; i <= 165; i++ {
+		push(i)
+	}
+	if p, _ := s.Pushback("k"); !p.Proven {
+		t.Errorf("after 33 s of pushes: Pushback = %+v, want proven", p)
+	}
+	if c := mustGet(t, s, "k"); c.Status != StatusExtending {
+		t.Errorf("after 33 s of pushes: status %s, want extending", c.Status)
 	}
 }

@@ -59,9 +59,9 @@ type LayoutSpec struct {
 	// limit - value, a trend keeps a span's lowest, a chart is empty at 0.
 	Drains bool
 	// WindowTTL reports whether the key's TTL is its window's, set once:
-	// one pushed back while it grows is extending, one far longer than
-	// the window gets a Note. Logs, buckets and GCRA keys move it on
-	// every hit by design.
+	// one pushed back while it grows for longer than a whole window is
+	// extending, one far longer than the window gets a Note. Logs,
+	// buckets and GCRA keys move it on every hit by design.
 	WindowTTL bool
 	// NamedWindow reports whether the key's name carries its window
 	// (Reading.Window): a past window's key leaks, its siblings are listed.

@@ -67,6 +67,23 @@ func (r *Rules) WindowOf(rule Rule) time.Duration {
 	return r.Fallback.Window
 }
 
+// windowAt is WindowOf the rule at index i, without copying the rule: a
+// Store asks it of a key at each reading.
+func (r *Rules) windowAt(i int) time.Duration {
+	if i >= 0 && i < len(r.List) && r.List[i].Window > 0 {
+		return r.List[i].Window
+	}
+	return r.Fallback.Window
+}
+
+// layoutAt is the layout of the rule at index i, without copying the rule.
+func (r *Rules) layoutAt(i int) Layout {
+	if i >= 0 && i < len(r.List) {
+		return r.List[i].Layout
+	}
+	return r.Fallback.Layout
+}
+
 // Effective is the rule at index i (as At gives it) with the window its
 // keys have (as WindowOf gives it): what Read and Evaluate take.
 func (r *Rules) Effective(i int) Rule {

@@ -7,7 +7,7 @@ type Status uint8
 
 const (
 	StatusStuck      Status = iota // no TTL, TTL expected, at the limit: blocked forever
-	StatusExtending                // a counter whose TTL is pushed back while it grows: its window never closes
+	StatusExtending                // a counter that grew past a whole window, its TTL pushed back: its window never closes
 	StatusNoExpiry                 // no TTL where the rule expects one
 	StatusLeak                     // a past window's key (or a past time) with no TTL: never read again, never freed
 	StatusOver                     // at the limit: value >= limit, an empty bucket, a GCRA key refusing hits

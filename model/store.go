@@ -42,7 +42,8 @@ import (
 //
 // The orders are SortKey's, each also reversed (SetReverse).
 type Store struct {
-	rules *Rules
+	rules  *Rules
+	clocks map[string]clockKey // two-string buckets' clocks, by the stem of their name (see store_pair.go); nil until one is seen
 
 	entries []entry           // in no particular order; removal swaps the last entry in
 	index   keyIndex          // key -> position in entries
@@ -248,6 +249,7 @@ func (s *Store) remove(key string) bool {
 	s.countValue(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
 	s.dropUntil(key)
+	s.dropClock(key)
 	s.park(&s.entries[i])
 	if s.order.home[i] != noBlock {
 		s.order.take(i)

@@ -20,7 +20,8 @@ type note struct {
 func (s *Store) read(o *Observation, rule int16) (Reading, Status) {
 	eff := s.rules.Effective(int(rule))
 	r := Read(o, eff, o.At)
-	return r, Evaluate(&r, o.PTTL, eff, o.At)
+	st := Evaluate(&r, o.PTTL, eff, o.At)
+	return r, s.pair(o, &r, st, rule)
 }
 
 // numOf is what an entry's num holds for r: its value's bits, or when it

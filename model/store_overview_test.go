@@ -1,6 +1,7 @@
 package model
 
 import (
+	"strconv"
 	"testing"
 	"time"
 )
@@ -172,8 +173,10 @@ func TestStoreOverview(t *testing.T) {
 func TestStoreOverviewExtending(t *testing.T) {
 	s := NewStore(testRules())
 	// INCR then EXPIRE 10 without NX: each reading finds the deadline
-	// moved on by the two seconds since the last.
-	for i, v := range []string{"90", "92", "94", "96"} {
+	// moved on by the two seconds since the last, for longer than the
+	// rule's minute.
+	for i := range 36 {
+		v := strconv.FormatFloat(90+0.25*float64(i), 'f', -1, 64)
 		s.Apply(Batch{Observed: []Observation{read("rl:pushed", v, 10_000, time.Duration(i)*2*time.Second)}})
 	}
 	if c := mustGet(t, s, "rl:pushed"); c.Status != StatusExtending {

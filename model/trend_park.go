@@ -66,7 +66,7 @@ func (s *Store) unpark(e *entry) {
 	e.hist = k.ring + 1
 	g := s.hist.at(k.ring)
 	last := sampleOf(e)
-	g.anchorV, g.anchorD = last.value, anchorDeadline(last)
+	g.begin(last.value, anchorDeadline(last))
 	advance(g, nil, trendSpan(e.at), e.at)
 	v, isNum := e.value().Number()
 	addToTrend(g, e, v, isNum, e.layout, e.pttl, e.at)

@@ -12,11 +12,12 @@ import (
 	"github.com/countertop/countertop/redisclient"
 )
 
-// extendingRules: rate limits of 60 s, which the clients below keep or
-// push back.
+// extendingRules: rate limits of 2 s, which the clients below keep or
+// push back: extending is proven once a key has grown with its deadline
+// pushed back for longer than its window, and a test watches past it.
 func extendingRules() *model.Rules {
 	return &model.Rules{
-		List:     []model.Rule{{Pattern: "rl:*", Limit: 1000, Window: time.Minute, ExpectTTL: true}},
+		List:     []model.Rule{{Pattern: "rl:*", Limit: 1000, Window: 2 * time.Second, ExpectTTL: true}},
 		Fallback: model.Rule{ExpectTTL: true},
 	}
 }
@@ -51,9 +52,10 @@ return 1`
 	return []any{"EVAL", script, "1", key}
 }
 
-// A client that sends INCR then EXPIRE 10 without NX every 200 ms is
-// extending within 3 s, in every mode; the same client with NX is not,
-// nor is a log whose TTL is set again on each hit, watched as long.
+// A client that sends INCR then EXPIRE 2 without NX every 200 ms is
+// extending once it has grown so for longer than its 2 s window, within
+// 6 s, in every mode, and not before; the same client with NX is not, nor
+// is a log whose TTL is set again on each hit, watched as long.
 func TestExtendingInEveryMode(t *testing.T) {
 	t.Parallel()
 	for _, mode := range []string{"poll", "events", "tracking"} {
@@ -62,8 +64,8 @@ func TestExtendingInEveryMode(t *testing.T) {
 			s := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
 			f := watchExtending(t, s, mode)
 			const every = 200 * time.Millisecond
-			s.Repeat(t, every, []any{"INCR", "rl:pushed"}, []any{"EXPIRE", "rl:pushed", "10"})
-			s.Repeat(t, every, []any{"INCR", "rl:nx"}, []any{"EXPIRE", "rl:nx", "10", "NX"})
+			s.Repeat(t, every, []any{"INCR", "rl:pushed"}, []any{"EXPIRE", "rl:pushed", "2"})
+			s.Repeat(t, every, []any{"INCR", "rl:nx"}, []any{"EXPIRE", "rl:nx", "2", "NX"})
 			s.Repeat(t, every, logHit("rl:log"))
 
 			never := func() {
@@ -73,11 +75,18 @@ func TestExtendingInEveryMode(t *testing.T) {
 					}
 				}
 			}
-			f.untilWithin(3*time.Second, "rl:pushed extending", func() string {
+			var first time.Time
+			f.untilWithin(6*time.Second, "rl:pushed extending", func() string {
 				never()
 				c, ok := f.store.Get("rl:pushed")
 				if !ok {
 					return "rl:pushed not read yet"
+				}
+				if first.IsZero() {
+					first = c.ObservedAt
+				}
+				if c.Status == model.StatusExtending && c.ObservedAt.Sub(first) < 2*time.Second {
+					t.Fatalf("rl:pushed extending %s after it was first read, before it outgrew its 2 s window", c.ObservedAt.Sub(first))
 				}
 				if c.Status != model.StatusExtending {
 					return fmt.Sprintf("rl:pushed is %s, value %v, TTL %d ms, %d readings kept", c.Status, c.Value, c.PTTL, len(f.store.History("rl:pushed")))
@@ -93,16 +102,16 @@ func TestExtendingInEveryMode(t *testing.T) {
 				never()
 				nx, _ := f.store.Get("rl:nx")
 				log, _ := f.store.Get("rl:log")
-				switch n, _ := nx.Value.Number(); {
+				switch pushed, _ := f.store.Get("rl:pushed"); {
 				case log.Layout != model.LayoutLog:
 					return fmt.Sprintf("rl:log read as %s, not a log", log.Layout)
-				case n < 30 || len(f.store.History("rl:nx")) < 2 || len(f.store.History("rl:log")) < 2:
-					return fmt.Sprintf("rl:nx at %v, %d and %d readings kept", nx.Value, len(f.store.History("rl:nx")), len(f.store.History("rl:log")))
+				case pushed.ObservedAt.Sub(first) < 8*time.Second || len(f.store.History("rl:nx")) < 2 || len(f.store.History("rl:log")) < 2:
+					return fmt.Sprintf("rl:nx at %v, rl:pushed read %s after it was first, %d and %d readings kept", nx.Value, pushed.ObservedAt.Sub(first), len(f.store.History("rl:nx")), len(f.store.History("rl:log")))
 				}
 				return ""
 			})
 			if c, _ := f.store.Get("rl:pushed"); c.Status != model.StatusExtending {
-				t.Errorf("rl:pushed is %s after 6 s of pushes, want extending still", c.Status)
+				t.Errorf("rl:pushed is %s after 8 s of pushes, want extending still", c.Status)
 			}
 		})
 	}
@@ -162,7 +171,7 @@ func TestTTLFarLongerThanTheWindowIsNoted(t *testing.T) {
 	f := watchExtending(t, s, "poll")
 	c := f.waitValue("rl:day", "4")
 	note := model.Note(&c, extendingRules().WindowOf(extendingRules().List[0]))
-	if c.Status != model.StatusOK || !strings.HasPrefix(note, "TTL 23h59m ") || !strings.Contains(note, "more than twice its rule's window of 1m00s") {
+	if c.Status != model.StatusOK || !strings.HasPrefix(note, "TTL 23h59m ") || !strings.Contains(note, "more than twice its rule's window of 2.0s") {
 		t.Errorf("status %s, note %q; want ok, and the TTL noted against the window", c.Status, note)
 	}
 }

@@ -92,6 +92,9 @@ func (m *Model) detailView() []string {
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
+	if p, ok := m.store.Pushback(c.Key); ok && !p.Proven {
+		lines = append(lines, wrapped("pushed", pushedText(p, now))...)
+	}
 	lines = append(lines, m.layoutLines(&c, wrapped)...)
 	lines = append(lines,
 		field("value", formatValue(&c, now)),
@@ -146,6 +149,18 @@ func (m *Model) layoutLines(c *model.Counter, wrapped func(label, value string) 
 	return append(lines, m.blockHitLines(c, m.clock(), wrapped)...)
 }
 
+// pushedText is what the detail says of a counter whose TTL is pushed back
+// as it grows, before that proves it extending: a key that outgrows its
+// window so is, one refreshed inside a window it does not outlive is not.
+func pushedText(p model.Pushback, now time.Time) string {
+	s := fmt.Sprintf("its TTL has been pushed back as it grows since %s: it is extending if it keeps growing past its window of %s",
+		p.Since.Local().Format("15:04:05"), model.FormatDuration(p.Window))
+	if left := p.KnownBy.Sub(now); left > 0 {
+		return s + fmt.Sprintf(", known by %s (in %s)", p.KnownBy.Local().Format("15:04:05"), model.FormatDuration(left))
+	}
+	return s + ", and it has not so far"
+}
+
 // maxKeyLines is how many lines the detail screen gives a key's name.
 const maxKeyLines = 4
 
@@ -173,7 +188,7 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 		}
 		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
 	case model.StatusExtending:
-		return fmt.Sprintf("Its TTL is pushed back while it grows (EXPIRE without NX on every hit): its window never closes, so a client that keeps hitting it stays counted, and once over its limit of %s is refused for as long as it keeps trying. Fix the client: EXPIRE … NX, or INCR and EXPIRE NX in one script.", limit)
+		return fmt.Sprintf("It kept growing for longer than a whole window while its TTL was pushed back (EXPIRE without NX on every hit): its window never closes, so a client that keeps hitting it stays counted, and once over its limit of %s is refused for as long as it keeps trying. Fix the client: EXPIRE … NX, or INCR and EXPIRE NX in one script.", limit)
 	case model.StatusNoExpiry:
 		s := "No TTL, though its rule expects one: it will never reset"
 		if !listed {

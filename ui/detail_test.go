@@ -134,3 +134,41 @@ func TestDetailNotes(t *testing.T) {
 		})
 	}
 }
+
+// A counter pushed back as it grows is not called extending before it
+// has grown so for longer than its window: until then the detail says
+// what is seen and when it will be known; after, it is extending, and the
+// detail says why.
+func TestDetailOfAKeyPushedBackAsItGrows(t *testing.T) {
+	store := model.NewStore(testRules()) // ratelimit:* has a window of a minute
+	at := t0
+	push := func(n int) {
+		for range n {
+			at = at.Add(time.Second)
+			v, _ := store.Get("ratelimit:retry")
+			n, _ := v.Value.Number()
+			o := str("ratelimit:retry", strconv.Itoa(int(n)+1), 10_000)
+			o.At = at
+			store.Apply(model.Batch{Observed: []model.Observation{o}})
+		}
+	}
+	push(20) // 20 s of hits from t0+1s, each pushing the TTL back to 10 s
+	now := at
+	m := New(Options{Store: store, Now: func() time.Time { return now }})
+	m, _ = send(m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	m, _ = press(m, "<enter>")
+	since, known := t0.Add(time.Second).Local().Format("15:04:05"), t0.Add(62*time.Second).Local().Format("15:04:05")
+	want := "its TTL has been pushed back as it grows since " + since +
+		": it is extending if it keeps growing past its window of 1m00s, known by " + known + " (in 42s)"
+	if c, _ := store.Get("ratelimit:retry"); c.Status == model.StatusExtending || !strings.Contains(flat(m), want) {
+		t.Errorf("status %s; the detail does not say %q:\n%s", c.Status, want, plain(m))
+	}
+
+	push(45)
+	now = at
+	m, _ = send(m, tea.WindowSizeMsg{Width: 160, Height: 40})
+	want = "It kept growing for longer than a whole window while its TTL was pushed back (EXPIRE without NX on every hit)"
+	if c, _ := store.Get("ratelimit:retry"); c.Status != model.StatusExtending || !strings.Contains(flat(m), want) || strings.Contains(flat(m), "known by") {
+		t.Errorf("status %s; the detail does not say %q, alone:\n%s", c.Status, want, plain(m))
+	}
+}

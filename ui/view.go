@@ -157,7 +157,7 @@ func statusMeaning(st model.Status) string {
 	case model.StatusStuck:
 		return "no TTL and at or over its limit: it refuses every request and never resets"
 	case model.StatusExtending:
-		return "its TTL is pushed back as it grows (EXPIRE without NX): its window never closes"
+		return "grew past a whole window with its TTL pushed back (EXPIRE without NX): its window never closes"
 	case model.StatusNoExpiry:
 		return "no TTL, though its rule expects one: it will never reset"
 	case model.StatusLeak:

@@ -34,10 +34,10 @@ type Spec struct {
 	TTL time.Duration
 	// Mixed writes the matching keys in every layout (see MixedKey) rather
 	// than as string counters: counters, windows (named by their number
-	// and by their start in ns), GCRA times, buckets in a hash and in a
-	// string, logs of 10 to 100,000 entries in sorted sets and lists, block
-	// flags, and counts in JSON and in gofiber's msgpack. HashEvery does not
-	// apply; NoTTLEvery does, to each.
+	// and by their start in ns), GCRA times, buckets in a hash, in a
+	// string and in two strings, logs of 10 to 100,000 entries in sorted
+	// sets and lists, block flags, and counts in JSON and in gofiber's
+	// msgpack. HashEvery does not apply; NoTTLEvery does, to each.
 	Mixed bool
 }
 
@@ -49,11 +49,22 @@ var mixedLayouts = [...]string{"counter", "counter", "counter", "counter", "wind
 // mixes is how many keys one round of mixedLayouts takes.
 const mixes = len(mixedLayouts)
 
+// mixedLayout is the layout of the i-th matching key: mixedLayouts', but
+// for the fourth counter of each round, which is "pair" (the tokens left
+// of a bucket in two strings, as mennanov/limiters wrote it) and "clock"
+// (its last refill, in ns) every other round, a round apart.
+func mixedLayout(i int) string {
+	if i%mixes == 3 {
+		return [2]string{"pair", "clock"}[i/mixes%2]
+	}
+	return mixedLayouts[i%mixes]
+}
+
 // MixedKey is the name of the i-th matching key of a mixed keyspace, at
 // minute (Unix time / 60) for a window's: a window key names the current,
 // previous or an older minute.
 func MixedKey(i int, minute int64) string {
-	switch l := mixedLayouts[i%mixes]; l {
+	switch l := mixedLayout(i); l {
 	case "window":
 		return fmt.Sprintf("ratelimit:window:%s:%d", pad(i), minute-int64(i/mixes%3))
 	case "nswindow": // mennanov/limiters: a hash tag, then the window's start in ns
@@ -62,6 +73,10 @@ func MixedKey(i int, minute int64) string {
 		return "ratelimit:block:" + pad(i) + ":blocked"
 	case "tokens":
 		return "ratelimit:tokens:" + pad(i) + ".tokens"
+	case "pair":
+		return "ratelimit:pair:" + pad(i) + ":available"
+	case "clock":
+		return "ratelimit:pair:" + pad(i-mixes) + ":last"
 	default:
 		return "ratelimit:" + l + ":" + pad(i)
 	}
@@ -155,9 +170,13 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 		ttl = 0
 	}
 	hits := i % 120
-	switch mixedLayouts[i%mixes] {
+	switch mixedLayout(i) {
 	case "counter", "window", "nswindow":
 		pipe.Set(ctx, key, hits, ttl)
+	case "pair":
+		pipe.Set(ctx, key, hits%6, ttl)
+	case "clock":
+		pipe.Set(ctx, key, now.Add(-time.Duration(i%1000)*time.Millisecond).UnixNano(), ttl)
 	case "block":
 		pipe.Set(ctx, key, 1, ttl)
 	case "json":
@@ -181,7 +200,7 @@ func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, tt
 			var entries []any
 			for j := from; j < min(from+chunk, n); j++ {
 				at := now.Add(-time.Duration(j) * step).UnixMilli()
-				if mixedLayouts[i%mixes] == "zlog" {
+				if mixedLayout(i) == "zlog" {
 					zs = append(zs, redis.Z{Score: float64(at), Member: strconv.Itoa(j)})
 				} else {
 					entries = append(entries, at)

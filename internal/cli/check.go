@@ -24,8 +24,10 @@ func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 // runCheck prints one line per problem counter (stuck, extending,
 // no-expiry, leak) and per pattern that matched nothing or fewer keys than
 // --min-keys, and per master that has evicted keys (maxmemory), then a
-// summary, in --format; it returns exitProblems when the check fails,
-// which evictions alone do not make it. One pass reads each key once;
+// summary, in --format; it returns exitProblems when the check fails
+// (which evictions alone do not make it), and exitFailed when a watch was
+// too short to tell whether a key pushed back as it grows is extending.
+// One pass reads each key once;
 // --watch reads them for a while, which extending takes.
 func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
 	format, minKeys := checkText, 0
@@ -67,11 +69,15 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	defer client.Close()
-	var counters []*model.Counter
+	var (
+		counters []*model.Counter
+		pushed   []report.Pushed
+	)
 	if *watch > 0 {
 		var store *model.Store
 		if store, err = observe(ctx, client, cfg, *watch, stderr); err == nil {
 			counters = storeCounters(store)
+			pushed = pushedCounters(store, counters)
 		}
 	} else {
 		counters, err = readSorted(ctx, client, cfg)
@@ -80,7 +86,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
-	check.Watched = *watch
+	check.Watched, check.Pushed = *watch, pushed
 	if check.Evictions, err = client.Evictions(ctx); err != nil {
 		check.EvictionsUnknown = err.Error()
 	}
@@ -92,8 +98,24 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 	if err != nil {
 		return exitFailed, err
 	}
-	if !check.Healthy() {
+	switch check.Verdict() {
+	case report.VerdictProblems:
 		return exitProblems, nil
+	case report.VerdictUndecided:
+		return exitFailed, nil // a watch too short to tell is no pass
 	}
 	return exitOK, nil
+}
+
+// pushedCounters returns the counters, of those a watch read into store,
+// that it saw pushed back as they grew without (yet) proving them
+// extending.
+func pushedCounters(store *model.Store, counters []*model.Counter) []report.Pushed {
+	var out []report.Pushed
+	for _, c := range counters {
+		if p, ok := store.Pushback(c.Key); ok && !p.Proven {
+			out = append(out, report.Pushed{Counter: c, Pushback: p})
+		}
+	}
+	return out
 }

@@ -121,7 +121,8 @@ func TestCheckJSON(t *testing.T) {
 			MaxmemoryPolicy string `json:"maxmemory_policy"`
 			UptimeS         int64  `json:"uptime_s"`
 		} `json:"evictions"`
-		Error string `json:"error"`
+		Undecided []map[string]json.RawMessage `json:"undecided"`
+		Error     string                       `json:"error"`
 	}
 	decode := func(out string) doc {
 		t.Helper()
@@ -306,5 +307,23 @@ func TestCheckSaysEvictions(t *testing.T) {
       "maxmemory_policy": "allkeys-lru",`, "")
 	if n := evicted(out, `"evicted_keys": `, ","); n < least {
 		t.Errorf("check's JSON says %d keys evicted; INFO said %d before it ran", n, least)
+	}
+}
+
+// One pass reads a token bucket kept in two strings whole, as the
+// dashboard does: a drained one whose TTL was lost is stuck, empty for
+// good, not a counter of 0 hits that merely has no expiry; its clock is a
+// time, not a GCRA deadline.
+func TestCheckReadsATwoStringBucket(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.Do(t, "SET", "{tb}available", "0")
+	s.Do(t, "SET", "{tb}last", strconv.FormatInt(time.Now().UnixNano(), 10))
+	code, out, errOut := cli(t, s, "check", "--pattern", "{tb}*", "--limit", "5", "--window", "60s")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	lines := strings.Split(strings.TrimSpace(out), "\n")
+	if len(lines) != 3 || !strings.HasPrefix(lines[0], "stuck      {tb}available  bucket     0 tokens left and no TTL") ||
+		!strings.HasPrefix(lines[1], "no-expiry  {tb}last  timestamp") {
+		t.Errorf("want the tokens stuck and the clock a timestamp without expiry:\n%s", out)
 	}
 }

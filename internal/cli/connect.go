@@ -91,7 +91,7 @@ func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config,
 }
 
 // readSorted returns readAll's counters, classified by cfg.Rules, in key
-// order.
+// order, the two strings of a token bucket read as one (model.PairBuckets).
 func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config) ([]*model.Counter, error) {
 	var sorter report.KeySorter
 	err := readAll(ctx, client, cfg, func(obs []model.Observation) {
@@ -104,5 +104,7 @@ func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Conf
 	if err != nil {
 		return nil, err
 	}
-	return sorter.Sorted(), nil
+	sorted := sorter.Sorted()
+	model.PairBuckets(sorted, &cfg.Rules) // a bucket in two strings is read whole, as the dashboard reads it
+	return sorted, nil
 }

@@ -17,7 +17,7 @@ const (
 	aboutDashboard  = "Opens the interactive dashboard on the counters that match the patterns: their values, TTLs, limits and rates, live, with the stuck and no-expiry ones in red."
 	aboutDemo       = "Opens the dashboard on an embedded Redis with simulated rate-limit traffic, stuck counters included. Nothing outside this process is touched."
 	aboutSnapshot   = "Prints the counters that match the patterns once, as a table, JSON or CSV, and exits. With --watch it follows them for a while first, and prints their statuses as watched (extending takes more than one reading)."
-	aboutCheck      = "Prints a line for each stuck, no-expiry or leaked counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI. With --watch it follows the counters for a while, and finds the extending ones too: a TTL pushed back on every hit (EXPIRE without NX), so the window never closes."
+	aboutCheck      = "Prints a line for each stuck, no-expiry or leaked counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI. With --watch it follows the counters for a while, and finds the extending ones too: a count that keeps growing past a whole window with its TTL pushed back on every hit (EXPIRE without NX), so the window never closes; a watch shorter than such a key's window could not tell, and exits 2."
 	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A hash field (--field NAME, or a rule's field = \"NAME\") gets HINCRBY of that field."
 	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL: PEXPIRE KEY MS NX, sent only while the key still holds what it was read as and has no TTL. It asks first, unless --yes."
 	aboutCompletion = "Prints the script that completes countertop's commands and flags in SHELL: bash, zsh or fish."
@@ -47,8 +47,8 @@ var (
 	checkExamples = []string{
 		"# In a monitor: page someone when a counter is stuck",
 		"countertop check --pattern 'ratelimit:*' || page-someone",
-		"# Watch for 30s: a TTL pushed back on every hit is extending",
-		"countertop check --pattern 'ratelimit:*' --watch 30s",
+		"# Watch past the window (60s): a TTL pushed back on every hit is extending",
+		"countertop check --pattern 'ratelimit:*' --watch 65s",
 		"# redis-cli's flags: host, port, database and ACL user",
 		"countertop check -h 10.0.0.5 -p 6380 -n 2 --user monitor",
 	}

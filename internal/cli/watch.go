@@ -22,7 +22,7 @@ const maxWatch = 24 * time.Hour
 // where its value goes.
 func watchFlags(fs *flag.FlagSet) *time.Duration {
 	d := new(time.Duration)
-	fs.DurationVar(d, "watch", 0, "observe the keys for `DURATION` (like 10s) before reporting, re-reading them as the dashboard does (--mode, --interval), so that a counter whose TTL is pushed back while it grows shows as extending")
+	fs.DurationVar(d, "watch", 0, "observe the keys for `DURATION` (like 10s) before reporting, re-reading them as the dashboard does (--mode, --interval), so that a counter whose TTL is pushed back while it grows past its window shows as extending")
 	return d
 }
 

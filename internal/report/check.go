@@ -31,7 +31,46 @@ type Check struct {
 	// a monitor that wants to fail on them reads them in the JSON.
 	Evictions        []model.ServerEvictions
 	EvictionsUnknown string
-	rules            *model.Rules
+	// Pushed are the counters the watch saw pushed back as they grew, not
+	// (yet) proven extending, each with what was seen (model.Pushback).
+	// Those watched for less than their window (Undecided) are what the
+	// check could not tell.
+	Pushed []Pushed
+	rules  *model.Rules
+}
+
+// Pushed is a counter whose TTL a watch saw pushed back as it grew.
+type Pushed struct {
+	Counter *model.Counter
+	model.Pushback
+}
+
+// undecidedSlack is how much longer than a key's window a watch must be
+// to tell whether it is extending: the jitter of a deadline's reading,
+// which the proof allows for, and as long again for the hit and the
+// reading that prove it to come.
+const undecidedSlack = 2 * time.Second
+
+// Undecided returns the counters pushed back as they grew whose window is
+// longer than the watch: a watch shorter than a key's window cannot tell
+// whether it would have kept growing past it (extending) or ended with it.
+func (k *Check) Undecided() []Pushed {
+	var out []Pushed
+	for _, p := range k.Pushed {
+		if !p.Proven && k.Watched < p.Window+undecidedSlack {
+			out = append(out, p)
+		}
+	}
+	return out
+}
+
+// watchToTell is how long a watch must be to tell each undecided key.
+func watchToTell(undecided []Pushed) time.Duration {
+	var d time.Duration
+	for _, p := range undecided {
+		d = max(d, p.Window+undecidedSlack)
+	}
+	return d.Round(time.Second)
 }
 
 // PatternCount is a pattern and how many of the keys checked it matched.
@@ -46,6 +85,10 @@ const (
 	VerdictHealthy  = "healthy"
 	VerdictProblems = "problems"
 	VerdictFailed   = "could-not-check"
+	// VerdictUndecided: no problem found, but a watch shorter than the
+	// window of a key pushed back as it grows could not tell whether it is
+	// extending. It exits 2, as could-not-check does: it is not a pass.
+	VerdictUndecided = "could-not-tell"
 )
 
 // NewCheck returns the check of counters (in key order, read by SCAN with
@@ -66,16 +109,22 @@ func NewCheck(counters []*model.Counter, patterns []string, minKeys int, rules *
 	return k
 }
 
-// Healthy reports whether the check passes: no problem counter, and every
-// pattern matched MinKeys keys or more.
+// Healthy reports whether the check found nothing wrong: no problem
+// counter, and every pattern matched MinKeys keys or more (Verdict says
+// whether it could tell every key).
 func (k *Check) Healthy() bool { return k.problems() == 0 && k.short() == 0 }
 
-// Verdict returns VerdictHealthy or VerdictProblems.
+// Verdict returns VerdictProblems when the check found problems, else
+// VerdictUndecided when it could not tell some keys (Undecided), else
+// VerdictHealthy.
 func (k *Check) Verdict() string {
-	if k.Healthy() {
-		return VerdictHealthy
+	switch {
+	case !k.Healthy():
+		return VerdictProblems
+	case len(k.Undecided()) > 0:
+		return VerdictUndecided
 	}
-	return VerdictProblems
+	return VerdictHealthy
 }
 
 // problems returns how many counters have a problem status.
@@ -114,11 +163,17 @@ func (k *Check) unmatched() int {
 // WriteText writes the check for people and for scripts that read lines:
 // a line per problem counter (WriteProblems), a line per pattern that
 // matched nothing or fewer than MinKeys keys (status unmatched or too-few,
-// then the pattern escaped), then one that starts "ok:" or "problems:".
+// then the pattern escaped), then one that starts "ok:", "problems:" or
+// "could not tell:". After a watch, a line per key it could not tell
+// (Undecided, status undecided) follows the problems.
 func (k *Check) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
 	if err := WriteProblems(bw, k.Counters, k.rules); err != nil {
 		return err
+	}
+	undecided := k.Undecided()
+	for _, p := range undecided {
+		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", model.Printable(p.Counter.Key), p.Counter.Layout, k.undecidedReason(p))
 	}
 	// A note is no problem (the check passes), but worth a look: a TTL
 	// far longer than the window the rule says.
@@ -151,15 +206,21 @@ func (k *Check) WriteText(w io.Writer) error {
 	if n := k.problems(); n > 0 {
 		counters = fmt.Sprintf("%d of %d key%s %s (%s)", n, checked, plural(checked), how, k.problemCounts())
 	}
-	if k.Healthy() {
+	switch {
+	case k.Healthy() && len(undecided) > 0:
+		fmt.Fprintf(bw, "could not tell: %s, but %s", counters, undecidedCount(undecided))
+	case k.Healthy():
 		fmt.Fprintf(bw, "ok: %s", counters)
 		if n := k.unmatched(); n > 0 {
 			fmt.Fprintf(bw, "; %d of %d pattern%s matched nothing", n, len(k.Patterns), plural(len(k.Patterns)))
 		}
-	} else {
+	default:
 		fmt.Fprintf(bw, "problems: %s", counters)
 		if n := k.short(); n > 0 {
 			fmt.Fprintf(bw, "; %d of %d pattern%s matched fewer keys than --min-keys %d", n, len(k.Patterns), plural(len(k.Patterns)), k.MinKeys)
+		}
+		if len(undecided) > 0 {
+			fmt.Fprintf(bw, "; and %s", undecidedCount(undecided))
 		}
 	}
 	bw.WriteString("\n")
@@ -180,6 +241,23 @@ func (k *Check) writeEvictions(w io.Writer) {
 			"INFO counts every key there, checked or not; raise maxmemory, or keep the counters where nothing evicts them\n",
 			"evicted", model.Printable(e.Addr), e.Evicted, plural(int(e.Evicted)), model.FormatDuration(e.Uptime), model.Printable(e.Policy))
 	}
+}
+
+// undecidedCount says how many keys could not be told, and how long a
+// watch would tell them.
+func undecidedCount(undecided []Pushed) string {
+	what := "1 key is pushed back as it grows, watched for less than its window"
+	if n := len(undecided); n > 1 {
+		what = fmt.Sprintf("%d keys are pushed back as they grow, watched for less than their windows", n)
+	}
+	return fmt.Sprintf("%s: watch for %s or more to know whether it is extending", what, model.FormatDuration(watchToTell(undecided)))
+}
+
+// undecidedReason is why the check could not tell p: its value, its
+// window, and how long a watch would tell.
+func (k *Check) undecidedReason(p Pushed) string {
+	return fmt.Sprintf("value %s, TTL pushed back as it grows: extending if it keeps growing past its window of %s, which a watch of %s is too short to see; watch for %s or more to know",
+		problemValue(p.Counter), model.FormatDuration(p.Window), model.FormatDuration(k.Watched), model.FormatDuration(watchToTell([]Pushed{p})))
 }
 
 // problemCounts returns "1 stuck, 2 no-expiry": how many counters have each
@@ -212,8 +290,10 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 // counters have each status, every status named), patterns (each with its
 // keys and whether they are enough), unmatched (the patterns that matched
 // nothing), problems (each problem counter as the snapshot's JSON
-// writes it, with a reason) and evictions (see appendEvictions). Strings
-// are escaped as the snapshot's are.
+// writes it, with a reason), undecided (each key a watch was too short
+// to tell, likewise, with its pushes and the watch_s that would tell it)
+// and evictions (see appendEvictions). Strings are escaped as the
+// snapshot's are.
 func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf := appendCheckHead(nil, takenAt, k.Verdict())
 	buf = append(buf, ",\n  \"keys_checked\": "...)
@@ -283,6 +363,25 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		}
 	}
 	buf = closeJSONArray(buf, problems > 0)
+	buf = append(buf, ",\n  \"undecided\": ["...)
+	undecided := k.Undecided()
+	for i, p := range undecided {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		c := p.Counter
+		buf = appendJSONHead(buf, c)
+		buf = strconv.AppendInt(buf, ttlLeft(c.PTTL, takenAt.Sub(c.ObservedAt)), 10)
+		buf = appendJSONRule(buf, c, texts.of(c))
+		buf = append(buf, ",\n      \"pushes\": "...)
+		buf = strconv.AppendInt(buf, int64(p.Pushes), 10)
+		buf = append(buf, ",\n      \"watch_s\": "...)
+		buf = strconv.AppendFloat(buf, watchToTell([]Pushed{p}).Seconds(), 'f', -1, 64)
+		buf = append(buf, ",\n      \"reason\": "...)
+		buf = appendJSONString(buf, k.undecidedReason(p))
+		buf = append(buf, "\n    }"...)
+	}
+	buf = closeJSONArray(buf, len(undecided) > 0)
 	buf = k.appendEvictions(buf)
 	buf = append(buf, "\n}\n"...)
 	_, err := w.Write(buf)
@@ -334,7 +433,7 @@ func appendCheckHead(buf []byte, takenAt time.Time, verdict string) []byte {
 	switch verdict {
 	case VerdictProblems:
 		code = 1
-	case VerdictFailed:
+	case VerdictFailed, VerdictUndecided:
 		code = 2
 	}
 	buf = append(buf, "{\n  \"taken_at\": \""...)
@@ -405,7 +504,7 @@ func problemCause(c *model.Counter, rules *model.Rules) string {
 	window := rules.WindowOf(rule)
 	var fix string
 	if c.Status == model.StatusExtending {
-		return fmt.Sprintf("value %s, TTL pushed back while it grows: its window never closes; fix the client: EXPIRE ... NX, or INCR and EXPIRE NX in one script", problemValue(c))
+		return fmt.Sprintf("value %s, TTL pushed back while it grew for longer than its window: it never closes; fix the client: EXPIRE ... NX, or INCR and EXPIRE NX in one script", problemValue(c))
 	}
 	switch {
 	case window > 0:

@@ -167,18 +167,42 @@ func TestCheckJSONIsEncodingJSON(t *testing.T) {
 			if err := check.WriteJSON(&got, at); err != nil {
 				t.Fatal(err)
 			}
-			if want := encodingCheckJSON(t, at, rows, patterns, minKeys, rules, e.servers, e.unknown); got.String() != want {
+			if want := encodingCheckJSON(t, at, check); got.String() != want {
 				t.Errorf("--min-keys %d, evictions %+v %q: got\n%s\nwant\n%s", minKeys, e.servers, e.unknown, got.String(), want)
 			}
 			checkTerminalSafe(t, got.String())
 		}
 	}
+	// A watch of 10 s that saw rl:ok pushed back as it grew, under a
+	// window of a minute, could not tell it: with the problems, and alone.
+	var ok *model.Counter
+	for _, c := range rows {
+		if c.Key == "rl:ok" {
+			ok = c
+		}
+	}
+	pushed := []Pushed{{Counter: ok, Pushback: model.Pushback{Pushes: 3, Since: t0, Window: time.Minute, KnownBy: t0.Add(61 * time.Second)}}}
+	for _, counters := range [][]*model.Counter{rows, {ok}} {
+		check := NewCheck(counters, patterns[:1], 0, rules)
+		check.Watched, check.Pushed = 10*time.Second, pushed
+		var got bytes.Buffer
+		if err := check.WriteJSON(&got, at); err != nil {
+			t.Fatal(err)
+		}
+		if want := encodingCheckJSON(t, at, check); got.String() != want {
+			t.Errorf("%d keys, one undecided: got\n%s\nwant\n%s", len(counters), got.String(), want)
+		}
+	}
 }
 
 // encodingCheckJSON is the check document as encoding/json writes it.
-func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patterns []string, minKeys int, rules *model.Rules,
-	evictions []model.ServerEvictions, unknown string) string {
+func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 	t.Helper()
+	rows, minKeys, rules := check.Counters, check.MinKeys, check.rules
+	var patterns []string
+	for _, p := range check.Patterns {
+		patterns = append(patterns, p.Pattern)
+	}
 	type eviction struct {
 		Server  string `json:"server"`
 		Evicted int64  `json:"evicted_keys"`
@@ -203,6 +227,23 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		WindowS   any     `json:"window_s"`
 		Rule      *string `json:"rule"`
 		Status    string  `json:"status"`
+		Reason    string  `json:"reason"`
+	}
+	type undecided struct {
+		Key       string  `json:"key"`
+		Type      string  `json:"type"`
+		Layout    string  `json:"layout"`
+		Value     any     `json:"value"`
+		Remaining any     `json:"remaining"`
+		Raw       *string `json:"raw"`
+		RawCut    bool    `json:"raw_truncated"`
+		TTLMS     int64   `json:"ttl_ms"`
+		Limit     any     `json:"limit"`
+		WindowS   any     `json:"window_s"`
+		Rule      *string `json:"rule"`
+		Status    string  `json:"status"`
+		Pushes    int     `json:"pushes"`
+		WatchS    float64 `json:"watch_s"`
 		Reason    string  `json:"reason"`
 	}
 	var statuses []string
@@ -234,14 +275,27 @@ func encodingCheckJSON(t *testing.T, at time.Time, rows []*model.Counter, patter
 		Patterns    []pattern       `json:"patterns"`
 		Unmatched   []string        `json:"unmatched"`
 		Problems    []problem       `json:"problems"`
+		Undecided   []undecided     `json:"undecided"`
 		Evictions   []eviction      `json:"evictions"`
 		Unknown     *string         `json:"evictions_unknown,omitempty"`
-	}{TakenAt: at.Format(time.RFC3339), Verdict: "healthy", KeysChecked: len(rows), MinKeys: minKeys, Statuses: st.Bytes(),
-		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}, Evictions: []eviction{}}
-	if unknown != "" {
-		doc.Evictions, doc.Unknown = nil, &unknown
+	}{TakenAt: at.Format(time.RFC3339), Verdict: "healthy", KeysChecked: len(rows), MinKeys: minKeys, WatchedS: check.Watched.Seconds(), Statuses: st.Bytes(),
+		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}, Undecided: []undecided{}, Evictions: []eviction{}}
+	if check.EvictionsUnknown != "" {
+		doc.Evictions, doc.Unknown = nil, &check.EvictionsUnknown
 	}
-	for _, e := range evictions {
+	for _, p := range check.Pushed {
+		c := p.Counter
+		f := referenceFields(c, at, rules)
+		raw := model.JSONKey(c.Raw)
+		u := undecided{Key: model.JSONKey(c.Key), Type: c.Type, Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
+			Status: c.Status.String(), Pushes: p.Pushes, WatchS: (p.Window + 2*time.Second).Seconds(), Reason: check.undecidedReason(p)}
+		if f.ruled {
+			u.Rule = &f.pattern
+		}
+		doc.Undecided = append(doc.Undecided, u)
+		doc.Verdict, doc.ExitCode = "could-not-tell", 2
+	}
+	for _, e := range check.Evictions {
 		doc.Evictions = append(doc.Evictions, eviction{e.Addr, e.Evicted, e.Policy, int64(e.Uptime / time.Second)})
 	}
 	for _, p := range patterns {
