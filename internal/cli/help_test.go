@@ -22,21 +22,18 @@ func run(args ...string) (code int, stdout, stderr string) {
 // shows it), and `help CMD` prints exactly what `CMD --help` does.
 func TestHelpOnStdout(t *testing.T) {
 	t.Parallel()
-	for _, c := range commands {
-		args := []string{"--help"}
-		if c.name != "" {
-			args = []string{c.name, "--help"}
-		}
+	for _, c := range testCommands() {
+		args := append(nameOf(c), "--help")
 		code, out, errOut := run(args...)
 		if code != exitOK || errOut != "" || out == "" {
 			t.Errorf("%q: exit %d, stdout %q, stderr %q; want the help on stdout and exit 0", args, code, out, errOut)
 			continue
 		}
-		if c.name != "" && !strings.HasPrefix(out, "Usage: countertop "+c.name) {
+		if c.HasParent() && !strings.HasPrefix(out, "Usage: countertop "+c.Name()) {
 			t.Errorf("%q begins %q, want its usage line", args, strings.SplitN(out, "\n", 2)[0])
 		}
-		if _, viaHelp, _ := run("help", c.name); viaHelp != out && c.name != "" {
-			t.Errorf("help %s differs from %s --help:\n%s\nand\n%s", c.name, c.name, viaHelp, out)
+		if _, viaHelp, _ := run("help", c.Name()); viaHelp != out && c.HasParent() {
+			t.Errorf("help %s differs from %s --help:\n%s\nand\n%s", c.Name(), c.Name(), viaHelp, out)
 		}
 		for _, line := range strings.Split(out, "\n") {
 			if len(line) > 80 {
@@ -74,15 +71,12 @@ func helpFlagNames(help string) []string {
 // it is typed: --url, with two dashes (package flag prints -url).
 func TestHelpListsTheFlagsTheCommandUses(t *testing.T) {
 	t.Parallel()
-	for _, c := range commands {
-		name := c.name
-		if name == "" {
+	for _, c := range testCommands() {
+		name := c.Name()
+		if !c.HasParent() {
 			name = "dashboard"
 		}
-		_, help, _ := run(c.name, "--help")
-		if c.name == "" {
-			_, help, _ = run("--help")
-		}
+		_, help, _ := run(append(nameOf(c), "--help")...)
 		listed := helpFlagNames(help)
 		for i, f := range listed {
 			listed[i] = strings.TrimSpace(f[strings.LastIndex(f, " ")+1:])
@@ -123,35 +117,33 @@ func TestHelpListsTheFlagsTheCommandUses(t *testing.T) {
 // an example gives is one its command has.
 func TestHelpExamplesUseRealFlags(t *testing.T) {
 	t.Parallel()
-	for _, c := range commands {
-		_, help, _ := run(c.name, "--help")
-		if c.name == "" {
-			_, help, _ = run("--help")
-		}
+	for _, c := range testCommands() {
+		name := strings.Join(nameOf(c), "")
+		_, help, _ := run(append(nameOf(c), "--help")...)
 		_, flagList, _ := strings.Cut(help, "\nFlags:\n")
 		n := 0
-		for _, e := range c.examples {
+		for _, e := range exampleLines(c) {
 			if strings.HasPrefix(e, "#") {
 				continue
 			}
 			n++
 			if !strings.Contains(help, "\n  "+e+"\n") {
-				t.Errorf("%q --help does not show its example %q", c.name, e)
+				t.Errorf("%q --help does not show its example %q", name, e)
 			}
 			_, call, _ := strings.Cut(e, "countertop") // source <(countertop completion bash)
 			words := strings.Fields("countertop" + strings.FieldsFunc(call, func(r rune) bool { return r == '|' || r == '>' || r == ')' })[0])
-			if words[0] != "countertop" || c.name != "" && words[1] != c.name && words[1] != "--version" {
-				t.Errorf("example %q is not of countertop %s", e, c.name)
+			if words[0] != "countertop" || name != "" && words[1] != name && words[1] != "--version" {
+				t.Errorf("example %q is not of countertop %s", e, name)
 			}
 			for _, w := range words[1:] {
-				name, _, _ := strings.Cut(w, "=")
-				if strings.HasPrefix(name, "-") && name != "--version" && !regexp.MustCompile(`(?m)^  (-[a-z], )?`+regexp.QuoteMeta(name)+`\b`).MatchString(flagList) {
-					t.Errorf("the example %q gives %s, which countertop %s --help does not list", e, name, c.name)
+				flag, _, _ := strings.Cut(w, "=")
+				if strings.HasPrefix(flag, "-") && flag != "--version" && !regexp.MustCompile(`(?m)^  (-[a-z], )?`+regexp.QuoteMeta(flag)+`\b`).MatchString(flagList) {
+					t.Errorf("the example %q gives %s, which countertop %s --help does not list", e, flag, name)
 				}
 			}
 		}
 		if has := strings.Contains(help, "\nFlags:\n"); has && (n < 2 || n > 3) || n == 0 {
-			t.Errorf("%q --help has %d examples, want two or three (one at least for a command without flags)", c.name, n)
+			t.Errorf("%q --help has %d examples, want two or three (one at least for a command without flags)", name, n)
 		}
 	}
 }
