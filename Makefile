@@ -10,12 +10,13 @@
 #   make fuzz    a short run of every fuzz target
 #   make bench   the Go benchmarks (see BENCHMARKS.md for the full scripts)
 #   make man     the manual page, bin/countertop.1 (man -l bin/countertop.1)
+#   make release-check  goreleaser check, and a snapshot release into dist/
 #   make screenshot  docs/screen.svg, the README's picture, from the demo
 
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test test-servers deps vet lint chaos demo fuzz bench man screenshot clean
+.PHONY: all build test test-servers deps vet lint chaos demo fuzz bench man release-check screenshot clean
 
 all: build
 
@@ -24,13 +25,15 @@ build:
 
 # The tests start their own redis-server processes (never the one on the
 # default port), drive the real binary in tmux and complete its commands in
-# bash, zsh and fish, so all of them must be installed.
+# bash (with bash-completion, which cobra's script needs), zsh and fish, so
+# all of them must be installed.
 deps:
 	@missing=""; \
 	command -v redis-server >/dev/null 2>&1 || missing="$$missing redis-server"; \
 	command -v tmux >/dev/null 2>&1 || missing="$$missing tmux"; \
 	command -v zsh >/dev/null 2>&1 || missing="$$missing zsh"; \
 	command -v fish >/dev/null 2>&1 || missing="$$missing fish"; \
+	[ -f /usr/share/bash-completion/bash_completion ] || missing="$$missing bash-completion"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
@@ -111,10 +114,35 @@ man:
 	@mkdir -p bin
 	$(GO) run ./internal/cli/mangen > bin/countertop.1
 
+# goreleaser at a pinned version, through go run, so that a fresh machine
+# needs nothing but Go: its first run downloads and builds it, later ones
+# take it from Go's cache. The snapshot cross-compiles every target of
+# .goreleaser.yaml; the binary for this machine must then say the version
+# and commit it was stamped with (goreleaser knows the commit only in a
+# clone with a remote, as CI's is), and each archive hold the README, the
+# man page and the completions.
+GORELEASER ?= $(GO) run github.com/goreleaser/goreleaser/v2@v2.17.0
+
+release-check:
+	$(GORELEASER) check
+	$(GORELEASER) release --snapshot --clean
+	@bin=$$(ls dist/countertop_$$($(GO) env GOOS)_$$($(GO) env GOARCH)*/countertop) && \
+	version=$$($$bin version) && echo "release-check: $$bin version: $$version" && \
+	commit=" $$(git rev-parse --short=12 HEAD),"; [ -n "$$(git remote)" ] || commit=; \
+	case "$$version" in *-snapshot"$$commit"*) ;; \
+		*) echo "release-check: want the snapshot's version and commit$${commit:+ ($$commit)}" >&2; exit 1;; esac
+	@for a in dist/*.tar.gz dist/*.zip; do \
+		list=$$(case $$a in *.zip) unzip -Z1 $$a;; *) tar tzf $$a;; esac) || exit 1; \
+		for f in README.md man/countertop.1 completions/countertop.bash completions/_countertop completions/countertop.fish completions/countertop.ps1; do \
+			echo "$$list" | grep -qx "$$f" || { echo "release-check: $$a has no $$f" >&2; exit 1; }; \
+		done; \
+	done; echo "release-check: $$(ls dist/*.tar.gz dist/*.zip | wc -l) archives, each with the README, the man page and the completions"
+	@test -s dist/checksums.txt && test -s dist/homebrew/Casks/countertop.rb
+
 # The README's picture: the real dashboard running the demo in tmux,
 # drawn by charmbracelet/freeze (run with go run, not a dependency).
 screenshot:
 	./scripts/screenshot.sh
 
 clean:
-	rm -rf bin
+	rm -rf bin dist

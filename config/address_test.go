@@ -44,7 +44,7 @@ func TestHostPortIsARedisURL(t *testing.T) {
 	}
 }
 
-// redis-cli's -h, -p, -n, -a, --user and -u mean what they mean there.
+// redis-cli's -h, -p, -s, -n, -a, --user and -u mean what they mean there.
 // -h, -p and -n replace those of the URL the environment or the file
 // gives, so that -n 3 is database 3 of the server configured.
 func TestRedisCLIFlags(t *testing.T) {
@@ -68,6 +68,12 @@ func TestRedisCLIFlags(t *testing.T) {
 		{"--pass", nil, []string{"--pass", "s3cret"}, "redis://127.0.0.1:6379/0", "", "s3cret"},
 		{"-a beats the environment", map[string]string{"REDIS_PASSWORD": "env", "REDIS_USERNAME": "envuser"}, []string{"-a", "flag"}, "redis://127.0.0.1:6379/0", "envuser", "flag"},
 		{"-a beats the URL's", nil, []string{"-u", "redis://me:url@h:1/0", "-a", "flag"}, "redis://me:url@h:1/0", "", "flag"},
+		{"long names", nil, []string{"--host", "10.0.0.5", "--port", "7000", "--db", "3"}, "redis://10.0.0.5:7000/3", "", ""},
+		{"-s", nil, []string{"-s", "/run/redis.sock"}, "unix:///run/redis.sock", "", ""},
+		{"-s -n", nil, []string{"-s", "/run/redis.sock", "-n", "2"}, "unix:///run/redis.sock?db=2", "", ""},
+		{"-s keeps the environment's database and password", map[string]string{"REDIS_URL": "redis://:secret@prod:7000/3?dial_timeout=3s"}, []string{"--socket", "/run/redis.sock"},
+			"unix://:secret@/run/redis.sock?db=3&dial_timeout=3s", "", ""},
+		{"-s in place of the environment's socket", map[string]string{"REDIS_URL": "unix:///tmp/a.sock?db=4"}, []string{"-s", "/tmp/b.sock"}, "unix:///tmp/b.sock?db=4", "", ""},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c, err := load(t, tc.env, tc.args...)
@@ -88,6 +94,9 @@ func TestRedisCLIFlags(t *testing.T) {
 		{nil, []string{"-u", "h:1", "-p", "2", "-n", "3"}, "-p and -n cannot go with -u, which names the host, port and database: give one or the other"},
 		{nil, []string{"-u", "h:1", "--url", "h:2"}, "-u and --url are the same flag: give it once"},
 		{nil, []string{"-a", "hunter2", "--pass", "hunter2"}, "-a and --pass are the same flag: give it once"},
+		{nil, []string{"-s", "/run/redis.sock", "-h", "h", "-p", "1"}, "-s names a socket, and -h and -p a host and port: give one or the other"},
+		{nil, []string{"-u", "h:1", "-s", "/run/redis.sock"}, "-s cannot go with -u, which names the host, port and database: give one or the other"},
+		{nil, []string{"-s", ""}, "-s is empty: give the path of the server's socket, like /run/redis/redis.sock"},
 		{nil, []string{"-a", "hunter2", "-p", "0"}, `-p "0" is not a port (use a number from 1 to 65535, like 6379)`},
 		{nil, []string{"-p", "redis"}, `-p "redis" is not a port (use a number from 1 to 65535, like 6379)`},
 		{nil, []string{"-n", "-1"}, `-n "-1" is not a database (use a number from 0 up, like 0)`},

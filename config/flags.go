@@ -2,65 +2,62 @@ package config
 
 import (
 	"errors"
-	"flag"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
 
-	"github.com/countertop/countertop/internal/words"
+	"github.com/spf13/pflag"
 )
 
-// Flags holds the values of the common flags that Register adds to a
-// FlagSet; only Load reads them. Values that need parsing are kept as the
-// text the user typed, so that Load checks them with the same rules, and
-// reports them in the same words, as values from the config file.
+// Flags holds the common flags that RegisterFor adds to a FlagSet; only
+// Load reads them. Values that need parsing are kept as the text the user
+// typed, so that Load checks them with the same rules, and reports them in
+// the same words, as values from the config file.
 type Flags struct {
-	values map[string]flag.Value // by flag name
+	fs *pflag.FlagSet
 }
 
 // Register adds the flags of every setting to fs: those of Settings.
-func Register(fs *flag.FlagSet) *Flags {
+func Register(fs *pflag.FlagSet) *Flags {
 	return RegisterFor(fs, "")
 }
 
 // RegisterFor adds to fs the flags of the settings that command (one of
 // Setting.Commands) uses, or of every setting when command is "": a flag
-// that would change nothing is refused rather than silently ignored.
-func RegisterFor(fs *flag.FlagSet, command string) *Flags {
-	f := &Flags{values: make(map[string]flag.Value)}
+// that would change nothing is refused rather than silently ignored. A
+// setting's Short is the flag's one-letter spelling (-u for --url).
+func RegisterFor(fs *pflag.FlagSet, command string) *Flags {
 	for _, s := range settings {
 		switch {
 		case s.Flag == "" || command != "" && !slices.Contains(s.Commands, command):
-			continue
 		case s.value != nil && s.value.isList:
-			fs.Var(new(stringList), s.Flag, s.Usage)
+			// An array, not a slice: a glob may hold a comma.
+			fs.StringArrayP(s.Flag, s.Short, nil, s.Usage)
 		case s.value != nil && s.value.isBool:
-			fs.Bool(s.Flag, s.Default == "true", s.Usage)
+			fs.BoolP(s.Flag, s.Short, s.Default == "true", s.Usage)
 		default:
-			fs.String(s.Flag, s.Default, s.Usage)
-		}
-		f.values[s.Flag] = fs.Lookup(s.Flag).Value
-		if s.Short != "" {
-			fs.Var(f.values[s.Flag], s.Short, "the same as --"+s.Flag)
+			fs.StringP(s.Flag, s.Short, s.Default, s.Usage)
 		}
 	}
-	return f
+	return &Flags{fs: fs}
 }
 
-// Load builds the Config from the flags set on fs (already parsed), the
-// environment that getenv reads, the config file and the defaults, in that
-// order of precedence. It returns every problem it finds, each naming where
-// the bad value came from; a Config is only returned when there are none.
-func Load(f *Flags, fs *flag.FlagSet, getenv func(string) string) (Config, error) {
-	set, given, err := givenFlags(fs)
+// Load builds the Config from the flags set on f's FlagSet (already
+// parsed), the environment that getenv reads, the config file and the
+// defaults, in that order of precedence. typed is the flags as the command
+// line spelled them (CommandLine.Typed), for the messages to name them so.
+// It returns every problem it finds, each naming where the bad value came
+// from; a Config is only returned when there are none.
+func Load(f *Flags, typed []string, getenv func(string) string) (Config, error) {
+	set, given, err := f.given(typed)
 	if err != nil {
 		return Config{}, err
 	}
 
 	c := defaults()
-	path, err := configPath(f.values["config"].String(), getenv)
+	path, err := configPath(f.text("config"), getenv)
 	if err != nil {
 		return Config{}, err
 	}
@@ -82,21 +79,38 @@ func Load(f *Flags, fs *flag.FlagSet, getenv func(string) string) (Config, error
 	return c, nil
 }
 
-// givenFlags returns the settings' flags given on fs: set by the name of
-// the setting's flag, given by that name too, with the flag as typed ("-u"
-// for --url). A flag given by both its names is an error.
-func givenFlags(fs *flag.FlagSet) (set map[string]bool, given map[string]string, err error) {
+// text returns the value of the flag name as typed, "" when f has no such
+// flag.
+func (f *Flags) text(name string) string {
+	if fl := f.fs.Lookup(name); fl != nil {
+		return fl.Value.String()
+	}
+	return ""
+}
+
+// given returns the settings' flags given: set by the name of the
+// setting's flag, given by that name too, with the flag as typed ("-u"
+// for --url; its long spelling when typed is silent). A flag given by both
+// its spellings is an error.
+func (f *Flags) given(typed []string) (set map[string]bool, given map[string]string, err error) {
 	set, given = make(map[string]bool), make(map[string]string)
-	fs.Visit(func(fl *flag.Flag) { given[fl.Name] = words.Flag(fl.Name) })
-	for _, s := range settings {
-		switch short, long := given[s.Short], given[s.Flag]; {
-		case s.Short == "" || short == "":
-		case long != "":
-			return nil, nil, fmt.Errorf("%s and %s are the same flag: give it once", short, long)
-		default:
-			given[s.Flag] = short
+	for _, spelled := range typed {
+		fl := flagSpelled(f.fs, spelled)
+		if fl == nil {
+			continue
 		}
-		set[s.Flag] = given[s.Flag] != ""
+		if before := given[fl.Name]; before != "" && before != spelled {
+			return nil, nil, fmt.Errorf("%s and %s are the same flag: give it once", before, spelled)
+		}
+		given[fl.Name] = spelled
+	}
+	f.fs.Visit(func(fl *pflag.Flag) {
+		if given[fl.Name] == "" {
+			given[fl.Name] = "--" + fl.Name
+		}
+	})
+	for _, s := range settings {
+		set[s.Flag] = s.Flag != "" && given[s.Flag] != ""
 	}
 	return set, given, nil
 }
@@ -162,10 +176,9 @@ func (c *Config) applyFlags(f *Flags, given map[string]string) error {
 		if s.Flag == "" || s.value == nil || given[s.Flag] == "" {
 			continue
 		}
-		v := f.values[s.Flag]
-		items := []string{v.String()}
-		if list, ok := v.(*stringList); ok {
-			items = *list
+		items := []string{f.text(s.Flag)}
+		if s.value.isList {
+			items, _ = f.fs.GetStringArray(s.Flag)
 		}
 		for _, err := range s.value.text(c, items) {
 			errs = append(errs, fmt.Errorf("%s: %w", given[s.Flag], err))
@@ -174,72 +187,76 @@ func (c *Config) applyFlags(f *Flags, given map[string]string) error {
 			*s.origin(c) = given[s.Flag]
 		}
 		if s.flagAlso != nil {
-			s.flagAlso(c, v.String())
+			s.flagAlso(c, items[len(items)-1])
 		}
 	}
 	return errors.Join(errs...)
 }
 
-// ParseInterspersed parses args like fs.Parse, except that flags may follow
-// positional arguments, so that "incr KEY --by 3" works; everything after
-// "--" is positional. It returns the positional arguments in order.
-func ParseInterspersed(fs *flag.FlagSet, args []string) ([]string, error) {
-	if err := valueLeftOut(fs, args); err != nil {
-		return nil, err
-	}
-	var positional []string
-	for {
-		if err := fs.Parse(args); err != nil {
-			return nil, err
-		}
-		rest := fs.Args()
-		if len(rest) == 0 {
-			return positional, nil
-		}
-		if n := len(args) - len(rest); n > 0 && args[n-1] == "--" {
-			return append(positional, rest...), nil
-		}
-		positional = append(positional, rest[0])
-		args = rest[1:]
-	}
+// A CommandLine is a command's arguments as Prepare reads them.
+type CommandLine struct {
+	Args       []string // the arguments for pflag, every flag spelled as pflag reads it
+	Typed      []string // the flags given, in order, as typed: "-u", "--url" (also for -url)
+	Positional []string // the arguments that are no flag nor a flag's value
 }
 
-// valueLeftOut says so when a flag that takes a value is followed by
-// another flag of fs: "--pattern --url X" would take --url for the pattern
-// and X for an argument. (A value that begins with a dash goes after =:
-// --pattern=-x.)
-func valueLeftOut(fs *flag.FlagSet, args []string) error {
-	isFlag := func(a string) *flag.Flag {
-		if !strings.HasPrefix(a, "-") {
-			return nil
+// Prepare reads args, a command's arguments, as package flag did before
+// pflag, so that a command line that worked still does: a flag of several
+// letters after one dash is that flag (-url, -help), not one-letter flags
+// run together. It notes how each flag was spelled, for Load, and which
+// arguments are positional. A flag that takes a value followed by another
+// flag of fs is an error: "--pattern --url X" would take --url for the
+// pattern and X for an argument (a value that begins with a dash goes
+// after =: --pattern=-x). It stops at a flag fs does not have, which
+// parsing then reports.
+func Prepare(fs *pflag.FlagSet, args []string) (CommandLine, error) {
+	line := CommandLine{Args: slices.Clone(args)}
+	for i := 0; i < len(line.Args); i++ {
+		a := line.Args[i]
+		switch {
+		case a == "--":
+			line.Positional = append(line.Positional, line.Args[i+1:]...)
+			return line, nil
+		case len(a) < 2 || a[0] != '-':
+			line.Positional = append(line.Positional, a)
+			continue
 		}
-		name, _, _ := strings.Cut(strings.TrimPrefix(strings.TrimPrefix(a, "-"), "-"), "=")
+		name, _, hasValue := strings.Cut(strings.TrimPrefix(a[1:], "-"), "=")
+		spelled := "--" + name
+		if len(name) == 1 && !strings.HasPrefix(a, "--") {
+			spelled = "-" + name
+		} else if !strings.HasPrefix(a, "--") {
+			line.Args[i] = "-" + a // -url: package flag's spelling of --url
+		}
+		f := flagSpelled(fs, spelled)
+		if f == nil {
+			return line, nil
+		}
+		line.Typed = append(line.Typed, spelled)
+		if hasValue || f.NoOptDefVal != "" || i+1 == len(line.Args) {
+			continue // a switch, or its value is in this argument
+		}
+		if next := line.Args[i+1]; next != "--" && strings.HasPrefix(next, "-") && flagSpelled(fs, spelling(next)) != nil {
+			return line, fmt.Errorf("%s has no value: the word after it, %s, is a flag — give the value right after %s", a, next, a)
+		}
+		i++ // its value, whatever it looks like
+	}
+	return line, nil
+}
+
+// spelling returns arg, a flag, as Prepare notes it: "-u", "--url".
+func spelling(arg string) string {
+	name, _, _ := strings.Cut(strings.TrimLeft(arg, "-"), "=")
+	if len(name) == 1 && !strings.HasPrefix(arg, "--") {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// flagSpelled returns the flag of fs spelled so ("-u", "--url"), nil for none.
+func flagSpelled(fs *pflag.FlagSet, spelled string) *pflag.Flag {
+	if name, ok := strings.CutPrefix(spelled, "--"); ok {
 		return fs.Lookup(name)
 	}
-	for i, a := range args[:max(0, len(args)-1)] {
-		if a == "--" {
-			return nil
-		}
-		f := isFlag(a)
-		if f == nil || strings.Contains(a, "=") {
-			continue
-		}
-		if b, ok := f.Value.(interface{ IsBoolFlag() bool }); ok && b.IsBoolFlag() {
-			continue
-		}
-		if next := isFlag(args[i+1]); next != nil {
-			return fmt.Errorf("%s has no value: the word after it, %s, is a flag — give the value right after %s", a, args[i+1], a)
-		}
-	}
-	return nil
-}
-
-// stringList is the value of a repeatable flag (--pattern, --sentinel).
-type stringList []string
-
-func (p *stringList) String() string { return strings.Join(*p, " ") }
-
-func (p *stringList) Set(s string) error {
-	*p = append(*p, s)
-	return nil
+	return fs.ShorthandLookup(strings.TrimPrefix(spelled, "-"))
 }

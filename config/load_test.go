@@ -1,7 +1,6 @@
 package config_test
 
 import (
-	"flag"
 	"io"
 	"os"
 	"path/filepath"
@@ -13,6 +12,7 @@ import (
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/model"
+	"github.com/spf13/pflag"
 )
 
 // load parses args as the common flags and loads the Config, with env as
@@ -20,13 +20,17 @@ import (
 // countertop.toml, so only --config or env can bring in a file.
 func load(t *testing.T, env map[string]string, args ...string) (config.Config, error) {
 	t.Helper()
-	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("countertop", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
 	f := config.Register(fs)
-	if err := fs.Parse(args); err != nil {
+	line, err := config.Prepare(fs, args)
+	if err != nil {
+		t.Fatalf("prepare %q: %v", args, err)
+	}
+	if err := fs.Parse(line.Args); err != nil {
 		t.Fatalf("parse %q: %v", args, err)
 	}
-	return config.Load(f, fs, func(k string) string { return env[k] })
+	return config.Load(f, line.Typed, func(k string) string { return env[k] })
 }
 
 // writeFile writes content to name in dir, creating directories as needed,
@@ -541,19 +545,15 @@ func TestPatterns(t *testing.T) {
 	// --pattern with its value left out takes the next flag for it: say
 	// so, rather than watch the keys matching "--url" and complain of the
 	// URL as an argument. A glob can still match keys that begin so.
-	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
-	fs.SetOutput(io.Discard)
+	fs := pflag.NewFlagSet("countertop", pflag.ContinueOnError)
 	config.Register(fs)
 	want := "--pattern has no value: the word after it, --url, is a flag — give the value right after --pattern"
-	if _, err := config.ParseInterspersed(fs, []string{"--pattern", "--url", "redis://h:1"}); err == nil || err.Error() != want {
+	if _, err := config.Prepare(fs, []string{"--pattern", "--url", "redis://h:1"}); err == nil || err.Error() != want {
 		t.Errorf("--pattern --url: %v\nwant %q", err, want)
 	}
-	for _, args := range [][]string{{"--read-only", "--pattern", "a:*"}, {"--pattern=-x", "--url", "redis://h:1"}, {"--", "--pattern", "--url"}} {
+	for _, args := range [][]string{{"--read-only", "--pattern", "a:*"}, {"--pattern=-x", "--url", "redis://h:1"}, {"--", "--pattern", "--url"}, {"--pattern", "-x"}} {
 		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
-			fs.SetOutput(io.Discard)
-			config.Register(fs)
-			if _, err := config.ParseInterspersed(fs, args); err != nil {
+			if _, err := config.Prepare(fs, args); err != nil {
 				t.Errorf("%q: %v", args, err)
 			}
 		})
@@ -593,7 +593,7 @@ func TestFallbackRule(t *testing.T) {
 // none (windowOf in cmd_write.go, windowFor in ui/writes.go), the limit
 // does not (a rule without a limit has none).
 func TestFallbackFlagHelp(t *testing.T) {
-	fs := flag.NewFlagSet("countertop", flag.ContinueOnError)
+	fs := pflag.NewFlagSet("countertop", pflag.ContinueOnError)
 	config.Register(fs)
 	for _, tc := range []struct{ flag, want string }{
 		{"limit", "limit `N` of the keys no rule covers (a rule without a limit has none)"},
@@ -664,42 +664,58 @@ func TestConfigFileLookup(t *testing.T) {
 	}
 }
 
-func TestParseInterspersed(t *testing.T) {
+// Flags go anywhere among the arguments, so that "incr KEY --by 3"
+// works, and are read as package flag read them before pflag: -by is --by,
+// not -b -y; everything after "--" is positional.
+func TestPrepare(t *testing.T) {
 	tests := []struct {
 		args           []string
 		wantPositional []string
+		wantTyped      []string
 		wantBy         int
 		wantReadOnly   bool
 	}{
-		{nil, nil, 1, false},
-		{[]string{"incr", "KEY", "--by", "3"}, []string{"incr", "KEY"}, 3, false},
-		{[]string{"--read-only", "incr", "KEY", "--by=2"}, []string{"incr", "KEY"}, 2, true},
-		{[]string{"KEY", "--by", "3", "OTHER", "--read-only"}, []string{"KEY", "OTHER"}, 3, true},
-		{[]string{"KEY", "--", "--by", "-"}, []string{"KEY", "--by", "-"}, 1, false},
-		{[]string{"-", "--by", "4"}, []string{"-"}, 4, false},
+		{nil, nil, nil, 1, false},
+		{[]string{"incr", "KEY", "--by", "3"}, []string{"incr", "KEY"}, []string{"--by"}, 3, false},
+		{[]string{"--read-only", "incr", "KEY", "--by=2"}, []string{"incr", "KEY"}, []string{"--read-only", "--by"}, 2, true},
+		{[]string{"KEY", "--by", "3", "OTHER", "--read-only"}, []string{"KEY", "OTHER"}, []string{"--by", "--read-only"}, 3, true},
+		{[]string{"KEY", "--", "--by", "-"}, []string{"KEY", "--by", "-"}, nil, 1, false},
+		{[]string{"-", "--by", "4"}, []string{"-"}, []string{"--by"}, 4, false},
+		{[]string{"KEY", "-by", "-5", "-read-only"}, []string{"KEY"}, []string{"--by", "--read-only"}, -5, true},
+		{[]string{"-r", "KEY", "-b=6"}, []string{"KEY"}, []string{"-r", "-b"}, 6, true},
 	}
 	for _, tc := range tests {
 		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
-			fs := flag.NewFlagSet("incr", flag.ContinueOnError)
-			by := fs.Int("by", 1, "")
-			readOnly := fs.Bool("read-only", false, "")
-			positional, err := config.ParseInterspersed(fs, tc.args)
+			fs := pflag.NewFlagSet("incr", pflag.ContinueOnError)
+			by := fs.IntP("by", "b", 1, "")
+			readOnly := fs.BoolP("read-only", "r", false, "")
+			line, err := config.Prepare(fs, tc.args)
 			if err != nil {
 				t.Fatal(err)
 			}
-			if !slices.Equal(positional, tc.wantPositional) || *by != tc.wantBy || *readOnly != tc.wantReadOnly {
-				t.Errorf("got %q, --by %d, --read-only %t; want %q, %d, %t",
-					positional, *by, *readOnly, tc.wantPositional, tc.wantBy, tc.wantReadOnly)
+			if err := fs.Parse(line.Args); err != nil {
+				t.Fatal(err)
+			}
+			if !slices.Equal(line.Positional, tc.wantPositional) || !slices.Equal(fs.Args(), tc.wantPositional) || !slices.Equal(line.Typed, tc.wantTyped) ||
+				*by != tc.wantBy || *readOnly != tc.wantReadOnly {
+				t.Errorf("got %q (pflag: %q) typed %q, --by %d, --read-only %t; want %q %q, %d, %t",
+					line.Positional, fs.Args(), line.Typed, *by, *readOnly, tc.wantPositional, tc.wantTyped, tc.wantBy, tc.wantReadOnly)
 			}
 		})
 	}
 }
 
-func TestParseInterspersedUnknownFlag(t *testing.T) {
-	fs := flag.NewFlagSet("incr", flag.ContinueOnError)
+// An unknown flag is left to the parser to report, after a positional
+// argument too.
+func TestPrepareUnknownFlag(t *testing.T) {
+	fs := pflag.NewFlagSet("incr", pflag.ContinueOnError)
 	fs.SetOutput(io.Discard)
-	if _, err := config.ParseInterspersed(fs, []string{"KEY", "--bogus"}); err == nil {
-		t.Error("an unknown flag after a positional argument was accepted")
+	line, err := config.Prepare(fs, []string{"KEY", "-bogus"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := fs.Parse(line.Args); err == nil || err.Error() != "unknown flag: --bogus" {
+		t.Errorf("an unknown flag after a positional argument: %v", err)
 	}
 }
 

@@ -13,11 +13,12 @@ import (
 // entry in it.
 type Setting struct {
 	Flag     string   // the flag's name, without dashes; "" for none
-	Short    string   // a one-letter flag that means the same, as redis-cli has it ("u" for --url); "" for none
+	Short    string   // its one-letter spelling, as redis-cli has it ("u" for --url); "" for none
 	Key      string   // its key in the config file, as table.key ("redis.url"); "" for none
 	Env      string   // the environment variable that sets it, unless the flag is given; "" for none
 	Default  string   // the value before any source sets one, as a flag would give it; "" for none (false)
-	Usage    string   // the flag's help, as flag.FlagSet prints it
+	Usage    string   // the flag's help; a word in backquotes names its value (`URL`)
+	Values   []string // the values it takes, when they are a list (what completion offers)
 	Commands []string // the subcommands that use it, of "dashboard", "snapshot", "check", "incr" and "repair"
 
 	value *value // how its text and TOML are read into a Config; nil for --config, which Load reads itself
@@ -66,11 +67,13 @@ var settings = []Setting{
 		}},
 	// redis-cli's way to name the server, which Load reads itself (see
 	// applyAddress): in place of the URL's host, port and database.
-	{Flag: "h", Commands: everyCommand,
+	{Flag: "host", Short: "h", Commands: everyCommand,
 		Usage: "the server's `HOST`, as redis-cli -h (in place of the URL's; default 127.0.0.1)"},
-	{Flag: "p", Commands: everyCommand,
+	{Flag: "port", Short: "p", Commands: everyCommand,
 		Usage: "the server's `PORT`, as redis-cli -p (in place of the URL's; default 6379)"},
-	{Flag: "n", Commands: everyCommand,
+	{Flag: "socket", Short: "s", Commands: everyCommand,
+		Usage: "connect through the unix `SOCKET`, as redis-cli -s (in place of the URL's host and port)"},
+	{Flag: "db", Short: "n", Commands: everyCommand,
 		Usage: "database number `DB`, as redis-cli -n (in place of the URL's; default 0)"},
 	{Flag: "user", Key: "redis.username", Env: "REDIS_USERNAME", Commands: everyCommand,
 		Usage: "log in as the ACL user `NAME`, as redis-cli --user (env REDIS_USERNAME)",
@@ -89,7 +92,7 @@ var settings = []Setting{
 	{Flag: "window", Key: "defaults.window", Commands: everyCommand,
 		Usage: "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s",
 		value: one(windowText, func(c *Config) *time.Duration { return &c.Rules.Fallback.Window })},
-	{Flag: "mode", Key: "redis.mode", Default: ModeAuto, Commands: watchers,
+	{Flag: "mode", Key: "redis.mode", Default: ModeAuto, Commands: watchers, Values: []string{ModeAuto, ModeEvents, ModeTracking, ModePoll},
 		Usage: "follow changes by `MODE`: auto (events, else tracking, else poll), events (keyspace notifications), tracking (client tracking, Redis 6+: no server config) or poll (snapshot and check: with --watch)",
 		value: one(modeText, func(c *Config) *string { return &c.Redis.Mode })},
 	{Flag: "interval", Key: "redis.interval", Default: "1s", Commands: watchers,

@@ -3,11 +3,14 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/report"
 	"github.com/countertop/countertop/model"
 )
@@ -21,30 +24,55 @@ const (
 // isProblem reports whether c is stuck or has lost its expiry.
 func isProblem(c *model.Counter) bool { return c.Status.Problem() }
 
+func (a *app) checkCommand() *cobra.Command {
+	var (
+		format  string
+		minKeys int
+		watch   time.Duration
+	)
+	cmd := &cobra.Command{
+		Use:     "check [flags]",
+		Short:   "exit 0 healthy, 1 problems, 2 could not check",
+		Long:    aboutCheck,
+		Example: examples(checkExamples),
+	}
+	load := a.settings(cmd, "check")
+	cmd.Flags().StringVar(&format, "format", checkText, "output `FORMAT`: text or json")
+	cmd.Flags().IntVar(&minKeys, "min-keys", 0, "fail (exit 1) when a --pattern matches fewer than `N` keys; 1 catches a pattern that matches nothing")
+	watchFlag(cmd.Flags(), &watch)
+	completeValues(cmd, map[string][]string{"format": {checkText, checkJSON}})
+	// A monitor that reads JSON gets its object for a bad flag too, when
+	// --format json came before it.
+	cmd.SetFlagErrorFunc(func(cmd *cobra.Command, err error) error {
+		err = flagError(cmd, err)
+		if format == checkJSON && !errors.Is(err, pflag.ErrHelp) {
+			report.WriteCheckFailedJSON(a.stdout, time.Now(), err)
+		}
+		return err
+	})
+	cmd.RunE = a.run(func(cmd *cobra.Command, args []string) (int, error) {
+		return runCheck(cmd.Context(), cmd.Flags(), load, args, format, minKeys, watch, a.stdout, a.stderr)
+	})
+	return cmd
+}
+
 // runCheck prints one line per problem counter (stuck, extending,
 // no-expiry, leak) and per pattern that matched nothing or fewer keys than
 // --min-keys, and per master that has evicted keys (maxmemory), then a
-// summary, in --format; it returns exitProblems when the check fails
-// (which evictions alone do not make it), and exitFailed when a watch was
-// too short to tell whether a key pushed back as it grows is extending.
-// One pass reads each key once;
-// --watch reads them for a while, which extending takes.
-func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	format, minKeys := checkText, 0
-	var watch *time.Duration
-	var flags *flag.FlagSet
-	cfg, rest, err := parse("check", args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&format, "format", checkText, "output `FORMAT`: text or json")
-		fs.IntVar(&minKeys, "min-keys", 0, "fail (exit 1) when a --pattern matches fewer than `N` keys; 1 catches a pattern that matches nothing")
-		watch, flags = watchFlags(fs), fs
-	})
+// summary, in format; it returns exitProblems when the check fails (which
+// evictions alone do not make it), and exitFailed when a watch was too
+// short to tell whether a key pushed back as it grows is extending. One
+// pass reads each key once; --watch reads them for a while, which
+// extending takes.
+func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Config, error), rest []string, format string, minKeys int, watch time.Duration, stdout, stderr io.Writer) (int, error) {
+	cfg, err := load()
 	if format != checkText && format != checkJSON {
 		return exitFailed, fmt.Errorf("--format %q is not a format for check: use text or json", format)
 	}
 	// A monitor that reads JSON gets one object whatever happens, and the
 	// sentence on stderr as every subcommand writes it.
 	failed := func(err error) (int, error) {
-		if format == checkJSON && !errors.Is(err, flag.ErrHelp) {
+		if format == checkJSON {
 			report.WriteCheckFailedJSON(stdout, time.Now(), err)
 		}
 		return exitFailed, err
@@ -56,12 +84,12 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		err = fmt.Errorf("--min-keys %d is not a number of keys: use 0 (no minimum) or more", minKeys)
 	}
 	if err == nil {
-		err = checkWatch(flags, *watch)
+		err = checkWatch(flags, watch)
 	}
 	if err != nil {
 		return failed(err)
 	}
-	if *watch > 0 {
+	if watch > 0 {
 		cfg = withDashboardBudget(cfg)
 	}
 	client, err := connect(ctx, cfg, stderr)
@@ -73,9 +101,9 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		counters []*model.Counter
 		pushed   []report.Pushed
 	)
-	if *watch > 0 {
+	if watch > 0 {
 		var store *model.Store
-		if store, err = observe(ctx, client, cfg, *watch, stderr); err == nil {
+		if store, err = observe(ctx, client, cfg, watch, stderr); err == nil {
 			counters = storeCounters(store)
 			pushed = pushedCounters(store, counters)
 		}
@@ -86,7 +114,7 @@ func runCheck(ctx context.Context, args []string, stdout, stderr io.Writer) (int
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
-	check.Watched, check.Pushed = *watch, pushed
+	check.Watched, check.Pushed = watch, pushed
 	if check.Evictions, err = client.Evictions(ctx); err != nil {
 		check.EvictionsUnknown = err.Error()
 	}

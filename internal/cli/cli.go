@@ -1,18 +1,20 @@
-// Package cli is countertop's command line: one file per subcommand, each
-// wiring flags and config to redisclient, report, ui or demo and printing
-// the outcome; the work itself is those packages'.
+// Package cli is countertop's command line, on cobra: one file per
+// subcommand, each declaring its flags and wiring them and the config to
+// redisclient, report, ui or demo, and printing the outcome; the work
+// itself is those packages'.
 package cli
 
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"os/signal"
-	"regexp"
 	"strings"
+
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/suggest"
@@ -27,55 +29,58 @@ const (
 	exitFailed   = 2 // could not do the job: bad flags, config, connection, stdout
 )
 
-// A command is one of countertop's subcommands: how to call it, what its
-// --help says, and what runs it.
-type command struct {
-	name     string   // as typed; "" for the dashboard
-	args     string   // what follows the name in its synopsis: "KEY [flags]"
-	summary  string   // its line in the list of commands
-	about    string   // what --help says it does, before the examples
-	examples []string // command lines, each after a "# ..." line saying what it does, if any
-	run      func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error)
-}
-
-// commands are the dashboard and the subcommands, in the order the list of
-// commands shows them; init sets them, as their help reads the list.
-var commands []*command
-
-// The commands that return only an error exit 0 without one.
 func init() {
-	commands = []*command{
-		{name: "", args: "[flags]", summary: "interactive dashboard", about: aboutDashboard, examples: dashboardExamples,
-			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-				return exitOK, runDashboard(ctx, args, stdout, stderr)
-			}},
-		{name: "demo", summary: "a dashboard on simulated traffic (embedded Redis)", about: aboutDemo, examples: demoExamples,
-			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-				return exitOK, runDemo(ctx, args, stdout, stderr)
-			}},
-		{name: "snapshot", args: "[flags]", summary: "print the matched counters once and exit", about: aboutSnapshot, examples: snapshotExamples,
-			run: func(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-				return exitOK, runSnapshot(ctx, args, stdout, stderr)
-			}},
-		{name: "check", args: "[flags]", summary: "exit 0 healthy, 1 problems, 2 could not check", about: aboutCheck, examples: checkExamples, run: runCheck},
-		{name: "incr", args: "KEY [--by N] [--count N [--rate R/s]] [flags]",
-			summary: "fire a test increment, print the value and TTL", about: aboutIncr, examples: incrExamples, run: runIncr},
-		{name: "repair", args: "[--dry-run] [--yes] [flags]", summary: "PEXPIRE KEY MS NX on stuck and no-expiry counters", about: aboutRepair, examples: repairExamples, run: runRepair},
-		{name: "completion", args: "SHELL", summary: "print a completion script for bash, zsh or fish", about: aboutCompletion, examples: completionExamples, run: runCompletion},
-		{name: "help", args: "[COMMAND]", summary: "print the help of countertop, or of a command", about: aboutHelp, examples: helpExamples, run: runHelp},
-		{name: "version", summary: "print the version and the commit of the build", about: aboutVersion, examples: versionExamples, run: runVersion},
-	}
+	// The list of commands in the order newRoot adds them: the dashboard's
+	// first, then reading, writing, and the shell's.
+	cobra.EnableCommandSorting = false
 }
 
-// commandNamed returns the command called name ("" for the dashboard),
-// nil for none.
-func commandNamed(name string) *command {
-	for _, c := range commands {
-		if c.name == name {
-			return c
-		}
+// An app is one run of countertop: what its commands write to and what
+// they leave for Run.
+type app struct {
+	stdout, stderr io.Writer
+	typed          []string // the flags given, as typed (config.CommandLine.Typed)
+	code           int      // the exit code the command chose
+}
+
+// newRoot returns countertop's commands: the dashboard, with the others
+// under it. Each Run has its own, as flags keep their values.
+func (a *app) newRoot() *cobra.Command {
+	root := a.dashboardCommand()
+	root.AddCommand(a.demoCommand(), a.snapshotCommand(), a.checkCommand(), a.incrCommand(), a.repairCommand(),
+		a.completionCommand(), a.versionCommand())
+	help := a.helpCommand()
+	root.AddCommand(help)
+	root.SetHelpCommand(help)
+	root.SetHelpFunc(func(cmd *cobra.Command, _ []string) { fmt.Fprint(cmd.OutOrStdout(), helpOf(cmd)) })
+	root.SetFlagErrorFunc(flagError)
+	root.SilenceErrors, root.SilenceUsage = true, true // Run says them, its way
+	root.CompletionOptions.DisableDefaultCmd = true    // completion SHELL is a command of its own
+	root.SuggestionsMinimumDistance = 2                // "did you mean" for a typo or two
+	root.SetOut(a.stdout)
+	root.SetErr(a.stderr)
+
+	// --version prints what version does; --help is the help, and -h is
+	// redis-cli's host: cobra's own help flag would take -h. Neither is
+	// listed among a command's flags, nor completed.
+	root.Version = version()
+	root.SetVersionTemplate("{{.Version}}\n")
+	root.Flags().Bool("version", false, "print the version")
+	must(root.Flags().MarkHidden("version"))
+	for _, c := range append(root.Commands(), root) {
+		c.Flags().Bool("help", false, "print this help")
+		must(c.Flags().MarkHidden("help"))
+		c.DisableFlagsInUseLine = true // each Use says where its flags go
 	}
-	return nil
+	return root
+}
+
+// must panics on err, an error declaring a command, which a test meets
+// first.
+func must(err error) {
+	if err != nil {
+		panic(err)
+	}
 }
 
 // Run runs the subcommand args name (the dashboard when none) with the
@@ -84,18 +89,6 @@ func commandNamed(name string) *command {
 // --help goes to stdout. Output that could not be written to stdout
 // (closed, a full disk) is exitFailed, with its line.
 func Run(args []string, stdout, stderr io.Writer) int {
-	name := ""
-	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
-		name, args = args[0], args[1:]
-	}
-	if name == "" && len(args) == 1 && (args[0] == "--version" || args[0] == "-version") {
-		name, args = "version", nil
-	}
-	cmd := commandNamed(name)
-	if cmd == nil {
-		fmt.Fprintf(stderr, "countertop: %v\n", unknownCommand(name))
-		return exitFailed
-	}
 	if f, ok := stdout.(*os.File); ok && startedClosed(f) {
 		fmt.Fprintf(stderr, "countertop: %v\n", errStdoutClosed)
 		return exitFailed
@@ -104,11 +97,8 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	ctx, stop := signal.NotifyContext(context.Background(), os.Interrupt)
 	defer stop()
 
-	code, err := cmd.run(ctx, args, out, stderr)
-	if help := (*helpError)(nil); errors.As(err, &help) {
-		fmt.Fprint(out, help.text)
-		err, code = nil, exitOK
-	}
+	a := &app{stdout: out, stderr: stderr}
+	code, err := a.execute(ctx, args)
 	// Output that did not reach stdout fails the command, whatever it did
 	// besides; an error that is that failure is said once.
 	if failed := stdoutFailed(out); failed != nil {
@@ -133,158 +123,148 @@ func Run(args []string, stdout, stderr io.Writer) int {
 	return code
 }
 
-// unknownCommand is the error for a first argument that names no command,
-// with the one meant when it is near enough to one.
-func unknownCommand(name string) error {
-	var names []string
-	for _, c := range commands {
-		if c.name != "" {
-			names = append(names, c.name)
+// execute finds the command args name and runs it. A command goes first:
+// after the dashboard's flags a command's name is a mistake, where cobra
+// would run that command.
+func (a *app) execute(ctx context.Context, args []string) (int, error) {
+	root := a.newRoot()
+	cmd, rest := root, args
+	if len(args) > 0 && !strings.HasPrefix(args[0], "-") {
+		switch args[0] {
+		case cobra.ShellCompRequestCmd, cobra.ShellCompNoDescRequestCmd: // a shell completing a word
+			cmd, rest = nil, nil
+		default:
+			if cmd = subcommand(root, args[0]); cmd == nil {
+				return exitFailed, unknownCommand(root, args[0])
+			}
+			rest = args[1:]
 		}
 	}
-	if guess := suggest.Nearest(name, names); guess != "" {
-		return fmt.Errorf("unknown command %q; did you mean %q?", name, guess)
+	if cmd != nil {
+		line, err := config.Prepare(cmd.Flags(), rest)
+		if err != nil {
+			return exitFailed, fmt.Errorf("%w: %s", err, flagsHint(cmd))
+		}
+		if cmd == root && len(line.Positional) > 0 {
+			if subcommand(root, line.Positional[0]) != nil {
+				// countertop --url ... check: a line a monitor would run.
+				return exitFailed, fmt.Errorf("%q is a command, and a command goes first: countertop %s [flags]", line.Positional[0], line.Positional[0])
+			}
+			return exitFailed, noArgs(line.Positional)
+		}
+		a.typed = line.Typed
+		args = append(args[:len(args)-len(rest):len(args)-len(rest)], line.Args...)
+	}
+	root.SetArgs(append([]string{}, args...)) // not nil, which cobra takes for os.Args
+	err := root.ExecuteContext(ctx)
+	return a.code, err
+}
+
+// subcommand returns the command of root called name, nil for none.
+func subcommand(root *cobra.Command, name string) *cobra.Command {
+	for _, c := range root.Commands() {
+		if c.Name() == name {
+			return c
+		}
+	}
+	return nil
+}
+
+// run adapts a command's body, which returns its exit code beside its
+// error, to cobra's RunE.
+func (a *app) run(body func(cmd *cobra.Command, args []string) (int, error)) func(*cobra.Command, []string) error {
+	return func(cmd *cobra.Command, args []string) error {
+		code, err := body(cmd, args)
+		a.code = code
+		return err
+	}
+}
+
+// settings adds to cmd the flags of the settings that command (as
+// config.Setting.Commands names it) uses, and returns what reads them,
+// with the environment and the config file, once they are parsed: flags
+// beat env, env beats the file.
+func (a *app) settings(cmd *cobra.Command, command string) func() (config.Config, error) {
+	flags := config.RegisterFor(cmd.Flags(), command)
+	return func() (config.Config, error) { return config.Load(flags, a.typed, os.Getenv) }
+}
+
+// unknownCommand is the error for a first argument that names no command,
+// with the one meant when cobra finds one near enough.
+func unknownCommand(root *cobra.Command, name string) error {
+	if guesses := root.SuggestionsFor(name); len(guesses) > 0 {
+		return fmt.Errorf("unknown command %q; did you mean %q?", name, guesses[0])
 	}
 	return fmt.Errorf("unknown command %q: run 'countertop help' for the list", name)
 }
 
-// runHelp prints countertop's help, or with a command's name what that
-// command's --help prints.
-func runHelp(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("countertop help", flag.ContinueOnError)
-	rest, err := parseArgs(fs, args, stderr)
+// flagsHint is what an error about cmd's flags ends with.
+func flagsHint(cmd *cobra.Command) string {
+	return fmt.Sprintf("run '%s --help' for the flags", cmd.CommandPath())
+}
+
+// flagError is the sentence for err, pflag's error parsing cmd's flags:
+// the flag meant by an unknown one when one is near enough (pflag has no
+// "did you mean"), or the commands that have it when it is another
+// command's.
+func flagError(cmd *cobra.Command, err error) error {
+	help := flagsHint(cmd)
+	var (
+		needs   *pflag.ValueRequiredError
+		invalid *pflag.InvalidValueError
+		unknown *pflag.NotExistError
+	)
 	switch {
-	case err != nil:
-		return exitFailed, err
-	case len(rest) > 1:
-		return exitFailed, fmt.Errorf("help takes one command, not %d: countertop help COMMAND", len(rest))
-	case len(rest) == 0:
-		rest = []string{""} // countertop help is countertop --help
+	case errors.As(err, &needs) && needs.GetFlag().Name == "host":
+		return fmt.Errorf("-h needs a host, as in redis-cli (-h HOST): for help, run '%s --help'", cmd.CommandPath())
+	case errors.As(err, &needs):
+		return fmt.Errorf("flag needs an argument: %s: %s", spelled(needs.GetSpecifiedName(), needs.GetSpecifiedShortnames()), help)
+	case errors.As(err, &invalid):
+		return fmt.Errorf("invalid value %q for flag --%s: parse error: %s", invalid.GetValue(), invalid.GetFlag().Name, help)
+	case !errors.As(err, &unknown):
+		return fmt.Errorf("%w: %s", err, help)
 	}
-	cmd := commandNamed(rest[0])
-	if cmd == nil {
-		return exitFailed, unknownCommand(rest[0])
-	}
-	return cmd.run(ctx, []string{"--help"}, stdout, stderr)
-}
-
-// runVersion prints the version line.
-func runVersion(_ context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	fs := flag.NewFlagSet("countertop version", flag.ContinueOnError)
-	rest, err := parseArgs(fs, args, stderr)
-	if err != nil {
-		return exitFailed, err
-	}
-	if len(rest) > 0 {
-		return exitFailed, fmt.Errorf("unexpected argument %q: version takes none", rest[0])
-	}
-	_, err = fmt.Fprintln(stdout, version())
-	return exitOK, err
-}
-
-// parse reads the flags of the settings command uses (plus whatever extra
-// registers) and resolves the configuration: flags beat env, env beats the
-// file. name is the command's ("" for the dashboard).
-func parse(name string, args []string, stderr io.Writer, extra func(*flag.FlagSet)) (config.Config, []string, error) {
-	fs := flag.NewFlagSet(strings.TrimSpace("countertop "+name), flag.ContinueOnError)
-	settingsOf := name
-	if name == "" {
-		settingsOf = "dashboard"
-	}
-	flags := config.RegisterFor(fs, settingsOf)
-	if extra != nil {
-		extra(fs)
-	}
-	rest, err := parseArgs(fs, args, stderr)
-	if err != nil {
-		return config.Config{}, nil, err
-	}
-	cfg, err := config.Load(flags, fs, os.Getenv)
-	return cfg, rest, err
-}
-
-// helpError is what parseArgs returns for --help: the command's help, for
-// Run to print on stdout, and its flags.
-type helpError struct {
-	text string
-	fs   *flag.FlagSet
-}
-
-func (e *helpError) Error() string { return "help requested" }
-func (e *helpError) Unwrap() error { return flag.ErrHelp }
-
-// parseArgs parses args with fs, flags and arguments in any order. --help
-// returns a *helpError; a bad flag is one sentence that points at --help,
-// not the whole usage with the error before and after it.
-func parseArgs(fs *flag.FlagSet, args []string, _ io.Writer) ([]string, error) {
-	fs.SetOutput(io.Discard)
-	rest, err := config.ParseInterspersed(fs, args)
-	switch {
-	case errors.Is(err, flag.ErrHelp):
-		return nil, &helpError{text: helpOf(fs), fs: fs}
-	case err != nil:
-		return nil, flagError(fs, err)
-	}
-	return rest, nil
-}
-
-// flagError is the sentence for err, package flag's error parsing fs: the
-// flag meant by an unknown one when one is near enough, or the commands
-// that have it when it is another command's.
-func flagError(fs *flag.FlagSet, err error) error {
-	help := fmt.Sprintf("run '%s --help' for the flags", fs.Name())
-	if err.Error() == "flag needs an argument: -h" && fs.Lookup("h") != nil {
-		return fmt.Errorf("-h needs a host, as in redis-cli (-h HOST): for help, run '%s --help'", fs.Name())
-	}
-	name, unknown := strings.CutPrefix(err.Error(), "flag provided but not defined: -")
-	if !unknown {
-		return fmt.Errorf("%s: %s", withDashes(err.Error()), help)
-	}
-	var names []string
-	fs.VisitAll(func(f *flag.Flag) { names = append(names, f.Name) })
-	if guess := suggest.Nearest(name, names); guess != "" {
-		return fmt.Errorf("unknown flag %s; did you mean %s?", words.Flag(name), words.Flag(guess))
-	}
-	for _, s := range config.Settings() {
-		if s.Flag == name {
-			var others []string
-			for _, c := range s.Commands {
-				if c == "dashboard" {
-					c = "the dashboard"
-				}
-				others = append(others, c)
+	name, short := unknown.GetSpecifiedName(), unknown.GetSpecifiedShortnames() != ""
+	typed := spelled(name, unknown.GetSpecifiedShortnames())
+	if !short {
+		var names []string
+		cmd.Flags().VisitAll(func(f *pflag.Flag) {
+			if !f.Hidden {
+				names = append(names, f.Name)
 			}
-			return fmt.Errorf("%s is not a flag of %s, only of %s: %s", words.Flag(name), commandTitle(fs), words.And(others), help)
+		})
+		if guess := suggest.Nearest(name, names); guess != "" {
+			return fmt.Errorf("unknown flag %s; did you mean --%s?", typed, guess)
 		}
 	}
-	return fmt.Errorf("unknown flag %s: %s", words.Flag(name), help)
+	for _, s := range config.Settings() {
+		if s.Flag != "" && (!short && s.Flag == name || short && s.Short == name) {
+			var others []string
+			for _, c := range s.Commands {
+				others = append(others, strings.Replace(c, "dashboard", "the dashboard", 1))
+			}
+			return fmt.Errorf("%s is not a flag of %s, only of %s: %s", typed, commandTitle(cmd), words.And(others), help)
+		}
+	}
+	return fmt.Errorf("unknown flag %s: %s", typed, help)
 }
 
-// commandTitle names the command whose flags fs holds: "the dashboard",
-// "check".
-func commandTitle(fs *flag.FlagSet) string {
-	if name := strings.TrimSpace(strings.TrimPrefix(fs.Name(), "countertop")); name != "" {
-		return name
+// spelled returns a flag named in one of pflag's errors as it was typed:
+// -h when it came among one-letter flags, --url otherwise.
+func spelled(name, shorts string) string {
+	if shorts != "" {
+		return "-" + name
+	}
+	return "--" + name
+}
+
+// commandTitle names cmd as messages do: "the dashboard", "check".
+func commandTitle(cmd *cobra.Command) string {
+	if cmd.HasParent() {
+		return cmd.Name()
 	}
 	return "the dashboard"
 }
-
-// withDashes returns msg, one of package flag's errors, with the flags it
-// names written as help writes them: --interval, not the -interval that
-// package flag writes.
-func withDashes(msg string) string {
-	parts := strings.Split(msg, " ")
-	for i, w := range parts {
-		name := strings.TrimSuffix(strings.TrimPrefix(w, "-"), ":")
-		if strings.HasPrefix(w, "-") && flagName.MatchString(name) {
-			parts[i] = strings.Replace(w, "-"+name, words.Flag(name), 1)
-		}
-	}
-	return strings.Join(parts, " ")
-}
-
-// flagName matches the name of a flag, as countertop's are spelled.
-var flagName = regexp.MustCompile(`^[a-z][a-z0-9-]*$`)
 
 // noArgs returns an error when a command that takes no arguments got some.
 func noArgs(rest []string) error {
@@ -292,13 +272,6 @@ func noArgs(rest []string) error {
 		return fmt.Errorf("unexpected argument %q: patterns go in --pattern", rest[0])
 	}
 	return nil
-}
-
-// isSet reports whether the flag name was given on the command line.
-func isSet(fs *flag.FlagSet, name string) bool {
-	set := false
-	fs.Visit(func(f *flag.Flag) { set = set || f.Name == name })
-	return set
 }
 
 // plural returns "s" unless n is 1.

@@ -30,10 +30,16 @@ func TestVersionAndUsage(t *testing.T) {
 		Settings: []debug.BuildSetting{{Key: "vcs.revision", Value: "504b73e8975d0123456789"}, {Key: "vcs.modified", Value: "true"}}}
 	for info, want := range map[*debug.BuildInfo]string{release: "countertop v1.2.3, go1.26.8", checkout: "countertop devel 504b73e8975d (modified), go1.26.8"} {
 		t.Run(info.Main.Version, func(t *testing.T) {
-			if got := versionOf(info); got != want {
+			if got := versionOf(info, "", ""); got != want {
 				t.Errorf("versionOf(%+v) = %q, want %q", info.Main, got, want)
 			}
 		})
+	}
+	// A release goreleaser built is stamped with its tag and commit, which
+	// -buildvcs=false or a tree without .git would leave out.
+	stamped := &debug.BuildInfo{GoVersion: "go1.26.8", Main: debug.Module{Version: "(devel)"}}
+	if got, want := versionOf(stamped, "v1.2.3", "504b73e8975d0123456789"), "countertop v1.2.3 504b73e8975d, go1.26.8"; got != want {
+		t.Errorf("a stamped release: %q, want %q", got, want)
 	}
 
 	var out, errOut bytes.Buffer

@@ -6,7 +6,10 @@ import (
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+
+	"github.com/spf13/pflag"
 )
 
 // completionScript writes countertop's completion script for shell to a
@@ -24,32 +27,84 @@ func completionScript(t *testing.T, shell string) string {
 	return path
 }
 
+// TestMain lets the test binary stand in for countertop: a completion
+// script asks `countertop __complete WORDS...` for the words that fit, and
+// the shells find this binary under that name (countertopOnPath).
+func TestMain(m *testing.M) {
+	if os.Getenv("COUNTERTOP_TEST_AS_COUNTERTOP") == "1" {
+		os.Exit(Run(os.Args[1:], os.Stdout, os.Stderr))
+	}
+	code := m.Run()
+	if binDir != "" {
+		os.RemoveAll(binDir)
+	}
+	os.Exit(code)
+}
+
+var (
+	binOnce sync.Once
+	binDir  string // holds countertop, a link to this test binary
+	binErr  error
+)
+
+// countertopOnPath returns the environment for a shell in which
+// `countertop` runs this package's Run.
+func countertopOnPath(t *testing.T) []string {
+	t.Helper()
+	binOnce.Do(func() {
+		var self string
+		if self, binErr = os.Executable(); binErr != nil {
+			return
+		}
+		if binDir, binErr = os.MkdirTemp("", "countertop-completion-"); binErr != nil {
+			return
+		}
+		binErr = os.Symlink(self, filepath.Join(binDir, "countertop"))
+	})
+	if binErr != nil {
+		t.Fatal(binErr)
+	}
+	return append(os.Environ(), "PATH="+binDir+string(os.PathListSeparator)+os.Getenv("PATH"), "COUNTERTOP_TEST_AS_COUNTERTOP=1")
+}
+
+// bashCompletionLib is the bash-completion package's library, which
+// cobra's bash script needs (for _init_completion), as users' shells have it.
+const bashCompletionLib = "/usr/share/bash-completion/bash_completion"
+
 // The drivers below load a script and complete the last of the words given
 // to them (as `countertop snapshot --for`), as each shell does on tab:
-// bash through the function that complete -F names, with COMP_WORDS and
-// COMP_CWORD; zsh through _countertop with words and CURRENT, compadd
-// offering the words that begin with the one being completed, as zsh's
-// does; fish through complete -C. They print a word a line.
+// bash through the function that complete -F names, with COMP_WORDS,
+// COMP_CWORD, COMP_LINE and COMP_POINT, then, as complete -o default does,
+// file names when the script offered nothing and did not say no files
+// (cobra's NoFileComp directive, 4); zsh through _countertop with words
+// and CURRENT, _describe offering the words of its array that begin with
+// the one being completed, as zsh's does; fish through complete -C. They
+// print a word a line.
 var completionDrivers = map[string]string{
-	"bash": `source "$1"; shift
-COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMPREPLY=()
-_countertop
+	"bash": `source ` + bashCompletionLib + `
+source "$1"; shift
+COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_LINE="$*"; COMP_POINT=${#COMP_LINE}; COMPREPLY=()
+__start_countertop 2>/dev/null # compopt fails outside a real tab
+if ((${#COMPREPLY[@]} == 0)); then
+    directive=$(countertop __complete "${@:2}" 2>/dev/null | tail -n 1)
+    (( ${directive#:} & 4 )) || COMPREPLY=($(compgen -f -- "${COMP_WORDS[COMP_CWORD]}"))
+fi
 printf '%s\n' "${COMPREPLY[@]}"`,
 	"zsh": `compdef() { : }
 source "$1"; shift
-compadd() {
+_describe() {
+    while [[ $1 == -* ]]; do shift; done
     local -a offered
-    while (( $# )); do
-        case $1 in
-            (-a) shift; offered+=(${(P)1}) ;;
-            (-d) shift ;;
-            (--) shift; offered+=("$@"); break ;;
-        esac
-        shift
+    local e
+    for e in "${(@P)2}"; do
+        e=${e//\\:/$'\0'} # a colon in a word is \: before its :description
+        offered+=("${${e%%:*}//$'\0'/:}")
     done
-    print -rl -- ${(M)offered:#${words[CURRENT]}*}
+    offered=(${(M)offered:#${words[CURRENT]}*})
+    (( $#offered )) || return 1
+    print -rl -- $offered
 }
-_files() { print -r -- '<files>' }
+_arguments() { print -r -- '<files>' }
 words=("$@"); CURRENT=$#
 _countertop`,
 	"fish": `source $argv[1]
@@ -63,11 +118,16 @@ func complete(t *testing.T, shell, script string, words ...string) []string {
 	if _, err := exec.LookPath(shell); err != nil {
 		t.Fatalf("%s not found on PATH: install it (apt-get install %s) or run `make test`, which does", shell, shell)
 	}
+	if _, err := os.Stat(bashCompletionLib); shell == "bash" && err != nil {
+		t.Fatalf("%s: %v: install bash-completion (apt-get install bash-completion) or run `make test`, which does", bashCompletionLib, err)
+	}
 	args := []string{"-c", completionDrivers[shell], "countertop-test", script}
 	if shell == "fish" {
 		args = []string{"-c", completionDrivers[shell], script}
 	}
-	out, err := exec.Command(shell, append(args, words...)...).CombinedOutput()
+	cmd := exec.Command(shell, append(args, words...)...)
+	cmd.Env = countertopOnPath(t)
+	out, err := cmd.CombinedOutput()
 	if err != nil && shell != "zsh" { // zsh's _countertop returns 1 when it offers nothing
 		t.Fatalf("%s completing %q: %v\n%s", shell, words, err, out)
 	}
@@ -78,7 +138,7 @@ func complete(t *testing.T, shell, script string, words ...string) []string {
 // (only those), and the values of --mode and --format.
 func TestCompletion(t *testing.T) {
 	t.Parallel()
-	for _, shell := range shells {
+	for _, shell := range []string{"bash", "zsh", "fish"} { // PowerShell: TestPowerShellCompletion
 		t.Run(shell, func(t *testing.T) {
 			t.Parallel()
 			script := completionScript(t, shell)
@@ -92,7 +152,8 @@ func TestCompletion(t *testing.T) {
 				{[]string{"countertop", "--mode", "e"}, []string{"events"}},
 				{[]string{"countertop", "--mode", "t"}, []string{"tracking"}},
 				{[]string{"countertop", "--url", "redis://h:1/0", "--mo"}, []string{"--mode"}},
-				{[]string{"countertop", "repair", "--d"}, []string{"--dry-run"}},
+				{[]string{"countertop", "repair", "--dr"}, []string{"--dry-run"}},
+				{[]string{"countertop", "repair", "--d"}, []string{"--db", "--dry-run"}},
 				{[]string{"countertop", "incr", "ratelimit:api:42", "--no"}, []string{"--no-expire"}},
 				{[]string{"countertop", "check", "--read"}, nil},                 // not a flag of check
 				{[]string{"countertop", "repair", "--mo"}, nil},                  // repair does not watch
@@ -101,43 +162,38 @@ func TestCompletion(t *testing.T) {
 				{[]string{"countertop", "check", "--int"}, []string{"--interval"}},
 				{[]string{"countertop", "snapshot", "--wa"}, []string{"--watch"}},
 				{[]string{"countertop", "check", "--url", ""}, nil}, // a URL to type
-				{[]string{"countertop", "completion", ""}, []string{"bash", "fish", "zsh"}},
+				{[]string{"countertop", "completion", ""}, []string{"bash", "fish", "powershell", "zsh"}},
+				{[]string{"countertop", "-s", "/run/redis.sock", "--mo"}, []string{"--mode"}},
+				{[]string{"countertop", "check", "--format", ""}, []string{"json", "text"}},
 				{[]string{"countertop", "help", "re"}, []string{"repair"}},
 				{[]string{"countertop", "c"}, []string{"check", "completion"}},
 			} {
-				t.Run(strings.Join(tc.words[1:], " "), func(t *testing.T) {
-					got := complete(t, shell, script, tc.words...)
-					slices.Sort(got)
-					if !slices.Equal(got, tc.want) {
-						t.Errorf("%s completes %q to %q, want %q", shell, strings.Join(tc.words, " "), got, tc.want)
-					}
-				})
+				got := complete(t, shell, script, tc.words...)
+				slices.Sort(got)
+				if !slices.Equal(got, tc.want) {
+					t.Errorf("%s completes %q to %q, want %q", shell, strings.Join(tc.words, " "), got, tc.want)
+				}
 			}
 			// Every flag the command's --help lists, and no other.
-			for _, c := range commands {
-				t.Run(cmdName(c), func(t *testing.T) {
-					words := []string{"countertop", c.name, "-"}
-					if c.name == "" {
-						words = []string{"countertop", "-"}
-					}
-					_, help, _ := run(append(words[1:len(words)-1:len(words)-1], "--help")...)
-					var want []string
-					_, flags, _ := strings.Cut(help, "\nFlags:\n")
-					for _, line := range strings.Split(flags, "\n") {
-						names, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
-						for _, n := range strings.Split(names, ", ") {
-							if strings.HasPrefix(line, "  -") {
-								want = append(want, strings.Fields(n)[0])
-							}
+			for _, c := range testCommands() {
+				words := append(append([]string{"countertop"}, nameOf(c)...), "-")
+				_, help, _ := run(append(nameOf(c), "--help")...)
+				var want []string
+				_, flags, _ := strings.Cut(help, "\nFlags:\n")
+				for _, line := range strings.Split(flags, "\n") {
+					names, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
+					for _, n := range strings.Split(names, ", ") {
+						if strings.HasPrefix(line, "  -") {
+							want = append(want, strings.Fields(n)[0])
 						}
 					}
-					got := complete(t, shell, script, words...)
-					slices.Sort(got)
-					slices.Sort(want)
-					if !slices.Equal(got, want) {
-						t.Errorf("%s completes %q to\n%q\nwant the flags its --help lists:\n%q", shell, strings.Join(words, " "), got, want)
-					}
-				})
+				}
+				got := complete(t, shell, script, words...)
+				slices.Sort(got)
+				slices.Sort(want)
+				if !slices.Equal(got, want) {
+					t.Errorf("%s completes %q to\n%q\nwant the flags its --help lists:\n%q", shell, strings.Join(words, " "), got, want)
+				}
 			}
 		})
 	}
@@ -156,21 +212,47 @@ func TestCompletion(t *testing.T) {
 // script cannot offer a value the flag refuses.
 func TestCompletionValuesAreTheFlagsOwn(t *testing.T) {
 	t.Parallel()
-	for _, c := range completionCommands() {
-		for _, f := range c.flags {
-			for _, v := range f.values {
-				if !strings.Contains(f.usage, v) {
-					t.Errorf("%s --%s completes %q, which its help (%q) does not name", caseName(c), f.name, v, f.usage)
+	for _, c := range testCommands() {
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			complete, ok := c.GetFlagCompletionFunc(f.Name)
+			if !ok {
+				if f.NoOptDefVal == "" && !f.Hidden {
+					t.Errorf("%s --%s takes a value, and nothing says what completes it", c.Name(), f.Name)
+				}
+				return
+			}
+			values, _ := complete(c, nil, "")
+			for _, v := range values {
+				if !strings.Contains(f.Usage, v) {
+					t.Errorf("%s --%s completes %q, which its help (%q) does not name", c.Name(), f.Name, v, f.Usage)
 				}
 			}
-		}
+		})
 	}
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
-		t.Run(strings.Join(args, " "), func(t *testing.T) {
-			if code, out, errOut := run(args...); code != exitFailed || out != "" ||
-				errOut != "countertop: completion takes the name of a shell: countertop completion bash, zsh or fish\n" {
-				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
-			}
-		})
+		if code, out, errOut := run(args...); code != exitFailed || out != "" ||
+			errOut != "countertop: completion takes the name of a shell: countertop completion bash, zsh, fish or powershell\n" {
+			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+		}
+	}
+}
+
+// No PowerShell is packaged for this machine, so its script is checked
+// for what it registers and for the request it sends, which the other
+// shells' tests answer: countertop __complete with the words typed.
+func TestPowerShellCompletion(t *testing.T) {
+	t.Parallel()
+	code, script, errOut := run("completion", "powershell")
+	if code != exitOK || errOut != "" {
+		t.Fatalf("completion powershell: exit %d, stderr %q", code, errOut)
+	}
+	for _, want := range []string{"Register-ArgumentCompleter -CommandName 'countertop'", "__complete"} {
+		if !strings.Contains(script, want) {
+			t.Errorf("the PowerShell script does not say %q", want)
+		}
+	}
+	_, out, _ := run("__complete", "snapshot", "--format", "")
+	if got := strings.Fields(out); !slices.Equal(got, []string{"table", "json", "csv", ":4"}) {
+		t.Errorf("countertop __complete snapshot --format '': %q, want the formats and no file names", got)
 	}
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"fmt"
 	"io"
 	"os"
 	"os/signal"
@@ -13,6 +12,7 @@ import (
 
 	tea "charm.land/bubbletea/v2"
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/model"
@@ -20,19 +20,30 @@ import (
 	"github.com/countertop/countertop/ui"
 )
 
-// runDashboard opens the interactive dashboard on the Redis the flags name.
-func runDashboard(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	cfg, rest, err := parse("", args, stderr, nil)
-	if err != nil {
-		return err
+// dashboardCommand is countertop without a command: the dashboard, and
+// the root of the others.
+func (a *app) dashboardCommand() *cobra.Command {
+	cmd := &cobra.Command{
+		Use:     "countertop [flags]",
+		Short:   "interactive dashboard",
+		Long:    aboutDashboard,
+		Example: examples(dashboardExamples),
+		Args:    func(_ *cobra.Command, args []string) error { return noArgs(args) },
 	}
-	if len(rest) > 0 && rest[0] != "" && commandNamed(rest[0]) != nil {
-		// countertop --url ... check: a line a monitor would run.
-		return fmt.Errorf("%q is a command, and a command goes first: countertop %s [flags]", rest[0], rest[0])
-	}
-	if err := noArgs(rest); err != nil {
-		return err
-	}
+	load := a.settings(cmd, "dashboard")
+	completeValues(cmd, map[string][]string{})
+	cmd.RunE = a.run(func(cmd *cobra.Command, _ []string) (int, error) {
+		cfg, err := load()
+		if err != nil {
+			return exitFailed, err
+		}
+		return exitOK, runDashboard(cmd.Context(), cfg, a.stdout, a.stderr)
+	})
+	return cmd
+}
+
+// runDashboard opens the interactive dashboard on the Redis cfg names.
+func runDashboard(ctx context.Context, cfg config.Config, stdout, stderr io.Writer) error {
 	screen, err := dashboardTerminal(stdout)
 	if err != nil {
 		return err

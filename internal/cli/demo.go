@@ -2,10 +2,11 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
+
+	"github.com/spf13/cobra"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/demo"
@@ -17,16 +18,23 @@ import (
 const demoHint = "Demo: simulated clients hit these rate limits; buggy ones lose their TTL or push it back at each hit (red). " +
 	"Select one and press e to give it its expiry, or E for all in view; + fires a test increment; ? lists every key."
 
+func (a *app) demoCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "demo",
+		Short:   "a dashboard on simulated traffic (embedded Redis)",
+		Long:    aboutDemo,
+		Example: examples(demoExamples),
+		RunE: a.run(func(cmd *cobra.Command, args []string) (int, error) {
+			if len(args) > 0 {
+				return exitFailed, fmt.Errorf("unexpected argument %q: demo takes none", args[0])
+			}
+			return exitOK, runDemo(cmd.Context(), a.stdout, a.stderr)
+		}),
+	}
+}
+
 // runDemo opens the dashboard on an embedded Redis with simulated traffic.
-func runDemo(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	fs := flag.NewFlagSet("countertop demo", flag.ContinueOnError)
-	rest, err := parseArgs(fs, args, stderr)
-	if err != nil {
-		return err
-	}
-	if len(rest) > 0 {
-		return fmt.Errorf("unexpected argument %q: demo takes none", rest[0])
-	}
+func runDemo(ctx context.Context, stdout, stderr io.Writer) error {
 	screen, err := dashboardTerminal(stdout)
 	if err != nil {
 		return err

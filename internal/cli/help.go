@@ -1,13 +1,14 @@
 package cli
 
 import (
-	"flag"
 	"fmt"
 	"slices"
 	"strings"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
 	"github.com/countertop/countertop/config"
-	"github.com/countertop/countertop/internal/words"
 )
 
 // What each command's --help says it does, and its examples. Every flag an
@@ -20,7 +21,7 @@ const (
 	aboutCheck      = "Prints a line for each stuck, no-expiry or leaked counter and exits 0 when there is none, 1 when there are some, 2 when it could not check: a probe for monitors and CI. With --watch it follows the counters for a while, and finds the extending ones too: a count that keeps growing past a whole window with its TTL pushed back on every hit (EXPIRE without NX), so the window never closes; a watch shorter than such a key's window could not tell, and exits 2."
 	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A hash field (--field NAME, or a rule's field = \"NAME\") gets HINCRBY of that field."
 	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL: PEXPIRE KEY MS NX, sent only while the key still holds what it was read as and has no TTL. It asks first, unless --yes."
-	aboutCompletion = "Prints the script that completes countertop's commands and flags in SHELL: bash, zsh or fish."
+	aboutCompletion = "Prints the script that completes countertop's commands, flags and their values in SHELL: bash (with the bash-completion package), zsh, fish or powershell."
 	aboutHelp       = "Prints countertop's help, or with a command's name what 'countertop COMMAND --help' prints."
 	aboutVersion    = "Prints the version, the commit it was built from and the Go release."
 )
@@ -70,6 +71,7 @@ var (
 		"source <(countertop completion bash)",
 		`countertop completion zsh > "${fpath[1]}/_countertop"`,
 		"countertop completion fish > ~/.config/fish/completions/countertop.fish",
+		"countertop completion powershell >> $PROFILE",
 	}
 	helpExamples = []string{
 		"countertop help incr",
@@ -81,66 +83,108 @@ var (
 	}
 )
 
+// examples returns a command's examples as cobra's Example holds them: a
+// line each.
+func examples(lines []string) string {
+	return strings.Join(lines, "\n")
+}
+
 // helpWidth is the width help text is wrapped to: an 80-column terminal's,
 // less a margin.
 const helpWidth = 78
 
-// helpOf returns the --help of the command whose flags fs holds.
-func helpOf(fs *flag.FlagSet) string {
-	cmd := commandNamed(strings.TrimSpace(strings.TrimPrefix(fs.Name(), "countertop")))
-	var b strings.Builder
-	if cmd.name == "" {
-		b.WriteString("countertop: a terminal dashboard for live Redis counters\n\n")
-		b.WriteString(commandList())
-		b.WriteString("\n" + wrap("Run 'countertop help COMMAND' (or 'countertop COMMAND --help') for the flags of a command.", helpWidth, "") + "\n")
-		b.WriteString(wrap(cmd.about, helpWidth, ""))
-	} else {
-		fmt.Fprintf(&b, "Usage: %s\n\n", synopsis(cmd))
-		b.WriteString(wrap(cmd.about, helpWidth, ""))
+func (a *app) helpCommand() *cobra.Command {
+	return &cobra.Command{
+		Use:     "help [COMMAND]",
+		Short:   "print the help of countertop, or of a command",
+		Long:    aboutHelp,
+		Example: examples(helpExamples),
+		ValidArgsFunction: func(cmd *cobra.Command, args []string, toComplete string) ([]cobra.Completion, cobra.ShellCompDirective) {
+			var names []cobra.Completion
+			for _, c := range cmd.Root().Commands() {
+				if len(args) == 0 && c.IsAvailableCommand() && strings.HasPrefix(c.Name(), toComplete) {
+					names = append(names, cobra.CompletionWithDesc(c.Name(), c.Short))
+				}
+			}
+			return names, cobra.ShellCompDirectiveNoFileComp
+		},
+		RunE: a.run(func(cmd *cobra.Command, args []string) (int, error) {
+			root := cmd.Root()
+			switch {
+			case len(args) > 1:
+				return exitFailed, fmt.Errorf("help takes one command, not %d: countertop help COMMAND", len(args))
+			case len(args) == 0: // countertop help is countertop --help
+				return exitOK, root.Help()
+			}
+			target := subcommand(root, args[0])
+			if target == nil {
+				return exitFailed, unknownCommand(root, args[0])
+			}
+			return exitOK, target.Help()
+		}),
 	}
-	if len(cmd.examples) > 0 {
+}
+
+// helpOf returns cmd's --help: for countertop's, the list of commands
+// first.
+func helpOf(cmd *cobra.Command) string {
+	var b strings.Builder
+	if !cmd.HasParent() {
+		b.WriteString("countertop: a terminal dashboard for live Redis counters\n\n")
+		b.WriteString(commandList(cmd))
+		b.WriteString("\n" + wrap("Run 'countertop help COMMAND' (or 'countertop COMMAND --help') for the flags of a command.", helpWidth, "") + "\n")
+		b.WriteString(wrap(cmd.Long, helpWidth, ""))
+	} else {
+		fmt.Fprintf(&b, "Usage: %s\n\n", cmd.UseLine())
+		b.WriteString(wrap(cmd.Long, helpWidth, ""))
+	}
+	if cmd.Example != "" {
 		b.WriteString("\nExamples:\n")
-		for _, e := range cmd.examples {
+		for _, e := range strings.Split(cmd.Example, "\n") {
 			fmt.Fprintf(&b, "  %s\n", e)
 		}
 	}
-	if flags := helpFlags(fs); len(flags) > 0 {
+	if flags := helpFlags(cmd); len(flags) > 0 {
 		b.WriteString("\nFlags:\n")
 		b.WriteString(flagTable(flags))
 	}
 	return b.String()
 }
 
-// synopsis returns how to call cmd: "countertop incr KEY [flags]".
-func synopsis(cmd *command) string {
-	return strings.Join(slices.DeleteFunc([]string{"countertop", cmd.name, cmd.args}, func(s string) bool { return s == "" }), " ")
+// listed returns the commands the list of commands shows: root, the
+// dashboard, then the others (cobra's hidden ones left out).
+func listed(root *cobra.Command) []*cobra.Command {
+	return append([]*cobra.Command{root}, slices.DeleteFunc(root.Commands(), func(c *cobra.Command) bool {
+		return !c.IsAvailableCommand() && c.Name() != "help" // cobra counts help out
+	})...)
 }
 
 // commandList returns the list of commands with what each does.
-func commandList() string {
+func commandList(root *cobra.Command) string {
+	cmds := listed(root)
 	var b strings.Builder
 	b.WriteString("Usage:\n")
 	width := 0
-	for _, c := range commands {
+	for _, c := range cmds {
 		width = max(width, len(synopsisShort(c)))
 	}
-	for _, c := range commands {
-		fmt.Fprintf(&b, "  %-*s  %s\n", width, synopsisShort(c), c.summary)
+	for _, c := range cmds {
+		fmt.Fprintf(&b, "  %-*s  %s\n", width, synopsisShort(c), c.Short)
 	}
 	return b.String()
 }
 
 // synopsisShort is cmd's synopsis with only the first of its arguments:
 // "countertop incr KEY [flags]" fits the list, the rest is in its --help.
-func synopsisShort(cmd *command) string {
-	args := cmd.args
-	if strings.HasPrefix(args, "KEY ") {
-		args = "KEY [flags]"
+func synopsisShort(cmd *cobra.Command) string {
+	line := cmd.UseLine()
+	if before, _, ok := strings.Cut(line, " KEY "); ok {
+		return before + " KEY [flags]"
 	}
-	if strings.HasPrefix(args, "[--") {
-		args = "[flags]"
+	if before, _, ok := strings.Cut(line, " [--"); ok {
+		return before + " [flags]"
 	}
-	return synopsis(&command{name: cmd.name, args: args})
+	return line
 }
 
 // A helpFlag is one line of the flag table: "-u, --url URL" and its help.
@@ -149,53 +193,42 @@ type helpFlag struct {
 	usage string
 }
 
-// helpFlags returns fs's flags as help lists them: the command's own
+// helpFlags returns cmd's flags as help lists them: the command's own
 // first (alphabetically), then the shared settings in the table's order,
 // each with its one-letter spelling (redis-cli's -u for --url) beside it.
-func helpFlags(fs *flag.FlagSet) []helpFlag {
-	settings := config.Settings()
+func helpFlags(cmd *cobra.Command) []helpFlag {
 	isSetting := make(map[string]bool)
-	for _, s := range settings {
-		isSetting[s.Flag], isSetting[s.Short] = true, true
+	for _, s := range config.Settings() {
+		isSetting[s.Flag] = true
 	}
 	var own, shared []helpFlag
-	fs.VisitAll(func(f *flag.Flag) {
-		if !isSetting[f.Name] {
-			own = append(own, describeFlag(f, ""))
+	cmd.Flags().VisitAll(func(f *pflag.Flag) {
+		if !isSetting[f.Name] && !f.Hidden {
+			own = append(own, describeFlag(f))
 		}
 	})
-	for _, s := range settings {
-		if f := fs.Lookup(s.Flag); f != nil && s.Flag != "" {
-			shared = append(shared, describeFlag(f, s.Short))
+	for _, s := range config.Settings() {
+		if f := cmd.Flags().Lookup(s.Flag); f != nil && s.Flag != "" {
+			shared = append(shared, describeFlag(f))
 		}
 	}
 	return append(own, shared...)
 }
 
-// describeFlag returns f's line of the table; short, when not "", is the
-// one-letter flag that means the same.
-func describeFlag(f *flag.Flag, short string) helpFlag {
-	arg, usage := flag.UnquoteUsage(f)
-	names := words.Flag(f.Name)
-	if short != "" {
-		names = words.Flag(short) + ", " + names
+// describeFlag returns f's line of the table.
+func describeFlag(f *pflag.Flag) helpFlag {
+	arg, usage := pflag.UnquoteUsage(f)
+	names := "--" + f.Name
+	if f.Shorthand != "" {
+		names = "-" + f.Shorthand + ", " + names
 	}
-	if isBool(f) {
-		arg = ""
-	}
-	if arg != "" {
+	if arg != "" && f.NoOptDefVal == "" {
 		names += " " + arg
 	}
 	if d := f.DefValue; d != "" && d != "false" && d != "0" && d != "0s" && d != "[]" {
 		usage += " (default " + d + ")"
 	}
 	return helpFlag{names: names, usage: usage}
-}
-
-// isBool reports whether f is a switch, which takes no value.
-func isBool(f *flag.Flag) bool {
-	b, ok := f.Value.(interface{ IsBoolFlag() bool })
-	return ok && b.IsBoolFlag()
 }
 
 // flagTable returns flags as two columns, the help wrapped beside the

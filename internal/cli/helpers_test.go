@@ -2,10 +2,13 @@ package cli
 
 import (
 	"bytes"
+	"io"
 	"os"
 	"path/filepath"
 	"strings"
 	"testing"
+
+	"github.com/spf13/cobra"
 
 	"github.com/countertop/countertop/internal/redistest"
 )
@@ -82,4 +85,23 @@ func writeFile(t *testing.T, name, content string) string {
 		t.Fatal(err)
 	}
 	return p
+}
+
+// testCommands returns countertop's commands as its list shows them, the
+// dashboard first.
+func testCommands() []*cobra.Command {
+	return listed((&app{stdout: io.Discard, stderr: io.Discard}).newRoot())
+}
+
+// nameOf returns the arguments that name c: none for the dashboard.
+func nameOf(c *cobra.Command) []string {
+	if c.HasParent() {
+		return []string{c.Name()}
+	}
+	return nil
+}
+
+// exampleLines returns c's examples, a line each.
+func exampleLines(c *cobra.Command) []string {
+	return strings.Split(c.Example, "\n")
 }

@@ -3,7 +3,6 @@ package cli
 import (
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"math/big"
@@ -11,30 +10,55 @@ import (
 	"strings"
 	"time"
 
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
+
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
+func (a *app) incrCommand() *cobra.Command {
+	var o incrFlags
+	cmd := &cobra.Command{
+		Use:     "incr KEY [--by N] [--count N [--rate R/s]] [flags]",
+		Short:   "fire a test increment, print the value and TTL",
+		Long:    aboutIncr,
+		Example: examples(incrExamples),
+	}
+	load := a.settings(cmd, "incr")
+	fs := cmd.Flags()
+	fs.StringVar(&o.by, "by", "1", "add `N`: an integer (INCRBY; negative to decrement) or a decimal (INCRBYFLOAT)")
+	fs.BoolVar(&o.allowFloat, "allow-float", false, "let a decimal --by turn a key that holds an integer, or does not exist, into a decimal counter, on which the application's INCR then fails")
+	fs.StringVar(&o.field, "field", "", "add to field `NAME` of the hash KEY (HINCRBY), as a per-field limiter does (default: the field its [[rule]] names, if any)")
+	fs.BoolVar(&o.noExpire, "no-expire", false, "send a plain INCRBY that sets no TTL: the immortal-counter bug, on purpose")
+	fs.IntVar(&o.count, "count", 0, "fire `N` atomic increments (ctrl+c stops them)")
+	fs.StringVar(&o.rate, "rate", "", "with --count: pace the increments at `R/s` over all connections, like 100/s (default: as fast as Redis answers)")
+	fs.IntVar(&o.clients, "clients", 1, "with --count: spread the increments over `C` connections racing each other")
+	completeValues(cmd, map[string][]string{})
+	cmd.RunE = a.run(func(cmd *cobra.Command, args []string) (int, error) {
+		return runIncr(cmd.Context(), cmd.Flags(), load, args, o, a.stdout, a.stderr)
+	})
+	return cmd
+}
+
+// incrFlags are incr's own flags.
+type incrFlags struct {
+	by, rate, field      string
+	noExpire, allowFloat bool
+	count, clients       int
+}
+
 // runIncr fires one atomic increment, or a burst of them (--count), and
 // prints the key's new value and TTL.
-func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
+func runIncr(ctx context.Context, flags *pflag.FlagSet, load func() (config.Config, error), rest []string, o incrFlags, stdout, stderr io.Writer) (int, error) {
 	var (
-		byText, rateText     string
-		fieldFlag            string
-		noExpire, allowFloat bool
-		count, clients       int
-		flags                *flag.FlagSet
+		byText, rateText     = o.by, o.rate
+		fieldFlag            = o.field
+		noExpire, allowFloat = o.noExpire, o.allowFloat
+		count, clients       = o.count, o.clients
 	)
-	cfg, rest, err := parse("incr", args, stderr, func(fs *flag.FlagSet) {
-		flags = fs
-		fs.StringVar(&byText, "by", "1", "add `N`: an integer (INCRBY; negative to decrement) or a decimal (INCRBYFLOAT)")
-		fs.BoolVar(&allowFloat, "allow-float", false, "let a decimal --by turn a key that holds an integer, or does not exist, into a decimal counter, on which the application's INCR then fails")
-		fs.StringVar(&fieldFlag, "field", "", "add to field `NAME` of the hash KEY (HINCRBY), as a per-field limiter does (default: the field its [[rule]] names, if any)")
-		fs.BoolVar(&noExpire, "no-expire", false, "send a plain INCRBY that sets no TTL: the immortal-counter bug, on purpose")
-		fs.IntVar(&count, "count", 0, "fire `N` atomic increments (ctrl+c stops them)")
-		fs.StringVar(&rateText, "rate", "", "with --count: pace the increments at `R/s` over all connections, like 100/s (default: as fast as Redis answers)")
-		fs.IntVar(&clients, "clients", 1, "with --count: spread the increments over `C` connections racing each other")
-	})
+	cfg, err := load()
 	if err != nil {
 		return exitFailed, err
 	}
@@ -50,14 +74,14 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 		return exitFailed, fmt.Errorf("--by: %w", err)
 	}
 	by.AllowFloat = allowFloat
-	window, err := incrWindow(cfg.Rules, key, isSet(flags, "window"), noExpire)
+	window, err := incrWindow(cfg.Rules, key, flags.Changed("window"), noExpire)
 	if err != nil {
 		return exitFailed, err
 	}
 	// A rule that reads a hash field as the counter says how its limiter
 	// counts: HINCRBY of that field, as the dashboard's + sends it.
 	field := cfg.Rules.At(cfg.Rules.Match(key)).Field
-	if isSet(flags, "field") {
+	if flags.Changed("field") {
 		if fieldFlag == "" {
 			return exitFailed, errors.New("--field is empty (an unset variable?): name the hash field to add to, or leave --field out for a string counter")
 		}
@@ -71,10 +95,10 @@ func runIncr(ctx context.Context, args []string, stdout, stderr io.Writer) (int,
 	if burst.Rate, err = parseRate(rateText); err != nil {
 		return exitFailed, err
 	}
-	if count == 0 && (isSet(flags, "rate") || isSet(flags, "clients")) {
+	if count == 0 && (flags.Changed("rate") || flags.Changed("clients")) {
 		return exitFailed, errors.New("--rate and --clients shape a burst: give its size with --count N")
 	}
-	if isSet(flags, "count") && count < 1 || clients < 1 {
+	if flags.Changed("count") && count < 1 || clients < 1 {
 		return exitFailed, errors.New("--count and --clients take a whole number of at least 1")
 	}
 

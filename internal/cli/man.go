@@ -1,21 +1,24 @@
 package cli
 
 import (
-	"context"
-	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
+
+	"github.com/spf13/pflag"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/words"
 )
 
-// Man writes countertop's manual page, countertop(1), in roff: the same
-// commands, examples and flags as --help, the shared flags once with the
-// commands that use them.
+// Man writes countertop's manual page, countertop(1), in roff, generated
+// from its cobra commands: the same commands, examples and flags as
+// --help, the shared flags once with the commands that use them, and the
+// environment, files and exit codes. (cobra/doc would write a page per
+// command, without those three sections.)
 func Man(w io.Writer) error {
+	root := (&app{stdout: io.Discard, stderr: io.Discard}).newRoot()
+	commands := listed(root)
 	var b strings.Builder
 	b.WriteString(".TH COUNTERTOP 1 \"\" countertop \"User Commands\"\n.nh\n.ad l\n") // URLs and flags are not to be hyphenated
 	b.WriteString(".SH NAME\ncountertop \\- a terminal dashboard for live Redis counters\n")
@@ -24,9 +27,13 @@ func Man(w io.Writer) error {
 		if i > 0 {
 			b.WriteString(".br\n")
 		}
-		fmt.Fprintf(&b, ".B %s\n", roff(strings.TrimSpace("countertop "+c.name)))
-		if c.args != "" {
-			fmt.Fprintf(&b, "%s\n", roff(c.args))
+		name, args, _ := strings.Cut(c.Use, " ")
+		if c.HasParent() {
+			name = "countertop " + name
+		}
+		fmt.Fprintf(&b, ".B %s\n", roff(name))
+		if args != "" {
+			fmt.Fprintf(&b, "%s\n", roff(args))
 		}
 	}
 	fmt.Fprintf(&b, ".SH DESCRIPTION\n%s\n", roff(aboutCountertop))
@@ -34,36 +41,33 @@ func Man(w io.Writer) error {
 	b.WriteString(".SH COMMANDS\n")
 	settingFlags := make(map[string]bool)
 	for _, s := range config.Settings() {
-		settingFlags[s.Flag], settingFlags[s.Short] = true, true
+		settingFlags[s.Flag] = true
 	}
 	for _, c := range commands {
-		fmt.Fprintf(&b, ".SS %s\n%s\n", roff(synopsis(c)), roff(c.about))
-		if len(c.examples) > 0 {
+		fmt.Fprintf(&b, ".SS %s\n%s\n", roff(c.UseLine()), roff(c.Long))
+		if c.Example != "" {
 			b.WriteString(".PP\nExamples:\n.PP\n.RS\n.nf\n")
-			for _, e := range c.examples {
+			for _, e := range strings.Split(c.Example, "\n") {
 				fmt.Fprintf(&b, "%s\n", roff(e))
 			}
 			b.WriteString(".fi\n.RE\n")
 		}
-		var own []helpFlag
-		commandFlags(c).VisitAll(func(f *flag.Flag) {
-			if !settingFlags[f.Name] {
-				own = append(own, describeFlag(f, ""))
+		c.Flags().VisitAll(func(f *pflag.Flag) {
+			if !settingFlags[f.Name] && !f.Hidden {
+				own := describeFlag(f)
+				fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(own.names), roff(own.usage))
 			}
 		})
-		for _, f := range own {
-			fmt.Fprintf(&b, ".TP\n.B %s\n%s\n", roff(f.names), roff(f.usage))
-		}
 	}
 
 	b.WriteString(".SH OPTIONS\nThe flags that several commands share; each is refused by a command it would change nothing in.\n")
-	all := flag.NewFlagSet("countertop", flag.ContinueOnError)
+	all := pflag.NewFlagSet("countertop", pflag.ContinueOnError)
 	config.Register(all)
 	for _, s := range config.Settings() {
 		if s.Flag == "" {
 			continue
 		}
-		f := describeFlag(all.Lookup(s.Flag), s.Short)
+		f := describeFlag(all.Lookup(s.Flag))
 		var used []string
 		for _, c := range s.Commands {
 			used = append(used, strings.Replace(c, "dashboard", "the dashboard", 1))
@@ -101,16 +105,6 @@ could not do the job: a bad flag, config or URL, no connection, ctrl+c before th
 `)
 	_, err := io.WriteString(w, b.String())
 	return err
-}
-
-// commandFlags returns the flags of c, as its --help reads them.
-func commandFlags(c *command) *flag.FlagSet {
-	_, err := c.run(context.Background(), []string{"--help"}, io.Discard, io.Discard)
-	var help *helpError
-	if !errors.As(err, &help) {
-		panic(fmt.Sprintf("cli: %q --help returned %v, not its help", c.name, err))
-	}
-	return help.fs
 }
 
 // roff returns s as the text of a roff line: backslashes and dashes

@@ -6,7 +6,6 @@ import (
 	"testing"
 
 	"github.com/countertop/countertop/config"
-	"github.com/countertop/countertop/internal/words"
 )
 
 // The manual page has every command, with its examples and its own flags,
@@ -24,13 +23,13 @@ func TestManPage(t *testing.T) {
 			t.Errorf("line %d is no man macro, and roff would take it for one: %q", i+1, line)
 		}
 	}
-	for _, c := range commands {
-		if !strings.Contains(page, "\n.SS "+roff(synopsis(c))+"\n") {
-			t.Errorf("no section for %q", synopsis(c))
+	for _, c := range testCommands() {
+		if !strings.Contains(page, "\n.SS "+roff(c.UseLine())+"\n") {
+			t.Errorf("no section for %q", c.UseLine())
 		}
-		for _, e := range c.examples {
+		for _, e := range exampleLines(c) {
 			if !strings.Contains(page, "\n"+roff(e)+"\n") {
-				t.Errorf("%q: the example %q is missing", c.name, e)
+				t.Errorf("%q: the example %q is missing", c.Name(), e)
 			}
 		}
 	}
@@ -40,9 +39,9 @@ func TestManPage(t *testing.T) {
 		}
 	}
 	for _, s := range config.Settings() {
-		listed := regexp.MustCompile(`\n\.B (\\-[a-z], )?` + regexp.QuoteMeta(roff(words.Flag(s.Flag))) + `( |\n)`)
+		listed := regexp.MustCompile(`\n\.B (\\-[a-z], )?` + regexp.QuoteMeta(roff("--"+s.Flag)) + `( |\n)`)
 		if s.Flag != "" && len(listed.FindAllString(page, -1)) != 1 {
-			t.Errorf("the page lists %s other than once", words.Flag(s.Flag))
+			t.Errorf("the page lists --%s other than once", s.Flag)
 		}
 		if s.Env != "" && !strings.Contains(page, "\n.B "+roff(s.Env)+"\n") {
 			t.Errorf("the page does not list %s", s.Env)

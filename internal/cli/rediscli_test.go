@@ -1,6 +1,8 @@
 package cli
 
 import (
+	"os"
+	"path/filepath"
 	"strconv"
 	"strings"
 	"testing"
@@ -9,12 +11,18 @@ import (
 )
 
 // A redis-cli user's habits reach the server they name: host:port for
-// --url, -h -p -n, -a and --user; and the password is never echoed.
+// --url, -h -p -n, -s, -a and --user; and the password is never echoed.
 func TestRedisCLIHabits(t *testing.T) {
 	for _, v := range []string{"REDIS_URL", "REDIS_USERNAME", "REDIS_PASSWORD"} {
 		t.Setenv(v, "")
 	}
-	s := redistest.Start(t, "--requirepass", "pw")
+	sock, err := os.MkdirTemp("", "ct-sock") // a socket's path is limited to about 100 bytes
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { os.RemoveAll(sock) })
+	sock = filepath.Join(sock, "redis.sock")
+	s := redistest.Start(t, "--requirepass", "pw", "--unixsocket", sock, "--unixsocketperm", "700")
 	s.Do(t, "ACL", "SETUSER", "dash", "on", ">s3cret", "~*", "+@all")
 	s.Do(t, "SET", "ratelimit:db0", "1", "EX", "100")
 	s.Do(t, "SET", "ratelimit:db1", "2", "EX", "100")
@@ -32,6 +40,8 @@ func TestRedisCLIHabits(t *testing.T) {
 		{"-u", []string{"-u", "redis://127.0.0.1:" + port + "/1", "-a", "pw"}, "ratelimit:db1,"},
 		{"-h -p -n --user -a", []string{"-h", "127.0.0.1", "-p", port, "-n", "1", "--user", "dash", "-a", "s3cret"}, "ratelimit:db1,"},
 		{"-p alone", []string{"-p", port, "-a", "pw"}, "ratelimit:db0,"},
+		{"-s", []string{"-s", sock, "-a", "pw"}, "ratelimit:db0,"},
+		{"-s -n --user -a", []string{"-s", sock, "-n", "1", "--user", "dash", "-a", "s3cret"}, "ratelimit:db1,"},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			args := append([]string{"snapshot", "--config", config, "--format", "csv", "--pattern", "ratelimit:*"}, tc.args...)

@@ -4,14 +4,15 @@ import (
 	"bufio"
 	"context"
 	"errors"
-	"flag"
 	"fmt"
 	"io"
 	"os"
 	"strings"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
 
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
@@ -23,6 +24,24 @@ var stdin io.Reader = os.Stdin
 // write: there they change keys as another client may meanwhile.
 var beforeWrites func()
 
+func (a *app) repairCommand() *cobra.Command {
+	var dryRun, yes bool
+	cmd := &cobra.Command{
+		Use:     "repair [--dry-run] [--yes] [flags]",
+		Short:   "PEXPIRE KEY MS NX on stuck and no-expiry counters",
+		Long:    aboutRepair,
+		Example: examples(repairExamples),
+	}
+	load := a.settings(cmd, "repair")
+	cmd.Flags().BoolVar(&dryRun, "dry-run", false, "print what would be repaired and change nothing")
+	cmd.Flags().BoolVar(&yes, "yes", false, "repair without asking")
+	completeValues(cmd, map[string][]string{})
+	cmd.RunE = a.run(func(cmd *cobra.Command, args []string) (int, error) {
+		return runRepair(cmd.Context(), load, args, dryRun, yes, a.stdout, a.stderr)
+	})
+	return cmd
+}
+
 // runRepair gives every stuck and no-expiry counter its window as a TTL,
 // each in one atomic step (model.Expiry) that leaves alone a key that has
 // changed since it was read or got a TTL meanwhile; it reads the counters
@@ -31,12 +50,8 @@ var beforeWrites func()
 // first key, saying how many it did not touch.
 // Exit: 0 all repaired, 1 some could not be (no window known, or Redis or
 // --read-only refused), 2 it could not run (or was not confirmed).
-func runRepair(ctx context.Context, args []string, stdout, stderr io.Writer) (int, error) {
-	var dryRun, yes bool
-	cfg, rest, err := parse("repair", args, stderr, func(fs *flag.FlagSet) {
-		fs.BoolVar(&dryRun, "dry-run", false, "print what would be repaired and change nothing")
-		fs.BoolVar(&yes, "yes", false, "repair without asking")
-	})
+func runRepair(ctx context.Context, load func() (config.Config, error), rest []string, dryRun, yes bool, stdout, stderr io.Writer) (int, error) {
+	cfg, err := load()
 	if err != nil {
 		return exitFailed, err
 	}

@@ -2,37 +2,52 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"time"
 
 	"github.com/charmbracelet/x/term"
+	"github.com/spf13/cobra"
+	"github.com/spf13/pflag"
 
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/report"
 )
 
-// runSnapshot prints the matched counters once, in --format: as one pass
+func (a *app) snapshotCommand() *cobra.Command {
+	var format string
+	var watch time.Duration
+	cmd := &cobra.Command{
+		Use:     "snapshot [flags]",
+		Short:   "print the matched counters once and exit",
+		Long:    aboutSnapshot,
+		Example: examples(snapshotExamples),
+	}
+	load := a.settings(cmd, "snapshot")
+	cmd.Flags().StringVar(&format, "format", "table", "output `FORMAT`: table, json or csv")
+	watchFlag(cmd.Flags(), &watch)
+	completeValues(cmd, map[string][]string{"format": report.Formats})
+	cmd.RunE = a.run(func(cmd *cobra.Command, args []string) (int, error) {
+		return exitOK, runSnapshot(cmd.Context(), cmd.Flags(), load, args, format, watch, a.stdout, a.stderr)
+	})
+	return cmd
+}
+
+// runSnapshot prints the matched counters once, in format: as one pass
 // reads them, or with --watch as they stood after watching them, with the
 // statuses only watching tells (extending).
-func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) error {
-	var format string
-	var watch *time.Duration
-	var flags *flag.FlagSet
-	cfg, rest, err := parse("snapshot", args, stderr, func(fs *flag.FlagSet) {
-		fs.StringVar(&format, "format", "table", "output `FORMAT`: table, json or csv")
-		watch, flags = watchFlags(fs), fs
-	})
+func runSnapshot(ctx context.Context, flags *pflag.FlagSet, load func() (config.Config, error), rest []string, format string, watch time.Duration, stdout, stderr io.Writer) error {
+	cfg, err := load()
 	if err != nil {
 		return err
 	}
 	if err := noArgs(rest); err != nil {
 		return err
 	}
-	if err := checkWatch(flags, *watch); err != nil {
+	if err := checkWatch(flags, watch); err != nil {
 		return err
 	}
-	if *watch > 0 {
+	if watch > 0 {
 		cfg = withDashboardBudget(cfg)
 	}
 	if !report.ValidFormat(format) {
@@ -52,12 +67,12 @@ func runSnapshot(ctx context.Context, args []string, stdout, stderr io.Writer) e
 			snap.FitTo(width) // elsewhere (a file, a pipe) names are cut at a fixed width
 		}
 	}
-	if *watch > 0 {
-		store, err := observe(ctx, client, cfg, *watch, stderr)
+	if watch > 0 {
+		store, err := observe(ctx, client, cfg, watch, stderr)
 		if err != nil {
 			return err
 		}
-		snap.Watched(*watch)
+		snap.Watched(watch)
 		snap.AddCounters(storeCounters(store))
 	} else if err := readAll(ctx, client, cfg, snap.Add); err != nil {
 		return err

@@ -2,11 +2,12 @@ package cli
 
 import (
 	"context"
-	"flag"
 	"fmt"
 	"io"
 	"strings"
 	"time"
+
+	"github.com/spf13/pflag"
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/report"
@@ -18,17 +19,15 @@ import (
 // more likely a typo (--watch 10h for 10m) than a wish.
 const maxWatch = 24 * time.Hour
 
-// watchFlags registers --watch on fs, for check and snapshot, and returns
-// where its value goes.
-func watchFlags(fs *flag.FlagSet) *time.Duration {
-	d := new(time.Duration)
+// watchFlag registers --watch on fs, for check and snapshot, its value
+// going to d.
+func watchFlag(fs *pflag.FlagSet, d *time.Duration) {
 	fs.DurationVar(d, "watch", 0, "observe the keys for `DURATION` (like 10s) before reporting, re-reading them as the dashboard does (--mode, --interval), so that a counter whose TTL is pushed back while it grows past its window shows as extending")
-	return d
 }
 
 // checkWatch returns an error when --watch is out of bounds, or when
 // --mode or --interval was given without it, which they would not change.
-func checkWatch(fs *flag.FlagSet, watch time.Duration) error {
+func checkWatch(fs *pflag.FlagSet, watch time.Duration) error {
 	switch {
 	case watch < 0 || watch > maxWatch:
 		return fmt.Errorf("--watch %s is not a time to watch for: use a duration up to 24h, like 10s", watch)
@@ -36,7 +35,7 @@ func checkWatch(fs *flag.FlagSet, watch time.Duration) error {
 		return nil
 	}
 	for _, name := range []string{"mode", "interval"} {
-		if isSet(fs, name) {
+		if fs.Changed(name) {
 			return fmt.Errorf("--%s only matters with --watch, which re-reads the keys: add --watch DURATION (like --watch 10s), or leave --%s out", name, name)
 		}
 	}
