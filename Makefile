@@ -134,11 +134,12 @@ release-check:
 	case "$$version" in *-snapshot"$$commit"*) ;; \
 		*) echo "release-check: want the snapshot's version and commit$${commit:+ ($$commit)}" >&2; exit 1;; esac
 	@for a in dist/*.tar.gz dist/*.zip; do \
+		[ -e "$$a" ] || continue; \
 		list=$$(case $$a in *.zip) unzip -Z1 $$a;; *) tar tzf $$a;; esac) || exit 1; \
 		for f in README.md man/countertop.1 completions/countertop.bash completions/_countertop completions/countertop.fish completions/countertop.ps1; do \
 			echo "$$list" | grep -qx "$$f" || { echo "release-check: $$a has no $$f" >&2; exit 1; }; \
 		done; \
-	done; echo "release-check: $$(ls dist/*.tar.gz dist/*.zip | wc -l) archives, each with the README, the man page and the completions"
+	done; echo "release-check: $$(ls dist/*.tar.gz dist/*.zip 2>/dev/null | wc -l) archives, each with the README, the man page and the completions"
 	@test -s dist/checksums.txt && test -s dist/homebrew/Casks/countertop.rb
 
 # The README's picture: the real dashboard running the demo in tmux,
