@@ -41,8 +41,8 @@ const (
 
 // DefaultMaxCommands is the dashboard's budget of commands a second to
 // each server when none is set: a few percent of one Redis core, and what
-// 5,000 changes a second cost to follow (see README.md, "The command
-// budget").
+// 5,000 changes a second cost to follow (see docs/production.md, "The
+// command budget").
 const DefaultMaxCommands = 20000
 
 // NoCommandLimit, as Redis.MaxCommands, says there is no budget (the user

@@ -15,8 +15,12 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// readmeSection is the README section whose ACL rules the tests apply.
-const readmeSection = "## Production: Redis Cluster, Sentinel, TLS and ACL users"
+// The page of the README's reference, and its section, whose ACL rules the
+// tests apply.
+const (
+	readmePage    = "../docs/production.md"
+	readmeSection = "# Production: Redis Cluster, Sentinel, TLS and ACL users"
+)
 
 // The users the README defines, by name.
 const (
@@ -34,11 +38,11 @@ type aclRules struct {
 	cluster [][]any          // what a cluster adds to them
 }
 
-// readmeACL reads the ACL SETUSER lines of the README's production
-// section.
+// readmeACL reads the ACL SETUSER lines of readmeSection, up to the next
+// heading (a line that starts with # outside a code block).
 func readmeACL(t *testing.T) aclRules {
 	t.Helper()
-	f, err := os.Open("../README.md")
+	f, err := os.Open(readmePage)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -48,10 +52,10 @@ func readmeACL(t *testing.T) aclRules {
 	for sc := bufio.NewScanner(f); sc.Scan(); {
 		line := sc.Text()
 		switch {
-		case strings.HasPrefix(line, "## "):
-			in = line == readmeSection
-		case in && strings.HasPrefix(line, "```"):
+		case strings.HasPrefix(line, "```"):
 			code = !code
+		case !code && strings.HasPrefix(line, "#"):
+			in = line == readmeSection
 		case in && code && strings.HasPrefix(line, "ACL SETUSER "):
 			var args []any
 			for _, f := range strings.Fields(line) {
@@ -66,11 +70,11 @@ func readmeACL(t *testing.T) aclRules {
 	}
 	for _, u := range []string{pollUser, trackingUser, eventsUser, writeUser} {
 		if rules.users[u] == nil {
-			t.Fatalf("README.md's %q section has no ACL SETUSER %s reset ... line", readmeSection, u)
+			t.Fatalf("%s's %q section has no ACL SETUSER %s reset ... line", readmePage, readmeSection, u)
 		}
 	}
 	if len(rules.cluster) != len(rules.users) {
-		t.Fatalf("README.md gives cluster rules for %d users, not for each of %d", len(rules.cluster), len(rules.users))
+		t.Fatalf("%s gives cluster rules for %d users, not for each of %d", readmePage, len(rules.cluster), len(rules.users))
 	}
 	return rules
 }

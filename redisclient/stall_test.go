@@ -37,7 +37,7 @@ func TestClusterLiveRowsKeepTheIntervalWhileAMasterIsFrozen(t *testing.T) {
 	// 6 s of values, one every 100 ms. Cycles that each waited for the
 	// frozen master would read one a second or fewer; go-redis reading the
 	// slot map from it, at random, still holds up some cycles, hence the
-	// loose bound (README.md has the figures).
+	// loose bound (docs/limits.md has the figures).
 	live := keyOn(t, rc, rc.Nodes[0], want)
 	reads := f.readsOfValuesSet(rc.Nodes[0], live, 60)
 	t.Logf("%d of 60 values read", len(reads))
