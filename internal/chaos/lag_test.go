@@ -101,8 +101,8 @@ func noFalseLag(t *testing.T, v *view, rdb redis.UniversalClient, mode string, m
 	again := subscribeCalls(t, masters) - subs
 	busyLag, busyCmds := v.healthBetween(start, busyEnd)
 	idleLag, idleCmds := v.healthBetween(busyEnd, end)
-	t.Logf("%s: %d resubscriptions; most behind said %v busy, %v idle; countertop's commands a second to its busiest server, past the spell's first %v, busy mean %.0f max %.0f, idle mean %.0f max %.0f",
-		t.Name(), again, busyLag.behind, idleLag.behind, rateWindow, busyCmds.mean, busyCmds.max, idleCmds.mean, idleCmds.max)
+	t.Logf("%s: %d resubscriptions; most behind said %v busy (in %d of %d Health), %v idle (%d of %d); countertop's commands a second to its busiest server, past the spell's first %v, busy mean %.0f max %.0f, idle mean %.0f max %.0f",
+		t.Name(), again, busyLag.behind, busyLag.said, busyLag.of, idleLag.behind, idleLag.said, idleLag.of, rateWindow, busyCmds.mean, busyCmds.max, idleCmds.mean, idleCmds.max)
 	if again != 0 {
 		t.Errorf("the subscription was made again %d times, with nothing wrong with the server", again)
 	}
@@ -178,6 +178,8 @@ type lagSeen struct {
 	silent   string
 	silentAt time.Time
 	silence  time.Duration // the longest said
+	said     int           // Health that said behind, of
+	of       int           // all received
 }
 
 // rate is the mean and the most of countertop's commands a second.
@@ -200,6 +202,10 @@ func (v *view) healthBetween(from, to viewMark) (lagSeen, rate) {
 		if h.Behind > l.behind {
 			l.behind, l.behindAt = h.Behind, h.At
 		}
+		if h.Behind > 0 {
+			l.said++
+		}
+		l.of++
 		if h.Silent != "" && l.silent == "" {
 			l.silent, l.silentAt = h.Silent, h.At
 		}
