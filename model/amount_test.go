@@ -60,15 +60,17 @@ var amountCases = []struct {
 
 func TestParseAmount(t *testing.T) {
 	for _, tt := range amountCases {
-		got, err := ParseAmount(tt.in)
-		switch {
-		case tt.wantErr == "" && err != nil:
-			t.Errorf("ParseAmount(%q): %v", tt.in, err)
-		case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)):
-			t.Errorf("ParseAmount(%q) = %+v, %v; want the error %q", tt.in, got, err, tt.wantErr)
-		case err == nil && got != tt.want:
-			t.Errorf("ParseAmount(%q) = %+v, want %+v", tt.in, got, tt.want)
-		}
+		t.Run(caseName(tt.in), func(t *testing.T) {
+			got, err := ParseAmount(tt.in)
+			switch {
+			case tt.wantErr == "" && err != nil:
+				t.Errorf("ParseAmount(%q): %v", tt.in, err)
+			case tt.wantErr != "" && (err == nil || !strings.HasPrefix(err.Error(), tt.wantErr)):
+				t.Errorf("ParseAmount(%q) = %+v, %v; want the error %q", tt.in, got, err, tt.wantErr)
+			case err == nil && got != tt.want:
+				t.Errorf("ParseAmount(%q) = %+v, want %+v", tt.in, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -132,9 +134,11 @@ func TestIncrementedTTLNote(t *testing.T) {
 		{Incremented{Observation: Observation{PTTL: 60_000}, GaveTTL: true}, "it had no TTL, now 1m00s"},
 		{Incremented{Observation: Observation{PTTL: PTTLNoExpiry}}, "no TTL"},
 	} {
-		if got := tc.r.TTLNote(); got != tc.want {
-			t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			if got := tc.r.TTLNote(); got != tc.want {
+				t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+			}
+		})
 	}
 }
 

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"testing"
 	"time"
 )
@@ -38,21 +39,23 @@ func TestNewCounterIsTheStoresFirstReading(t *testing.T) {
 	s := NewStore(rules)
 	s.Apply(Batch{Observed: obs})
 	for i, tt := range tests {
-		got := NewCounter(&obs[i], rules)
-		want, ok := s.Get(tt.o.Key)
-		if !ok {
-			t.Fatalf("the Store lost %s", tt.o.Key)
-		}
-		if got.Status != tt.want {
-			t.Errorf("%s: status %v, want %v", tt.o.Key, got.Status, tt.want)
-		}
-		if !got.ObservedAt.Equal(want.ObservedAt) {
-			t.Errorf("%s: observed at %v, the Store says %v", tt.o.Key, got.ObservedAt, want.ObservedAt)
-		}
-		got.ObservedAt, want.ObservedAt = time.Time{}, time.Time{}
-		if got != want {
-			t.Errorf("%s:\nNewCounter %+v\nthe Store  %+v", tt.o.Key, got, want)
-		}
+		t.Run(tt.o.Key, func(t *testing.T) {
+			got := NewCounter(&obs[i], rules)
+			want, ok := s.Get(tt.o.Key)
+			if !ok {
+				t.Fatalf("the Store lost %s", tt.o.Key)
+			}
+			if got.Status != tt.want {
+				t.Errorf("%s: status %v, want %v", tt.o.Key, got.Status, tt.want)
+			}
+			if !got.ObservedAt.Equal(want.ObservedAt) {
+				t.Errorf("%s: observed at %v, the Store says %v", tt.o.Key, got.ObservedAt, want.ObservedAt)
+			}
+			got.ObservedAt, want.ObservedAt = time.Time{}, time.Time{}
+			if got != want {
+				t.Errorf("%s:\nNewCounter %+v\nthe Store  %+v", tt.o.Key, got, want)
+			}
+		})
 	}
 }
 
@@ -75,9 +78,11 @@ func TestCounterPercent(t *testing.T) {
 		{"1e400", 100, 0, false},
 	}
 	for _, tt := range tests {
-		c := NewCounter(&Observation{Key: "rl:k", Type: "string", Raw: tt.raw, PTTL: PTTLNoExpiry, At: t0}, testRules())
-		if got, ok := c.Percent(tt.limit); got != tt.want || ok != tt.ok {
-			t.Errorf("%q of %v: Percent = %v, %v; want %v, %v", tt.raw, tt.limit, got, ok, tt.want, tt.ok)
-		}
+		t.Run(fmt.Sprint(tt.raw, " of ", tt.limit), func(t *testing.T) {
+			c := NewCounter(&Observation{Key: "rl:k", Type: "string", Raw: tt.raw, PTTL: PTTLNoExpiry, At: t0}, testRules())
+			if got, ok := c.Percent(tt.limit); got != tt.want || ok != tt.ok {
+				t.Errorf("%q of %v: Percent = %v, %v; want %v, %v", tt.raw, tt.limit, got, ok, tt.want, tt.ok)
+			}
+		})
 	}
 }

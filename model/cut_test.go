@@ -39,31 +39,33 @@ func TestCutMiddleKeepsEscapesWhole(t *testing.T) {
 		}
 	}
 	for _, raw := range []string{"ratelimit:evil:\x1b[31mRED\n", "a\xffb\u202ec:\\d\x00e", "日本\x7f語:\U000e0041x"} {
-		key := Printable(raw)
-		// Each side of the cut is the escaped form of a part of the name.
-		isPrefix := func(p string) bool {
-			for k := 0; k <= len(raw); k++ {
-				if Printable(raw[:k]) == p {
-					return true
+		t.Run(raw, func(t *testing.T) {
+			key := Printable(raw)
+			// Each side of the cut is the escaped form of a part of the name.
+			isPrefix := func(p string) bool {
+				for k := 0; k <= len(raw); k++ {
+					if Printable(raw[:k]) == p {
+						return true
+					}
+				}
+				return false
+			}
+			isSuffix := func(p string) bool {
+				for k := 0; k <= len(raw); k++ {
+					if Printable(raw[k:]) == p {
+						return true
+					}
+				}
+				return false
+			}
+			for width := 3; width < Cells(key); width++ {
+				got := CutMiddle(key, width)
+				left, right, _ := strings.Cut(got, "…")
+				if Cells(got) > width || !isPrefix(left) || !isSuffix(right) {
+					t.Errorf("CutMiddle(%q, %d) = %q: a side is not the escaped form of part of the name", key, width, got)
 				}
 			}
-			return false
-		}
-		isSuffix := func(p string) bool {
-			for k := 0; k <= len(raw); k++ {
-				if Printable(raw[k:]) == p {
-					return true
-				}
-			}
-			return false
-		}
-		for width := 3; width < Cells(key); width++ {
-			got := CutMiddle(key, width)
-			left, right, _ := strings.Cut(got, "…")
-			if Cells(got) > width || !isPrefix(left) || !isSuffix(right) {
-				t.Errorf("CutMiddle(%q, %d) = %q: a side is not the escaped form of part of the name", key, width, got)
-			}
-		}
+		})
 	}
 }
 

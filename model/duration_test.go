@@ -23,9 +23,11 @@ func TestFormatDuration(t *testing.T) {
 		100*365*24*time.Hour + time.Millisecond:    "> 100y",
 		math.MaxInt64:                              "> 100y",
 	} {
-		if got := FormatDuration(d); got != want {
-			t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
-		}
+		t.Run(d.String(), func(t *testing.T) {
+			if got := FormatDuration(d); got != want {
+				t.Errorf("FormatDuration(%v) = %q, want %q", d, got, want)
+			}
+		})
 	}
 }
 
@@ -76,8 +78,10 @@ func TestTTLPhraseRoundsToWhatTheUserSet(t *testing.T) {
 		// or the 106751d23h that is the longest Duration.
 		3_153_600_000_000: "TTL 100y000d", 10_000_000_000_000: "TTL > 100y", 20_000_000_000_000: "TTL > 100y",
 		9_200_000_000_000_000_000: "TTL > 100y", math.MaxInt64: "TTL > 100y"} {
-		if got := TTLPhrase(pttl); got != want {
-			t.Errorf("TTLPhrase(%d) = %q, want %q", pttl, got, want)
-		}
+		t.Run(fmt.Sprint(pttl), func(t *testing.T) {
+			if got := TTLPhrase(pttl); got != want {
+				t.Errorf("TTLPhrase(%d) = %q, want %q", pttl, got, want)
+			}
+		})
 	}
 }

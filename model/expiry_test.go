@@ -21,12 +21,14 @@ func TestExpiryCommandAndText(t *testing.T) {
 		{Expiry{"rl:\x1b[2J", time.Second, ShapeCounter}, []string{"PEXPIRE", "rl:\x1b[2J", "1000", "NX"},
 			`PEXPIRE rl:\e[2J 1000 NX (if still a counter without a TTL)`},
 	} {
-		if got := tc.e.Command(); !slices.Equal(got, tc.args) {
-			t.Errorf("%+v: Command() = %q, want %q", tc.e, got, tc.args)
-		}
-		if got := tc.e.String(); got != tc.text {
-			t.Errorf("%+v: String() = %q, want %q", tc.e, got, tc.text)
-		}
+		t.Run(tc.e.Key, func(t *testing.T) {
+			if got := tc.e.Command(); !slices.Equal(got, tc.args) {
+				t.Errorf("%+v: Command() = %q, want %q", tc.e, got, tc.args)
+			}
+			if got := tc.e.String(); got != tc.text {
+				t.Errorf("%+v: String() = %q, want %q", tc.e, got, tc.text)
+			}
+		})
 	}
 }
 
@@ -44,13 +46,15 @@ func TestShapeOf(t *testing.T) {
 		{Observation{Key: "field:a", Type: "hash", Len: 1, Fields: []Field{{"hits", "3"}}}, true, "a hash"},
 		{Observation{Key: "log", Type: "zset", Len: 2, Newest: 1.7e9, Oldest: 1.7e9, InWindow: 2}, true, "a sorted set"},
 	} {
-		o := tc.o
-		o.PTTL, o.At = PTTLNoExpiry, time.Now()
-		c := NewCounter(&o, rules)
-		shape, ok := ShapeOf(&c)
-		if ok != tc.ok || ok && (shape.Type != o.Type || shape.Noun() != tc.noun) {
-			t.Errorf("ShapeOf(%s %s read as %v) = %+v (%q), %v; want %q, %v", o.Type, o.Key, c.Layout, shape, shape.Noun(), ok, tc.noun, tc.ok)
-		}
+		t.Run(tc.o.Type+" "+tc.o.Key+" "+tc.o.Raw, func(t *testing.T) {
+			o := tc.o
+			o.PTTL, o.At = PTTLNoExpiry, time.Now()
+			c := NewCounter(&o, rules)
+			shape, ok := ShapeOf(&c)
+			if ok != tc.ok || ok && (shape.Type != o.Type || shape.Noun() != tc.noun) {
+				t.Errorf("ShapeOf(%s %s read as %v) = %+v (%q), %v; want %q, %v", o.Type, o.Key, c.Layout, shape, shape.Noun(), ok, tc.noun, tc.ok)
+			}
+		})
 	}
 }
 
@@ -92,8 +96,10 @@ func TestHolding(t *testing.T) {
 		{Observation{Type: "hash"}, "a hash"},
 		{Observation{Type: "zset"}, "a sorted set"},
 	} {
-		if got := Holding(tc.o); got != tc.want {
-			t.Errorf("Holding(%+v) = %q, want %q", tc.o, got, tc.want)
-		}
+		t.Run(tc.want, func(t *testing.T) {
+			if got := Holding(tc.o); got != tc.want {
+				t.Errorf("Holding(%+v) = %q, want %q", tc.o, got, tc.want)
+			}
+		})
 	}
 }

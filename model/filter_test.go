@@ -34,17 +34,19 @@ func TestStoreFilter(t *testing.T) {
 		{"ünï", []string{"用户:Ünïcode"}},
 		{"用户", []string{"用户:Ünïcode"}},
 	} {
-		s.SetFilter(tc.q)
-		if s.Filter() != tc.q {
-			t.Fatalf("Filter() = %q", s.Filter())
-		}
-		got := keys(s.Rows(0, 100))
-		if !slices.Equal(got, tc.want) && len(got)+len(tc.want) > 0 {
-			t.Errorf("filter %q: %q, want %q", tc.q, got, tc.want)
-		}
-		if c := s.Counts(); c.Visible != len(tc.want) || c.Total != 6 || s.Visible() != len(tc.want) {
-			t.Errorf("filter %q: Counts %+v, Visible %d", tc.q, c, s.Visible())
-		}
+		t.Run(caseName(tc.q), func(t *testing.T) {
+			s.SetFilter(tc.q)
+			if s.Filter() != tc.q {
+				t.Fatalf("Filter() = %q", s.Filter())
+			}
+			got := keys(s.Rows(0, 100))
+			if !slices.Equal(got, tc.want) && len(got)+len(tc.want) > 0 {
+				t.Errorf("filter %q: %q, want %q", tc.q, got, tc.want)
+			}
+			if c := s.Counts(); c.Visible != len(tc.want) || c.Total != 6 || s.Visible() != len(tc.want) {
+				t.Errorf("filter %q: Counts %+v, Visible %d", tc.q, c, s.Visible())
+			}
+		})
 	}
 }
 

@@ -88,19 +88,21 @@ func TestExtending(t *testing.T) {
 		{"a bucket's too", LayoutBucket, "string", pushed(61), false},
 	}
 	for _, tt := range tests {
-		r := rule
-		r.Layout = tt.layout
-		s := NewStore(&Rules{List: []Rule{r}})
-		for i, st := range tt.steps {
-			if st.value == "" {
-				continue // no reading at this step
+		t.Run(tt.name, func(t *testing.T) {
+			r := rule
+			r.Layout = tt.layout
+			s := NewStore(&Rules{List: []Rule{r}})
+			for i, st := range tt.steps {
+				if st.value == "" {
+					continue // no reading at this step
+				}
+				s.Apply(Batch{Observed: []Observation{{Key: "k", Type: tt.typ, Raw: st.value, PTTL: st.pttl, At: t0.Add(time.Duration(i) * 200 * time.Millisecond)}}})
 			}
-			s.Apply(Batch{Observed: []Observation{{Key: "k", Type: tt.typ, Raw: st.value, PTTL: st.pttl, At: t0.Add(time.Duration(i) * 200 * time.Millisecond)}}})
-		}
-		c, _ := s.Get("k")
-		if got := c.Status == StatusExtending; got != tt.want {
-			t.Errorf("%s: status %v, want extending %v", tt.name, c.Status, tt.want)
-		}
+			c, _ := s.Get("k")
+			if got := c.Status == StatusExtending; got != tt.want {
+				t.Errorf("%s: status %v, want extending %v", tt.name, c.Status, tt.want)
+			}
+		})
 	}
 }
 
@@ -220,9 +222,9 @@ func TestExtendingIsProven(t *testing.T) {
 		{"no rule window: the 5 s TTL it is given is its window", 0, pushed("rl:k", 50, 5_000), 5 * time.Second},
 		{"a minute's rule window, pushed for 14 s", time.Minute, pushed("rl:k", 70, 10_000), 0},
 		{"refreshed inside its own window, then gone", 10 * time.Second, hashed, 0},
-		{"the same, without a rule window", 0, hashed, 0},
+		{"refreshed then gone, without a rule window", 0, hashed, 0},
 		{"a count that starts again in the same key (gofiber)", 10 * time.Second, resets, 0},
-		{"the same, without a rule window", 0, resets, 0},
+		{"a count that starts again, without a rule window", 0, resets, 0},
 		{"the TTL set to the window's end at every hit (mennanov)", 0, toEnd, 0},
 	}
 	for _, tt := range tests {

@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"strings"
@@ -231,40 +232,42 @@ func layoutCases() []layoutCase {
 func TestReadDetectsLayouts(t *testing.T) {
 	tests := layoutCases()
 	for _, tt := range tests {
-		r := Read(&tt.o, tt.rule, now)
-		if r.Layout != tt.layout {
-			t.Errorf("%s: layout %v, want %v (clue: %s)", tt.name, r.Layout, tt.layout, r.Clue)
-			continue
-		}
-		value := ""
-		if n, ok := r.Value.Number(); ok {
-			value = strconv.FormatFloat(n, 'g', -1, 64)
-		}
-		if value != tt.value {
-			t.Errorf("%s: value %q, want %q", tt.name, value, tt.value)
-		}
-		if d := r.At.Sub(tt.at); r.At.IsZero() != tt.at.IsZero() || d > time.Microsecond || d < -time.Microsecond {
-			t.Errorf("%s: at %v, want %v", tt.name, r.At, tt.at)
-		}
-		if r.Field != tt.field {
-			t.Errorf("%s: field %q, want %q", tt.name, r.Field, tt.field)
-		}
-		if r.Guess != tt.guess {
-			t.Errorf("%s: guess %v, want %v (clue: %s)", tt.name, r.Guess, tt.guess, r.Clue)
-		}
-		if !strings.Contains(r.Clue, tt.clue) || r.Clue == "" {
-			t.Errorf("%s: clue %q does not say %q", tt.name, r.Clue, tt.clue)
-		}
-		if want := tt.o.RawCut; r.RawCut() != want {
-			t.Errorf("%s: RawCut %v, want %v", tt.name, r.RawCut(), want)
-		}
-		var w WindowName
-		if tt.window != nil {
-			w = *tt.window
-		}
-		if r.Window != w {
-			t.Errorf("%s: window %+v\nwant %+v", tt.name, r.Window, w)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			r := Read(&tt.o, tt.rule, now)
+			if r.Layout != tt.layout {
+				t.Errorf("%s: layout %v, want %v (clue: %s)", tt.name, r.Layout, tt.layout, r.Clue)
+				return
+			}
+			value := ""
+			if n, ok := r.Value.Number(); ok {
+				value = strconv.FormatFloat(n, 'g', -1, 64)
+			}
+			if value != tt.value {
+				t.Errorf("%s: value %q, want %q", tt.name, value, tt.value)
+			}
+			if d := r.At.Sub(tt.at); r.At.IsZero() != tt.at.IsZero() || d > time.Microsecond || d < -time.Microsecond {
+				t.Errorf("%s: at %v, want %v", tt.name, r.At, tt.at)
+			}
+			if r.Field != tt.field {
+				t.Errorf("%s: field %q, want %q", tt.name, r.Field, tt.field)
+			}
+			if r.Guess != tt.guess {
+				t.Errorf("%s: guess %v, want %v (clue: %s)", tt.name, r.Guess, tt.guess, r.Clue)
+			}
+			if !strings.Contains(r.Clue, tt.clue) || r.Clue == "" {
+				t.Errorf("%s: clue %q does not say %q", tt.name, r.Clue, tt.clue)
+			}
+			if want := tt.o.RawCut; r.RawCut() != want {
+				t.Errorf("%s: RawCut %v, want %v", tt.name, r.RawCut(), want)
+			}
+			var w WindowName
+			if tt.window != nil {
+				w = *tt.window
+			}
+			if r.Window != w {
+				t.Errorf("%s: window %+v\nwant %+v", tt.name, r.Window, w)
+			}
+		})
 	}
 }
 
@@ -281,9 +284,11 @@ func TestReadClueNamesTheCommands(t *testing.T) {
 		{logOf("list", "k", 1, 1796160099, 1796160099, 1), "LRANGE"},
 		{Observation{Key: "k", Type: "set"}, "SCARD"},
 	} {
-		if r := Read(&tt.o, Rule{}, now); !strings.HasPrefix(r.Clue, tt.cmds) && !strings.Contains(r.Clue, tt.cmds+" ") {
-			t.Errorf("%s: clue %q does not name %s", tt.o.Type, r.Clue, tt.cmds)
-		}
+		t.Run(tt.o.Type, func(t *testing.T) {
+			if r := Read(&tt.o, Rule{}, now); !strings.HasPrefix(r.Clue, tt.cmds) && !strings.Contains(r.Clue, tt.cmds+" ") {
+				t.Errorf("%s: clue %q does not name %s", tt.o.Type, r.Clue, tt.cmds)
+			}
+		})
 	}
 }
 
@@ -342,10 +347,12 @@ func TestParseLayout(t *testing.T) {
 		t.Errorf(`ParseLayout("GCRA") = %v, %v`, got, err)
 	}
 	for _, bad := range []string{"other", "", "tokens"} {
-		_, err := ParseLayout(bad)
-		if err == nil || !strings.Contains(err.Error(), "use auto, counter, window, log, bucket, gcra, timestamp, opaque or block") {
-			t.Errorf("ParseLayout(%q): error %v, want one that lists the layouts", bad, err)
-		}
+		t.Run(caseName(bad), func(t *testing.T) {
+			_, err := ParseLayout(bad)
+			if err == nil || !strings.Contains(err.Error(), "use auto, counter, window, log, bucket, gcra, timestamp, opaque or block") {
+				t.Errorf("ParseLayout(%q): error %v, want one that lists the layouts", bad, err)
+			}
+		})
 	}
 	want := []string{"auto", "counter", "window", "log", "bucket", "gcra", "timestamp", "opaque", "block", "other"}
 	for l := range NumLayouts {
@@ -365,10 +372,12 @@ func TestLogWindowStart(t *testing.T) {
 		{1796160099500000, 1796160040000000},
 		{1796160099500000000, 1796160040000000000},
 	} {
-		got, ok := LogWindowStart(tt.newest, time.Minute, now)
-		if !ok || math.Abs(got-tt.want) > tt.want*1e-15 {
-			t.Errorf("LogWindowStart(%v) = %v, %v; want %v", tt.newest, got, ok, tt.want)
-		}
+		t.Run(fmt.Sprint(tt.newest), func(t *testing.T) {
+			got, ok := LogWindowStart(tt.newest, time.Minute, now)
+			if !ok || math.Abs(got-tt.want) > tt.want*1e-15 {
+				t.Errorf("LogWindowStart(%v) = %v, %v; want %v", tt.newest, got, ok, tt.want)
+			}
+		})
 	}
 	if _, ok := LogWindowStart(1500, time.Minute, now); ok {
 		t.Error("a score of 1500 has a window start")
@@ -435,10 +444,12 @@ func TestReadRemaining(t *testing.T) {
 		{"a GCRA key with no window", str("rate:a", "312931303.11663097"), Rule{Limit: 10}, 0, false},
 		{"a timestamp", str("rl:a:ts", "1796160099"), Rule{Limit: 10}, 0, false},
 	} {
-		r := Read(&tt.o, tt.rule, now)
-		if r.Remaining != tt.want || r.HasRemaining != tt.ok {
-			t.Errorf("%s: remaining %v, %v; want %v, %v", tt.name, r.Remaining, r.HasRemaining, tt.want, tt.ok)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			r := Read(&tt.o, tt.rule, now)
+			if r.Remaining != tt.want || r.HasRemaining != tt.ok {
+				t.Errorf("%s: remaining %v, %v; want %v, %v", tt.name, r.Remaining, r.HasRemaining, tt.want, tt.ok)
+			}
+		})
 	}
 }
 

@@ -122,9 +122,11 @@ func FuzzKeyPrefix(f *testing.F) {
 // orders them with no compare.
 func TestKeyPrefixTellsNamesApart(t *testing.T) {
 	for _, p := range [][2]string{{"user:2", "user:10"}, {"a", "b"}, {"u:1", "u:1:"}, {"x9", "x:"}} {
-		if KeyPrefix(p[0], 0) >= KeyPrefix(p[1], 0) {
-			t.Errorf("KeyPrefix(%q) = %#x, not below KeyPrefix(%q) = %#x", p[0], KeyPrefix(p[0], 0), p[1], KeyPrefix(p[1], 0))
-		}
+		t.Run(p[0]+" < "+p[1], func(t *testing.T) {
+			if KeyPrefix(p[0], 0) >= KeyPrefix(p[1], 0) {
+				t.Errorf("KeyPrefix(%q) = %#x, not below KeyPrefix(%q) = %#x", p[0], KeyPrefix(p[0], 0), p[1], KeyPrefix(p[1], 0))
+			}
+		})
 	}
 }
 

@@ -24,10 +24,12 @@ func TestNote(t *testing.T) {
 		{"a window counter", LayoutWindow, ParseValue("3"), 86_400_000, time.Minute, "more than twice"},
 	}
 	for _, tt := range tests {
-		c := Counter{Layout: tt.layout, Value: tt.value, PTTL: tt.pttl}
-		got := Note(&c, tt.window)
-		if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
-			t.Errorf("%s: Note = %q, want one with %q", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			c := Counter{Layout: tt.layout, Value: tt.value, PTTL: tt.pttl}
+			got := Note(&c, tt.window)
+			if (tt.want == "") != (got == "") || !strings.Contains(got, tt.want) {
+				t.Errorf("%s: Note = %q, want one with %q", tt.name, got, tt.want)
+			}
+		})
 	}
 }

@@ -74,9 +74,11 @@ var globCases = []struct {
 
 func TestGlobMatch(t *testing.T) {
 	for _, tc := range globCases {
-		if got := GlobMatch(tc.pattern, tc.key); got != tc.want {
-			t.Errorf("GlobMatch(%.40q, %.40q) = %v, want %v", tc.pattern, tc.key, got, tc.want)
-		}
+		t.Run(caseName(tc.pattern)+" "+caseName(tc.key), func(t *testing.T) {
+			if got := GlobMatch(tc.pattern, tc.key); got != tc.want {
+				t.Errorf("GlobMatch(%.40q, %.40q) = %v, want %v", tc.pattern, tc.key, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -88,9 +90,11 @@ func TestGlobMatchPathological(t *testing.T) {
 		"*a*a*a*a*a*a*a*a*a*a*b",
 		strings.Repeat("?", 19999) + "*b",
 	} {
-		if GlobMatch(pattern, key) {
-			t.Errorf("%.20q... matched a key without b", pattern)
-		}
+		t.Run(caseName(pattern), func(t *testing.T) {
+			if GlobMatch(pattern, key) {
+				t.Errorf("%.20q... matched a key without b", pattern)
+			}
+		})
 	}
 }
 
@@ -106,9 +110,11 @@ func TestRulesMatch(t *testing.T) {
 		"views:home":          2,
 		"other":               -1,
 	} {
-		if got := rules.Match(key); got != want {
-			t.Errorf("Match(%q) = %d, want %d", key, got, want)
-		}
+		t.Run(key, func(t *testing.T) {
+			if got := rules.Match(key); got != want {
+				t.Errorf("Match(%q) = %d, want %d", key, got, want)
+			}
+		})
 	}
 	if got := rules.At(-1); got != rules.Fallback {
 		t.Errorf("At(-1) = %+v, want the fallback", got)

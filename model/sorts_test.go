@@ -85,20 +85,22 @@ func TestStoreSorts(t *testing.T) {
 		{SortRate, []string{"rl:b", "big", "big2", "rl:a", "rl:c", "text", "x"}},
 		{SortStatus, []string{"rl:c", "big", "big2", "x", "rl:a", "rl:b", "text"}}, // no-expiry, over, warn, ok, not-counter
 	} {
-		for _, reverse := range []bool{false, true} {
-			s.SetSort(tc.by)
-			s.SetReverse(reverse)
-			if s.Sort() != tc.by || s.Reverse() != reverse {
-				t.Fatalf("Sort(), Reverse() = %v, %v after SetSort(%v), SetReverse(%v)", s.Sort(), s.Reverse(), tc.by, reverse)
+		t.Run(tc.by.String(), func(t *testing.T) {
+			for _, reverse := range []bool{false, true} {
+				s.SetSort(tc.by)
+				s.SetReverse(reverse)
+				if s.Sort() != tc.by || s.Reverse() != reverse {
+					t.Fatalf("Sort(), Reverse() = %v, %v after SetSort(%v), SetReverse(%v)", s.Sort(), s.Reverse(), tc.by, reverse)
+				}
+				want := slices.Clone(tc.want)
+				if reverse { // the mirror image: no TTL last by TTL, no number first by value
+					slices.Reverse(want)
+				}
+				if got := keys(s.Rows(0, 100)); !slices.Equal(got, want) {
+					t.Errorf("by %v, reversed %v: %v, want %v", tc.by, reverse, got, want)
+				}
 			}
-			want := slices.Clone(tc.want)
-			if reverse { // the mirror image: no TTL last by TTL, no number first by value
-				slices.Reverse(want)
-			}
-			if got := keys(s.Rows(0, 100)); !slices.Equal(got, want) {
-				t.Errorf("by %v, reversed %v: %v, want %v", tc.by, reverse, got, want)
-			}
-		}
+		})
 	}
 }
 

@@ -52,14 +52,16 @@ func TestEvaluate(t *testing.T) {
 		{"a list with a number-looking value", "list", num("5"), ttl, limited, StatusNotCounter},
 	}
 	for _, tt := range tests {
-		// A string's number is a counter's value; any other type is read as other.
-		r := Reading{Layout: LayoutCounter, Value: tt.v}
-		if tt.typ != "string" {
-			r = Reading{Layout: LayoutOther}
-		}
-		if got := Evaluate(&r, tt.pttl, tt.rule, t0); got != tt.want {
-			t.Errorf("%s: Evaluate = %v, want %v", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			// A string's number is a counter's value; any other type is read as other.
+			r := Reading{Layout: LayoutCounter, Value: tt.v}
+			if tt.typ != "string" {
+				r = Reading{Layout: LayoutOther}
+			}
+			if got := Evaluate(&r, tt.pttl, tt.rule, t0); got != tt.want {
+				t.Errorf("%s: Evaluate = %v, want %v", tt.name, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -159,21 +161,23 @@ func TestEvaluateLayouts(t *testing.T) {
 		{"other: a set", Observation{Key: "s", Type: "set", Len: 2, InWindow: -1}, none, limited, StatusNotCounter},
 	}
 	for _, tt := range tests {
-		r := Read(&tt.o, tt.rule, now)
-		if got := Evaluate(&r, tt.pttl, tt.rule, now); got != tt.want {
-			t.Errorf("%s: %v reads as %v, want %v (%s)", tt.name, r.Layout, got, tt.want, r.Clue)
-		}
-		// expect_ttl = false holds for every layout: no key is then
-		// no-expiry, leak or stuck, whatever else it is.
-		forever := tt.rule
-		forever.ExpectTTL = false
-		r = Read(&tt.o, forever, now)
-		got := Evaluate(&r, tt.pttl, forever, now)
-		if got == StatusNoExpiry || got == StatusLeak || got == StatusStuck {
-			t.Errorf("%s, expect_ttl = false: %v", tt.name, got)
-		}
-		if tt.pttl >= 0 && got != tt.want {
-			t.Errorf("%s, expect_ttl = false with a TTL: %v, want %v as when expected", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			r := Read(&tt.o, tt.rule, now)
+			if got := Evaluate(&r, tt.pttl, tt.rule, now); got != tt.want {
+				t.Errorf("%s: %v reads as %v, want %v (%s)", tt.name, r.Layout, got, tt.want, r.Clue)
+			}
+			// expect_ttl = false holds for every layout: no key is then
+			// no-expiry, leak or stuck, whatever else it is.
+			forever := tt.rule
+			forever.ExpectTTL = false
+			r = Read(&tt.o, forever, now)
+			got := Evaluate(&r, tt.pttl, forever, now)
+			if got == StatusNoExpiry || got == StatusLeak || got == StatusStuck {
+				t.Errorf("%s, expect_ttl = false: %v", tt.name, got)
+			}
+			if tt.pttl >= 0 && got != tt.want {
+				t.Errorf("%s, expect_ttl = false with a TTL: %v, want %v as when expected", tt.name, got, tt.want)
+			}
+		})
 	}
 }

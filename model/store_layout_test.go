@@ -11,28 +11,30 @@ import (
 // the same reading, for every shape.
 func TestStoreHoldsWhatReadSays(t *testing.T) {
 	for _, tc := range layoutCases() {
-		for _, pttl := range []int64{ttl, PTTLNoExpiry} {
-			rules := &Rules{Fallback: tc.rule}
-			o := tc.o
-			o.PTTL = pttl
-			s := NewStore(rules)
-			s.Apply(Batch{Observed: []Observation{o}})
-			want := NewCounter(&o, rules)
-			got := mustGet(t, s, o.Key)
-			rows := s.Rows(0, 1)
-			if len(rows) != 1 {
-				t.Fatalf("%s: %d rows", tc.name, len(rows))
-			}
-			for _, c := range []*Counter{&want, &got, &rows[0]} {
-				if !c.ObservedAt.Equal(now) {
-					t.Errorf("%s: observed at %v", tc.name, c.ObservedAt)
+		t.Run(tc.name, func(t *testing.T) {
+			for _, pttl := range []int64{ttl, PTTLNoExpiry} {
+				rules := &Rules{Fallback: tc.rule}
+				o := tc.o
+				o.PTTL = pttl
+				s := NewStore(rules)
+				s.Apply(Batch{Observed: []Observation{o}})
+				want := NewCounter(&o, rules)
+				got := mustGet(t, s, o.Key)
+				rows := s.Rows(0, 1)
+				if len(rows) != 1 {
+					t.Fatalf("%s: %d rows", tc.name, len(rows))
 				}
-				c.ObservedAt = time.Time{}
+				for _, c := range []*Counter{&want, &got, &rows[0]} {
+					if !c.ObservedAt.Equal(now) {
+						t.Errorf("%s: observed at %v", tc.name, c.ObservedAt)
+					}
+					c.ObservedAt = time.Time{}
+				}
+				if got != want || rows[0] != want {
+					t.Errorf("%s (PTTL %d):\nNewCounter %+v\nGet        %+v\nRows       %+v", tc.name, pttl, want, got, rows[0])
+				}
 			}
-			if got != want || rows[0] != want {
-				t.Errorf("%s (PTTL %d):\nNewCounter %+v\nGet        %+v\nRows       %+v", tc.name, pttl, want, got, rows[0])
-			}
-		}
+		})
 	}
 }
 
@@ -98,10 +100,12 @@ func TestStoreFiltersLeaks(t *testing.T) {
 		"is:leak":    {"rl:u42:29935000"},
 		"is:problem": {"rl:u42", "rl:u42:29935000", "rl:u42:29936001"},
 	} {
-		s.SetFilter(q)
-		if got := keys(s.Rows(0, 10)); !slices.Equal(got, want) {
-			t.Errorf("%s shows %q, want %q", q, got, want)
-		}
+		t.Run(q, func(t *testing.T) {
+			s.SetFilter(q)
+			if got := keys(s.Rows(0, 10)); !slices.Equal(got, want) {
+				t.Errorf("%s shows %q, want %q", q, got, want)
+			}
+		})
 	}
 	s.SetFilter("")
 	var problems []string

@@ -20,9 +20,11 @@ func TestStoreRowsPages(t *testing.T) {
 		t.Errorf("Rows(-5, 2) = %v", got)
 	}
 	for _, r := range [][2]int{{25, 5}, {3, 0}, {100, 1}} {
-		if got := s.Rows(r[0], r[1]); len(got) != 0 {
-			t.Errorf("Rows(%d, %d) = %v", r[0], r[1], keys(got))
-		}
+		t.Run(fmt.Sprintf("%d,%d", r[0], r[1]), func(t *testing.T) {
+			if got := s.Rows(r[0], r[1]); len(got) != 0 {
+				t.Errorf("Rows(%d, %d) = %v", r[0], r[1], keys(got))
+			}
+		})
 	}
 	if i := s.IndexOf("k07"); i != 7 {
 		t.Errorf("IndexOf(k07) = %d", i)

@@ -71,9 +71,11 @@ func TestStoreApplyClassifies(t *testing.T) {
 		"other":      StatusNotCounter,
 		"rl:hash":    StatusNotCounter,
 	} {
-		if got := mustGet(t, s, key).Status; got != want {
-			t.Errorf("%s: status %v, want %v", key, got, want)
-		}
+		t.Run(key, func(t *testing.T) {
+			if got := mustGet(t, s, key).Status; got != want {
+				t.Errorf("%s: status %v, want %v", key, got, want)
+			}
+		})
 	}
 	if c := mustGet(t, s, "other"); c.Rule != -1 || c.Raw != "hello" {
 		t.Errorf("other = %+v", c)

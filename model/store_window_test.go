@@ -58,10 +58,12 @@ func TestWindowSiblings(t *testing.T) {
 		{day("rl:day", 0), "rl:day", 5, []string{day("rl:day", 1)}, 0},
 		{win("rl:acme", cur), "", 5, nil, 0},
 	} {
-		got, more := s.WindowSiblings(tc.key, tc.identity, tc.n)
-		if !slices.Equal(names(got), tc.want) || more != tc.more {
-			t.Errorf("siblings of %s (%s, n %d): %v and %d more; want %v and %d more", tc.key, tc.identity, tc.n, names(got), more, tc.want, tc.more)
-		}
+		t.Run(fmt.Sprintf("%s %s n%d", tc.key, tc.identity, tc.n), func(t *testing.T) {
+			got, more := s.WindowSiblings(tc.key, tc.identity, tc.n)
+			if !slices.Equal(names(got), tc.want) || more != tc.more {
+				t.Errorf("siblings of %s (%s, n %d): %v and %d more; want %v and %d more", tc.key, tc.identity, tc.n, names(got), more, tc.want, tc.more)
+			}
+		})
 	}
 }
 
@@ -80,9 +82,11 @@ func TestIsWindowOf(t *testing.T) {
 		{"rl:a:x1", "rl:a", false},
 		{"rl:a", "rl:a", false},
 	} {
-		if got := isWindowOf(tc.key, tc.identity); got != tc.want {
-			t.Errorf("isWindowOf(%q, %q) = %v, want %v", tc.key, tc.identity, got, tc.want)
-		}
+		t.Run(tc.key, func(t *testing.T) {
+			if got := isWindowOf(tc.key, tc.identity); got != tc.want {
+				t.Errorf("isWindowOf(%q, %q) = %v, want %v", tc.key, tc.identity, got, tc.want)
+			}
+		})
 	}
 }
 

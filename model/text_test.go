@@ -2,6 +2,7 @@ package model
 
 import (
 	"bytes"
+	"fmt"
 	"strconv"
 	"strings"
 	"testing"
@@ -43,9 +44,11 @@ var printableCases = []struct{ in, want string }{
 
 func TestPrintable(t *testing.T) {
 	for _, tc := range printableCases {
-		if got := Printable(tc.in); got != tc.want {
-			t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		t.Run(caseName(tc.in), func(t *testing.T) {
+			if got := Printable(tc.in); got != tc.want {
+				t.Errorf("Printable(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -60,9 +63,11 @@ func TestSafeText(t *testing.T) {
 		{"bidi \u202e and C1 \u009b", `bidi \u202e and C1 \u009b`},
 		{"bad \xff byte", `bad \xff byte`},
 	} {
-		if got := SafeText(tc.in); got != tc.want {
-			t.Errorf("SafeText(%q) = %q, want %q", tc.in, got, tc.want)
-		}
+		t.Run(tc.in, func(t *testing.T) {
+			if got := SafeText(tc.in); got != tc.want {
+				t.Errorf("SafeText(%q) = %q, want %q", tc.in, got, tc.want)
+			}
+		})
 	}
 }
 
@@ -83,17 +88,21 @@ func TestInvisible(t *testing.T) {
 		}
 	}
 	for _, r := range []rune{0x200c, 0x200d, 0xfe0f, 0x00a0, 0x202f} {
-		if Invisible(r) {
-			t.Errorf("Invisible(%U): it is part of written text", r)
-		}
+		t.Run(fmt.Sprintf("%U", r), func(t *testing.T) {
+			if Invisible(r) {
+				t.Errorf("Invisible(%U): it is part of written text", r)
+			}
+		})
 	}
 }
 
 func TestPrintableDoesNotAllocateForPlainText(t *testing.T) {
 	for _, s := range []string{"ratelimit:user:12345", "日本語:😀"} {
-		if n := testing.AllocsPerRun(100, func() { Printable(s) }); n != 0 {
-			t.Errorf("Printable(%q) allocated %v times", s, n)
-		}
+		t.Run(s, func(t *testing.T) {
+			if n := testing.AllocsPerRun(100, func() { Printable(s) }); n != 0 {
+				t.Errorf("Printable(%q) allocated %v times", s, n)
+			}
+		})
 	}
 }
 
@@ -151,9 +160,11 @@ func unprintable(t *testing.T, s string) string {
 
 func TestPrintableReadsBack(t *testing.T) {
 	for _, tc := range printableCases {
-		if got := unprintable(t, Printable(tc.in)); got != tc.in {
-			t.Errorf("Printable(%q) reads back as %q", tc.in, got)
-		}
+		t.Run(caseName(tc.in), func(t *testing.T) {
+			if got := unprintable(t, Printable(tc.in)); got != tc.in {
+				t.Errorf("Printable(%q) reads back as %q", tc.in, got)
+			}
+		})
 	}
 }
 
@@ -206,9 +217,11 @@ func TestJSONKey(t *testing.T) {
 		"\xe4\xbd":       `\xe4\xbd`,
 		"ok\xc3\xa9\xc3": `ok` + "é" + `\xc3`,
 	} {
-		if got := JSONKey(in); got != want {
-			t.Errorf("JSONKey(%q) = %q, want %q", in, got, want)
-		}
+		t.Run(in, func(t *testing.T) {
+			if got := JSONKey(in); got != want {
+				t.Errorf("JSONKey(%q) = %q, want %q", in, got, want)
+			}
+		})
 	}
 }
 

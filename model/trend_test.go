@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"math"
 	"strconv"
 	"testing"
@@ -26,9 +27,11 @@ func TestSparkline(t *testing.T) {
 		{"none", nil, 0, 1, ""},
 	}
 	for _, tt := range tests {
-		if got := Sparkline(tt.values, tt.lo, tt.hi); got != tt.want {
-			t.Errorf("%s: Sparkline(%v, %v, %v) = %q, want %q", tt.name, tt.values, tt.lo, tt.hi, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := Sparkline(tt.values, tt.lo, tt.hi); got != tt.want {
+				t.Errorf("%s: Sparkline(%v, %v, %v) = %q, want %q", tt.name, tt.values, tt.lo, tt.hi, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -62,9 +65,11 @@ func TestTrendLine(t *testing.T) {
 		{"no number read", trend(nan, nan), LayoutCounter, 100, ""},
 	}
 	for _, tt := range tests {
-		if got := TrendLine(tt.t, tt.layout, tt.limit); got != tt.want {
-			t.Errorf("%s: TrendLine = %q, want %q", tt.name, got, tt.want)
-		}
+		t.Run(tt.name, func(t *testing.T) {
+			if got := TrendLine(tt.t, tt.layout, tt.limit); got != tt.want {
+				t.Errorf("%s: TrendLine = %q, want %q", tt.name, got, tt.want)
+			}
+		})
 	}
 }
 
@@ -73,9 +78,11 @@ func TestBFloat16(t *testing.T) {
 		{0, 0}, {1, 1}, {-1, -1}, {100, 100}, {255, 255}, {687.25, 688}, {86400, 86528},
 		{math.MaxFloat32, 3.3895313892515355e38}, {math.Inf(1), math.Inf(1)},
 	} {
-		if got := fromBF16(toBF16(float32(tt.in))); got != tt.want {
-			t.Errorf("bfloat16 of %v = %v, want %v", tt.in, got, tt.want)
-		}
+		t.Run(fmt.Sprint(tt.in), func(t *testing.T) {
+			if got := fromBF16(toBF16(float32(tt.in))); got != tt.want {
+				t.Errorf("bfloat16 of %v = %v, want %v", tt.in, got, tt.want)
+			}
+		})
 	}
 	if got := fromBF16(toBF16(float32(math.NaN()))); !math.IsNaN(got) {
 		t.Errorf("bfloat16 of NaN = %v, want NaN", got)
@@ -154,20 +161,22 @@ func TestTrendKeepsTheReadingNearestTheLimit(t *testing.T) {
 		layout Layout
 		want   float64
 	}{{LayoutCounter, 9}, {LayoutBucket, 2}} {
-		var g ring
-		e := &entry{kind: KindInt, num: 5, pttl: 10_000}
-		startTrend(&g, e)
-		for _, v := range []float64{9, 2, 4} {
-			addToTrend(&g, e, v, true, tt.layout, 10_000, int64(time.Second))
-		}
-		addToTrend(&g, e, 0, false, tt.layout, 10_000, int64(2*time.Second))
-		if got := fromBF16(g.trend[TrendBuckets-1].v); got != tt.want {
-			t.Errorf("%s: span holds %v, want %v", tt.layout, got, tt.want)
-		}
-		addToTrend(&g, e, 0, false, tt.layout, 10_000, int64(TrendStep))
-		if got := fromBF16(g.trend[TrendBuckets-1].v); !math.IsNaN(got) {
-			t.Errorf("%s: a span read only as no number holds %v", tt.layout, got)
-		}
+		t.Run(tt.layout.String(), func(t *testing.T) {
+			var g ring
+			e := &entry{kind: KindInt, num: 5, pttl: 10_000}
+			startTrend(&g, e)
+			for _, v := range []float64{9, 2, 4} {
+				addToTrend(&g, e, v, true, tt.layout, 10_000, int64(time.Second))
+			}
+			addToTrend(&g, e, 0, false, tt.layout, 10_000, int64(2*time.Second))
+			if got := fromBF16(g.trend[TrendBuckets-1].v); got != tt.want {
+				t.Errorf("%s: span holds %v, want %v", tt.layout, got, tt.want)
+			}
+			addToTrend(&g, e, 0, false, tt.layout, 10_000, int64(TrendStep))
+			if got := fromBF16(g.trend[TrendBuckets-1].v); !math.IsNaN(got) {
+				t.Errorf("%s: a span read only as no number holds %v", tt.layout, got)
+			}
+		})
 	}
 }
 

@@ -115,22 +115,24 @@ var parseCases = []struct {
 
 func TestParseValue(t *testing.T) {
 	for _, tc := range parseCases {
-		v := ParseValue(tc.raw)
-		if v.Kind != tc.kind {
-			t.Errorf("ParseValue(%.40q).Kind = %d, want %d", tc.raw, v.Kind, tc.kind)
-			continue
-		}
-		switch tc.kind {
-		case KindInt:
-			if strconv.FormatInt(v.Int, 10) != tc.raw || v.Float != float64(v.Int) {
-				t.Errorf("ParseValue(%q) = %+v", tc.raw, v)
+		t.Run(caseName(tc.raw), func(t *testing.T) {
+			v := ParseValue(tc.raw)
+			if v.Kind != tc.kind {
+				t.Errorf("ParseValue(%.40q).Kind = %d, want %d", tc.raw, v.Kind, tc.kind)
+				return
 			}
-		case KindFloat:
-			if v.Float != tc.num {
-				t.Errorf("ParseValue(%q).Float = %v, want %v", tc.raw, v.Float, tc.num)
+			switch tc.kind {
+			case KindInt:
+				if strconv.FormatInt(v.Int, 10) != tc.raw || v.Float != float64(v.Int) {
+					t.Errorf("ParseValue(%q) = %+v", tc.raw, v)
+				}
+			case KindFloat:
+				if v.Float != tc.num {
+					t.Errorf("ParseValue(%q).Float = %v, want %v", tc.raw, v.Float, tc.num)
+				}
+			case KindNone: // no number: its kind is all there is to compare
 			}
-		case KindNone: // no number: its kind is all there is to compare
-		}
+		})
 	}
 }
 
@@ -150,9 +152,11 @@ func TestValueNumber(t *testing.T) {
 		t.Errorf("float: %v %v", n, ok)
 	}
 	for _, raw := range []string{"x", "inf", "-inf", "nan", "1e400"} {
-		if n, ok := ParseValue(raw).Number(); ok {
-			t.Errorf("%q is the number %v", raw, n)
-		}
+		t.Run(raw, func(t *testing.T) {
+			if n, ok := ParseValue(raw).Number(); ok {
+				t.Errorf("%q is the number %v", raw, n)
+			}
+		})
 	}
 }
 

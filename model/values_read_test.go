@@ -249,11 +249,13 @@ func TestReadValuesRemainingAndWrites(t *testing.T) {
 		{str("rl:user42:blocked", "1"), "block flag"},
 		{str("rl:u42", "3"), ""},
 	} {
-		c := NewCounter(&tt.o, &Rules{Fallback: Rule{Limit: 10}})
-		why := c.Layout.Spec().Refusal(c.Type, c.Field, "INCRBY")
-		if tt.want == "" && why != "" || !strings.Contains(why, tt.want) {
-			t.Errorf("%s (%s): + refused with %q, want %q", tt.o.Key, c.Layout, why, tt.want)
-		}
+		t.Run(tt.o.Key+"="+tt.o.Raw, func(t *testing.T) {
+			c := NewCounter(&tt.o, &Rules{Fallback: Rule{Limit: 10}})
+			why := c.Layout.Spec().Refusal(c.Type, c.Field, "INCRBY")
+			if tt.want == "" && why != "" || !strings.Contains(why, tt.want) {
+				t.Errorf("%s (%s): + refused with %q, want %q", tt.o.Key, c.Layout, why, tt.want)
+			}
+		})
 	}
 }
 
@@ -345,7 +347,7 @@ func TestBlockHits(t *testing.T) {
 		{"login_u7_lockout", 5, []string{"login_u7"}, 0},
 		{"rl:user4", 5, nil, 0},
 	} {
-		t.Run(tt.key, func(t *testing.T) {
+		t.Run(tt.key+" n"+strconv.Itoa(tt.n), func(t *testing.T) {
 			hits, more := s.BlockHits(tt.key, tt.n)
 			var got []string
 			for _, c := range hits {

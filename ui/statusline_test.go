@@ -3,6 +3,7 @@ package ui
 import (
 	"context"
 	"errors"
+	"strconv"
 	"strings"
 	"testing"
 	"time"
@@ -48,28 +49,30 @@ func TestWriteErrorIsShownInFull(t *testing.T) {
 		{80, 24, "+"},
 		{80, 24, "<enter>+"},
 	} {
-		m := newModel(t, c, tc.width, tc.height, obs...)
-		m = selectKey(t, m, "ratelimit:max")
-		m, cmd := press(m, tc.keys)
-		m = run(t, m, cmd)
-		if !strings.Contains(flat(m), want.Error()) {
-			t.Errorf("%dx%d %q: the error is not on screen in full (%q):\n%s", tc.width, tc.height, tc.keys, want, plain(m))
-		}
-		if n, need := len(m.statusView()), len(wrapWords(want.Error(), tc.width)); n != need || n > 4 {
-			t.Errorf("%dx%d %q: the error takes %d lines, want the %d it needs (4 at most)", tc.width, tc.height, tc.keys, n, need)
-		}
-		lines := strings.Split(m.View().Content, "\n")
-		if len(lines) != tc.height {
-			t.Errorf("%dx%d %q: the frame has %d lines", tc.width, tc.height, tc.keys, len(lines))
-		}
-		for _, l := range lines {
-			if w := lipgloss.Width(l); w > tc.width {
-				t.Errorf("%dx%d %q: a line is %d wide: %q", tc.width, tc.height, tc.keys, w, l)
+		t.Run(strconv.Itoa(tc.width)+"x"+strconv.Itoa(tc.height)+" "+tc.keys, func(t *testing.T) {
+			m := newModel(t, c, tc.width, tc.height, obs...)
+			m = selectKey(t, m, "ratelimit:max")
+			m, cmd := press(m, tc.keys)
+			m = run(t, m, cmd)
+			if !strings.Contains(flat(m), want.Error()) {
+				t.Errorf("%dx%d %q: the error is not on screen in full (%q):\n%s", tc.width, tc.height, tc.keys, want, plain(m))
 			}
-		}
-		if v, _ := m.store.Get("ratelimit:max"); v.Raw != "9223372036854775807" {
-			t.Errorf("the refused write changed the value shown: %q", v.Raw)
-		}
+			if n, need := len(m.statusView()), len(wrapWords(want.Error(), tc.width)); n != need || n > 4 {
+				t.Errorf("%dx%d %q: the error takes %d lines, want the %d it needs (4 at most)", tc.width, tc.height, tc.keys, n, need)
+			}
+			lines := strings.Split(m.View().Content, "\n")
+			if len(lines) != tc.height {
+				t.Errorf("%dx%d %q: the frame has %d lines", tc.width, tc.height, tc.keys, len(lines))
+			}
+			for _, l := range lines {
+				if w := lipgloss.Width(l); w > tc.width {
+					t.Errorf("%dx%d %q: a line is %d wide: %q", tc.width, tc.height, tc.keys, w, l)
+				}
+			}
+			if v, _ := m.store.Get("ratelimit:max"); v.Raw != "9223372036854775807" {
+				t.Errorf("the refused write changed the value shown: %q", v.Raw)
+			}
+		})
 	}
 }
 

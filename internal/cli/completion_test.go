@@ -168,32 +168,36 @@ func TestCompletion(t *testing.T) {
 				{[]string{"countertop", "help", "re"}, []string{"repair"}},
 				{[]string{"countertop", "c"}, []string{"check", "completion"}},
 			} {
-				got := complete(t, shell, script, tc.words...)
-				slices.Sort(got)
-				if !slices.Equal(got, tc.want) {
-					t.Errorf("%s completes %q to %q, want %q", shell, strings.Join(tc.words, " "), got, tc.want)
-				}
+				t.Run(strings.Join(tc.words[1:], " "), func(t *testing.T) {
+					got := complete(t, shell, script, tc.words...)
+					slices.Sort(got)
+					if !slices.Equal(got, tc.want) {
+						t.Errorf("%s completes %q to %q, want %q", shell, strings.Join(tc.words, " "), got, tc.want)
+					}
+				})
 			}
 			// Every flag the command's --help lists, and no other.
 			for _, c := range testCommands() {
-				words := append(append([]string{"countertop"}, nameOf(c)...), "-")
-				_, help, _ := run(append(nameOf(c), "--help")...)
-				var want []string
-				_, flags, _ := strings.Cut(help, "\nFlags:\n")
-				for _, line := range strings.Split(flags, "\n") {
-					names, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
-					for _, n := range strings.Split(names, ", ") {
-						if strings.HasPrefix(line, "  -") {
-							want = append(want, strings.Fields(n)[0])
+				t.Run("flags of "+c.Name(), func(t *testing.T) {
+					words := append(append([]string{"countertop"}, nameOf(c)...), "-")
+					_, help, _ := run(append(nameOf(c), "--help")...)
+					var want []string
+					_, flags, _ := strings.Cut(help, "\nFlags:\n")
+					for _, line := range strings.Split(flags, "\n") {
+						names, _, _ := strings.Cut(strings.TrimSpace(line), "  ")
+						for _, n := range strings.Split(names, ", ") {
+							if strings.HasPrefix(line, "  -") {
+								want = append(want, strings.Fields(n)[0])
+							}
 						}
 					}
-				}
-				got := complete(t, shell, script, words...)
-				slices.Sort(got)
-				slices.Sort(want)
-				if !slices.Equal(got, want) {
-					t.Errorf("%s completes %q to\n%q\nwant the flags its --help lists:\n%q", shell, strings.Join(words, " "), got, want)
-				}
+					got := complete(t, shell, script, words...)
+					slices.Sort(got)
+					slices.Sort(want)
+					if !slices.Equal(got, want) {
+						t.Errorf("%s completes %q to\n%q\nwant the flags its --help lists:\n%q", shell, strings.Join(words, " "), got, want)
+					}
+				})
 			}
 		})
 	}
@@ -213,27 +217,31 @@ func TestCompletion(t *testing.T) {
 func TestCompletionValuesAreTheFlagsOwn(t *testing.T) {
 	t.Parallel()
 	for _, c := range testCommands() {
-		c.Flags().VisitAll(func(f *pflag.Flag) {
-			complete, ok := c.GetFlagCompletionFunc(f.Name)
-			if !ok {
-				if f.NoOptDefVal == "" && !f.Hidden {
-					t.Errorf("%s --%s takes a value, and nothing says what completes it", c.Name(), f.Name)
+		t.Run(c.Name(), func(t *testing.T) {
+			c.Flags().VisitAll(func(f *pflag.Flag) {
+				complete, ok := c.GetFlagCompletionFunc(f.Name)
+				if !ok {
+					if f.NoOptDefVal == "" && !f.Hidden {
+						t.Errorf("%s --%s takes a value, and nothing says what completes it", c.Name(), f.Name)
+					}
+					return
 				}
-				return
-			}
-			values, _ := complete(c, nil, "")
-			for _, v := range values {
-				if !strings.Contains(f.Usage, v) {
-					t.Errorf("%s --%s completes %q, which its help (%q) does not name", c.Name(), f.Name, v, f.Usage)
+				values, _ := complete(c, nil, "")
+				for _, v := range values {
+					if !strings.Contains(f.Usage, v) {
+						t.Errorf("%s --%s completes %q, which its help (%q) does not name", c.Name(), f.Name, v, f.Usage)
+					}
 				}
-			}
+			})
 		})
 	}
 	for _, args := range [][]string{{"completion"}, {"completion", "tcsh"}, {"completion", "bash", "zsh"}} {
-		if code, out, errOut := run(args...); code != exitFailed || out != "" ||
-			errOut != "countertop: completion takes the name of a shell: countertop completion bash, zsh, fish or powershell\n" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
-		}
+		t.Run("refused "+strings.Join(args, " "), func(t *testing.T) {
+			if code, out, errOut := run(args...); code != exitFailed || out != "" ||
+				errOut != "countertop: completion takes the name of a shell: countertop completion bash, zsh, fish or powershell\n" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q", args, code, out, errOut)
+			}
+		})
 	}
 }
 

@@ -23,23 +23,25 @@ func run(args ...string) (code int, stdout, stderr string) {
 func TestHelpOnStdout(t *testing.T) {
 	t.Parallel()
 	for _, c := range testCommands() {
-		args := append(nameOf(c), "--help")
-		code, out, errOut := run(args...)
-		if code != exitOK || errOut != "" || out == "" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q; want the help on stdout and exit 0", args, code, out, errOut)
-			continue
-		}
-		if c.HasParent() && !strings.HasPrefix(out, "Usage: countertop "+c.Name()) {
-			t.Errorf("%q begins %q, want its usage line", args, strings.SplitN(out, "\n", 2)[0])
-		}
-		if _, viaHelp, _ := run("help", c.Name()); viaHelp != out && c.HasParent() {
-			t.Errorf("help %s differs from %s --help:\n%s\nand\n%s", c.Name(), c.Name(), viaHelp, out)
-		}
-		for _, line := range strings.Split(out, "\n") {
-			if len(line) > 80 {
-				t.Errorf("%q: a line of %d columns, wider than a terminal of 80: %q", args, len(line), line)
+		t.Run(c.Name(), func(t *testing.T) {
+			args := append(nameOf(c), "--help")
+			code, out, errOut := run(args...)
+			if code != exitOK || errOut != "" || out == "" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q; want the help on stdout and exit 0", args, code, out, errOut)
+				return
 			}
-		}
+			if c.HasParent() && !strings.HasPrefix(out, "Usage: countertop "+c.Name()) {
+				t.Errorf("%q begins %q, want its usage line", args, strings.SplitN(out, "\n", 2)[0])
+			}
+			if _, viaHelp, _ := run("help", c.Name()); viaHelp != out && c.HasParent() {
+				t.Errorf("help %s differs from %s --help:\n%s\nand\n%s", c.Name(), c.Name(), viaHelp, out)
+			}
+			for _, line := range strings.Split(out, "\n") {
+				if len(line) > 80 {
+					t.Errorf("%q: a line of %d columns, wider than a terminal of 80: %q", args, len(line), line)
+				}
+			}
+		})
 	}
 	_, help, _ := run("help")
 	if _, dashHelp, _ := run("--help"); help != dashHelp || !strings.Contains(help, "countertop snapshot [flags]") {
@@ -55,9 +57,11 @@ func TestHelpOnStdout(t *testing.T) {
 		{[]string{"help", "bogus"}, "countertop: unknown command \"bogus\": run 'countertop help' for the list\n"},
 		{[]string{"help", "incr", "check"}, "countertop: help takes one command, not 2: countertop help COMMAND\n"},
 	} {
-		if code, out, errOut := run(tc.args...); code != exitFailed || out != "" || errOut != tc.want {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out, errOut, tc.want)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			if code, out, errOut := run(tc.args...); code != exitFailed || out != "" || errOut != tc.want {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q, want %q", tc.args, code, out, errOut, tc.want)
+			}
+		})
 	}
 }
 
@@ -72,27 +76,29 @@ func helpFlagNames(help string) []string {
 func TestHelpListsTheFlagsTheCommandUses(t *testing.T) {
 	t.Parallel()
 	for _, c := range testCommands() {
-		name := c.Name()
-		if !c.HasParent() {
-			name = "dashboard"
-		}
-		_, help, _ := run(append(nameOf(c), "--help")...)
-		listed := helpFlagNames(help)
-		for i, f := range listed {
-			listed[i] = strings.TrimSpace(f[strings.LastIndex(f, " ")+1:])
-			if len(strings.TrimLeft(listed[i], "-")) > 1 && !strings.HasPrefix(listed[i], "--") {
-				t.Errorf("%s --help writes %s with one dash", name, listed[i])
+		t.Run(c.Name(), func(t *testing.T) {
+			name := c.Name()
+			if !c.HasParent() {
+				name = "dashboard"
 			}
-		}
-		for _, s := range config.Settings() {
-			if s.Flag == "" {
-				continue
+			_, help, _ := run(append(nameOf(c), "--help")...)
+			listed := helpFlagNames(help)
+			for i, f := range listed {
+				listed[i] = strings.TrimSpace(f[strings.LastIndex(f, " ")+1:])
+				if len(strings.TrimLeft(listed[i], "-")) > 1 && !strings.HasPrefix(listed[i], "--") {
+					t.Errorf("%s --help writes %s with one dash", name, listed[i])
+				}
 			}
-			uses := slices.Contains(s.Commands, name)
-			if got := slices.Contains(listed, words.Flag(s.Flag)); got != uses {
-				t.Errorf("%s --help lists %s: %t, want %t (its Commands are %q)", name, words.Flag(s.Flag), got, uses, s.Commands)
+			for _, s := range config.Settings() {
+				if s.Flag == "" {
+					continue
+				}
+				uses := slices.Contains(s.Commands, name)
+				if got := slices.Contains(listed, words.Flag(s.Flag)); got != uses {
+					t.Errorf("%s --help lists %s: %t, want %t (its Commands are %q)", name, words.Flag(s.Flag), got, uses, s.Commands)
+				}
 			}
-		}
+		})
 	}
 	// The issue's cases, as a user would read them.
 	for _, tc := range []struct {
@@ -102,10 +108,12 @@ func TestHelpListsTheFlagsTheCommandUses(t *testing.T) {
 		{"check", "--read-only", false}, {"snapshot", "--enable-events", false}, {"snapshot", "--format", true},
 		{"incr", "--by", true}, {"incr", "--no-expire", true}, {"repair", "--dry-run", true}, {"repair", "--mode", false},
 	} {
-		_, help, _ := run(tc.cmd, "--help")
-		if got := slices.Contains(helpFlagNames(help), "  "+tc.flag); got != tc.listed {
-			t.Errorf("%s --help lists %s: %t, want %t\n%s", tc.cmd, tc.flag, got, tc.listed, help)
-		}
+		t.Run(tc.cmd+" "+tc.flag, func(t *testing.T) {
+			_, help, _ := run(tc.cmd, "--help")
+			if got := slices.Contains(helpFlagNames(help), "  "+tc.flag); got != tc.listed {
+				t.Errorf("%s --help lists %s: %t, want %t\n%s", tc.cmd, tc.flag, got, tc.listed, help)
+			}
+		})
 	}
 	// A flag a command does not use changes nothing there: refused, not ignored.
 	if code, _, errOut := run("check", "--read-only"); code != exitFailed || !strings.Contains(errOut, "--read-only") {
@@ -118,33 +126,35 @@ func TestHelpListsTheFlagsTheCommandUses(t *testing.T) {
 func TestHelpExamplesUseRealFlags(t *testing.T) {
 	t.Parallel()
 	for _, c := range testCommands() {
-		name := strings.Join(nameOf(c), "")
-		_, help, _ := run(append(nameOf(c), "--help")...)
-		_, flagList, _ := strings.Cut(help, "\nFlags:\n")
-		n := 0
-		for _, e := range exampleLines(c) {
-			if strings.HasPrefix(e, "#") {
-				continue
-			}
-			n++
-			if !strings.Contains(help, "\n  "+e+"\n") {
-				t.Errorf("%q --help does not show its example %q", name, e)
-			}
-			_, call, _ := strings.Cut(e, "countertop") // source <(countertop completion bash)
-			words := strings.Fields("countertop" + strings.FieldsFunc(call, func(r rune) bool { return r == '|' || r == '>' || r == ')' })[0])
-			if words[0] != "countertop" || name != "" && words[1] != name && words[1] != "--version" {
-				t.Errorf("example %q is not of countertop %s", e, name)
-			}
-			for _, w := range words[1:] {
-				flag, _, _ := strings.Cut(w, "=")
-				if strings.HasPrefix(flag, "-") && flag != "--version" && !regexp.MustCompile(`(?m)^  (-[a-z], )?`+regexp.QuoteMeta(flag)+`\b`).MatchString(flagList) {
-					t.Errorf("the example %q gives %s, which countertop %s --help does not list", e, flag, name)
+		t.Run(c.Name(), func(t *testing.T) {
+			name := strings.Join(nameOf(c), "")
+			_, help, _ := run(append(nameOf(c), "--help")...)
+			_, flagList, _ := strings.Cut(help, "\nFlags:\n")
+			n := 0
+			for _, e := range exampleLines(c) {
+				if strings.HasPrefix(e, "#") {
+					continue
+				}
+				n++
+				if !strings.Contains(help, "\n  "+e+"\n") {
+					t.Errorf("%q --help does not show its example %q", name, e)
+				}
+				_, call, _ := strings.Cut(e, "countertop") // source <(countertop completion bash)
+				words := strings.Fields("countertop" + strings.FieldsFunc(call, func(r rune) bool { return r == '|' || r == '>' || r == ')' })[0])
+				if words[0] != "countertop" || name != "" && words[1] != name && words[1] != "--version" {
+					t.Errorf("example %q is not of countertop %s", e, name)
+				}
+				for _, w := range words[1:] {
+					flag, _, _ := strings.Cut(w, "=")
+					if strings.HasPrefix(flag, "-") && flag != "--version" && !regexp.MustCompile(`(?m)^  (-[a-z], )?`+regexp.QuoteMeta(flag)+`\b`).MatchString(flagList) {
+						t.Errorf("the example %q gives %s, which countertop %s --help does not list", e, flag, name)
+					}
 				}
 			}
-		}
-		if has := strings.Contains(help, "\nFlags:\n"); has && (n < 2 || n > 3) || n == 0 {
-			t.Errorf("%q --help has %d examples, want two or three (one at least for a command without flags)", name, n)
-		}
+			if has := strings.Contains(help, "\nFlags:\n"); has && (n < 2 || n > 3) || n == 0 {
+				t.Errorf("%q --help has %d examples, want two or three (one at least for a command without flags)", name, n)
+			}
+		})
 	}
 }
 
@@ -169,9 +179,11 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"--bogus"}, `unknown flag --bogus: run 'countertop --help' for the flags`},
 		{[]string{"incr", "k", "--count", "many"}, `invalid value "many" for flag --count: parse error: run 'countertop incr --help' for the flags`},
 	} {
-		code, out, errOut := run(tc.args...)
-		if code != exitFailed || out != "" || errOut != "countertop: "+tc.want+"\n" {
-			t.Errorf("%q: exit %d, stdout %q, stderr %q\nwant exit 2 and %q", tc.args, code, out, errOut, tc.want)
-		}
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			code, out, errOut := run(tc.args...)
+			if code != exitFailed || out != "" || errOut != "countertop: "+tc.want+"\n" {
+				t.Errorf("%q: exit %d, stdout %q, stderr %q\nwant exit 2 and %q", tc.args, code, out, errOut, tc.want)
+			}
+		})
 	}
 }

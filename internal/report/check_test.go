@@ -115,15 +115,17 @@ func TestWriteProblemsTakeTheFallbacksWindow(t *testing.T) {
 		{"no rule", &model.Rules{List: []model.Rule{{Pattern: "nw:*", ExpectTTL: true}}, Fallback: model.Rule{ExpectTTL: true}},
 			"other", "fix: pass --window (or give it a [[rule]] with a window), then countertop repair\n"},
 	} {
-		s := model.NewStore(tc.rules)
-		s.Apply(model.Batch{Observed: []model.Observation{{Key: tc.key, Type: "string", Raw: "3", PTTL: model.PTTLNoExpiry, At: time.Now()}}})
-		var out strings.Builder
-		if err := WriteProblems(&out, refs(s.Rows(0, 1)), tc.rules); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.HasSuffix(out.String(), tc.want) {
-			t.Errorf("%s: got %q, want it to end %q", tc.name, out.String(), tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			s := model.NewStore(tc.rules)
+			s.Apply(model.Batch{Observed: []model.Observation{{Key: tc.key, Type: "string", Raw: "3", PTTL: model.PTTLNoExpiry, At: time.Now()}}})
+			var out strings.Builder
+			if err := WriteProblems(&out, refs(s.Rows(0, 1)), tc.rules); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.HasSuffix(out.String(), tc.want) {
+				t.Errorf("%s: got %q, want it to end %q", tc.name, out.String(), tc.want)
+			}
+		})
 	}
 }
 

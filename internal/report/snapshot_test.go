@@ -579,37 +579,39 @@ func TestSnapshotWritesEachKeyOnceInKeyOrder(t *testing.T) {
 	cases["past parallelRows"] = slices.Collect(slices.Chunk(all, 500))
 
 	for name, batches := range cases {
-		latest := map[string]*model.Counter{}
-		for _, b := range batches {
-			for i := range b {
-				if old, ok := latest[b[i].Key]; !ok || b[i].At.After(old.ObservedAt) {
-					c := model.NewCounter(&b[i], rules)
-					latest[b[i].Key] = &c
-				}
-			}
-		}
-		want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return model.CompareKeys(a.Key, b.Key) })
-		for format, reference := range map[string]func(testing.TB, time.Time, []*model.Counter, *model.Rules) string{
-			FormatTable: tabwriterTable, FormatJSON: encodingJSON, FormatCSV: encodingCSV,
-		} {
-			s := NewSnapshot(format, rules)
+		t.Run(name, func(t *testing.T) {
+			latest := map[string]*model.Counter{}
 			for _, b := range batches {
-				s.Add(b)
-			}
-			var got bytes.Buffer
-			if err := s.Write(&got, at); err != nil {
-				t.Fatal(err)
-			}
-			if ref := reference(t, at, want, rules); got.String() != ref {
-				gl, wl := strings.Split(got.String(), "\n"), strings.Split(ref, "\n")
-				for i := range min(len(gl), len(wl)) {
-					if gl[i] != wl[i] {
-						t.Fatalf("%s, %s: line %d differs from the reference:\n%q\n%q", name, format, i, gl[i], wl[i])
+				for i := range b {
+					if old, ok := latest[b[i].Key]; !ok || b[i].At.After(old.ObservedAt) {
+						c := model.NewCounter(&b[i], rules)
+						latest[b[i].Key] = &c
 					}
 				}
-				t.Fatalf("%s, %s: %d lines, the reference has %d", name, format, len(gl), len(wl))
 			}
-		}
+			want := slices.SortedFunc(maps.Values(latest), func(a, b *model.Counter) int { return model.CompareKeys(a.Key, b.Key) })
+			for format, reference := range map[string]func(testing.TB, time.Time, []*model.Counter, *model.Rules) string{
+				FormatTable: tabwriterTable, FormatJSON: encodingJSON, FormatCSV: encodingCSV,
+			} {
+				s := NewSnapshot(format, rules)
+				for _, b := range batches {
+					s.Add(b)
+				}
+				var got bytes.Buffer
+				if err := s.Write(&got, at); err != nil {
+					t.Fatal(err)
+				}
+				if ref := reference(t, at, want, rules); got.String() != ref {
+					gl, wl := strings.Split(got.String(), "\n"), strings.Split(ref, "\n")
+					for i := range min(len(gl), len(wl)) {
+						if gl[i] != wl[i] {
+							t.Fatalf("%s, %s: line %d differs from the reference:\n%q\n%q", name, format, i, gl[i], wl[i])
+						}
+					}
+					t.Fatalf("%s, %s: %d lines, the reference has %d", name, format, len(gl), len(wl))
+				}
+			}
+		})
 	}
 }
 
@@ -632,11 +634,13 @@ func TestSnapshotRoomForABatchStaysSmall(t *testing.T) {
 // A snapshot that cannot be written says why, in every format.
 func TestSnapshotWriteFails(t *testing.T) {
 	for _, format := range Formats {
-		s := NewSnapshot(format, testRules())
-		s.Add([]model.Observation{{Key: "rl:1", Type: "string", Raw: "1", PTTL: 1000, At: t0}})
-		if err := s.Write(failingWriter{}, t0); !errors.Is(err, errDiskFull) {
-			t.Errorf("%s: Write to a failing writer returned %v, want %v", format, err, errDiskFull)
-		}
+		t.Run(format, func(t *testing.T) {
+			s := NewSnapshot(format, testRules())
+			s.Add([]model.Observation{{Key: "rl:1", Type: "string", Raw: "1", PTTL: 1000, At: t0}})
+			if err := s.Write(failingWriter{}, t0); !errors.Is(err, errDiskFull) {
+				t.Errorf("%s: Write to a failing writer returned %v, want %v", format, err, errDiskFull)
+			}
+		})
 	}
 }
 
@@ -789,9 +793,11 @@ func TestAppendTTL(t *testing.T) {
 		40_003_200_000:            "1y098d",
 		9_200_000_000_000_000_000: "> 100y",
 	} {
-		if got := string(appendTTL(nil, ms)); got != want {
-			t.Errorf("appendTTL(%d) = %q, want %q", ms, got, want)
-		}
+		t.Run(fmt.Sprint(ms), func(t *testing.T) {
+			if got := string(appendTTL(nil, ms)); got != want {
+				t.Errorf("appendTTL(%d) = %q, want %q", ms, got, want)
+			}
+		})
 	}
 }
 
@@ -811,9 +817,11 @@ func TestTTLMSBeyondADuration(t *testing.T) {
 		{model.PTTLNoExpiry, time.Second, -1},
 		{60_000, math.MaxInt64, 0}, // read ages ago (a zero ObservedAt): nothing left, not a wrap
 	} {
-		if got := ttlLeft(tc.pttl, tc.since); got != tc.want {
-			t.Errorf("ttlLeft(PTTL %d, %v later) = %d, want %d", tc.pttl, tc.since, got, tc.want)
-		}
+		t.Run(fmt.Sprintf("%d after %v", tc.pttl, tc.since), func(t *testing.T) {
+			if got := ttlLeft(tc.pttl, tc.since); got != tc.want {
+				t.Errorf("ttlLeft(PTTL %d, %v later) = %d, want %d", tc.pttl, tc.since, got, tc.want)
+			}
+		})
 	}
 	// A Snapshot counts read times from its own start: readings with no
 	// time, from long ago, or after the moment written come out as
@@ -849,13 +857,15 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 	s := model.NewStore(rules)
 	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
 	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false\n"} {
-		var buf bytes.Buffer
-		if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(buf.String(), want) {
-			t.Errorf("%s: %q does not hold %q", format, buf.String(), want)
-		}
+		t.Run(format, func(t *testing.T) {
+			var buf bytes.Buffer
+			if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), want) {
+				t.Errorf("%s: %q does not hold %q", format, buf.String(), want)
+			}
+		})
 	}
 }
 
@@ -917,13 +927,15 @@ func TestSnapshotTableCutsLongNames(t *testing.T) {
 		t.Errorf("LAYOUT starts at %d, want %d", col, maxTableKey+tableGap)
 	}
 	for _, format := range []string{FormatJSON, FormatCSV} {
-		buf.Reset()
-		if err := writeSnapshot(&buf, format, t0, rows, rules); err != nil {
-			t.Fatal(err)
-		}
-		if !strings.Contains(buf.String(), huge) {
-			t.Errorf("%s does not hold the whole name", format)
-		}
+		t.Run(format, func(t *testing.T) {
+			buf.Reset()
+			if err := writeSnapshot(&buf, format, t0, rows, rules); err != nil {
+				t.Fatal(err)
+			}
+			if !strings.Contains(buf.String(), huge) {
+				t.Errorf("%s does not hold the whole name", format)
+			}
+		})
 	}
 }
 
