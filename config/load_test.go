@@ -46,7 +46,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 // defaultRedis is the [redis] section of a Config that nothing sets.
 var defaultRedis = config.Redis{
 	URL:           config.DefaultURL,
-	Mode:          config.ModeAuto,
+	Mode:          model.WatchAuto,
 	Interval:      time.Second,
 	DiscoverEvery: time.Second,
 	ResyncEvery:   30 * time.Second,
@@ -452,7 +452,7 @@ window = "5s"
 		Redis: config.Redis{
 			URL:           "rediss://flag-host:7002/1",
 			URLFrom:       "--url",
-			Mode:          config.ModePoll,
+			Mode:          model.WatchPoll,
 			Interval:      250 * time.Millisecond,
 			DiscoverEvery: 3 * time.Second,
 			ResyncEvery:   time.Minute,

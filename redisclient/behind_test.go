@@ -30,8 +30,8 @@ func flood(t *testing.T, rdb *redis.Client, n, keys int) {
 // the feed's Health as how far behind it is; once it has read them all, it
 // is behind no more, and the rows are right.
 func TestFallingBehindIsMeasured(t *testing.T) {
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			rdb := s.Client(t)
@@ -42,7 +42,7 @@ func TestFallingBehindIsMeasured(t *testing.T) {
 				ResyncEvery: time.Hour,
 			})
 			w.until("the first pass", func() string {
-				if w.state.Mode != mode || w.state.Scanning || w.health.At.IsZero() {
+				if !watchingIn(w.state, mode) || w.state.Scanning || w.health.At.IsZero() {
 					return fmt.Sprintf("mode %q, scanning %v, health %+v", w.state.Mode, w.state.Scanning, w.health)
 				}
 				return ""
@@ -70,8 +70,8 @@ func TestFallingBehindIsMeasured(t *testing.T) {
 // to change, and keeps saying it once subscribed again; a full pass then
 // leaves every row right.
 func TestOutputBufferCloseIsSaid(t *testing.T) {
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			s.Do(t, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 64kb 32kb 1")
@@ -98,7 +98,7 @@ func TestOutputBufferCloseIsSaid(t *testing.T) {
 			t.Logf("said: %s", w.state.LastError)
 			w.waitPassIn(mode, passes)
 			w.until("the feed healthy, the sentence still in its note", func() string {
-				if w.state.Mode != mode || w.state.LastError != "" || !said(w.state) {
+				if !watchingIn(w.state, mode) || w.state.LastError != "" || !said(w.state) {
 					return fmt.Sprintf("mode %q, error %q, note %q", w.state.Mode, w.state.LastError, w.state.Note)
 				}
 				return storeDiff(t, w.store, "rl:*", []*redis.Client{rdb})

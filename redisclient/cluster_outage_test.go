@@ -54,7 +54,7 @@ func TestClusterMasterKilledDuringPoll(t *testing.T) {
 
 	f.waitValue(key, "77")
 	f.waitFor("polling to be healthy again", func() bool {
-		return f.state.Mode == "polling" && f.state.Connected && f.state.LastError == ""
+		return watchingIn(f.state, model.WatchPoll) && f.state.Connected && f.state.LastError == ""
 	})
 	// The first + after the failover cannot reach the dead master and is
 	// not sent again (its connection could have broken after it landed):
@@ -102,7 +102,7 @@ func TestClusterNodesDown(t *testing.T) {
 	// The first error may be the connection the kill broke (EOF); the
 	// next tries cannot connect, and say which node that is.
 	f.until("the header to count the master down and name it", func() string {
-		if f.state.Topology != masterDown || f.state.Mode != "reconnecting" || f.state.LastError != sentence {
+		if f.state.Topology != masterDown || f.state.Phase != model.FeedReconnecting || f.state.LastError != sentence {
 			return fmt.Sprintf("topology %q, mode %q, error %q\nwant %q", f.state.Topology, f.state.Mode, f.state.LastError, sentence)
 		}
 		return ""

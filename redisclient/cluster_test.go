@@ -158,19 +158,19 @@ func (f *feed) waitTrackingMoved(from, to *redistest.Server) {
 // the first full pass to end.
 func watchEvents(t *testing.T, c *redisclient.Client, pattern string) *feed {
 	t.Helper()
-	return watchLive(t, c, "events", pattern)
+	return watchLive(t, c, model.WatchEvents, pattern)
 }
 
 // watchLive is watchEvents in mode, events or tracking (polling every 30
 // s: only tracking's invalidations can bring a change in good time).
-func watchLive(t *testing.T, c *redisclient.Client, mode, pattern string) *feed {
+func watchLive(t *testing.T, c *redisclient.Client, mode model.WatchMode, pattern string) *feed {
 	t.Helper()
 	o := redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{pattern}},
 		Mode:        mode,
 		ResyncEvery: time.Hour,
 	}
-	if mode == "tracking" {
+	if mode == model.WatchTracking {
 		o.Interval = slowPoll
 	}
 	o.SetFollowEvery(50 * time.Millisecond)
@@ -346,11 +346,11 @@ func TestCluster(t *testing.T) {
 		masters := rc.Masters(t)
 		m := masters[1]
 		m.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-		o := watchOptions("auto")
+		o := watchOptions(model.WatchAuto)
 		st := firstState(t, c, o)
 		const tracks = "; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
 		want := fmt.Sprintf(`tracking: keyspace notifications are off on master %s (notify-keyspace-events="")`, m.Addr) + tracks
-		if st.Mode != "tracking" || st.Note != want {
+		if !watchingIn(st, model.WatchTracking) || st.Note != want {
 			t.Errorf("one master without notifications: mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
 
@@ -363,13 +363,13 @@ func TestCluster(t *testing.T) {
 		slices.Sort(addrs)
 		names := fmt.Sprintf("masters %s, %s and %s", addrs[0], addrs[1], addrs[2])
 		want = fmt.Sprintf(`tracking: keyspace notifications are off on %s (notify-keyspace-events="")`, names) + tracks
-		if st.Mode != "tracking" || st.Note != want {
+		if !watchingIn(st, model.WatchTracking) || st.Note != want {
 			t.Errorf("no master with notifications: mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
 		o.EnableEvents = true
 		st = firstState(t, c, o)
 		want = `turned keyspace notifications on at 3 masters (notify-keyspace-events was "", now "K$gxehzl"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
-		if st.Mode != "events" || st.Note != want {
+		if !watchingIn(st, model.WatchEvents) || st.Note != want {
 			t.Errorf("--enable-events: mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 		}
 		for _, m := range masters {
@@ -379,8 +379,8 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode+": changes on every master reach the store", func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String()+": changes on every master reach the store", func(t *testing.T) {
 			admin := rc.Client(t)
 			keys := keyPerMaster(t, rc, "ev:")
 			for _, k := range keys {
@@ -499,7 +499,7 @@ func TestTLSCluster(t *testing.T) {
 
 	keys := keyPerMaster(t, rc, "ev:")
 	w := watchEvents(t, c, "ev:*")
-	if w.state.Mode != "events" {
+	if !watchingIn(w.state, model.WatchEvents) {
 		t.Fatalf("mode %q, want events: %s", w.state.Mode, w.state.Note)
 	}
 	for _, k := range keys { // a write on each master, through countertop
@@ -539,7 +539,7 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	if w.state.Topology != shape {
 		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, shape)
 	}
-	tw := watchLive(t, c, "tracking", "rl:*")
+	tw := watchLive(t, c, model.WatchTracking, "rl:*")
 
 	passes, tpasses := w.passes, tw.passes
 	old := rc.Masters(t)[0]
@@ -549,7 +549,7 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	w.waitSubscriptionMoved(old, promoted)
 	w.waitPassAfter(passes)
 	tw.waitTrackingMoved(old, promoted)
-	tw.waitPassIn("tracking", tpasses)
+	tw.waitPassIn(model.WatchTracking, tpasses)
 	admin := rc.Client(t)
 	ctx := context.Background()
 	for i := range 10 {
@@ -576,10 +576,10 @@ func TestClusterFailoverDuringWatch(t *testing.T) {
 	tw.waitValue(key, "77")
 	tw.waitMatches("rl:*", clients(t, rc.Masters(t))...)
 	tw.noExtraPass(tpasses)
-	if tw.state.Mode != "tracking" || tw.state.LastError != "" {
+	if !watchingIn(tw.state, model.WatchTracking) || tw.state.LastError != "" {
 		t.Errorf("the tracking feed's state after the failover: %+v", tw.state)
 	}
-	if w.state.Topology != shape || w.state.Mode != "events" || w.state.LastError != "" {
+	if w.state.Topology != shape || !watchingIn(w.state, model.WatchEvents) || w.state.LastError != "" {
 		t.Errorf("the feed's state after the failover: %+v", w.state)
 	}
 

@@ -65,8 +65,8 @@ const (
 // its watcher stops when a subscriber subscribing again is refused.
 type eventWatcher struct {
 	*reader
-	live        string    // the feed's Mode while every master is followed: "events" or "tracking"
-	tracking    *tracking // what tracking mode asks Redis to report; nil in events mode
+	live        model.WatchMode // the feed's Mode while every master is followed: events or tracking
+	tracking    *tracking       // what tracking mode asks Redis to report; nil in events mode
 	resyncEvery time.Duration
 	healthEvery time.Duration
 	followEvery time.Duration
@@ -104,7 +104,7 @@ type eventWatcher struct {
 // newEventWatcher returns a watcher of o.Patterns by keyspace
 // notifications that reads through r.
 func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
-	w := newWatcher(r, o, "events")
+	w := newWatcher(r, o, model.WatchEvents)
 	w.prefix = fmt.Sprintf("__keyspace@%d__:", r.c.db())
 	channels := make([]string, len(o.Patterns))
 	for i, p := range o.Patterns {
@@ -117,7 +117,7 @@ func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
 
 // newWatcher returns the part of a watcher that events and tracking share,
 // live being the feed's Mode while all is well.
-func newWatcher(r *reader, o WatchOptions, live string) *eventWatcher {
+func newWatcher(r *reader, o WatchOptions, live model.WatchMode) *eventWatcher {
 	return &eventWatcher{
 		reader:      r,
 		live:        live,

@@ -24,7 +24,7 @@ func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *feed 
 	t.Helper()
 	w := startWatch(t, c, redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: patterns},
-		Mode:        "events",
+		Mode:        model.WatchEvents,
 		ResyncEvery: time.Hour,
 	})
 	w.waitSynced()
@@ -39,7 +39,7 @@ func eventsEvery(t *testing.T, c *redisclient.Client, interval time.Duration) *f
 	t.Helper()
 	return startWatch(t, c, redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: interval},
-		Mode:        "events",
+		Mode:        model.WatchEvents,
 		ResyncEvery: time.Hour,
 	})
 }
@@ -56,7 +56,7 @@ func (f *feed) waitSynced() {
 func (f *feed) waitPassAfter(passes int) {
 	f.t.Helper()
 	f.waitFor("a full pass in events mode", func() bool {
-		return f.passes > passes && !f.state.Scanning && f.state.Mode == "events" && f.state.LastError == ""
+		return f.passes > passes && !f.state.Scanning && watchingIn(f.state, model.WatchEvents) && f.state.LastError == ""
 	})
 }
 
@@ -255,13 +255,13 @@ func TestEventsFollowEachKindOfChange(t *testing.T) {
 
 func TestEventsRemoveEvictedKeys(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "K$gxe", "--maxmemory-policy", "allkeys-random")
 			rdb := s.Client(t)
 			var w *feed
-			if mode == "events" {
+			if mode == model.WatchEvents {
 				w = startEvents(t, connect(t, s), "rl:*")
 			} else {
 				w = startTracking(t, connect(t, s), "rl:*")
@@ -339,7 +339,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 	rdb := s.Client(t)
 	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
-		Mode:        "events",
+		Mode:        model.WatchEvents,
 		ResyncEvery: 100 * time.Millisecond,
 	})
 	w.waitSynced()
@@ -361,7 +361,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 	s.Do(t, "SWAPDB", "0", "9")
 	w.waitMatches("rl:*", rdb)
 	w.waitValue("rl:a", "2")
-	if st := w.state; st.Mode != "events" || st.Note != "re-scan every 0.1s (a full one every 1.0s), in case an event was lost" {
+	if st := w.state; !watchingIn(st, model.WatchEvents) || st.Note != "re-scan every 0.1s (a full one every 1.0s), in case an event was lost" {
 		t.Errorf("mode %q, note %q; want events, with its usual note: the notifications are on", st.Mode, st.Note)
 	}
 }
@@ -401,7 +401,7 @@ func TestEventsStopWhileNobodyReads(t *testing.T) {
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	s.Do(t, "SET", "rl:1", "1")
 	c := connect(t, s)
-	o := redisclient.WatchOptions{PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}}, Mode: "events"}
+	o := redisclient.WatchOptions{PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}}, Mode: model.WatchEvents}
 	out := make(chan model.Batch)
 	stop := run(t, "Watch", watchWith(c, o), out)
 	<-out // from now on, Watch has batches to send and nobody reads them
@@ -413,8 +413,8 @@ func TestEventsStopWhileNobodyReads(t *testing.T) {
 // key: it scans for keys made or gone, and re-reads every key only one
 // pass in ten.
 func TestPeriodicPassReadsNoKey(t *testing.T) {
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			msetNumbered(t, s, 200, "rl:%04d")
@@ -441,8 +441,8 @@ func TestPeriodicPassReadsNoKey(t *testing.T) {
 // between the slices: a key changed after the pass read it shows while the
 // pass goes on, not once it is over.
 func TestChangesAreReadDuringAPass(t *testing.T) {
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			msetNumbered(t, s, 5000, "rl:%04d")

@@ -74,9 +74,9 @@ func TestEvictedWatchedKeysAreCounted(t *testing.T) {
 	truth := evictedWatched(t, s, "rl:*")
 	w := startWatch(t, connect(t, s), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*", "rl:a:*"}, Interval: 50 * time.Millisecond},
-		Mode:        "events",
+		Mode:        model.WatchEvents,
 	})
-	w.waitFor("events", func() bool { return w.state.Mode == "events" && w.state.LastError == "" })
+	w.waitFor("events", func() bool { return watchingIn(w.state, model.WatchEvents) && w.state.LastError == "" })
 	fill(t, s, "rl:a:%05d", 3000) // both patterns match
 	fill(t, s, "other:%05d", 3000)
 	fill(t, s, "rl:b:%05d", 3000) // rl:* alone
@@ -92,8 +92,8 @@ func TestEvictedWatchedKeysAreCounted(t *testing.T) {
 // Without events, the header counts every key the server evicted, as INFO
 // does, and says so.
 func TestEvictedKeysAreCountedByINFOWithoutEvents(t *testing.T) {
-	for _, mode := range []string{"tracking", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchTracking, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := startEvicting(t, 4<<20)
 			rdb := s.Client(t)

@@ -24,7 +24,7 @@ func extendingRules() *model.Rules {
 // watchExtending watches rl:* in mode (poll every 200 ms; no periodic
 // re-scan in events and tracking, so that only what they follow counts)
 // into a Store with extendingRules, and waits for the first full pass.
-func watchExtending(t *testing.T, s *redistest.Server, mode string) *feed {
+func watchExtending(t *testing.T, s *redistest.Server, mode model.WatchMode) *feed {
 	t.Helper()
 	f := startWatch(t, connect(t, s), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 200 * time.Millisecond},
@@ -32,8 +32,7 @@ func watchExtending(t *testing.T, s *redistest.Server, mode string) *feed {
 		ResyncEvery: time.Hour,
 	})
 	f.store = model.NewStore(extendingRules()) // before the first batch is applied
-	state := map[string]string{"poll": "polling", "events": "events", "tracking": "tracking"}[mode]
-	f.waitPassIn(state, 0)
+	f.waitPassIn(mode, 0)
 	return f
 }
 
@@ -56,8 +55,8 @@ return 1`
 // nor is a log whose TTL is set again on each hit, watched as long.
 func TestExtendingInEveryMode(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"poll", "events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchPoll, model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
 			f := watchExtending(t, s, mode)
@@ -117,7 +116,7 @@ func TestEventsReadAnExpireAtOnce(t *testing.T) {
 	s.Do(t, "SET", "rl:k", "5", "EX", "100")
 	f := startWatch(t, connect(t, s), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: slowPoll},
-		Mode:        "events",
+		Mode:        model.WatchEvents,
 		ResyncEvery: time.Hour,
 	})
 	f.store = model.NewStore(extendingRules())
@@ -142,7 +141,7 @@ func TestEventsReadAnExpireAtOnce(t *testing.T) {
 func TestDecrementAfterExpiry(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
-	f := watchExtending(t, s, "events")
+	f := watchExtending(t, s, model.WatchEvents)
 	s.Do(t, "SET", "rl:undo", "3", "PX", "300")
 	f.waitValue("rl:undo", "3")
 	f.waitGone("rl:undo")
@@ -159,7 +158,7 @@ func TestTTLFarLongerThanTheWindowIsNoted(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	s.Do(t, "SET", "rl:day", "4", "EX", "86400")
-	f := watchExtending(t, s, "poll")
+	f := watchExtending(t, s, model.WatchPoll)
 	c := f.waitValue("rl:day", "4")
 	note := model.Note(&c, extendingRules().WindowOf(extendingRules().List[0]))
 	if c.Status != model.StatusOK || !strings.HasPrefix(note, "TTL 23h59m ") || !strings.Contains(note, "more than twice its rule's window of 1m00s") {

@@ -3,6 +3,7 @@ package redisclient_test
 import (
 	"context"
 	"fmt"
+	"slices"
 	"testing"
 	"time"
 
@@ -54,10 +55,35 @@ type feed struct {
 	onBatch func(model.Batch) // when set, sees each batch before it is applied
 	state   model.FeedState   // the last one received
 	health  model.Health      // the last one received
-	modes   []string          // every Mode received, in order, repeats left out
+	modes   []feedMode        // every Mode and Phase received, in order, repeats left out
 	passes  int               // states received that said a full pass had begun
 	reads   map[string]int    // key -> how many times it was read in this pass
 	seen    []int64           // the Seen of each state received while scanning, in this pass
+}
+
+// feedMode is a state's Mode and Phase.
+type feedMode struct {
+	mode  model.WatchMode
+	phase model.FeedPhase
+}
+
+func (m feedMode) String() string { return m.mode.String() + " " + m.phase.String() }
+
+// sawPhase reports whether a state received was in phase.
+func (f *feed) sawPhase(phase model.FeedPhase) bool {
+	return slices.ContainsFunc(f.modes, func(m feedMode) bool { return m.phase == phase })
+}
+
+// sawWatching reports whether a state received said the feed watched in
+// mode.
+func (f *feed) sawWatching(mode model.WatchMode) bool {
+	return slices.Contains(f.modes, feedMode{mode, model.FeedWatching})
+}
+
+// watchingIn reports whether st says that the feed watches in mode, its
+// subscriptions up.
+func watchingIn(st model.FeedState, mode model.WatchMode) bool {
+	return st.Mode == mode && st.Phase == model.FeedWatching
 }
 
 // startPoll runs Poll until the test ends, and checks that it then returns
@@ -131,8 +157,8 @@ func (f *feed) apply(b model.Batch) {
 	if b.State == nil {
 		return
 	}
-	if len(f.modes) == 0 || f.modes[len(f.modes)-1] != b.State.Mode {
-		f.modes = append(f.modes, b.State.Mode)
+	if m := (feedMode{b.State.Mode, b.State.Phase}); len(f.modes) == 0 || f.modes[len(f.modes)-1] != m {
+		f.modes = append(f.modes, m)
 	}
 	f.state = *b.State
 	if f.state.Scanning {

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/redis/go-redis/v9"
 )
 
@@ -17,9 +18,9 @@ import (
 // under a watched key's name with another value: DBSIZE does not fall.
 func TestFlushesLeaveNoStaleRow(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"events", "tracking", "poll"} {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking, model.WatchPoll} {
 		for _, flush := range [][]any{{"FLUSHDB"}, {"FLUSHALL"}, {"SWAPDB", "0", "9"}} {
-			t.Run(mode+"/"+flush[0].(string), func(t *testing.T) {
+			t.Run(mode.String()+"/"+flush[0].(string), func(t *testing.T) {
 				t.Parallel()
 				s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 				s.Do(t, "MSET", "rl:a", "1", "rl:b", "100", "session:x", "1")
@@ -31,16 +32,15 @@ func TestFlushesLeaveNoStaleRow(t *testing.T) {
 				rdb := s.Client(t)
 				o := liveOptions(mode)
 				w := startWatch(t, connect(t, s), o)
-				live := map[string]string{"events": "events", "tracking": "tracking", "poll": "polling"}[mode]
-				w.waitFor("the first rows", func() bool { return w.state.Mode == live && w.store.Len() == 2 })
+				w.waitFor("the first rows", func() bool { return watchingIn(w.state, mode) && w.store.Len() == 2 })
 				s.Do(t, flush...)
 				s.Do(t, "SET", "rl:c", "1") // written after: an event, and a key
 				w.waitMatches("rl:*", rdb)
 				if v, ok := w.store.Get("rl:a"); ok && flush[0] != "SWAPDB" || ok && v.Raw != "swapped" {
 					t.Errorf("after %s the store holds rl:a = %q", flush, v.Raw)
 				}
-				if w.state.Mode != live || w.state.LastError != "" {
-					t.Errorf("after %s: mode %q, error %q; want %s, healthy", flush, w.state.Mode, w.state.LastError, live)
+				if !watchingIn(w.state, mode) || w.state.LastError != "" {
+					t.Errorf("after %s: mode %v %v, error %q; want %v, healthy", flush, w.state.Mode, w.state.Phase, w.state.LastError, mode)
 				}
 			})
 		}
@@ -94,7 +94,7 @@ func TestEventsDoNotAskAgainForARefusedInfo(t *testing.T) {
 	if refusals := refusedInfo(t, s) - before; refusals != 1 {
 		t.Errorf("the watcher was refused INFO %d times; want once", refusals)
 	}
-	if w.state.Mode != "events" || w.state.LastError != "" {
+	if !watchingIn(w.state, model.WatchEvents) || w.state.LastError != "" {
 		t.Errorf("mode %q, error %q; want events, healthy", w.state.Mode, w.state.LastError)
 	}
 }

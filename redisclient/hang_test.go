@@ -8,6 +8,7 @@ import (
 
 	"github.com/redis/go-redis/v9"
 
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -25,14 +26,15 @@ const hangInterval = time.Second
 // send each interval to look for flushes) is no exception.
 func TestHangIsShownWithinThreeIntervals(t *testing.T) {
 	for _, tc := range []struct {
-		name, mode string
-		noInfo     bool
+		name   string
+		mode   model.WatchMode
+		noInfo bool
 	}{
-		{"poll", "poll", false},
-		{"events", "events", false},
-		{"tracking", "tracking", false},
-		{"events without INFO", "events", true},
-		{"tracking without INFO", "tracking", true},
+		{"poll", model.WatchPoll, false},
+		{"events", model.WatchEvents, false},
+		{"tracking", model.WatchTracking, false},
+		{"events without INFO", model.WatchEvents, true},
+		{"tracking without INFO", model.WatchTracking, true},
 	} {
 		mode := tc.mode
 		t.Run(tc.name, func(t *testing.T) {
@@ -48,9 +50,8 @@ func TestHangIsShownWithinThreeIntervals(t *testing.T) {
 				Mode:        mode,
 				ResyncEvery: time.Hour,
 			})
-			live := map[string]string{"poll": "polling", "events": "events", "tracking": "tracking"}[mode]
 			w.until("a healthy feed", func() string {
-				if st, h := w.state, w.health; st.Mode != live || st.Scanning || st.LastError != "" || h.At.IsZero() || h.Silent != "" {
+				if st, h := w.state, w.health; !watchingIn(st, mode) || st.Scanning || st.LastError != "" || h.At.IsZero() || h.Silent != "" {
 					return fmt.Sprintf("mode %q, scanning %v, error %q, health %+v", st.Mode, st.Scanning, st.LastError, h)
 				}
 				return ""
@@ -82,7 +83,7 @@ func TestHangIsShownWithinThreeIntervals(t *testing.T) {
 				t.Fatal(err)
 			}
 			w.until("the feed healthy again", func() string {
-				if st, h := w.state, w.health; h.Silent != "" || st.LastError != "" || st.Mode != live {
+				if st, h := w.state, w.health; h.Silent != "" || st.LastError != "" || !watchingIn(st, mode) {
 					return fmt.Sprintf("mode %q, error %q, health %+v", st.Mode, st.LastError, h)
 				}
 				return ""

@@ -4,7 +4,6 @@ import (
 	"cmp"
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -31,7 +30,7 @@ var noTracking = []any{"+@all", "&*", "-client|tracking"}
 // change of the server's setting is noticed within a second, and no
 // periodic re-scan within the test's time: a change that reaches the store
 // without an event was read by polling.
-func liveOptions(mode string) redisclient.WatchOptions {
+func liveOptions(mode model.WatchMode) redisclient.WatchOptions {
 	return redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 100 * time.Millisecond},
 		Mode:        mode,
@@ -44,7 +43,7 @@ func liveOptions(mode string) redisclient.WatchOptions {
 func (f *feed) waitPolling(note string) {
 	f.t.Helper()
 	f.until("polling, saying why", func() string {
-		if st := f.state; st.Mode != "polling" || st.Note != note || st.LastError != "" || !st.Connected {
+		if st := f.state; !watchingIn(st, model.WatchPoll) || st.Note != note || st.LastError != "" || !st.Connected {
 			return fmt.Sprintf("mode %q, note %q, last error %q", st.Mode, st.Note, st.LastError)
 		}
 		return ""
@@ -56,7 +55,7 @@ func (f *feed) waitPolling(note string) {
 func (f *feed) waitLive() {
 	f.t.Helper()
 	f.until("events again", func() string {
-		if st := f.state; st.Mode != "events" || st.Scanning || st.LastError != "" || st.Note != "re-scan every 1h00m (a full one every 10h00m), in case an event was lost" {
+		if st := f.state; !watchingIn(st, model.WatchEvents) || st.Scanning || st.LastError != "" || st.Note != "re-scan every 1h00m (a full one every 10h00m), in case an event was lost" {
 			return fmt.Sprintf("mode %q, scanning %v, note %q, last error %q", st.Mode, st.Scanning, st.Note, st.LastError)
 		}
 		return ""
@@ -84,8 +83,8 @@ func (f *feed) waitSubscriptions(s *redistest.Server, n int) {
 // updates, and polling is the nearest thing to them.
 func TestWatchFallsBackToPollingWhenNotificationsGoOff(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"events", "auto"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchAuto} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			s.Do(t, "SET", "rl:a", "1")
@@ -107,7 +106,7 @@ func TestWatchFallsBackToPollingWhenNotificationsGoOff(t *testing.T) {
 			w.waitSubscriptions(s, 1) // one watcher, not one more
 			s.Do(t, "INCR", "rl:a")   // polling has stopped: an event brings it
 			w.waitValue("rl:a", "3")
-			if slices.Contains(w.modes, "reconnecting") {
+			if w.sawPhase(model.FeedReconnecting) {
 				t.Errorf("modes %q; want no reconnecting: Redis answered all along", w.modes)
 			}
 		})
@@ -122,11 +121,11 @@ func TestWatchFallsBackToPollingWhenARestartTurnsNotificationsOff(t *testing.T) 
 	t.Parallel()
 	s := redistest.Start(t, "--rename-command", "CLIENT", "")
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
-	w := startWatch(t, connect(t, s), liveOptions("events"))
+	w := startWatch(t, connect(t, s), liveOptions(model.WatchEvents))
 	w.waitLive()
 
 	s.Stop()
-	w.waitFor("the lost subscription in the state", func() bool { return w.state.Mode == "reconnecting" })
+	w.waitFor("the lost subscription in the state", func() bool { return w.state.Phase == model.FeedReconnecting })
 	s.Restart(t)
 	w.waitPolling(`polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
 		`the server does not offer client tracking, which needs Redis 6 or later; ` +
@@ -145,7 +144,7 @@ func TestWatchFallsBackToPollingWhenARestartTurnsNotificationsOff(t *testing.T) 
 func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-	o := liveOptions("events")
+	o := liveOptions(model.WatchEvents)
 	o.EnableEvents = true
 	w := startWatch(t, connect(t, s), o)
 	w.waitLive()
@@ -153,7 +152,7 @@ func TestWatchEnableEventsTurnsNotificationsOnAgain(t *testing.T) {
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 	want := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxehzl"); re-scan every 1h00m (a full one every 10h00m), in case an event was lost`
 	w.until("the notifications turned on again, and the pass after them over", func() string {
-		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || w.state.Mode != "events" || w.state.Scanning {
+		if flags := notifyFlags(t, s); !strings.Contains(flags, "K") || w.state.Note != want || !watchingIn(w.state, model.WatchEvents) || w.state.Scanning {
 			return fmt.Sprintf("notify-keyspace-events = %q, mode %q, note %q, scanning %v", flags, w.state.Mode, w.state.Note, w.state.Scanning)
 		}
 		return ""
@@ -170,7 +169,7 @@ func TestWatchPollsTypesWhoseClassesGoOff(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "K$gxehzl")
 	s.Do(t, "HSET", "rl:h", "hits", "1")
-	w := startWatch(t, connect(t, s), liveOptions("events"))
+	w := startWatch(t, connect(t, s), liveOptions(model.WatchEvents))
 	w.waitLive()
 	hits := func(want int64) {
 		t.Helper()
@@ -180,7 +179,7 @@ func TestWatchPollsTypesWhoseClassesGoOff(t *testing.T) {
 
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "K$gxe")
 	const polled = "hashes, sorted sets and lists re-read every 0.1s: notify-keyspace-events lacks hzl; re-scan every 1h00m (a full one every 10h00m), in case an event was lost"
-	w.waitFor("the Note to say hashes are polled", func() bool { return w.state.Note == polled && w.state.Mode == "events" })
+	w.waitFor("the Note to say hashes are polled", func() bool { return w.state.Note == polled && watchingIn(w.state, model.WatchEvents) })
 	s.Do(t, "HINCRBY", "rl:h", "hits", "10") // no event: only a read on the poll schedule can see it
 	hits(11)
 	if c, _ := w.store.Get("rl:h"); c.KnownUntil.IsZero() {
@@ -205,13 +204,13 @@ func TestWatchResubscribeRefusedPolls(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	c := connectAs(t, s, noTracking...)
-	w := startWatch(t, c, liveOptions("events"))
+	w := startWatch(t, c, liveOptions(model.WatchEvents))
 	w.waitLive()
 
 	s.Do(t, "ACL", "SETUSER", "watcher", "-config|get")
 	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
 	w.waitFor("polling, saying CONFIG GET is not allowed", func() bool {
-		return w.state.Mode == "polling" && w.state.Connected && strings.Contains(w.state.Note, "does not allow CONFIG GET (NOPERM")
+		return watchingIn(w.state, model.WatchPoll) && w.state.Connected && strings.Contains(w.state.Note, "does not allow CONFIG GET (NOPERM")
 	})
 	s.Do(t, "SET", "rl:after", "1") // no subscription: only polling can see it
 	w.waitValue("rl:after", "1")
@@ -241,13 +240,13 @@ func TestWatchAutoWaitsOutABusyServer(t *testing.T) {
 			t.Fatal("the script did not make the server busy")
 		}
 	}
-	w := startWatch(t, c, liveOptions("auto"))
+	w := startWatch(t, c, liveOptions(model.WatchAuto))
 	w.waitFor("the server's BUSY in the state", func() bool { return strings.Contains(w.state.LastError, "BUSY") })
 	w.waitLive()
 	if err := <-busy; err != nil {
 		t.Fatalf("the script: %v", err)
 	}
-	if slices.Contains(w.modes, "polling") {
+	if w.sawWatching(model.WatchPoll) {
 		t.Errorf("modes %q: a busy server made auto mode poll", w.modes)
 	}
 }
@@ -275,29 +274,31 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 		return "tracking: " + why + "; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
 	}
 	for _, tc := range []struct {
-		flags, mode, note string
+		flags string
+		mode  model.WatchMode
+		note  string
 	}{
-		{"KEA", "events", eventsNote},
-		{"AK", "events", eventsNote},
-		{"K$gxehzl", "events", eventsNote},
+		{"KEA", model.WatchEvents, eventsNote},
+		{"AK", model.WatchEvents, eventsNote},
+		{"K$gxehzl", model.WatchEvents, eventsNote},
 		// Without the classes of hashes, sorted sets and lists, their keys
 		// are polled.
-		{"K$gxe", "events", "hashes, sorted sets and lists re-read every 1.0s: notify-keyspace-events lacks hzl; " + eventsNote},
-		{"K$gxeh", "events", "sorted sets and lists re-read every 1.0s: notify-keyspace-events lacks zl; " + eventsNote},
-		{"Kg$lshzxetd", "events", eventsNote},
-		{"", "tracking", tracking(`keyspace notifications are off on the server (notify-keyspace-events="")`)},
-		{"EA", "tracking", tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="AE" lacks K)`)},
-		{"Elh", "tracking", tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="lhE" lacks K$gxe)`)},
-		{"E", "tracking", tracking(`keyspace notifications are off on the server (notify-keyspace-events="E")`)},
-		{"Kgxe", "tracking", tracking(`the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $)`)},
+		{"K$gxe", model.WatchEvents, "hashes, sorted sets and lists re-read every 1.0s: notify-keyspace-events lacks hzl; " + eventsNote},
+		{"K$gxeh", model.WatchEvents, "sorted sets and lists re-read every 1.0s: notify-keyspace-events lacks zl; " + eventsNote},
+		{"Kg$lshzxetd", model.WatchEvents, eventsNote},
+		{"", model.WatchTracking, tracking(`keyspace notifications are off on the server (notify-keyspace-events="")`)},
+		{"EA", model.WatchTracking, tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="AE" lacks K)`)},
+		{"Elh", model.WatchTracking, tracking(`the server sends keyevent notifications but not the keyspace ones countertop follows (notify-keyspace-events="lhE" lacks K$gxe)`)},
+		{"E", model.WatchTracking, tracking(`keyspace notifications are off on the server (notify-keyspace-events="E")`)},
+		{"Kgxe", model.WatchTracking, tracking(`the server's keyspace notifications leave out events countertop needs (notify-keyspace-events="gxeK" lacks $)`)},
 	} {
 		t.Run(cmp.Or(tc.flags, "empty"), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", tc.flags)
 			before := notifyFlags(t, s)
-			st := firstState(t, connect(t, s), watchOptions("auto"))
-			if st.Mode != tc.mode || st.Note != tc.note {
-				t.Errorf("notify-keyspace-events=%q: mode %q, note %q\nwant mode %q, note %q", before, st.Mode, st.Note, tc.mode, tc.note)
+			st := firstState(t, connect(t, s), watchOptions(model.WatchAuto))
+			if !watchingIn(st, tc.mode) || st.Note != tc.note {
+				t.Errorf("notify-keyspace-events=%q: mode %v %v, note %q\nwant mode %v, note %q", before, st.Mode, st.Phase, st.Note, tc.mode, tc.note)
 			}
 			if after := notifyFlags(t, s); after != before {
 				t.Errorf("notify-keyspace-events changed from %q to %q without --enable-events", before, after)
@@ -307,23 +308,23 @@ func TestWatchAutoFollowsTheServersSetting(t *testing.T) {
 	// A user who may not track polls, and the note says how to get live
 	// updates either way.
 	s := redistest.Start(t)
-	st := firstState(t, connectAs(t, s, noTracking...), watchOptions("auto"))
-	if st.Mode != "polling" || st.Note != offNote {
+	st := firstState(t, connectAs(t, s, noTracking...), watchOptions(model.WatchAuto))
+	if !watchingIn(st, model.WatchPoll) || st.Note != offNote {
 		t.Errorf("without client tracking: mode %q, note %q\nwant polling, %q", st.Mode, st.Note, offNote)
 	}
 }
 
 func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"auto", "events"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchAuto, model.WatchEvents} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "Elh")
 			o := watchOptions(mode)
 			o.EnableEvents = true
 			st := firstState(t, connect(t, s), o)
 			want := `turned keyspace notifications on (notify-keyspace-events was "lhE", now "lhEK$gxez"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
-			if st.Mode != "events" || st.Note != want {
+			if !watchingIn(st, model.WatchEvents) || st.Note != want {
 				t.Errorf("mode %q, note %q\nwant events, %q", st.Mode, st.Note, want)
 			}
 			flags := notifyFlags(t, s)
@@ -337,9 +338,9 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 	t.Run("already on", func(t *testing.T) {
 		t.Parallel()
 		s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-		o := watchOptions("auto")
+		o := watchOptions(model.WatchAuto)
 		o.EnableEvents = true
-		if st := firstState(t, connect(t, s), o); st.Mode != "events" || st.Note != "re-scan every 30s (a full one every 5m00s), in case an event was lost" {
+		if st := firstState(t, connect(t, s), o); !watchingIn(st, model.WatchEvents) || st.Note != "re-scan every 30s (a full one every 5m00s), in case an event was lost" {
 			t.Errorf("mode %q, note %q; want events, and nothing turned on", st.Mode, st.Note)
 		}
 		if flags := notifyFlags(t, s); flags != "AKE" {
@@ -354,11 +355,11 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 			t.Fatal(err)
 		}
 		t.Cleanup(func() { c.Close() })
-		o := watchOptions("auto")
+		o := watchOptions(model.WatchAuto)
 		o.EnableEvents = true
 		// Client tracking is no write: it follows changes all the same.
 		want := "tracking: countertop is read-only (--read-only): CONFIG SET notify-keyspace-events 'K$gxehzl' was not sent; CLIENT TRACKING needs no server config; re-scan every 30s (a full one every 5m00s), in case an invalidation was lost"
-		if st := firstState(t, c, o); st.Mode != "tracking" || st.Note != want {
+		if st := firstState(t, c, o); !watchingIn(st, model.WatchTracking) || st.Note != want {
 			t.Errorf("mode %q, note %q\nwant tracking, %q", st.Mode, st.Note, want)
 		}
 		if flags := notifyFlags(t, s); flags != "" {
@@ -368,9 +369,9 @@ func TestWatchEnableEventsAddsFlagsAndRemovesNone(t *testing.T) {
 	t.Run("polling", func(t *testing.T) {
 		t.Parallel()
 		s := redistest.Start(t)
-		o := watchOptions("poll")
+		o := watchOptions(model.WatchPoll)
 		o.EnableEvents = true
-		if st := firstState(t, connect(t, s), o); st.Mode != "polling" || st.Note != "" {
+		if st := firstState(t, connect(t, s), o); !watchingIn(st, model.WatchPoll) || st.Note != "" {
 			t.Errorf("mode %q, note %q; want polling, without a note", st.Mode, st.Note)
 		}
 		if flags := notifyFlags(t, s); flags != "" {
@@ -402,28 +403,28 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 		enable    bool
 		rules     []any // an ACL user's; nil: the default user
 		args      []string
-		auto      string // auto's mode
-		why, more string // what the note and the error both say; the note says more when it polls
+		auto      model.WatchMode // auto's mode
+		why, more string          // what the note and the error both say; the note says more when it polls
 	}{
 		{
-			name: "no CONFIG", flags: "KEA", rules: []any{"&*", "+@all", "-config"}, auto: "tracking",
+			name: "no CONFIG", flags: "KEA", rules: []any{"&*", "+@all", "-config"}, auto: model.WatchTracking,
 			why:  "the server does not allow CONFIG GET (NOPERM",
 			more: "grant the user CONFIG GET with ACL SETUSER <user> +config|get",
 		},
 		{
 			// As managed services do.
-			name: "CONFIG disabled", flags: "KEA", args: []string{"--rename-command", "CONFIG", ""}, auto: "tracking",
+			name: "CONFIG disabled", flags: "KEA", args: []string{"--rename-command", "CONFIG", ""}, auto: model.WatchTracking,
 			why:  "the server does not allow CONFIG GET (ERR unknown command",
 			more: "so countertop cannot tell whether keyspace notifications are on",
 		},
 		{
-			name: "no CONFIG SET", flags: "", enable: true, rules: []any{"&*", "+@all", "-config|set"}, auto: "tracking",
+			name: "no CONFIG SET", flags: "", enable: true, rules: []any{"&*", "+@all", "-config|set"}, auto: model.WatchTracking,
 			why:  "countertop could not turn keyspace notifications on (NOPERM",
 			more: "set notify-keyspace-events to 'K$gxehzl' in the server's config",
 		},
 		{
 			// No channel at all: neither the keyspace ones nor __redis__:invalidate.
-			name: "no channels", flags: "KEA", rules: []any{"resetchannels", "+@all"}, auto: "polling",
+			name: "no channels", flags: "KEA", rules: []any{"resetchannels", "+@all"}, auto: model.WatchPoll,
 			why:  "the Redis user may not subscribe to keyspace notifications (NOPERM",
 			more: "ACL SETUSER <user> &__keyspace@0__:rl:*",
 		},
@@ -435,17 +436,18 @@ func TestWatchWhereServerRefuses(t *testing.T) {
 				c = connectAs(t, s, tc.rules...)
 			}
 
-			o := watchOptions("auto")
+			o := watchOptions(model.WatchAuto)
 			o.EnableEvents = tc.enable
 			st := firstState(t, c, o)
-			if st.Mode != tc.auto || !strings.HasPrefix(st.Note, tc.auto+": "+tc.why) || tc.auto == "polling" && !strings.Contains(st.Note, tc.more) {
-				t.Errorf("auto: mode %q, note %q\nwant %s, and a note that says %q ... %q", st.Mode, st.Note, tc.auto, tc.why, tc.more)
+			polls := tc.auto == model.WatchPoll
+			if !watchingIn(st, tc.auto) || !strings.HasPrefix(st.Note, tc.auto.Spec().Word+": "+tc.why) || polls && !strings.Contains(st.Note, tc.more) {
+				t.Errorf("auto: mode %v %v, note %q\nwant %v, and a note that says %q ... %q", st.Mode, st.Phase, st.Note, tc.auto, tc.why, tc.more)
 			}
-			if tc.auto == "polling" && !strings.Contains(st.Note, "the Redis user may not use client tracking") {
+			if polls && !strings.Contains(st.Note, "the Redis user may not use client tracking") {
 				t.Errorf("auto: note %q; want it to say why it does not track either", st.Note)
 			}
 
-			o.Mode = "events"
+			o.Mode = model.WatchEvents
 			err := c.Watch(context.Background(), o, make(chan model.Batch, 8))
 			checkSentence(t, err, tc.why, "pw")
 			checkSentence(t, err, tc.more, "pw")
@@ -462,10 +464,10 @@ func TestWatchAutoDoesNotAskAgainWhatWasRefused(t *testing.T) {
 	c := connectAs(t, s, "+@all", "-config")
 	w := startWatch(t, c, redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 20 * time.Millisecond},
-		Mode:        "auto",
+		Mode:        model.WatchAuto,
 	})
 	w.waitFor("polling, with the refusal said", func() bool {
-		return w.state.Mode == "polling" && strings.Contains(w.state.Note, "does not allow CONFIG GET")
+		return watchingIn(w.state, model.WatchPoll) && strings.Contains(w.state.Note, "does not allow CONFIG GET")
 	})
 	w.waitFor("twenty passes: four times the wait between looks", func() bool { return w.passes >= 20 })
 	refusals := int64(0)

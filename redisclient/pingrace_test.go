@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // lateWriteConn is a subscription's connection whose write of a PING
@@ -120,7 +121,7 @@ func TestPingAnsweredBeforeItsWriteReturns(t *testing.T) {
 	if err := conn.subscribe(ctx, "PSUBSCRIBE", "__keyspace@0__:rl:*"); err != nil {
 		t.Fatal(err)
 	}
-	w := newWatcher(&reader{}, WatchOptions{}, "events")
+	w := newWatcher(&reader{}, WatchOptions{}, model.WatchEvents)
 	w.prefix = "__keyspace@0__:"
 	var heard atomic.Uint64
 	drained := make(chan error, 1)

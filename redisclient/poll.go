@@ -86,8 +86,9 @@ func (c *Client) Poll(ctx context.Context, o PollOptions, out chan<- model.Batch
 // that watcher said was wrong (a subscription down) is not polling's
 // concern, and is no longer so.
 func (r *reader) poll(ctx context.Context) {
-	r.mode, r.outage = "polling", ""
-	r.state.Mode, r.state.Interval, r.state.Connected, r.state.LastError = r.mode, r.o.Interval, true, ""
+	r.mode, r.phase, r.outage = model.WatchPoll, model.FeedWatching, ""
+	r.showMode()
+	r.state.Interval, r.state.Connected, r.state.LastError = r.o.Interval, true, ""
 	var p pacer
 	var backoff time.Duration
 	var reread time.Time // when a failure last had the topology read again

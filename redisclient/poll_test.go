@@ -23,7 +23,7 @@ func TestPollFollowsChanges(t *testing.T) {
 
 	f.waitValue("rl:1", "1")
 	f.waitFor("the feed's state", func() bool {
-		return f.state.Mode == "polling" && f.state.Connected && !f.state.Scanning &&
+		return watchingIn(f.state, model.WatchPoll) && f.state.Connected && !f.state.Scanning &&
 			f.state.Addr == c.Addr() && f.state.Interval == 50*time.Millisecond && f.state.Matched == 1
 	})
 	if f.passes == 0 {
@@ -121,7 +121,7 @@ func TestPollSurvivesRestart(t *testing.T) {
 
 	s.Stop()
 	f.waitFor("a disconnected state", func() bool { return !f.state.Connected })
-	if f.state.Mode != "reconnecting" || !strings.Contains(f.state.LastError, s.Addr) || !strings.Contains(f.state.LastError, " — ") {
+	if f.state.Phase != model.FeedReconnecting || !strings.Contains(f.state.LastError, s.Addr) || !strings.Contains(f.state.LastError, " — ") {
 		t.Errorf("while Redis is down the state is %+v; want reconnecting, with an explained error", f.state)
 	}
 
@@ -129,7 +129,9 @@ func TestPollSurvivesRestart(t *testing.T) {
 	s.Do(t, "SET", "rl:after", "2")
 	f.waitValue("rl:after", "2")
 	f.waitGone("rl:before")
-	f.waitFor("a healthy state", func() bool { return f.state.Connected && f.state.LastError == "" && f.state.Mode == "polling" })
+	f.waitFor("a healthy state", func() bool {
+		return f.state.Connected && f.state.LastError == "" && watchingIn(f.state, model.WatchPoll)
+	})
 }
 
 func TestPollStopsWhileNobodyReads(t *testing.T) {

@@ -23,12 +23,15 @@ type reader struct {
 	known map[string]uint32 // keys that existed when last read, with the number of their entry in turns
 	turns turns             // the known keys, least recently read in turn first (see poll)
 	shown []string          // the keys on screen, as o.Shown last said
-	// mode is the state's Mode while reads succeed; outage is its
-	// LastError meanwhile: why the feed is not healthy although Redis
-	// answers reads (in events mode, a subscription that is down).
-	mode, outage string
-	state        model.FeedState // as it is now
-	sent         model.FeedState // as the dashboard last received it
+	// mode and phase are the state's Mode and Phase while reads succeed;
+	// outage is its LastError meanwhile: why the feed is not healthy
+	// although Redis answers reads (in a push mode, a subscription that
+	// is down, and the phase reconnecting).
+	mode   model.WatchMode
+	phase  model.FeedPhase
+	outage string
+	state  model.FeedState // as it is now
+	sent   model.FeedState // as the dashboard last received it
 	// recheck, when set, tells poll to stop (it returns true) so that the
 	// watch can go live: see Watch. poll calls it every recheckIntervals.
 	recheck func(ctx context.Context) bool
@@ -59,10 +62,9 @@ func (c *Client) newReader(o PollOptions, out chan<- model.Batch) *reader {
 		o:       o,
 		out:     out,
 		known:   make(map[string]uint32),
-		mode:    "connecting",
 		started: make(chan struct{}),
 		lag:     &lagMeter{},
-		state:   model.FeedState{Mode: "connecting", Addr: c.addr, Topology: c.topology},
+		state:   model.FeedState{Addr: c.addr, Topology: c.topology},
 	}
 }
 
@@ -137,11 +139,14 @@ func (r *reader) fetch(ctx context.Context, keys []string, settles bool) (read b
 
 // healthy records that Redis just answered.
 func (r *reader) healthy() {
-	r.state.Mode = r.mode
+	r.showMode()
 	r.state.Connected = true
 	r.state.LastError = r.outage
 	r.state.UpdatedAt = time.Now()
 }
+
+// showMode puts the mode and phase of reads that succeed in the state.
+func (r *reader) showMode() { r.state.Mode, r.state.Phase = r.mode, r.phase }
 
 // failed records err, already explained. An error reply means Redis is
 // there but refused (NOPERM, LOADING, ...); anything else means it could
@@ -149,7 +154,7 @@ func (r *reader) healthy() {
 func (r *reader) failed(err error) {
 	r.state.Connected = isReply(err)
 	if !r.state.Connected {
-		r.state.Mode = "reconnecting"
+		r.state.Phase = model.FeedReconnecting
 	}
 	r.state.LastError = err.Error()
 	// A server that answered before is not at a wrong address, as Explain

@@ -6,6 +6,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -27,7 +28,7 @@ func TestAReplicaIsCalledAReplica(t *testing.T) {
 
 	f := startWatch(t, c, redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
-		Mode:        "poll",
+		Mode:        model.WatchPoll,
 	})
 	f.waitFor("the header to name the replica's master", func() bool { return f.state.Topology == of })
 	master.Stop()

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
 
@@ -38,7 +39,7 @@ func TestSentinelFailoverDuringWatch(t *testing.T) {
 	if w.state.Topology != want {
 		t.Errorf("the feed's Topology = %q, want %q", w.state.Topology, want)
 	}
-	tw := watchLive(t, c, "tracking", "rl:*")
+	tw := watchLive(t, c, model.WatchTracking, "rl:*")
 	passes, tpasses := w.passes, tw.passes
 
 	if got := s.Failover(t); got != replica {
@@ -47,7 +48,7 @@ func TestSentinelFailoverDuringWatch(t *testing.T) {
 	w.waitSubscriptionMoved(master, replica)
 	w.waitPassAfter(passes)
 	tw.waitTrackingMoved(master, replica)
-	tw.waitPassIn("tracking", tpasses)
+	tw.waitPassIn(model.WatchTracking, tpasses)
 	want = fmt.Sprintf("sentinel mymaster: master %s, 1 replica", replica.Addr)
 	if w.state.Topology != want {
 		t.Errorf("after the failover, the feed's Topology = %q, want %q", w.state.Topology, want)

@@ -11,6 +11,8 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
+
+	"github.com/countertop/countertop/model"
 )
 
 // bulk is s as a RESP bulk string.
@@ -36,7 +38,7 @@ func invalidation(keys ...string) string {
 // a watcher in events mode (or, with patterns, tracking mode), whether it
 // saw a flush, and the error that ended it.
 func drained(stream string, patterns ...string) (keys []string, flushed bool, err error) {
-	w := newWatcher(&reader{}, WatchOptions{}, "events")
+	w := newWatcher(&reader{}, WatchOptions{}, model.WatchEvents)
 	w.prefix = "__keyspace@0__:"
 	if len(patterns) > 0 {
 		w.tracking = newTracking(patterns)

@@ -179,13 +179,13 @@ func (w *eventWatcher) unfollow(addr string) {
 }
 
 // updateMode sets the feed's mode while reads succeed: events (or
-// tracking) while every subscription is up; reconnecting, with why one is
-// down, otherwise.
+// tracking), watching while every subscription is up; reconnecting, with
+// why one is down, otherwise.
 func (w *eventWatcher) updateMode() {
-	w.mode, w.outage = w.live, ""
+	w.mode, w.phase, w.outage = w.live, model.FeedWatching, ""
 	if len(w.down) > 0 {
 		first := slices.Min(slices.Collect(maps.Keys(w.down)))
-		w.mode, w.outage = "reconnecting", w.down[first]
+		w.phase, w.outage = model.FeedReconnecting, w.down[first]
 	}
 }
 
@@ -203,7 +203,8 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 	if s.err == nil {
 		delete(w.down, s.sub.node)
 		w.updateMode()
-		w.state.Mode, w.state.Connected = w.mode, true
+		w.showMode()
+		w.state.Connected = true
 		return true, nil // the full pass sends the new state
 	}
 	if errors.Is(s.err, errOverflow) {
@@ -218,7 +219,7 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 		return false, err
 	}
 	w.failed(s.err)
-	w.state.Mode = w.mode
+	w.showMode()
 	return false, w.emit(ctx, model.Batch{})
 }
 

@@ -2,12 +2,12 @@ package redisclient_test
 
 import (
 	"context"
-	"slices"
 	"strings"
 	"testing"
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 	"github.com/redis/go-redis/v9"
 )
@@ -34,7 +34,7 @@ func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
 
 	w.waitValue("rl:gap", "1")
 	w.waitSynced()
-	if !slices.Contains(w.modes, "reconnecting") {
+	if !w.sawPhase(model.FeedReconnecting) {
 		t.Errorf("modes %q; want the lost subscription shown as reconnecting", w.modes)
 	}
 	s.Do(t, "INCR", "rl:a") // events flow again
@@ -52,10 +52,10 @@ func TestEventsSurviveRestart(t *testing.T) {
 
 	s.Stop()
 	w.waitFor("the lost subscription in the state", func() bool {
-		return w.state.Mode == "reconnecting" && strings.HasPrefix(w.state.LastError, "the keyspace notifications subscription to "+s.Addr+" was lost")
+		return w.state.Phase == model.FeedReconnecting && strings.HasPrefix(w.state.LastError, "the keyspace notifications subscription to "+s.Addr+" was lost")
 	})
 	w.waitFor("the refused connection in the state", func() bool {
-		return w.state.Mode == "reconnecting" && strings.HasPrefix(w.state.LastError, "could not connect to "+s.Addr+": connection refused — it answered before, so it is restarting or was stopped")
+		return w.state.Phase == model.FeedReconnecting && strings.HasPrefix(w.state.LastError, "could not connect to "+s.Addr+": connection refused — it answered before, so it is restarting or was stopped")
 	})
 
 	s.Restart(t) // starts empty: nothing is persisted
@@ -63,7 +63,7 @@ func TestEventsSurviveRestart(t *testing.T) {
 	w.waitValue("rl:after", "2")
 	w.waitGone("rl:before")
 	w.waitFor("a healthy state", func() bool {
-		return w.state.Mode == "events" && w.state.Connected && w.state.LastError == ""
+		return watchingIn(w.state, model.WatchEvents) && w.state.Connected && w.state.LastError == ""
 	})
 	s.Do(t, "INCR", "rl:after")
 	w.waitValue("rl:after", "3")
@@ -75,7 +75,7 @@ func TestEventsReplaceASilentSubscription(t *testing.T) {
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	o := redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
-		Mode:        "events",
+		Mode:        model.WatchEvents,
 		ResyncEvery: time.Hour,
 	}
 	o.SetHealthEvery(50 * time.Millisecond)
@@ -84,7 +84,7 @@ func TestEventsReplaceASilentSubscription(t *testing.T) {
 
 	// A paused server answers nothing, as a dead connection would not.
 	s.Do(t, "CLIENT", "PAUSE", "500", "ALL")
-	w.waitFor("the silent subscription given up", func() bool { return w.state.Mode == "reconnecting" })
+	w.waitFor("the silent subscription given up", func() bool { return w.state.Phase == model.FeedReconnecting })
 	w.waitSynced()
 	if w.passes < 2 {
 		t.Errorf("%d full passes; want another after subscribing again", w.passes)

@@ -69,7 +69,7 @@ func (t *tracking) matches(key string) bool {
 // newTrackingWatcher returns a watcher of o.Patterns by client tracking
 // that reads through r.
 func newTrackingWatcher(r *reader, o WatchOptions) *eventWatcher {
-	w := newWatcher(r, o, "tracking")
+	w := newWatcher(r, o, model.WatchTracking)
 	w.tracking = newTracking(o.Patterns)
 	return w
 }

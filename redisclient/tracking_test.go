@@ -3,7 +3,6 @@ package redisclient_test
 import (
 	"context"
 	"fmt"
-	"slices"
 	"strings"
 	"testing"
 	"time"
@@ -21,7 +20,7 @@ const slowPoll = 30 * time.Second
 
 // trackingOptions watches patterns in mode with a 30 s interval and no
 // periodic re-scan within the test's time.
-func trackingOptions(mode string, patterns ...string) redisclient.WatchOptions {
+func trackingOptions(mode model.WatchMode, patterns ...string) redisclient.WatchOptions {
 	return redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: patterns, Interval: slowPoll},
 		Mode:        mode,
@@ -33,18 +32,18 @@ func trackingOptions(mode string, patterns ...string) redisclient.WatchOptions {
 // and waits for the first full pass to end.
 func startTracking(t *testing.T, c *redisclient.Client, patterns ...string) *feed {
 	t.Helper()
-	w := startWatch(t, c, trackingOptions("tracking", patterns...))
-	w.waitPassIn("tracking", 0)
+	w := startWatch(t, c, trackingOptions(model.WatchTracking, patterns...))
+	w.waitPassIn(model.WatchTracking, 0)
 	return w
 }
 
 // waitPassIn waits until a full pass after the first passes has ended
 // with the feed healthy in mode.
-func (f *feed) waitPassIn(mode string, passes int) {
+func (f *feed) waitPassIn(mode model.WatchMode, passes int) {
 	f.t.Helper()
-	f.until("a full pass in "+mode+" mode", func() string {
-		if st := f.state; f.passes <= passes || st.Scanning || st.Mode != mode || st.LastError != "" {
-			return fmt.Sprintf("%d passes, mode %q, scanning %v, error %q", f.passes, st.Mode, st.Scanning, st.LastError)
+	f.until("a full pass in "+mode.String()+" mode", func() string {
+		if st := f.state; f.passes <= passes || st.Scanning || !watchingIn(st, mode) || st.LastError != "" {
+			return fmt.Sprintf("%d passes, mode %v %v, scanning %v, error %q", f.passes, st.Mode, st.Phase, st.Scanning, st.LastError)
 		}
 		return ""
 	})
@@ -97,7 +96,7 @@ func TestTrackingFollowsEachKindOfChange(t *testing.T) {
 		{"flushdb", func() {
 			passes := w.passes
 			s.Do(t, "FLUSHDB")
-			w.waitPassIn("tracking", passes) // the null that a flush sends brings a pass
+			w.waitPassIn(model.WatchTracking, passes) // the null that a flush sends brings a pass
 			if n := w.store.Len(); n != 0 {
 				t.Errorf("%d keys held after FLUSHDB", n)
 			}
@@ -112,7 +111,7 @@ func TestTrackingFollowsEachKindOfChange(t *testing.T) {
 	if w.passes != 2 {
 		t.Errorf("%d full passes; want the first and the flush's: invalidations alone must keep the store right", w.passes)
 	}
-	if w.state.Mode != "tracking" || w.state.LastError != "" {
+	if !watchingIn(w.state, model.WatchTracking) || w.state.LastError != "" {
 		t.Errorf("state %+v; want tracking, healthy", w.state)
 	}
 }
@@ -158,8 +157,8 @@ func TestTrackingEveryKey(t *testing.T) {
 func TestWatchAutoTracksWhenNotificationsAreOff(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
-	w := startWatch(t, connect(t, s), trackingOptions("auto", "rl:*"))
-	w.waitPassIn("tracking", 0)
+	w := startWatch(t, connect(t, s), trackingOptions(model.WatchAuto, "rl:*"))
+	w.waitPassIn(model.WatchTracking, 0)
 	want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost`
 	if w.state.Note != want {
 		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
@@ -174,8 +173,8 @@ func TestWatchWithoutClientTracking(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	c := connectAs(t, s, "+@all", "&*", "-client|tracking")
-	w := startWatch(t, c, trackingOptions("auto", "rl:*"))
-	w.waitFor("polling", func() bool { return w.state.Mode == "polling" })
+	w := startWatch(t, c, trackingOptions(model.WatchAuto, "rl:*"))
+	w.waitFor("polling", func() bool { return watchingIn(w.state, model.WatchPoll) })
 	want := `polling: keyspace notifications are off on the server (notify-keyspace-events=""); ` +
 		`the Redis user may not use client tracking; ` +
 		`run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxehzl', or grant the user +client|tracking +client|id +subscribe &__redis__:invalidate to get live updates`
@@ -183,7 +182,7 @@ func TestWatchWithoutClientTracking(t *testing.T) {
 		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
 	}
 
-	err := c.Watch(context.Background(), trackingOptions("tracking", "rl:*"), make(chan model.Batch, 8))
+	err := c.Watch(context.Background(), trackingOptions(model.WatchTracking, "rl:*"), make(chan model.Batch, 8))
 	checkSentence(t, err, "the Redis user may not use client tracking — grant the user +client|tracking +client|id +subscribe &__redis__:invalidate, or use --mode poll", "pw")
 }
 
@@ -203,7 +202,7 @@ func TestTrackingResyncAfterTheSubscriberIsKilled(t *testing.T) {
 	passes := w.passes
 	s.Do(t, "SWAPDB", "0", "9") // no invalidation: only a pass finds rl:gap
 	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
-	w.waitPassIn("tracking", passes)
+	w.waitPassIn(model.WatchTracking, passes)
 	w.waitValue("rl:gap", "1")
 	s.Do(t, "INCR", "rl:a")
 	w.waitValue("rl:a", "2")
@@ -214,8 +213,8 @@ func TestTrackingResyncAfterTheSubscriberIsKilled(t *testing.T) {
 // instead, in events mode as in auto, and says why.
 func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"events", "auto"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchAuto} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			s.Do(t, "SET", "rl:a", "1")
@@ -223,7 +222,7 @@ func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
 			w.waitLive()
 
 			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
-			w.waitPassIn("tracking", w.passes)
+			w.waitPassIn(model.WatchTracking, w.passes)
 			want := `tracking: keyspace notifications are off on the server (notify-keyspace-events=""); CLIENT TRACKING needs no server config; re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost`
 			if w.state.Note != want {
 				t.Errorf("Note = %q\nwant %q", w.state.Note, want)
@@ -233,7 +232,7 @@ func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
 			s.Do(t, "INCR", "rl:a")
 			w.waitValue("rl:a", "2")
 			w.noExtraPass(passes)
-			if slices.Contains(w.modes, "reconnecting") || slices.Contains(w.modes, "polling") {
+			if w.sawPhase(model.FeedReconnecting) || w.sawWatching(model.WatchPoll) {
 				t.Errorf("modes %q; want events, then tracking", w.modes)
 			}
 
@@ -256,14 +255,14 @@ func TestWatchFallsBackToTrackingWhenNotificationsGoOff(t *testing.T) {
 // stays on tracking.
 func TestWatchAutoTracksUntilNotificationsAreOn(t *testing.T) {
 	t.Parallel()
-	for _, mode := range []string{"auto", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchAuto, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t)
 			w := startWatch(t, connect(t, s), liveOptions(mode))
-			w.waitPassIn("tracking", 0)
+			w.waitPassIn(model.WatchTracking, 0)
 			s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
-			if mode == "auto" {
+			if mode == model.WatchAuto {
 				w.waitLive()
 				s.Do(t, "INCR", "rl:a")
 				w.waitValue("rl:a", "1")
@@ -271,7 +270,7 @@ func TestWatchAutoTracksUntilNotificationsAreOn(t *testing.T) {
 			}
 			start := time.Now()
 			w.waitFor("three rechecks' worth", func() bool { return time.Since(start) > 3*5*100*time.Millisecond })
-			if w.state.Mode != "tracking" || slices.Contains(w.modes, "events") {
+			if !watchingIn(w.state, model.WatchTracking) || w.sawWatching(model.WatchEvents) {
 				t.Errorf("modes %q, now %q; want tracking, as asked", w.modes, w.state.Mode)
 			}
 		})
@@ -284,10 +283,10 @@ func TestWatchAutoTracksUntilNotificationsAreOn(t *testing.T) {
 func TestTrackingReplacesALostTrackingConnection(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
-	o := trackingOptions("tracking", "rl:*")
+	o := trackingOptions(model.WatchTracking, "rl:*")
 	o.SetHealthEvery(50 * time.Millisecond)
 	w := startWatch(t, connect(t, s), o)
-	w.waitPassIn("tracking", 0)
+	w.waitPassIn(model.WatchTracking, 0)
 
 	passes := w.passes
 	for line := range strings.Lines(s.Do(t, "CLIENT", "LIST").(string)) {
@@ -298,9 +297,9 @@ func TestTrackingReplacesALostTrackingConnection(t *testing.T) {
 	}
 	s.Do(t, "SET", "rl:x", "1") // no one tracks: only the pass after can find it
 	w.waitFor("the lost tracking said", func() bool {
-		return w.state.Mode == "reconnecting" && strings.Contains(w.state.LastError, "its tracking connection failed")
+		return w.state.Phase == model.FeedReconnecting && strings.Contains(w.state.LastError, "its tracking connection failed")
 	})
-	w.waitPassIn("tracking", passes)
+	w.waitPassIn(model.WatchTracking, passes)
 	w.waitValue("rl:x", "1")
 	s.Do(t, "INCR", "rl:x")
 	w.waitValue("rl:x", "2")

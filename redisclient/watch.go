@@ -3,6 +3,7 @@ package redisclient
 import (
 	"context"
 	"fmt"
+	"strings"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -15,15 +16,15 @@ const defaultResyncEvery = 30 * time.Second
 // WatchOptions says what Watch watches and how it learns of changes.
 type WatchOptions struct {
 	PollOptions
-	// Mode is how changes are followed: "events" (keyspace notifications),
-	// "tracking" (client tracking, Redis 6 and later), "poll", or "auto"
-	// (the default): events when the server sends the notifications
-	// needed, else tracking when the server and the user allow it, else
-	// polling, saying why in FeedState.Note (and, when only the
-	// notifications' setting is missing, following events once someone
-	// turns it on, from tracking as from polling). Events or tracking that cannot be used at start fail; once
-	// live, they do what auto does.
-	Mode string
+	// Mode is how changes are followed: events (keyspace notifications),
+	// tracking (client tracking, Redis 6 and later), poll, or auto (the
+	// zero value): events when the server sends the notifications needed,
+	// else tracking when the server and the user allow it, else polling,
+	// saying why in FeedState.Note (and, when only the notifications'
+	// setting is missing, following events once someone turns it on, from
+	// tracking as from polling). Events or tracking that cannot be used at
+	// start fail; once live, they do what auto does.
+	Mode model.WatchMode
 	// EnableEvents allows Watch to turn the needed notifications on with
 	// CONFIG SET when they are off, adding flags and removing none. Without
 	// it Watch never changes the server's config.
@@ -40,9 +41,6 @@ type WatchOptions struct {
 // withDefaults returns o with every unset field at its default.
 func (o WatchOptions) withDefaults() WatchOptions {
 	o.PollOptions = o.PollOptions.withDefaults()
-	if o.Mode == "" {
-		o.Mode = "auto"
-	}
 	if o.ResyncEvery <= 0 {
 		o.ResyncEvery = defaultResyncEvery
 	}
@@ -55,9 +53,9 @@ var errNoPatterns = explained("there is no key pattern to watch — pass --patte
 // Watch watches the keys matching o.Patterns, by keyspace notifications,
 // by client tracking or by polling (see Poll) as o.Mode says, and sends
 // what it reads to out until ctx is done, then returns nil. It returns an
-// error at once when the options are wrong, and when o.Mode is "events" or
-// "tracking" and that cannot be used at start, after sending that error
-// as the feed's LastError (Mode "stopped"); once it has been live, it
+// error at once when the options are wrong, and when o.Mode is events or
+// tracking and that cannot be used at start, after sending that error
+// as the feed's LastError (Phase stopped); once it has been live, it
 // does what auto does while they cannot.
 //
 // With notifications, it subscribes to the patterns' keyspace channels on
@@ -70,9 +68,9 @@ var errNoPatterns = explained("there is no key pattern to watch — pass --patte
 // read, sending Removed for keys that are gone) once subscribed, after
 // every time it had to subscribe again, and every ResyncEvery. It follows
 // failovers and added masters, subscribing to the new masters and
-// dropping the old. The feed's Mode is "events" (or "tracking") while
-// every master is subscribed to and "reconnecting", with the reason in
-// LastError, while one is not. Each full pass also reads the topology
+// dropping the old. The feed's Mode is events (or tracking), watching
+// while every master is subscribed to and reconnecting, with the reason
+// in LastError, while one is not. Each full pass also reads the topology
 // again, for the header.
 //
 // A master may stop sending the notifications while Watch follows them
@@ -87,15 +85,13 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		return errNoPatterns
 	}
 	o = o.withDefaults()
-	switch o.Mode {
-	case "poll", "auto", "events", "tracking":
-	default:
-		return explained(fmt.Sprintf("%q is not a watch mode: use auto, events, tracking or poll", o.Mode), nil)
+	if !o.Mode.Valid() {
+		return explained(fmt.Sprintf("%v is not a watch mode: use %s", o.Mode, strings.Join(model.WatchModeNames(), ", ")), nil)
 	}
 	r := c.newReader(o.PollOptions, out)
+	r.mode, r.state.Mode = o.Mode, o.Mode
 	defer c.heartbeat(ctx, o.Interval, r.started, out, r.lag, &r.evictions)()
-	switch o.Mode {
-	case "poll":
+	if o.Mode == model.WatchPoll {
 		r.poll(ctx)
 		return nil
 	}
@@ -107,13 +103,13 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 	live := false
 	stopped := func(no *noEvents) error {
 		err := no.error()
-		r.state.Mode, r.state.LastError = "stopped", err.Error()
+		r.state.Phase, r.state.LastError = model.FeedStopped, err.Error()
 		_ = r.emit(ctx, model.Batch{})
 		return err
 	}
 	for {
 		var no *noEvents // why events cannot be used; nil when not tried
-		if o.Mode != "tracking" || live {
+		if o.Mode != model.WatchTracking || live {
 			nodes, n, note, err := r.checkNotifications(ctx, o.EnableEvents)
 			if err != nil {
 				return nil // ctx is done
@@ -137,7 +133,7 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 					continue
 				}
 			}
-			if o.Mode == "events" && !live {
+			if o.Mode == model.WatchEvents && !live {
 				return stopped(no)
 			}
 		}
@@ -150,7 +146,7 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 		w := newTrackingWatcher(r, o)
 		// In place of events whose setting someone may turn on again: back
 		// to events then, which cost Redis less than tracking every prefix.
-		w.eventsBack = o.Mode != "tracking" && no != nil && no.settable
+		w.eventsBack = o.Mode != model.WatchTracking && no != nil && no.settable
 		opened, err := w.openAll(ctx, nodes)
 		var tno *noEvents // why tracking cannot be used
 		switch {
@@ -158,7 +154,7 @@ func (c *Client) Watch(ctx context.Context, o WatchOptions, out chan<- model.Bat
 			return nil
 		case refused(err):
 			tno = w.noTracking(err)
-			if o.Mode == "tracking" && !live {
+			if o.Mode == model.WatchTracking && !live {
 				return stopped(tno)
 			}
 			no = alsoNo(no, tno)

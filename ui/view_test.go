@@ -343,13 +343,13 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 	}{{minHeight, 1, 1}, {12, 1, 3}, {40, 3, 3}} {
 		m := newModel(t, nil, 60, tc.height, fixture()...)
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
+			Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
 		}}}})
 		if got := len(m.feedLines()); got != tc.lines {
 			t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
 		}
 		m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
+			Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
 		}}}})
 		if got := len(m.feedLines()); got != tc.errLines {
 			t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
@@ -391,7 +391,7 @@ func TestKeysThatDifferInTheMiddleStayApart(t *testing.T) {
 func TestThePagerAtTheSmallestScreen(t *testing.T) {
 	m := newModel(t, newFakeWriter().seed(fixture()...), 40, minHeight, fixture()...)
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0,
+		Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0,
 		LastError: "127.0.0.1:7000 stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read",
 	}}}})
 	m = selectKey(t, m, "session:abc")

@@ -12,6 +12,7 @@ import (
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/report"
 	"github.com/countertop/countertop/internal/words"
+	"github.com/countertop/countertop/model"
 )
 
 // shells are the shells `countertop completion` writes a script for.
@@ -110,7 +111,7 @@ func completionCommands() []compCommand {
 func flagValues(command, flag string) []string {
 	switch {
 	case flag == "mode":
-		return []string{config.ModeAuto, config.ModeEvents, config.ModeTracking, config.ModePoll}
+		return model.WatchModeNames()
 	case command == "snapshot" && flag == "format":
 		return report.Formats
 	case command == "check" && flag == "format":
