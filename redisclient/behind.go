@@ -88,7 +88,7 @@ const overflowStat = "client_output_buffer_limit_disconnections"
 
 // overflowCount returns node's count of clients closed for their output
 // buffer (-1 when its INFO has none), and whether node answered INFO.
-func (w *eventWatcher) overflowCount(ctx context.Context, node *redis.Client) (n int64, answered bool) {
+func (w *pushWatcher) overflowCount(ctx context.Context, node *redis.Client) (n int64, answered bool) {
 	addr := node.Options().Addr
 	if _, no := w.noInfo.Load(addr); no {
 		return -1, false
@@ -133,16 +133,12 @@ const floodMessages = 1000
 // runs on and closed a subscription in the middle of a flood, or far
 // behind, most likely did it for its buffer; a quiet one may have too, or
 // been killed, and the sentence says both.
-func (w *eventWatcher) overflowed(ctx context.Context, s *subscriber, sub *subscription, err error, behind time.Duration, busy uint64) string {
+func (w *pushWatcher) overflowed(ctx context.Context, s *subscriber, sub *subscription, err error, behind time.Duration, busy uint64) string {
 	if !errors.Is(err, io.EOF) && !errors.Is(err, io.ErrUnexpectedEOF) && !errors.Is(err, syscall.ECONNRESET) {
 		return "" // not closed by the server
 	}
-	what := "notification"
-	if w.tracking != nil {
-		what = "invalidation"
-	}
 	now, up := w.overflowCount(ctx, s.client)
-	return overflowSentence(what, s.node, sub.overflows, now, up, behind, busy)
+	return overflowSentence(w.kind.message, s.node, sub.overflows, now, up, behind, busy)
 }
 
 // overflowSentence is overflowed's sentence on the what ("notification"

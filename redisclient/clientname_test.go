@@ -93,12 +93,12 @@ func TestEveryConnectionIsNamedAndCounted(t *testing.T) {
 	r := c.newReader(PollOptions{Patterns: []string{"rl:*"}}.withDefaults(), nil)
 	o := WatchOptions{PollOptions: r.o}.withDefaults()
 	node := c.rdb.(*redis.Client)
-	events, err := newEventWatcher(r, o).openEvents(ctx, node)
+	events, err := eventsKind.watcher(r, o).push.open(ctx, node)
 	if err != nil {
 		t.Fatal(err)
 	}
 	defer events.close()
-	tracking, err := newTrackingWatcher(r, o).openTracking(ctx, node)
+	tracking, err := trackingKind.watcher(r, o).push.open(ctx, node)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -157,7 +157,7 @@ func TestARefusedNameCostsNothingButTheName(t *testing.T) {
 		t.Fatalf("Fetch: %v, %v", obs, err)
 	}
 	r := c.newReader(PollOptions{Patterns: []string{"rl:*"}}.withDefaults(), nil)
-	sub, err := newEventWatcher(r, WatchOptions{PollOptions: r.o}.withDefaults()).openEvents(ctx, c.rdb.(*redis.Client))
+	sub, err := eventsKind.watcher(r, WatchOptions{PollOptions: r.o}.withDefaults()).push.open(ctx, c.rdb.(*redis.Client))
 	if err != nil {
 		t.Fatalf("a subscription whose name is refused: %v", err)
 	}

@@ -15,6 +15,7 @@ import (
 	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // floodKeys is how many keys a flood spreads its writes over, as in the
@@ -40,8 +41,9 @@ const floodWindow = 1_000_000
 // subscription drains; src=replay writes the same messages, recorded as
 // Redis sends them, from a local socket: the drain's own ceiling.
 func BenchmarkNotificationDrain(b *testing.B) {
-	for _, mode := range []string{"events", "tracking"} {
-		b.Run("mode="+mode, func(b *testing.B) {
+	for _, kind := range pushKinds {
+		mode := kind.mode
+		b.Run("mode="+mode.String(), func(b *testing.B) {
 			b.Run("src=replay", func(b *testing.B) {
 				for _, impl := range []string{"goredis", "lean"} {
 					b.Run("impl="+impl, func(b *testing.B) { benchReplay(b, mode, impl) })
@@ -61,15 +63,15 @@ func BenchmarkNotificationDrain(b *testing.B) {
 // benchWatcher returns a watcher of rl:* in mode, reading through c (nil
 // for none), and starts taking its changed set as the reader does, until
 // the benchmark ends.
-func benchWatcher(b *testing.B, c *Client, mode string) *eventWatcher {
+func benchWatcher(b *testing.B, c *Client, mode model.WatchMode) *pushWatcher {
 	if c == nil {
 		c = &Client{budget: newBudget(0)}
 	}
 	r := c.newReader(PollOptions{Patterns: []string{"rl:*"}}.withDefaults(), nil)
 	o := WatchOptions{PollOptions: r.o}.withDefaults()
-	w := newEventWatcher(r, o)
-	if mode == "tracking" {
-		w = newTrackingWatcher(r, o)
+	w := eventsKind.watcher(r, o)
+	if mode == model.WatchTracking {
+		w = trackingKind.watcher(r, o)
 	}
 	done := make(chan struct{})
 	b.Cleanup(func() { close(done) })
@@ -90,7 +92,7 @@ func benchWatcher(b *testing.B, c *Client, mode string) *eventWatcher {
 // goRedisDrain is the loop countertop drained a go-redis PubSub with
 // before subConn: each message, a *redis.Message from Receive, its key put
 // in the changed set. It counts messages (keys, in tracking mode) in heard.
-func goRedisDrain(ctx context.Context, w *eventWatcher, ps *redis.PubSub, heard *atomic.Uint64) {
+func goRedisDrain(ctx context.Context, w *pushWatcher, ps *redis.PubSub, heard *atomic.Uint64) {
 	for {
 		msg, err := ps.Receive(ctx)
 		if err != nil {
@@ -103,16 +105,17 @@ func goRedisDrain(ctx context.Context, w *eventWatcher, ps *redis.PubSub, heard 
 		if !ok {
 			continue
 		}
-		if w.tracking == nil {
+		t, ok := w.push.(*tracking)
+		if !ok {
 			heard.Add(1)
-			if key, ok := strings.CutPrefix(m.Channel, w.prefix); ok {
+			if key, ok := strings.CutPrefix(m.Channel, string(w.push.(*events).prefix)); ok {
 				w.changed.add(key)
 			}
 			continue
 		}
 		heard.Add(uint64(len(m.PayloadSlice)))
 		for _, key := range m.PayloadSlice {
-			if w.tracking.matches(key) {
+			if t.matches(key) {
 				w.changed.add(key)
 			}
 		}
@@ -131,7 +134,7 @@ func awaitHeard(b *testing.B, heard *atomic.Uint64, n uint64) {
 }
 
 // benchRedis floods s and drains its messages with impl.
-func benchRedis(b *testing.B, s *redistest.Server, mode, impl string) {
+func benchRedis(b *testing.B, s *redistest.Server, mode model.WatchMode, impl string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	c, err := Connect(ctx, Options{URL: s.URL()})
@@ -144,12 +147,7 @@ func benchRedis(b *testing.B, s *redistest.Server, mode, impl string) {
 	var heard atomic.Uint64
 	switch impl {
 	case "lean":
-		var sub *subscription
-		if mode == "tracking" {
-			sub, err = w.openTracking(ctx, node)
-		} else {
-			sub, err = w.openEvents(ctx, node)
-		}
+		sub, err := w.push.open(ctx, node)
 		if err != nil {
 			b.Fatal(err)
 		}
@@ -183,9 +181,10 @@ func benchRedis(b *testing.B, s *redistest.Server, mode, impl string) {
 // with node's own PubSub (RESP3, as node speaks), tracking with a RESP2
 // client of its own whose OnConnect reads CLIENT ID, and node's
 // EphemeralConn turning tracking on.
-func goRedisSubscribe(b *testing.B, ctx context.Context, w *eventWatcher, node *redis.Client) (*redis.PubSub, func()) {
-	if w.tracking == nil {
-		ps := node.PSubscribe(ctx, w.channels...)
+func goRedisSubscribe(b *testing.B, ctx context.Context, w *pushWatcher, node *redis.Client) (*redis.PubSub, func()) {
+	t, ok := w.push.(*tracking)
+	if !ok {
+		ps := node.PSubscribe(ctx, w.push.(*events).channels...)
 		if _, err := ps.Receive(ctx); err != nil {
 			b.Fatal(err)
 		}
@@ -207,7 +206,7 @@ func goRedisSubscribe(b *testing.B, ctx context.Context, w *eventWatcher, node *
 		b.Fatal(err)
 	}
 	tracker := node.EphemeralConn()
-	if err := tracker.ClientTrackingOn(ctx, &redis.ClientTrackingOptions{Redirect: id.Load(), Bcast: true, Prefixes: w.tracking.prefixes}).Err(); err != nil {
+	if err := tracker.ClientTrackingOn(ctx, &redis.ClientTrackingOptions{Redirect: id.Load(), Bcast: true, Prefixes: t.prefixes}).Err(); err != nil {
 		b.Fatal(err)
 	}
 	return ps, func() { ps.Close(); tracker.Close(); client.Close() }
@@ -219,11 +218,11 @@ const replayKeysPerMessage = 100
 
 // recorded returns a block of messages as Redis sends them in mode, and how
 // many ops (messages, or keys named) it holds.
-func recorded(mode string) ([]byte, int) {
+func recorded(mode model.WatchMode) ([]byte, int) {
 	var sb strings.Builder
 	ops := 0
 	for i := 0; ops < floodChunk; i++ {
-		if mode == "events" {
+		if mode == model.WatchEvents {
 			sb.WriteString(pmessage("__keyspace@0__:rl:*", "rl:flood:"+strconv.Itoa(i*7919%floodKeys), "incrby"))
 			ops++
 			continue
@@ -240,7 +239,7 @@ func recorded(mode string) ([]byte, int) {
 
 // benchReplay drains recorded messages, written from a local socket, with
 // impl.
-func benchReplay(b *testing.B, mode, impl string) {
+func benchReplay(b *testing.B, mode model.WatchMode, impl string) {
 	ln, err := net.Listen("tcp", "127.0.0.1:0")
 	if err != nil {
 		b.Fatal(err)
@@ -252,8 +251,10 @@ func benchReplay(b *testing.B, mode, impl string) {
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
 	w := benchWatcher(b, nil, mode)
-	if mode == "events" {
-		w.channels = []string{"__keyspace@0__:rl:*"}
+	var channels []string
+	if e, ok := w.push.(*events); ok {
+		e.channels = []string{"__keyspace@0__:rl:*"}
+		channels = e.channels
 	}
 	var heard atomic.Uint64
 	b.ResetTimer()
@@ -264,8 +265,8 @@ func benchReplay(b *testing.B, mode, impl string) {
 			b.Fatal(err)
 		}
 		defer conn.close()
-		kind, channels := "PSUBSCRIBE", w.channels
-		if mode == "tracking" {
+		kind := "PSUBSCRIBE"
+		if mode == model.WatchTracking {
 			kind, channels = "SUBSCRIBE", []string{invalidations}
 		}
 		if err := conn.subscribe(ctx, kind, channels...); err != nil {
@@ -277,10 +278,10 @@ func benchReplay(b *testing.B, mode, impl string) {
 			MaintNotificationsConfig: &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}})
 		defer client.Close()
 		var ps *redis.PubSub
-		if mode == "tracking" {
+		if mode == model.WatchTracking {
 			ps = client.Subscribe(ctx, invalidations)
 		} else {
-			ps = client.PSubscribe(ctx, w.channels...)
+			ps = client.PSubscribe(ctx, channels...)
 		}
 		defer ps.Close()
 		go goRedisDrain(ctx, w, ps, &heard)

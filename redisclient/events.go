@@ -32,18 +32,85 @@ const (
 	defaultFollowEvery = 5 * time.Second
 )
 
-// eventWatcher follows changes through keyspace notifications or, in
-// tracking mode, through client tracking's invalidations (see tracking.go):
-// both name the keys that changed, and everything else is the same.
+// pushMode is a watch mode in which the servers tell of each change as it
+// happens: keyspace notifications (events_mode.go) or client tracking
+// (tracking.go). A pushWatcher does everything else the same way for
+// every push mode; a mode does these five things its own way. A new push
+// mode is one more implementation of it, with its pushKind (what Watch
+// needs to start it) in pushKinds.
+type pushMode interface {
+	// open subscribes on node, and returns once every change from then on
+	// will be told.
+	open(ctx context.Context, node *redis.Client) (*subscription, error)
+	// reopen subscribes on node again, after a subscription was lost. An
+	// error that says the mode can no longer be used there is a
+	// noEvents.error() (errNoEvents): the watcher then stops.
+	reopen(ctx context.Context, node *redis.Client) (*subscription, error)
+	// refused says why the mode cannot be used when subscribing was
+	// refused with err.
+	refused(err error) *noEvents
+	// message reads the rest of a message of kind ("message" or
+	// "pmessage"), size replies in all with kind, from c, and puts the
+	// keys it names in the changed set; one that says that a master's keys
+	// were flushed has a full pass made (sawFlush). It returns how many
+	// keys it named beyond the message itself, for the count of what was
+	// heard. A message not of the mode's is read and dropped.
+	message(c *subConn, kind []byte, size int64) (keys uint64, err error)
+	// check looks at what the mode needs of the masters: before each pass
+	// (nodes, the masters as they are now) and every recheckIntervals
+	// intervals (nodes nil: it asks which they are). Its error is a
+	// noEvents.error() when a master no longer gives it; whole says that
+	// a pass re-reading every key is now due.
+	check(ctx context.Context, nodes []*redis.Client) (whole bool, err error)
+}
+
+// pushKind is a push mode as Watch starts it, and what sentences call its
+// parts.
+type pushKind struct {
+	mode model.WatchMode // the feed's Mode while every master is followed
+	// follows is what a subscription follows, in the sentence on one
+	// lost ("keyspace notifications"); message one of its messages, in
+	// the sentence on a connection Redis closed ("notification"); lost
+	// one lost, in the Note ("an event").
+	follows, message, lost string
+	// evictions: its messages tell the keys Redis evicted (evicted
+	// events); where not, INFO's count of every key evicted stands in.
+	evictions bool
+	// start finds the masters and whether the mode can be used on them,
+	// no being nil when it can, with a note on what start did or on why
+	// it is used, to go first in the feed's Note. prior says why the modes
+	// before it in auto's order cannot be used (nil when none was tried).
+	// While Redis cannot be reached, it says so in the feed's state and
+	// tries again; its error is ctx's.
+	start func(ctx context.Context, r *reader, o WatchOptions, prior *noEvents) (nodes []*redis.Client, no *noEvents, note string, err error)
+	// look looks once, changing nothing, whether the mode can be used
+	// now: nil when it can. A mode that needs no setting, and so is never
+	// kept from being used by one alone (noEvents.settable), has none.
+	look func(ctx context.Context, c *Client) (*noEvents, error)
+	// newMode returns what the mode does its own way for w, which
+	// watches o.Patterns.
+	newMode func(w *pushWatcher, o WatchOptions) pushMode
+}
+
+// watcher returns a watcher of o.Patterns in mode k that reads through r.
+func (k pushKind) watcher(r *reader, o WatchOptions) *pushWatcher {
+	w := newPushWatcher(r, o, k)
+	w.push = k.newMode(w, o)
+	return w
+}
+
+// pushWatcher follows changes in a push mode: the keys that the servers
+// name, whatever the mode calls its messages, and everything else is the
+// same.
 //
 // A subscriber per master (a single Redis has one, a cluster one per
 // master: each server sends notifications only for its own keys) puts the
-// keys that events name into a changeSet and never waits for the reader.
+// keys that messages name into a changeSet and never waits for the reader.
 // One reader (the read loop) re-reads those keys in coalesced pipelines,
-// whatever the event was: a read is the truth about a key (a del, an expiry
-// or an eviction reads as gone; a del and a new SET in one window read as
-// the new key), and costs little. Notifications are fire and forget, so the
-// reader also makes a full pass (SCAN, then read) once the first
+// whatever the message was: a read is the truth about a key (a del, an
+// expiry or an eviction reads as gone; a del and a new SET in one window
+// read as the new key), and costs little. Messages are fire and forget, so
+// the reader also makes a full pass (SCAN, then read) once the first
 // subscriptions are made and after every subscription made later, and
 // every ResyncEvery a pass that reads only the keys made or gone (a full
 // one in fullEvery). Between them it reads again what no message tells
@@ -57,106 +124,78 @@ const (
 // any connection. It subscribes to new masters and drops the servers that
 // are masters no longer.
 //
-// Events can only be followed while every master sends them. The reader
-// reads the masters' notify-keyspace-events every recheckIntervals poll
-// intervals and at each full pass, and a subscriber checks it each time it
-// subscribes again; when a master lacks what countertop needs, the watcher
-// stops, and Watch tracks or polls (see Watch). Tracking needs no setting;
-// its watcher stops when a subscriber subscribing again is refused.
-type eventWatcher struct {
+// A mode can only be followed while every master gives what it needs. The
+// reader has the mode check the masters (pushMode.check) every
+// recheckIntervals poll intervals and at each full pass, and a subscriber
+// subscribing again is refused when one no longer does; the watcher then
+// stops, and Watch does what auto does (see Watch): events need a
+// setting, tracking none, and its watcher stops when a subscriber
+// subscribing again is refused.
+type pushWatcher struct {
 	*reader
-	live        model.WatchMode // the feed's Mode while every master is followed: events or tracking
-	tracking    *tracking       // what tracking mode asks Redis to report; nil in events mode
+	kind        pushKind // the mode's facts
+	push        pushMode // what the mode does its own way
 	resyncEvery time.Duration
 	healthEvery time.Duration
 	followEvery time.Duration
-	enable      bool // turn missing notifications on (--enable-events), on masters found later too
-	// eventsBack: tracking stands in for events because the notifications'
-	// setting is off; the reader looks at it every recheckIntervals and
-	// stops once every master sends them, so that Watch follows events again.
-	eventsBack bool
-	prefix     string   // "__keyspace@<db>__:", which precedes the key in a channel's name
-	channels   []string // the patterns' channels, each once
-	changed    *changeSet
-	flushSeen  chan struct{} // signalled when a master says its keys were flushed (tracking mode)
-	status     chan subStatus
-	subs       map[string]*subscriber // the masters followed, by address
-	down       map[string]string      // master -> why its subscription is down
-	flushes    map[string]flushCount  // master -> its FLUSHDB, FLUSHALL and SWAPDB counts when last asked
-	settling   int                    // followMasters calls left that read the topology again, after the masters changed
-	wg         sync.WaitGroup         // the subscribers
+	// back, when set, looks whether a mode that auto prefers to this one,
+	// and that only a setting kept from being used, can be used now: the
+	// reader asks every recheckIntervals, and stops once it can, so that
+	// Watch follows that mode.
+	back      func(ctx context.Context) bool
+	changed   *changeSet
+	flushSeen chan struct{} // signalled when a master says its keys were flushed (see sawFlush)
+	status    chan subStatus
+	subs      map[string]*subscriber // the masters followed, by address
+	down      map[string]string      // master -> why its subscription is down
+	flushes   map[string]flushCount  // master -> its FLUSHDB, FLUSHALL and SWAPDB counts when last asked
+	settling  int                    // followMasters calls left that read the topology again, after the masters changed
+	wg        sync.WaitGroup         // the subscribers
 	// note is the feed's Note: baseNote, as run began, after polledNote,
-	// which names the types read every interval (see pollTypes); overflow,
-	// when not "", the sentence on the last subscription Redis closed for
-	// its output buffer, goes before it.
+	// which names the types read every interval (events: see pollTypes);
+	// overflow, when not "", the sentence on the last subscription Redis
+	// closed for its output buffer, goes before it.
 	note, overflow       string
 	baseNote, polledNote string
-	// typesOff holds, by master, the classes of typeClasses its
-	// notify-keyspace-events lacks, as last read; typesAdded says that a
-	// type is read every interval since (see rereads.poll).
-	typesOff   map[string]string
-	typesAdded bool
 	// noInfo holds the masters (by address) that refused INFO: they are
 	// not asked again, so as not to fill their ACL LOG.
 	noInfo sync.Map
 }
 
-// newEventWatcher returns a watcher of o.Patterns by keyspace
-// notifications that reads through r.
-func newEventWatcher(r *reader, o WatchOptions) *eventWatcher {
-	w := newWatcher(r, o, model.WatchEvents)
-	w.prefix = fmt.Sprintf("__keyspace@%d__:", r.c.db())
-	channels := make([]string, len(o.Patterns))
-	for i, p := range o.Patterns {
-		channels[i] = w.prefix + p // the channel glob's * and ? apply to the key
-	}
-	slices.Sort(channels)
-	w.channels = slices.Compact(channels)
-	return w
-}
-
-// newWatcher returns the part of a watcher that events and tracking share,
-// live being the feed's Mode while all is well.
-func newWatcher(r *reader, o WatchOptions, live model.WatchMode) *eventWatcher {
-	return &eventWatcher{
+// newPushWatcher returns the part of a watcher in mode k that every push
+// mode shares; its push is the caller's to set (see pushKind.watcher).
+func newPushWatcher(r *reader, o WatchOptions, k pushKind) *pushWatcher {
+	return &pushWatcher{
 		reader:      r,
-		live:        live,
+		kind:        k,
 		resyncEvery: o.ResyncEvery,
 		healthEvery: cmp.Or(o.healthEvery, defaultHealthEvery),
 		followEvery: cmp.Or(o.followEvery, defaultFollowEvery),
-		enable:      o.EnableEvents,
 		changed:     newChangeSet(),
 		flushSeen:   make(chan struct{}, 1),
 		status:      make(chan subStatus, statusBuffer),
 		subs:        make(map[string]*subscriber),
 		down:        make(map[string]string),
 		flushes:     make(map[string]flushCount),
-		typesOff:    make(map[string]string),
 	}
 }
 
 // run watches until ctx is done, and returns false; or until a master no
-// longer sends the notifications countertop needs (or refuses tracking),
-// and returns true once its subscribers have stopped, so that Watch can
-// do something else in its place. nodes
-// are the masters and opened the subscriptions already made to them, by
-// address; note, when not "", goes first in the feed's Note.
-func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*subscription, note string) (off bool) {
-	lost := "an event"
-	if w.tracking != nil {
-		lost = "an invalidation"
-		if w.tracking.all != "" {
-			note = joinNotes(note, fmt.Sprintf("tracking every key: the pattern %q has no literal prefix", model.Printable(w.tracking.all)))
-		}
-	}
+// longer gives what the mode needs (the notifications' setting, or
+// tracking refused), or a mode auto prefers can be used again (back), and
+// returns true once its subscribers have stopped, so that Watch can do
+// something else in its place. nodes are the masters and opened the
+// subscriptions already made to them, by address; note, when not "", goes
+// first in the feed's Note.
+func (w *pushWatcher) run(ctx context.Context, nodes []*redis.Client, opened map[string]*subscription, note string) (off bool) {
 	w.baseNote = joinNotes(note, fmt.Sprintf("re-scan every %s (a full one every %s), in case %s was lost",
-		model.FormatDuration(w.resyncEvery), model.FormatDuration(fullEvery*w.resyncEvery), lost))
+		model.FormatDuration(w.resyncEvery), model.FormatDuration(fullEvery*w.resyncEvery), w.kind.lost))
 	w.setNote()
 	w.rereads = newRereads(w.o.Interval, w.c.ruleFor)
 	defer func() { w.rereads = nil }() // polling schedules nothing
 	w.lag.follow(w.changed)
 	defer w.lag.follow(nil)
-	if w.tracking == nil { // invalidations do not say a key was evicted: INFO counts instead
+	if w.kind.evictions { // else INFO counts them (see evictionMeter)
 		w.evictions.following(true)
 		defer w.evictions.following(false)
 	}
@@ -176,16 +215,13 @@ func (w *eventWatcher) run(ctx context.Context, nodes []*redis.Client, opened ma
 // a change is on screen while a pass of a million keys goes on. After a
 // failure it waits with backoff, then makes a full pass: what it failed to
 // read may have changed since. It returns an errNoEvents error as soon as
-// a master is found not to send the notifications needed.
-func (w *eventWatcher) read(ctx context.Context) error {
+// a master is found not to give what the mode needs, and errPreferred
+// once back says to.
+func (w *pushWatcher) read(ctx context.Context) error {
 	resync := time.NewTimer(w.resyncEvery)
 	defer resync.Stop()
-	var settings <-chan time.Time // tracking needs no setting, unless it stands in for events
-	if w.tracking == nil || w.eventsBack {
-		t := time.NewTicker(recheckIntervals * w.o.Interval)
-		defer t.Stop()
-		settings = t.C
-	}
+	settings := time.NewTicker(recheckIntervals * w.o.Interval) // the mode's check, and back
+	defer settings.Stop()
 	flushCheck := time.NewTicker(w.o.Interval)
 	defer flushCheck.Stop()
 	var check <-chan time.Time // a single server's master never changes
@@ -241,15 +277,13 @@ func (w *eventWatcher) read(ctx context.Context) error {
 				whole = again
 			case <-check:
 				err = w.followMasters(ctx)
-			case <-settings:
-				if w.tracking != nil {
-					err = w.notificationsBack(ctx)
-				} else {
-					err = w.recheckSettings(ctx)
-					// A type read every interval from now on: its keys
-					// are scheduled as a full pass reads them.
-					again, whole = w.typesAdded, w.typesAdded
-					w.typesAdded = false
+			case <-settings.C:
+				// A pass that reads every key schedules those of a type
+				// read every interval from now on (see rereads).
+				whole, err = w.push.check(ctx, nil)
+				again = whole
+				if err == nil && w.back != nil && w.back(ctx) {
+					err = errPreferred
 				}
 			case <-flushCheck.C:
 				again = !due && retry == nil && w.flushed(ctx)
@@ -277,7 +311,7 @@ func (w *eventWatcher) read(ctx context.Context) error {
 			switch {
 			case ctx.Err() != nil:
 				return nil
-			case errors.Is(err, errNoEvents), err == errEventsBack:
+			case errors.Is(err, errNoEvents), err == errPreferred:
 				return err
 			}
 			due, full, walk = true, true, nil
@@ -308,10 +342,10 @@ var (
 	readyNow   = func() <-chan struct{} { c := make(chan struct{}); close(c); return c }()
 )
 
-// startPass follows the masters as they are now, checks that they still
-// send the notifications countertop needs (in events mode), then begins a
-// pass: full, it re-reads every key it finds; else only those made since.
-func (w *eventWatcher) startPass(ctx context.Context, full bool) (*discovery, error) {
+// startPass follows the masters as they are now, has the mode check that
+// they still give what it needs, then begins a pass: full, it re-reads
+// every key it finds; else only those made since.
+func (w *pushWatcher) startPass(ctx context.Context, full bool) (*discovery, error) {
 	nodes, err := w.c.masters(ctx)
 	if err != nil {
 		return nil, err
@@ -319,20 +353,17 @@ func (w *eventWatcher) startPass(ctx context.Context, full bool) (*discovery, er
 	if w.follow(ctx, nodes, nil) {
 		w.settling = 3 // see followMasters
 	}
-	if w.tracking == nil {
-		if err := w.checkSettings(ctx, nodes); err != nil {
-			return nil, err
-		}
-		full = full || w.typesAdded // see read
-		w.typesAdded = false
+	whole, err := w.push.check(ctx, nodes)
+	if err != nil {
+		return nil, err
 	}
 	w.flushed(ctx) // the pass reads what a flush did: only the counts matter here
-	return w.startDiscovery(ctx, full)
+	return w.startDiscovery(ctx, full || whole)
 }
 
 // readChanged re-reads the keys events named, after letting more gather
 // for coalesceWindow unless a pipeline's worth is already waiting.
-func (w *eventWatcher) readChanged(ctx context.Context) error {
+func (w *pushWatcher) readChanged(ctx context.Context) error {
 	if w.changed.len() < w.o.BatchSize {
 		t := time.NewTimer(coalesceWindow)
 		select {
@@ -347,27 +378,13 @@ func (w *eventWatcher) readChanged(ctx context.Context) error {
 	return err
 }
 
-// patternOf returns the index in w.channels of pattern, the channel
-// pattern a keyspace notification came by; -1 when it is none of them.
-func (w *eventWatcher) patternOf(pattern []byte) int {
-	for i, ch := range w.channels {
-		if string(pattern) == ch {
-			return i
-		}
+// sawFlush tells the reader that a master's keys were flushed: a full pass
+// finds which are left. It never waits: one signal pending is enough.
+func (w *pushWatcher) sawFlush() {
+	select {
+	case w.flushSeen <- struct{}{}:
+	default:
 	}
-	return -1
-}
-
-// evicted counts an evicted event, which came by the channel pattern
-// w.channels[p] for channel: once a key, though several watched patterns
-// match it and Redis sends the event by each (the first of them counts).
-func (w *eventWatcher) evicted(p int, channel []byte) {
-	for _, earlier := range w.channels[:max(p, 0)] {
-		if model.GlobMatch(earlier, string(channel)) {
-			return
-		}
-	}
-	w.evictions.sawEvicted()
 }
 
 // joinNotes returns the parts of a Note that are not "", in order.

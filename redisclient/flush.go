@@ -29,7 +29,7 @@ import (
 // LOG, and leaves flushes to the full passes. Either way each master is
 // sent a command every interval, which is how a hang shows while nothing
 // changes (see heartbeat).
-func (w *eventWatcher) flushed(ctx context.Context) bool {
+func (w *pushWatcher) flushed(ctx context.Context) bool {
 	ctx, cancel := context.WithTimeout(ctx, w.o.Interval/2) // the events wait meanwhile
 	defer cancel()
 	counts := make(map[string]flushCount, len(w.subs))

@@ -84,7 +84,7 @@ type noEvents struct {
 	// not a refusal (of CONFIG GET, CONFIG SET or PSUBSCRIBE), which asking
 	// again would only repeat.
 	settable bool
-	tracking bool // it says why client tracking cannot be used (see noTracking)
+	tracking bool // it says why client tracking cannot be used (see tracking.refused)
 }
 
 // note returns the feed's Note in auto mode, which polls instead.
@@ -341,12 +341,12 @@ func (c *Client) nodeNotifications(ctx context.Context, node *redis.Client, enab
 // all were well; the watcher stops instead, and Watch polls. A master that
 // does not answer CONFIG GET now is passed over: a master lost is the
 // subscriptions' news, and a refusal says nothing of the setting.
-func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client) error {
+func (e *events) checkSettings(ctx context.Context, nodes []*redis.Client) error {
 	var nos []*noEvents
 	var without []string // the masters of nos
 	for _, n := range nodes {
 		var conf map[string]string
-		err := w.c.onMaster(ctx, n.Options().Addr, func() (err error) { // a master that hangs is passed over at once
+		err := e.w.c.onMaster(ctx, n.Options().Addr, func() (err error) { // a master that hangs is passed over at once
 			conf, err = n.ConfigGet(ctx, "notify-keyspace-events").Result()
 			return err
 		})
@@ -354,13 +354,13 @@ func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client)
 		if err != nil || !ok {
 			continue
 		}
-		w.typesOff[n.Options().Addr] = missingOf(set, typeClasses)
-		if no := w.c.notificationsOff(n, set); no != nil {
+		e.typesOff[n.Options().Addr] = missingOf(set, typeClasses)
+		if no := e.w.c.notificationsOff(n, set); no != nil {
 			nos, without = append(nos, no), append(without, n.Options().Addr)
 		}
 	}
 	if len(nos) == 0 {
-		w.pollTypes(nodes)
+		e.pollTypes(nodes)
 		return nil
 	}
 	return mergeNoEvents(nos, without).error()
@@ -370,24 +370,24 @@ func (w *eventWatcher) checkSettings(ctx context.Context, nodes []*redis.Client)
 // masters, lacks (as last read) read every interval, and the header say so.
 // A master that was not asked yet counts as lacking none: the first full
 // pass asks every one.
-func (w *eventWatcher) pollTypes(nodes []*redis.Client) {
+func (e *events) pollTypes(nodes []*redis.Client) {
 	var classes []byte
 	for _, class := range []byte(typeClasses) {
 		if slices.ContainsFunc(nodes, func(n *redis.Client) bool {
-			return strings.IndexByte(w.typesOff[n.Options().Addr], class) >= 0
+			return strings.IndexByte(e.typesOff[n.Options().Addr], class) >= 0
 		}) {
 			classes = append(classes, class)
 		}
 	}
-	if w.rereads.poll(string(classes)) {
-		w.typesAdded = true
+	if e.w.rereads.poll(string(classes)) {
+		e.typesAdded = true
 	}
-	w.polledNote = polledNote(string(classes), w.o.Interval)
-	w.setNote()
+	e.w.polledNote = polledNote(string(classes), e.w.o.Interval)
+	e.w.setNote()
 }
 
-// setNote makes the feed's Note of its parts (see eventWatcher.note).
-func (w *eventWatcher) setNote() {
+// setNote makes the feed's Note of its parts (see pushWatcher.note).
+func (w *pushWatcher) setNote() {
 	w.note = joinNotes(w.polledNote, w.baseNote)
 	w.state.Note = joinNotes(w.overflow, w.note)
 }
@@ -397,26 +397,10 @@ func (w *eventWatcher) setNote() {
 // intervals, not at the next full pass, up to ResyncEvery away. Masters
 // that cannot be listed now are looked at next time; the failure is left
 // to the subscriptions and the reads, which tell it.
-func (w *eventWatcher) recheckSettings(ctx context.Context) error {
-	nodes, err := w.c.masters(ctx)
+func (e *events) recheckSettings(ctx context.Context) error {
+	nodes, err := e.w.c.masters(ctx)
 	if err != nil {
 		return nil
 	}
-	return w.checkSettings(ctx, nodes)
-}
-
-// errEventsBack is how a tracking watcher standing in for events (see
-// eventWatcher.eventsBack) stops once the notifications are on again.
-var errEventsBack = errors.New("keyspace notifications are on again")
-
-// notificationsBack returns errEventsBack when every master sends the
-// notifications events mode needs, nil otherwise: one CONFIG GET per master,
-// which the budget counts like any other command. A master that cannot be
-// asked now is asked next time; tracking goes on meanwhile.
-func (w *eventWatcher) notificationsBack(ctx context.Context) error {
-	_, no, _, err := w.c.notifications(ctx, false)
-	if err != nil || no != nil {
-		return nil
-	}
-	return errEventsBack
+	return e.checkSettings(ctx, nodes)
 }

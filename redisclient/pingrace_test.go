@@ -11,7 +11,6 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/internal/redistest"
-	"github.com/countertop/countertop/model"
 )
 
 // lateWriteConn is a subscription's connection whose write of a PING
@@ -121,8 +120,7 @@ func TestPingAnsweredBeforeItsWriteReturns(t *testing.T) {
 	if err := conn.subscribe(ctx, "PSUBSCRIBE", "__keyspace@0__:rl:*"); err != nil {
 		t.Fatal(err)
 	}
-	w := newWatcher(&reader{}, WatchOptions{}, model.WatchEvents)
-	w.prefix = "__keyspace@0__:"
+	w := drainWatcher()
 	var heard atomic.Uint64
 	drained := make(chan error, 1)
 	go func() { drained <- conn.drain(w, &heard) }()

@@ -153,7 +153,7 @@ func (q *dueQueue) Pop() any {
 
 // readDue reads again the keys due by now (see rereads), a few pipelines'
 // worth at a time, so that the keys events name wait for no more.
-func (w *eventWatcher) readDue(ctx context.Context) error {
+func (w *pushWatcher) readDue(ctx context.Context) error {
 	keys := w.rereads.take(time.Now(), inTurnChunk*w.o.BatchSize)
 	if len(keys) == 0 {
 		return nil

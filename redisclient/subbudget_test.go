@@ -28,8 +28,8 @@ func commandCalls(t *testing.T, s *redistest.Server, names ...string) int64 {
 // notes the server's output buffer closes; so the header's cost and the
 // bound hold for them too.
 func TestSubscriptionCommandsCountInTheBudget(t *testing.T) {
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, kind := range pushKinds {
+		t.Run(kind.mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 			s.Do(t, "ACL", "SETUSER", "watcher", "on", ">pw", "~*", "&*", "+@all")
@@ -41,18 +41,16 @@ func TestSubscriptionCommandsCountInTheBudget(t *testing.T) {
 			t.Cleanup(func() { c.Close() })
 			r := c.newReader(PollOptions{Patterns: []string{"rl:*"}}.withDefaults(), nil)
 			o := WatchOptions{PollOptions: r.o}.withDefaults()
-			w := newEventWatcher(r, o)
-			if mode == "tracking" {
-				w = newTrackingWatcher(r, o)
-			}
+			w := kind.watcher(r, o)
 			server := c.budget.server("")
 			names := []string{"auth", "client|setname", "psubscribe", "subscribe", "client|id", "info", "ping"}
 			sentBefore, ranBefore := server.sent.Load(), commandCalls(t, s, names...)
 
 			node := c.rdb.(*redis.Client)
 			var conn *subConn
-			if mode == "tracking" {
-				// The subscription's part of openTracking: the tracking
+			switch m := w.push.(type) {
+			case *tracking:
+				// The subscription's part of tracking.open: the tracking
 				// connection is go-redis's, whose hook counts its commands.
 				conn, err = dialSub(ctx, node.Options(), c.name, server)
 				if err == nil {
@@ -61,9 +59,9 @@ func TestSubscriptionCommandsCountInTheBudget(t *testing.T) {
 				if err == nil {
 					err = conn.subscribe(ctx, "SUBSCRIBE", invalidations)
 				}
-			} else {
+			default:
 				var sub *subscription
-				if sub, err = w.openEvents(ctx, node); err == nil {
+				if sub, err = m.open(ctx, node); err == nil {
 					conn = sub.conn
 				}
 			}

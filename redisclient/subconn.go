@@ -2,7 +2,6 @@ package redisclient
 
 import (
 	"bufio"
-	"bytes"
 	"cmp"
 	"context"
 	"errors"
@@ -15,7 +14,6 @@ import (
 	"sync"
 	"sync/atomic"
 	"time"
-	"unsafe"
 
 	"github.com/redis/go-redis/v9"
 )
@@ -54,6 +52,7 @@ type subConn struct {
 	budget *serverBudget
 	skip   int    // bytes of the last bulk string read, still to discard
 	big    []byte // holds a bulk string larger than the read buffer
+	held   []byte // a message's channel, kept past the next read (see events.message)
 
 	wmu sync.Mutex // writes: the watchdog pings while the reader reads
 
@@ -514,13 +513,11 @@ func atoi(b []byte) (int64, bool) {
 const heardEvery = 256
 
 // drain reads the subscription's messages until the connection fails,
-// putting the keys that they name into w's changed set (those a pattern
-// matches, in tracking mode) and counting what it read in heard. It
-// returns the error that ended it.
-func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
-	prefix := []byte(w.prefix)
-	var held []byte // the channel of a message that came by a pattern other than the first
-	var n uint64    // read since heard was told
+// putting the keys that they name into w's changed set (see
+// pushMode.message) and counting what it read in heard. It returns the
+// error that ended it.
+func (c *subConn) drain(w *pushWatcher, heard *atomic.Uint64) error {
+	var n uint64 // read since heard was told
 	tell := func() {
 		heard.Add(n)
 		c.count(n, time.Now())
@@ -552,43 +549,8 @@ func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
 		}
 		n++
 		switch {
-		case size == 4 && string(kind) == "pmessage":
-			pattern, err := c.readBulk()
-			if err != nil {
-				return err
-			}
-			p := w.patternOf(pattern)
-			channel, err := c.readBulk()
-			if err != nil {
-				return err
-			}
-			// Everything after the prefix is the key, whatever bytes it
-			// holds (':' and newlines included).
-			if key, ok := bytes.CutPrefix(channel, prefix); ok {
-				w.changed.addBytes(key)
-			}
-			if p > 0 { // kept past the next read, for evicted
-				held = append(held[:0], channel...)
-			}
-			event, err := c.readBulk()
-			if err != nil {
-				return err
-			}
-			if string(event) == evictedEvent {
-				w.evicted(p, held)
-			}
-		case size == 3 && string(kind) == "message":
-			channel, err := c.readBulk()
-			if err != nil {
-				return err
-			}
-			if w.tracking == nil || string(channel) != invalidations {
-				if err := c.skipReplies(1); err != nil {
-					return err
-				}
-				continue
-			}
-			keys, err := c.invalidation(w)
+		case string(kind) == "pmessage" || string(kind) == "message":
+			keys, err := w.push.message(c, kind, size)
 			if err != nil {
 				return err
 			}
@@ -604,62 +566,5 @@ func (c *subConn) drain(w *eventWatcher, heard *atomic.Uint64) error {
 				return err
 			}
 		}
-	}
-}
-
-// invalidation reads the payload of an invalidation: the keys it names,
-// put in the changed set when a pattern matches them, or a null when a
-// database was flushed. It returns how many keys it named.
-func (c *subConn) invalidation(w *eventWatcher) (uint64, error) {
-	line, err := c.readLine()
-	if err != nil {
-		return 0, err
-	}
-	switch line[0] {
-	case '$': // a null (flushed), or a key on its own
-		key, err := c.bulkAfter(line)
-		switch {
-		case err != nil:
-			return 0, err
-		case key == nil:
-			w.sawFlush()
-			return 0, nil
-		}
-		w.invalidated(key)
-		return 1, nil
-	case '*':
-		n, ok := atoi(line[1:])
-		if !ok {
-			return 0, errProtocol
-		}
-		if n < 0 {
-			w.sawFlush()
-			return 0, nil
-		}
-		for range n {
-			key, err := c.readBulk()
-			if err != nil {
-				return 0, err
-			}
-			w.invalidated(key)
-		}
-		return uint64(n), nil
-	}
-	return 0, errProtocol
-}
-
-// invalidated puts key, which an invalidation named, in the changed set
-// when a pattern matches it.
-func (w *eventWatcher) invalidated(key []byte) {
-	if len(key) == 0 {
-		if w.tracking.matches("") {
-			w.changed.add("")
-		}
-		return
-	}
-	// A view of the reader's buffer, for the match only: the set copies
-	// what it keeps.
-	if w.tracking.matches(unsafe.String(unsafe.SliceData(key), len(key))) {
-		w.changed.addBytes(key)
 	}
 }

@@ -11,8 +11,6 @@ import (
 	"sync/atomic"
 	"testing"
 	"time"
-
-	"github.com/countertop/countertop/model"
 )
 
 // bulk is s as a RESP bulk string.
@@ -34,15 +32,24 @@ func invalidation(keys ...string) string {
 	return s
 }
 
-// drained returns the keys the drain of stream puts in the changed set of
-// a watcher in events mode (or, with patterns, tracking mode), whether it
-// saw a flush, and the error that ended it.
-func drained(stream string, patterns ...string) (keys []string, flushed bool, err error) {
-	w := newWatcher(&reader{}, WatchOptions{}, model.WatchEvents)
-	w.prefix = "__keyspace@0__:"
+// drainWatcher returns a watcher of database 0 in events mode (or, with
+// patterns, tracking mode) with no client behind it: enough for a drain.
+func drainWatcher(patterns ...string) *pushWatcher {
+	w := newPushWatcher(&reader{}, WatchOptions{}, eventsKind)
+	w.push = &events{w: w, prefix: []byte("__keyspace@0__:")}
 	if len(patterns) > 0 {
-		w.tracking = newTracking(patterns)
+		t := newTracking(patterns)
+		t.w = w
+		w.kind, w.push = trackingKind, t
 	}
+	return w
+}
+
+// drained returns the keys the drain of stream puts in the changed set of
+// drainWatcher(patterns...), whether it saw a flush, and the error that
+// ended it.
+func drained(stream string, patterns ...string) (keys []string, flushed bool, err error) {
+	w := drainWatcher(patterns...)
 	c := &subConn{br: bufio.NewReaderSize(strings.NewReader(stream), 16), budget: (*budget)(nil).server("")}
 	var heard atomic.Uint64
 	err = c.drain(w, &heard)

@@ -7,7 +7,6 @@ import (
 	"fmt"
 	"maps"
 	"slices"
-	"strings"
 	"sync"
 	"sync/atomic"
 	"time"
@@ -64,30 +63,16 @@ type subStatus struct {
 	err error
 }
 
-// noChannels returns why events cannot be used when subscribing was refused
-// with err.
-func (w *eventWatcher) noChannels(err error) *noEvents {
-	grant := make([]string, len(w.channels))
-	for i, ch := range w.channels {
-		grant[i] = "&" + model.Printable(ch)
-	}
-	fix := "grant the user their channels with ACL SETUSER <user> " + strings.Join(grant, " ")
-	if w.c.kind == cluster {
-		fix += " on every node"
-	}
-	return &noEvents{why: fmt.Sprintf("the Redis user may not subscribe to keyspace notifications (%s)", reason(err)), fix: fix}
-}
-
 // openAll subscribes on each of nodes, and returns the subscriptions made
 // by address. Its error is the first refusal (NOPERM on the channels, a
 // command the server does not know), which subscribing again would meet
 // too; it then closes what it opened. A node that could not be reached, or
 // that answered with an error that passes (LOADING, BUSY), is left to its
 // subscriber, which retries.
-func (w *eventWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[string]*subscription, error) {
+func (w *pushWatcher) openAll(ctx context.Context, nodes []*redis.Client) (map[string]*subscription, error) {
 	opened := make(map[string]*subscription, len(nodes))
 	for _, n := range nodes {
-		sub, err := w.open(ctx, n)
+		sub, err := w.push.open(ctx, n)
 		if refused(err) || ctx.Err() != nil {
 			for _, sub := range opened {
 				sub.close()
@@ -112,7 +97,7 @@ func refused(err error) bool {
 // at this call and the next two: the pass the change brings may have read
 // it in the middle of the failover (the old master and the new both
 // masters), and the next pass is a resync away.
-func (w *eventWatcher) followMasters(ctx context.Context) error {
+func (w *pushWatcher) followMasters(ctx context.Context) error {
 	nodes, err := w.c.masters(ctx)
 	if err != nil {
 		return err
@@ -138,7 +123,7 @@ func (w *eventWatcher) followMasters(ctx context.Context) error {
 // move. Each new subscription, once made, brings a full pass; keys that
 // moved off a server dropped are on one that is followed. It reports
 // whether it subscribed or unsubscribed.
-func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*subscription) (changed bool) {
+func (w *pushWatcher) follow(ctx context.Context, nodes []*redis.Client, opened map[string]*subscription) (changed bool) {
 	current := make(map[string]bool, len(nodes))
 	for _, n := range nodes {
 		addr := n.Options().Addr
@@ -170,7 +155,7 @@ func (w *eventWatcher) follow(ctx context.Context, nodes []*redis.Client, opened
 }
 
 // unfollow stops the subscriber of addr, if any, and forgets it.
-func (w *eventWatcher) unfollow(addr string) {
+func (w *pushWatcher) unfollow(addr string) {
 	if s := w.subs[addr]; s != nil {
 		s.stop()
 		delete(w.subs, addr)
@@ -178,11 +163,11 @@ func (w *eventWatcher) unfollow(addr string) {
 	}
 }
 
-// updateMode sets the feed's mode while reads succeed: events (or
-// tracking), watching while every subscription is up; reconnecting, with
-// why one is down, otherwise.
-func (w *eventWatcher) updateMode() {
-	w.mode, w.phase, w.outage = w.live, model.FeedWatching, ""
+// updateMode sets the feed's mode while reads succeed: the watcher's,
+// watching while every subscription is up; reconnecting, with why one is
+// down, otherwise.
+func (w *pushWatcher) updateMode() {
+	w.mode, w.phase, w.outage = w.kind.mode, model.FeedWatching, ""
 	if len(w.down) > 0 {
 		first := slices.Min(slices.Collect(maps.Keys(w.down)))
 		w.phase, w.outage = model.FeedReconnecting, w.down[first]
@@ -191,7 +176,7 @@ func (w *eventWatcher) updateMode() {
 
 // subscription records a subscriber's news in the feed's state and reports
 // whether a full pass is now due: a subscription was made.
-func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool, err error) {
+func (w *pushWatcher) subscription(ctx context.Context, s subStatus) (due bool, err error) {
 	if w.subs[s.sub.node] != s.sub {
 		return false, nil // from a server no longer followed
 	}
@@ -227,7 +212,7 @@ func (w *eventWatcher) subscription(ctx context.Context, s subStatus) (due bool,
 // each time it is made and each time it is lost. sub, when not nil, is one
 // opened before the reader started. A subscription that was lost is made
 // again at once; one that cannot be made is tried again with backoff.
-func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, sub *subscription) {
+func (w *pushWatcher) subscribe(ctx context.Context, s *subscriber, sub *subscription) {
 	// One already open was made before the first full pass: the reader
 	// needs no news of it.
 	announce := sub == nil
@@ -235,7 +220,7 @@ func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, sub *subscr
 	for {
 		var err error
 		if sub == nil {
-			sub, err = w.resubscribe(ctx, s.client)
+			sub, err = w.push.reopen(ctx, s.client)
 		}
 		if err == nil {
 			backoff = 0
@@ -255,58 +240,10 @@ func (w *eventWatcher) subscribe(ctx context.Context, s *subscriber, sub *subscr
 	}
 }
 
-// resubscribe checks that node sends the notifications needed, turning
-// them on when allowed (a promoted replica or a restarted server may not
-// have them), then subscribes. When node cannot send them, its error is
-// noEvents.error(), which the reader tells apart by errNoEvents. In
-// tracking mode it subscribes, and a refusal (an ACL tightened, a server
-// replaced by an older one) is such an error too.
-func (w *eventWatcher) resubscribe(ctx context.Context, node *redis.Client) (*subscription, error) {
-	if w.tracking != nil {
-		sub, err := w.openTracking(ctx, node)
-		if refused(err) {
-			return nil, w.noTracking(err).error()
-		}
-		return sub, err
-	}
-	no, _, err := w.c.nodeNotifications(ctx, node, w.enable)
-	switch {
-	case err != nil:
-		return nil, err
-	case no != nil:
-		return nil, no.error()
-	}
-	return w.openEvents(ctx, node)
-}
-
-// open subscribes on node as the watcher's mode says.
-func (w *eventWatcher) open(ctx context.Context, node *redis.Client) (*subscription, error) {
-	if w.tracking != nil {
-		return w.openTracking(ctx, node)
-	}
-	return w.openEvents(ctx, node)
-}
-
-// openEvents subscribes to the patterns' channels on node and waits until
-// Redis has confirmed them all: from then on, every event is delivered.
-func (w *eventWatcher) openEvents(ctx context.Context, node *redis.Client) (*subscription, error) {
-	opt := node.Options()
-	conn, err := dialSub(ctx, opt, w.c.name, w.c.budget.server(w.c.budgetKey(opt.Addr)))
-	if err != nil {
-		return nil, err
-	}
-	if err := conn.subscribe(ctx, "PSUBSCRIBE", w.channels...); err != nil {
-		conn.close()
-		return nil, err
-	}
-	overflows, _ := w.overflowCount(ctx, node)
-	return &subscription{conn: conn, overflows: overflows}, nil
-}
-
 // receive tells the reader that sub is subscribed (when announce is set),
 // then passes it the keys that sub's messages name until the connection
 // fails or ctx is done. It closes sub.
-func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscription, announce bool) error {
+func (w *pushWatcher) receive(ctx context.Context, s *subscriber, sub *subscription, announce bool) error {
 	defer sub.close()
 	conn := sub.conn
 	stop := context.AfterFunc(ctx, conn.close) // ends the drain's read
@@ -321,10 +258,6 @@ func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscrip
 	w.lag.watch(conn)
 	defer w.lag.unwatch(conn)
 
-	what := "keyspace notifications"
-	if w.tracking != nil {
-		what = "client tracking"
-	}
 	if announce && !w.report(ctx, subStatus{sub: s}) {
 		return ctx.Err()
 	}
@@ -340,11 +273,11 @@ func (w *eventWatcher) receive(ctx context.Context, s *subscriber, sub *subscrip
 	} else if sentence := w.overflowed(ctx, s, sub, err, behind, busy); sentence != "" {
 		return explained(sentence, errOverflow)
 	}
-	return explained(fmt.Sprintf("the %s subscription to %s was lost (%s) — subscribing again", what, s.node, why), err)
+	return explained(fmt.Sprintf("the %s subscription to %s was lost (%s) — subscribing again", w.kind.follows, s.node, why), err)
 }
 
 // report passes s to the reader; false when ctx ended first.
-func (w *eventWatcher) report(ctx context.Context, s subStatus) bool {
+func (w *pushWatcher) report(ctx context.Context, s subStatus) bool {
 	select {
 	case w.status <- s:
 		return true
@@ -364,7 +297,7 @@ func (w *eventWatcher) report(ctx context.Context, s subStatus) bool {
 // Redis sends nothing once that connection is gone, and the ping keeps a
 // server's idle timeout from closing it. heard counts what conn received.
 // When done is closed, it closes tracker and returns.
-func (w *eventWatcher) watchdog(conn *subConn, tracker *redis.Conn, heard *atomic.Uint64, lost *atomic.Pointer[string], done <-chan struct{}) {
+func (w *pushWatcher) watchdog(conn *subConn, tracker *redis.Conn, heard *atomic.Uint64, lost *atomic.Pointer[string], done <-chan struct{}) {
 	var once sync.Once
 	giveUp := func(why string) {
 		once.Do(func() {
