@@ -30,7 +30,7 @@ func flood(t *testing.T, rdb *redis.Client, n, keys int) {
 // the feed's Health as how far behind it is; once it has read them all, it
 // is behind no more, and the rows are right.
 func TestFallingBehindIsMeasured(t *testing.T) {
-	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+	for _, mode := range pushModes() {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
@@ -70,7 +70,7 @@ func TestFallingBehindIsMeasured(t *testing.T) {
 // to change, and keeps saying it once subscribed again; a full pass then
 // leaves every row right.
 func TestOutputBufferCloseIsSaid(t *testing.T) {
-	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+	for _, mode := range pushModes() {
 		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			s := redistest.Start(t, "--notify-keyspace-events", "KEA")

@@ -379,7 +379,7 @@ func TestCluster(t *testing.T) {
 		}
 	})
 
-	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+	for _, mode := range pushModes() {
 		t.Run(mode.String()+": changes on every master reach the store", func(t *testing.T) {
 			admin := rc.Client(t)
 			keys := keyPerMaster(t, rc, "ev:")

@@ -17,20 +17,6 @@ import (
 	"github.com/redis/go-redis/v9"
 )
 
-// startEvents watches patterns in events mode with no periodic re-scan
-// within the test's time, so that only events and (re)subscriptions can
-// change the store, and waits for the first full pass to end.
-func startEvents(t *testing.T, c *redisclient.Client, patterns ...string) *feed {
-	t.Helper()
-	w := startWatch(t, c, redisclient.WatchOptions{
-		PollOptions: redisclient.PollOptions{Patterns: patterns},
-		Mode:        model.WatchEvents,
-		ResyncEvery: time.Hour,
-	})
-	w.waitSynced()
-	return w
-}
-
 // eventsEvery watches rl:* in events mode, checking the masters every
 // interval, with no periodic re-scan within the test's time: only events,
 // (re)subscriptions and what the watcher checks each interval can change
@@ -143,152 +129,6 @@ func storeDiff(t *testing.T, store *model.Store, pattern string, nodes []*redis.
 	return strings.Join(diffs, "; ")
 }
 
-func TestEventsFollowEachKindOfChange(t *testing.T) {
-	t.Parallel()
-	// Exactly the classes countertop asks for: they must be enough.
-	s := redistest.Start(t, "--notify-keyspace-events", "K$gxehzl")
-	s.Do(t, "SET", "rl:a", "1")
-	s.Do(t, "SET", "rl:ttl", "5", "EX", "100")
-	rdb := s.Client(t)
-	w := startEvents(t, connect(t, s), "rl:*")
-	w.waitValue("rl:a", "1")
-	w.waitValue("rl:ttl", "5")
-
-	steps := []struct {
-		name string
-		do   func()
-	}{
-		{"incrby", func() {
-			s.Do(t, "INCRBY", "rl:a", "5")
-			w.waitValue("rl:a", "6")
-		}},
-		{"incr and decr", func() {
-			s.Do(t, "INCR", "rl:a")
-			s.Do(t, "DECRBY", "rl:a", "3")
-			w.waitValue("rl:a", "4")
-		}},
-		{"incrbyfloat", func() {
-			s.Do(t, "INCRBYFLOAT", "rl:f", "1.5")
-			w.waitValue("rl:f", "1.5")
-		}},
-		{"set clears the TTL", func() {
-			s.Do(t, "SET", "rl:ttl", "7")
-			w.waitFor("rl:ttl = 7 without TTL", func() bool {
-				c, _ := w.store.Get("rl:ttl")
-				return c.Raw == "7" && !c.HasTTL()
-			})
-		}},
-		{"expire re-extends the TTL", func() {
-			s.Do(t, "SET", "rl:e", "1", "PX", "10000")
-			if c := w.waitValue("rl:e", "1"); c.PTTL > 10000 {
-				t.Fatalf("PTTL %d after PX 10000", c.PTTL)
-			}
-			s.Do(t, "PEXPIRE", "rl:e", "100000")
-			w.waitFor("rl:e's new TTL", func() bool { c, _ := w.store.Get("rl:e"); return c.PTTL > 50000 })
-		}},
-		{"persist", func() {
-			s.Do(t, "PERSIST", "rl:e")
-			w.waitFor("rl:e without TTL", func() bool { c, ok := w.store.Get("rl:e"); return ok && !c.HasTTL() })
-		}},
-		{"del", func() {
-			s.Do(t, "DEL", "rl:a")
-			w.waitGone("rl:a")
-		}},
-		{"rename", func() {
-			s.Do(t, "SET", "rl:old", "3")
-			w.waitValue("rl:old", "3")
-			s.Do(t, "RENAME", "rl:old", "rl:new")
-			w.waitGone("rl:old")
-			w.waitValue("rl:new", "3")
-		}},
-		{"expired", func() {
-			s.Do(t, "SET", "rl:short", "1")
-			w.waitValue("rl:short", "1")
-			s.Do(t, "PEXPIRE", "rl:short", "50")
-			w.waitGone("rl:short")
-		}},
-		{"del and create again", func() {
-			s.Do(t, "SET", "rl:again", "1")
-			s.Do(t, "DEL", "rl:again")
-			s.Do(t, "SET", "rl:again", "2")
-			w.waitValue("rl:again", "2")
-		}},
-		{"any bytes in a key name", func() {
-			key := "rl:a:b\n\x00\xff"
-			s.Do(t, "SET", key, "9")
-			w.waitValue(key, "9")
-		}},
-		{"another type", func() {
-			s.Do(t, "SET", "rl:h", "1")
-			w.waitValue("rl:h", "1")
-			s.Do(t, "DEL", "rl:h")
-			s.Do(t, "HSET", "rl:h", "f", "1")
-			w.waitFor("rl:h as a hash", func() bool { c, _ := w.store.Get("rl:h"); return c.Type == "hash" })
-		}},
-		{"hincrby, zadd and lpush", func() {
-			s.Do(t, "HINCRBY", "rl:h", "f", "10")
-			// Logs of hit times (ms), without a window: their length.
-			s.Do(t, "ZADD", "rl:z", "1700000000000", "a")
-			s.Do(t, "ZADD", "rl:z", "1700000000001", "b")
-			s.Do(t, "LPUSH", "rl:l", "1700000000000", "1700000000001", "1700000000002")
-			for key, want := range map[string]int64{"rl:h": 11, "rl:z": 2, "rl:l": 3} {
-				w.waitFor(fmt.Sprintf("%s = %d", key, want), func() bool { c, _ := w.store.Get(key); return c.Value.Int == want })
-			}
-		}},
-	}
-	for _, step := range steps {
-		t.Run(step.name, func(t *testing.T) { step.do() })
-	}
-
-	// A key no pattern matches is never sent.
-	s.Do(t, "SET", "other", "1")
-	s.Do(t, "SET", "rl:last", "1")
-	w.waitValue("rl:last", "1")
-	if _, ok := w.store.Get("other"); ok {
-		t.Error("a key no pattern matches was sent")
-	}
-	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
-	if w.passes != 1 {
-		t.Errorf("%d full passes; want only the first: events alone must keep the store right", w.passes)
-	}
-}
-
-func TestEventsRemoveEvictedKeys(t *testing.T) {
-	t.Parallel()
-	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			s := redistest.Start(t, "--notify-keyspace-events", "K$gxe", "--maxmemory-policy", "allkeys-random")
-			rdb := s.Client(t)
-			var w *feed
-			if mode == model.WatchEvents {
-				w = startEvents(t, connect(t, s), "rl:*")
-			} else {
-				w = startTracking(t, connect(t, s), "rl:*")
-			}
-
-			ctx := context.Background()
-			base := infoField(t, rdb, "memory", "used_memory")
-			s.Do(t, "CONFIG", "SET", "maxmemory", strconv.FormatInt(base+2<<20, 10))
-			value := strings.Repeat("x", 2048)
-			pipe := rdb.Pipeline()
-			for i := range 3000 {
-				pipe.Set(ctx, "rl:big:"+strconv.Itoa(i), value, 0)
-			}
-			if _, err := pipe.Exec(ctx); err != nil {
-				t.Fatal(err)
-			}
-			if infoField(t, rdb, "stats", "evicted_keys") == 0 {
-				t.Fatal("no key was evicted: the test needs a smaller maxmemory")
-			}
-			w.waitMatches("rl:*", rdb)
-			if w.passes != 1 {
-				t.Errorf("%d full passes; want evictions to be followed by %s alone", w.passes, mode)
-			}
-		})
-	}
-}
-
 // infoField is a number from INFO section.
 func infoField(t *testing.T, rdb *redis.Client, section, field string) int64 {
 	t.Helper()
@@ -317,7 +157,7 @@ func TestEventsUseTheClientsDatabase(t *testing.T) {
 		t.Fatal(err)
 	}
 	t.Cleanup(func() { c.Close() })
-	w := startEvents(t, c, "rl:*")
+	w := startLive(t, c, model.WatchEvents, "rl:*")
 
 	db3 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 3})
 	t.Cleanup(func() { db3.Close() })
@@ -372,7 +212,7 @@ func TestEventsLostAreCaughtByTheRescan(t *testing.T) {
 func TestEventsRace(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-	w := startEvents(t, connect(t, s), "b1:*")
+	w := startLive(t, connect(t, s), model.WatchEvents, "b1:*")
 
 	var wg sync.WaitGroup
 	errs := make(chan error, 20)
@@ -407,59 +247,4 @@ func TestEventsStopWhileNobodyReads(t *testing.T) {
 	<-out // from now on, Watch has batches to send and nobody reads them
 	s.Do(t, "INCR", "rl:1")
 	stop()
-}
-
-// While nothing changes, the periodic pass of events and tracking reads no
-// key: it scans for keys made or gone, and re-reads every key only one
-// pass in ten.
-func TestPeriodicPassReadsNoKey(t *testing.T) {
-	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-			msetNumbered(t, s, 200, "rl:%04d")
-			w := startWatch(t, connect(t, s), redisclient.WatchOptions{
-				PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
-				Mode:        mode,
-				ResyncEvery: 100 * time.Millisecond,
-			})
-			w.waitFor("the first pass", func() bool { return w.passes > 0 && !w.state.Scanning && w.store.Len() == 200 })
-			before, passes := s.CommandCalls(t), w.passes
-			w.waitFor("two periodic passes", func() bool { return w.passes >= passes+2 && !w.state.Scanning })
-			after := s.CommandCalls(t)
-			if n := after["getrange"] - before["getrange"]; n != 0 {
-				t.Errorf("two periodic passes read %d keys while nothing changed; want none", n)
-			}
-			if after["scan"] <= before["scan"] {
-				t.Error("the periodic passes sent no SCAN: they did not look for keys made or gone")
-			}
-		})
-	}
-}
-
-// A pass is walked a slice at a time, and the keys events name are read
-// between the slices: a key changed after the pass read it shows while the
-// pass goes on, not once it is over.
-func TestChangesAreReadDuringAPass(t *testing.T) {
-	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-			msetNumbered(t, s, 5000, "rl:%04d")
-			// 10,000 reads at 2,000 commands a second: a pass of 5 s or more.
-			c := connectURL(t, redisclient.Options{URL: s.URL(), MaxCommands: 2000})
-			w := startWatch(t, c, redisclient.WatchOptions{
-				PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
-				Mode:        mode,
-				ResyncEvery: time.Hour,
-			})
-			w.waitFor("the first pass to have read a key", func() bool { return w.state.Scanning && w.store.Len() > 0 })
-			key := w.store.Rows(0, 1)[0].Key
-			s.Do(t, "SET", key, "changed")
-			w.waitValue(key, "changed")
-			if !w.state.Scanning {
-				t.Errorf("%s was read again only once the pass was over; want it read while the pass went on", key)
-			}
-		})
-	}
 }

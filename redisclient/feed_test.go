@@ -86,6 +86,18 @@ func watchingIn(st model.FeedState, mode model.WatchMode) bool {
 	return st.Mode == mode && st.Phase == model.FeedWatching
 }
 
+// pushModes are the modes in which the servers tell each change: the
+// scenarios of one run in every one.
+func pushModes() []model.WatchMode {
+	var modes []model.WatchMode
+	for m := range model.NumWatchModes {
+		if m.Spec().Push {
+			modes = append(modes, m)
+		}
+	}
+	return modes
+}
+
 // startPoll runs Poll until the test ends, and checks that it then returns
 // nil.
 func startPoll(t *testing.T, c *redisclient.Client, o redisclient.PollOptions) *feed {

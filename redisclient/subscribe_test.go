@@ -1,7 +1,6 @@
 package redisclient_test
 
 import (
-	"context"
 	"strings"
 	"testing"
 	"time"
@@ -9,45 +8,14 @@ import (
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
-	"github.com/redis/go-redis/v9"
 )
-
-func TestEventsResyncAfterTheSubscriberIsKilled(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
-	s.Do(t, "SET", "rl:a", "1")
-	rdb := s.Client(t)
-	w := startEvents(t, connect(t, s), "rl:*")
-
-	// rl:gap appears without an event (SWAPDB sends none; database 9 holds
-	// rl:a as it was, and rl:gap), so only a full pass can find it; the
-	// periodic one is an hour away, so it must be the one after the
-	// subscriber comes back. (Turning the notifications off for the gap
-	// would make the watch poll instead: see notify_config_test.go.)
-	db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
-	t.Cleanup(func() { db9.Close() })
-	if err := db9.MSet(context.Background(), "rl:a", "1", "rl:gap", "1").Err(); err != nil {
-		t.Fatal(err)
-	}
-	s.Do(t, "SWAPDB", "0", "9")
-	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
-
-	w.waitValue("rl:gap", "1")
-	w.waitSynced()
-	if !w.sawPhase(model.FeedReconnecting) {
-		t.Errorf("modes %q; want the lost subscription shown as reconnecting", w.modes)
-	}
-	s.Do(t, "INCR", "rl:a") // events flow again
-	w.waitValue("rl:a", "2")
-	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
-}
 
 func TestEventsSurviveRestart(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	s.Do(t, "SET", "rl:before", "1")
 	rdb := s.Client(t)
-	w := startEvents(t, connect(t, s), "rl:*")
+	w := startLive(t, connect(t, s), model.WatchEvents, "rl:*")
 	w.waitValue("rl:before", "1")
 
 	s.Stop()

@@ -10,7 +10,6 @@ import (
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
-	"github.com/redis/go-redis/v9"
 )
 
 // slowPoll is an interval that no test waits out: a change that reaches the
@@ -28,15 +27,6 @@ func trackingOptions(mode model.WatchMode, patterns ...string) redisclient.Watch
 	}
 }
 
-// startTracking watches patterns in tracking mode (see trackingOptions)
-// and waits for the first full pass to end.
-func startTracking(t *testing.T, c *redisclient.Client, patterns ...string) *feed {
-	t.Helper()
-	w := startWatch(t, c, trackingOptions(model.WatchTracking, patterns...))
-	w.waitPassIn(model.WatchTracking, 0)
-	return w
-}
-
 // waitPassIn waits until a full pass after the first passes has ended
 // with the feed healthy in mode.
 func (f *feed) waitPassIn(mode model.WatchMode, passes int) {
@@ -49,79 +39,12 @@ func (f *feed) waitPassIn(mode model.WatchMode, passes int) {
 	})
 }
 
-func TestTrackingFollowsEachKindOfChange(t *testing.T) {
-	t.Parallel()
-	// No notifications: tracking needs no server configuration.
-	s := redistest.Start(t)
-	s.Do(t, "SET", "rl:a", "1")
-	s.Do(t, "SET", "rl:gone", "1")
-	rdb := s.Client(t)
-	w := startTracking(t, connect(t, s), "rl:*")
-	w.waitValue("rl:a", "1")
-	if w.state.Note != "re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost" {
-		t.Errorf("Note = %q", w.state.Note)
-	}
-
-	steps := []struct {
-		name string
-		do   func()
-	}{
-		{"incr", func() {
-			s.Do(t, "INCR", "rl:a")
-			w.waitValue("rl:a", "2")
-		}},
-		{"a new key", func() {
-			s.Do(t, "INCRBY", "rl:new", "5")
-			w.waitValue("rl:new", "5")
-		}},
-		{"expire", func() {
-			s.Do(t, "EXPIRE", "rl:a", "100")
-			w.waitFor("rl:a's TTL", func() bool { c, _ := w.store.Get("rl:a"); return c.PTTL > 50000 })
-		}},
-		{"del", func() {
-			s.Do(t, "DEL", "rl:gone")
-			w.waitGone("rl:gone")
-		}},
-		{"expired", func() {
-			s.Do(t, "SET", "rl:short", "1")
-			w.waitValue("rl:short", "1")
-			s.Do(t, "PEXPIRE", "rl:short", "50")
-			w.waitGone("rl:short")
-		}},
-		{"any bytes in a key name", func() {
-			key := "rl:a:b\n\x00\xff"
-			s.Do(t, "SET", key, "9")
-			w.waitValue(key, "9")
-		}},
-		{"flushdb", func() {
-			passes := w.passes
-			s.Do(t, "FLUSHDB")
-			w.waitPassIn(model.WatchTracking, passes) // the null that a flush sends brings a pass
-			if n := w.store.Len(); n != 0 {
-				t.Errorf("%d keys held after FLUSHDB", n)
-			}
-			s.Do(t, "SET", "rl:after", "1")
-			w.waitValue("rl:after", "1")
-		}},
-	}
-	for _, step := range steps {
-		t.Run(step.name, func(t *testing.T) { step.do() })
-	}
-	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
-	if w.passes != 2 {
-		t.Errorf("%d full passes; want the first and the flush's: invalidations alone must keep the store right", w.passes)
-	}
-	if !watchingIn(w.state, model.WatchTracking) || w.state.LastError != "" {
-		t.Errorf("state %+v; want tracking, healthy", w.state)
-	}
-}
-
 // Redis names every key under the prefix ("rl:" for rl:*:hits): those the
 // pattern does not match are never read.
 func TestTrackingReadsOnlyKeysThePatternsMatch(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
-	w := startTracking(t, connect(t, s), "rl:*:hits", "rl:api:*:hits")
+	w := startLive(t, connect(t, s), model.WatchTracking, "rl:*:hits", "rl:api:*:hits")
 	before := s.CommandCalls(t)["pttl"]
 	for i := range 100 {
 		s.Do(t, "INCR", fmt.Sprintf("rl:%d:other", i))
@@ -141,7 +64,7 @@ func TestTrackingReadsOnlyKeysThePatternsMatch(t *testing.T) {
 func TestTrackingEveryKey(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
-	w := startTracking(t, connect(t, s), "rl:*", "*:hits")
+	w := startLive(t, connect(t, s), model.WatchTracking, "rl:*", "*:hits")
 	want := `tracking every key: the pattern "*:hits" has no literal prefix; re-scan every 1h00m (a full one every 10h00m), in case an invalidation was lost`
 	if w.state.Note != want {
 		t.Errorf("Note = %q\nwant %q", w.state.Note, want)
@@ -184,29 +107,6 @@ func TestWatchWithoutClientTracking(t *testing.T) {
 
 	err := c.Watch(context.Background(), trackingOptions(model.WatchTracking, "rl:*"), make(chan model.Batch, 8))
 	checkSentence(t, err, "the Redis user may not use client tracking — grant the user +client|tracking +client|id +subscribe &__redis__:invalidate, or use --mode poll", "pw")
-}
-
-// The subscriber's connection killed: tracking starts over on new
-// connections, and a full pass finds what changed meanwhile.
-func TestTrackingResyncAfterTheSubscriberIsKilled(t *testing.T) {
-	t.Parallel()
-	s := redistest.Start(t)
-	s.Do(t, "SET", "rl:a", "1")
-	rdb := s.Client(t)
-	w := startTracking(t, connect(t, s), "rl:*")
-	db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
-	t.Cleanup(func() { db9.Close() })
-	if err := db9.MSet(context.Background(), "rl:a", "1", "rl:gap", "1").Err(); err != nil {
-		t.Fatal(err)
-	}
-	passes := w.passes
-	s.Do(t, "SWAPDB", "0", "9") // no invalidation: only a pass finds rl:gap
-	s.Do(t, "CLIENT", "KILL", "TYPE", "pubsub")
-	w.waitPassIn(model.WatchTracking, passes)
-	w.waitValue("rl:gap", "1")
-	s.Do(t, "INCR", "rl:a")
-	w.waitValue("rl:a", "2")
-	assertStoreMatchesRedis(t, w.store, "rl:*", rdb)
 }
 
 // Notifications turned off while countertop follows them: it tracks
