@@ -12,8 +12,8 @@ import (
 // Everything the rest of the code asks of a mode is its entry in
 // watchModes (Spec), so that the ui reads what "fresh" means from there,
 // and no code compares a mode's name. The modes are implemented in
-// redisclient (see its Watch), which model does not import; auto chooses
-// one of the others.
+// redisclient's watch_*.go files, which model does not import; auto
+// chooses one of the others.
 type WatchMode uint8
 
 const (

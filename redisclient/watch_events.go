@@ -13,7 +13,7 @@ import (
 
 // eventsKind is the push mode of keyspace notifications: Watch starts it
 // once every master sends the notifications it needs (see
-// notify_config.go), turning them on first when --enable-events allows.
+// watch_events_config.go), turning them on first when --enable-events allows.
 var eventsKind = pushKind{
 	mode:      model.WatchEvents,
 	follows:   "keyspace notifications",

@@ -225,7 +225,7 @@ func TestResyncAfterTheSubscriberIsKilled(t *testing.T) {
 			// rl:gap), so only a full pass can find it; the periodic one
 			// is an hour away, so it must be the one after the subscriber
 			// comes back. (Turning the notifications off for the gap would
-			// make events track instead: see tracking_test.go.)
+			// make events track instead: see watch_tracking_test.go.)
 			db9 := redis.NewClient(&redis.Options{Addr: s.Addr, DB: 9})
 			t.Cleanup(func() { db9.Close() })
 			if err := db9.MSet(context.Background(), "rl:a", "1", "rl:gap", "1").Err(); err != nil {

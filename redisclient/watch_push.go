@@ -33,8 +33,8 @@ const (
 )
 
 // pushMode is a watch mode in which the servers tell of each change as it
-// happens: keyspace notifications (events_mode.go) or client tracking
-// (tracking.go). A pushWatcher does everything else the same way for
+// happens: keyspace notifications (watch_events.go) or client tracking
+// (watch_tracking.go). A pushWatcher does everything else the same way for
 // every push mode; a mode does these five things its own way. A new push
 // mode is one more implementation of it, with its pushKind (what Watch
 // needs to start it) in pushKinds.
