@@ -54,18 +54,18 @@ func TestMain(m *testing.M) {
 // BenchmarkEventLatency is the delay from an INCR returning to the
 // dashboard's store holding the new value, with keyspace notifications.
 func BenchmarkEventLatency(b *testing.B) {
-	benchmarkLatency(b, redisclient.WatchOptions{Mode: "events"}, baseLoad)
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: model.WatchEvents}, baseLoad)
 }
 
 // BenchmarkEventLatencyAtScale is the same at 5,000 changes/s over
 // 100,000 watched keys (target: the store within 100 ms of Redis).
 func BenchmarkEventLatencyAtScale(b *testing.B) {
-	benchmarkLatency(b, redisclient.WatchOptions{Mode: "events"}, scaleLoad)
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: model.WatchEvents}, scaleLoad)
 }
 
 // BenchmarkPollLatency is the same delay when polling every second.
 func BenchmarkPollLatency(b *testing.B) {
-	benchmarkLatency(b, redisclient.WatchOptions{Mode: "poll", PollOptions: redisclient.PollOptions{Interval: time.Second}}, baseLoad)
+	benchmarkLatency(b, redisclient.WatchOptions{Mode: model.WatchPoll, PollOptions: redisclient.PollOptions{Interval: time.Second}}, baseLoad)
 }
 
 // benchmarkLatency watches l.keys counters with o while b.N INCRs hit

@@ -39,13 +39,13 @@ func BenchmarkLogDecay(b *testing.B) {
 		hits int           // per log, spread over the window
 		age  time.Duration // of the newest hit
 	}{{"dense", 300, 0}, {"sparse", 6, 0}, {"idle", 6, 2 * decayWindow}} {
-		for _, mode := range []string{"events", "poll"} {
-			b.Run(tc.name+"/"+mode, func(b *testing.B) { benchmarkLogDecay(b, mode, tc.hits, tc.age) })
+		for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchPoll} {
+			b.Run(tc.name+"/"+mode.String(), func(b *testing.B) { benchmarkLogDecay(b, mode, tc.hits, tc.age) })
 		}
 	}
 }
 
-func benchmarkLogDecay(b *testing.B, mode string, hits int, age time.Duration) {
+func benchmarkLogDecay(b *testing.B, mode model.WatchMode, hits int, age time.Duration) {
 	s := redistest.Start(b, "--notify-keyspace-events", "KEA")
 	ctx := context.Background()
 	rdb := s.Client(b)

@@ -31,14 +31,6 @@ import (
 // config file names one.
 const DefaultURL = "redis://127.0.0.1:6379/0"
 
-// How redisclient follows changes (Redis.Mode).
-const (
-	ModeAuto     = "auto"     // keyspace events when the server sends them, else client tracking when allowed, else polling
-	ModeEvents   = "events"   // keyspace events only
-	ModeTracking = "tracking" // client tracking (Redis 6+): needs no server config
-	ModePoll     = "poll"     // re-read every Interval
-)
-
 // DefaultMaxCommands is the dashboard's budget of commands a second to
 // each server when none is set: a few percent of one Redis core, and what
 // 5,000 changes a second cost to follow (see docs/production.md, "The
@@ -67,7 +59,8 @@ type Redis struct {
 	URLFrom  string // where URL came from, for errors: "--url", "REDIS_URL", "FILE:LINE: redis.url"; "" for the default
 	Username string // from REDIS_USERNAME or the file; "" to use the URL's
 	Password string // from REDIS_PASSWORD or the file; "" to use the URL's
-	Mode     string // ModeAuto, ModeEvents, ModeTracking or ModePoll
+	// Mode is how redisclient follows changes.
+	Mode model.WatchMode
 
 	Interval      time.Duration // poll period
 	DiscoverEvery time.Duration // how often to SCAN for new keys; Interval unless set
@@ -302,14 +295,6 @@ func checkDBNumber(s, db, like string) error {
 		return fmt.Errorf("%q has database %d, which does not exist (use a database number from 0 up, like %s)", RedactURL(s), n, like)
 	}
 	return nil
-}
-
-func checkMode(s string) error {
-	switch s {
-	case ModeAuto, ModeEvents, ModeTracking, ModePoll:
-		return nil
-	}
-	return fmt.Errorf("%q is not a mode (use auto, events, tracking or poll)", s)
 }
 
 // checkClientName refuses a name Redis's CLIENT SETNAME would refuse.

@@ -314,6 +314,15 @@ func tomlString(v any) (string, error) {
 	return s, nil
 }
 
+// tomlMode reads a watch mode (see model.ParseWatchMode).
+func tomlMode(v any) (model.WatchMode, error) {
+	s, err := tomlString(v)
+	if err != nil {
+		return model.WatchAuto, err
+	}
+	return model.ParseWatchMode(s)
+}
+
 // tomlURL reads a URL, or host:port (see parseURL).
 func tomlURL(v any) (string, error) {
 	s, err := tomlString(v)

@@ -5,6 +5,8 @@ import (
 	"strings"
 	"testing"
 	"time"
+
+	"github.com/countertop/countertop/model"
 )
 
 // TestConfigFileTooLarge checks that a file no config could need is refused
@@ -34,7 +36,7 @@ func TestConfigFileTooLarge(t *testing.T) {
 	pad := "#" + strings.Repeat("x", mib-len(body)-2) + "\n" // a file of 1 MiB exactly
 	fits := writeFile(t, dir, "fits.toml", body+pad)
 	c, err := load(t, nil, "--config", fits)
-	if err != nil || c.Redis.Mode != "poll" {
+	if err != nil || c.Redis.Mode != model.WatchPoll {
 		t.Errorf("a config file of 1 MiB: mode %q, %v; want it read", c.Redis.Mode, err)
 	}
 	over := writeFile(t, dir, "over.toml", body+pad+"\n")

@@ -50,7 +50,7 @@ func writeFile(t *testing.T, dir, name, content string) string {
 // defaultRedis is the [redis] section of a Config that nothing sets.
 var defaultRedis = config.Redis{
 	URL:           config.DefaultURL,
-	Mode:          config.ModeAuto,
+	Mode:          model.WatchAuto,
 	Interval:      time.Second,
 	DiscoverEvery: time.Second,
 	ResyncEvery:   30 * time.Second,
@@ -468,7 +468,7 @@ window = "5s"
 		Redis: config.Redis{
 			URL:           "rediss://flag-host:7002/1",
 			URLFrom:       "--url",
-			Mode:          config.ModePoll,
+			Mode:          model.WatchPoll,
 			Interval:      250 * time.Millisecond,
 			DiscoverEvery: 3 * time.Second,
 			ResyncEvery:   time.Minute,

@@ -4,6 +4,8 @@ import (
 	"fmt"
 	"slices"
 	"time"
+
+	"github.com/countertop/countertop/model"
 )
 
 // Setting is one of countertop's settings: the flag, config-file key and
@@ -92,9 +94,9 @@ var settings = []Setting{
 	{Flag: "window", Key: "defaults.window", Commands: everyCommand,
 		Usage: "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s",
 		value: one(windowText, func(c *Config) *time.Duration { return &c.Rules.Fallback.Window })},
-	{Flag: "mode", Key: "redis.mode", Default: ModeAuto, Commands: watchers, Values: []string{ModeAuto, ModeEvents, ModeTracking, ModePoll},
+	{Flag: "mode", Key: "redis.mode", Default: model.WatchAuto.String(), Commands: watchers, Values: model.WatchModeNames(),
 		Usage: "follow changes by `MODE`: auto (events, else tracking, else poll), events (keyspace notifications), tracking (client tracking, Redis 6+: no server config) or poll (snapshot and check: with --watch)",
-		value: one(modeText, func(c *Config) *string { return &c.Redis.Mode })},
+		value: one(modeText, func(c *Config) *model.WatchMode { return &c.Redis.Mode })},
 	{Flag: "interval", Key: "redis.interval", Default: "1s", Commands: watchers,
 		Usage: "re-read the counters every `DURATION` when polling (snapshot and check: with --watch)",
 		value: one(durationText, func(c *Config) *time.Duration { return &c.Redis.Interval })},
@@ -244,7 +246,7 @@ func anyDir[T any](read func(any) (T, error)) func(any, string) (T, error) {
 var (
 	anyText         = checkedText(func(string) error { return nil })
 	urlText         = parser[string]{text: parseURL, toml: anyDir(tomlURL)}
-	modeText        = checkedText(checkMode)
+	modeText        = parser[model.WatchMode]{text: model.ParseWatchMode, toml: anyDir(tomlMode)}
 	durationText    = parser[time.Duration]{text: parseDuration, toml: anyDir(tomlDuration)}
 	windowText      = parser[time.Duration]{text: parseWindow, toml: anyDir(tomlWindow)}
 	limitText       = parser[float64]{text: parseLimit, toml: anyDir(tomlLimit)}

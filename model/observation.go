@@ -103,7 +103,10 @@ type ServerEvictions struct {
 // FeedState describes the watcher, for the header: how data arrives and
 // whether it is healthy. It is replaced whole each time it is sent.
 type FeedState struct {
-	Mode      string        // "polling", "events", "tracking", "reconnecting", "connecting", "stopped"
+	// Mode is how the feed follows changes: the mode asked for until it
+	// has chosen (auto), then the one it uses. Phase says whether it does.
+	Mode      WatchMode
+	Phase     FeedPhase
 	Interval  time.Duration // polling period (polling mode)
 	Addr      string        // where we are connected, without credentials
 	Topology  string        // e.g. "standalone", "cluster: 3 masters, 3 replicas"

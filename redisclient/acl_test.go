@@ -148,9 +148,9 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 	}
 	// followsLive checks that w is live in mode: a change on each counter
 	// arrives with no other full pass.
-	followsLive := func(t *testing.T, w *feed, mode string) {
+	followsLive := func(t *testing.T, w *feed, mode model.WatchMode) {
 		t.Helper()
-		if w.state.Mode != mode {
+		if !watchingIn(w.state, mode) {
 			t.Fatalf("mode %q, note %q; want %s", w.state.Mode, w.state.Note, mode)
 		}
 		for _, k := range counters {
@@ -171,7 +171,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 			w := watchAuto(t, c)
 			switch user {
 			case pollUser:
-				if st := w.state; st.Mode != "polling" || !strings.Contains(st.Note, "does not allow CONFIG GET (NOPERM") || !strings.Contains(st.Note, "+config|get") ||
+				if st := w.state; !watchingIn(st, model.WatchPoll) || !strings.Contains(st.Note, "does not allow CONFIG GET (NOPERM") || !strings.Contains(st.Note, "+config|get") ||
 					!strings.Contains(st.Note, "may not use client tracking") {
 					t.Errorf("mode %q, note %q; want polling, and the note to say CONFIG GET and client tracking are not allowed", st.Mode, st.Note)
 				}
@@ -180,9 +180,9 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 				if note := w.state.Note; !strings.HasPrefix(note, "tracking: ") || !strings.Contains(note, "not allow CONFIG GET (NOPERM") {
 					t.Errorf("note %q; want it to say why auto tracks", note)
 				}
-				followsLive(t, w, "tracking")
+				followsLive(t, w, model.WatchTracking)
 			default:
-				followsLive(t, w, "events")
+				followsLive(t, w, model.WatchEvents)
 			}
 
 			key := counters[0]
@@ -208,7 +208,7 @@ func checkACLUsers(t *testing.T, rules aclRules, url string, admin redis.Cmdable
 
 	t.Run(writeUser+" increments, repairs and deletes", func(t *testing.T) {
 		c := connectAs(t, writeUser)
-		followsLive(t, watchAuto(t, c), "events")
+		followsLive(t, watchAuto(t, c), model.WatchEvents)
 		one := by(t, "1")
 		for _, key := range counters {
 			before, _ := admin.Get(ctx, key).Int()

@@ -15,14 +15,12 @@ import (
 func firstState(t *testing.T, c *redisclient.Client, o redisclient.WatchOptions) model.FeedState {
 	t.Helper()
 	w := startWatch(t, c, o)
-	w.waitFor("a mode", func() bool {
-		return w.state.Mode == "events" || w.state.Mode == "tracking" || w.state.Mode == "polling"
-	})
+	w.waitFor("a mode", func() bool { return w.state.Phase == model.FeedWatching })
 	return w.state
 }
 
 // watchOptions watches rl:* in mode, with every other option at its default.
-func watchOptions(mode string) redisclient.WatchOptions {
+func watchOptions(mode model.WatchMode) redisclient.WatchOptions {
 	return redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}},
 		Mode:        mode,
@@ -33,12 +31,12 @@ func TestWatchEventsModeNeedsNotifications(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
 	out := make(chan model.Batch, 8)
-	err := c.Watch(context.Background(), watchOptions("events"), out)
+	err := c.Watch(context.Background(), watchOptions(model.WatchEvents), out)
 	want := `keyspace notifications are off on the server (notify-keyspace-events="") — run with --enable-events or CONFIG SET notify-keyspace-events 'K$gxehzl', or use --mode tracking or --mode poll`
 	checkSentence(t, err, want, "")
 	select {
 	case b := <-out:
-		if b.State == nil || b.State.LastError != err.Error() || b.State.Mode != "stopped" {
+		if b.State == nil || b.State.LastError != err.Error() || b.State.Phase != model.FeedStopped {
 			t.Errorf("state sent: %+v; want stopped, with the error", b.State)
 		}
 	default:
@@ -53,23 +51,23 @@ func TestWatchOptionErrors(t *testing.T) {
 	t.Parallel()
 	c := connect(t, redistest.Start(t))
 	out := make(chan model.Batch, 8)
-	err := c.Watch(context.Background(), redisclient.WatchOptions{Mode: "events"}, out)
+	err := c.Watch(context.Background(), redisclient.WatchOptions{Mode: model.WatchEvents}, out)
 	checkSentence(t, err, "there is no key pattern to watch", "")
-	err = c.Watch(context.Background(), watchOptions("push"), out)
-	checkSentence(t, err, `"push" is not a watch mode: use auto, events, tracking or poll`, "")
+	err = c.Watch(context.Background(), watchOptions(model.NumWatchModes), out)
+	checkSentence(t, err, "WatchMode(4) is not a watch mode: use auto, events, tracking, poll", "")
 }
 
 func TestWatchPollsWhenAsked(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t, "--notify-keyspace-events", "KEA")
 	s.Do(t, "SET", "rl:a", "1")
-	o := watchOptions("poll")
+	o := watchOptions(model.WatchPoll)
 	o.Interval = 20 * time.Millisecond
 	w := startWatch(t, connect(t, s), o)
 	w.waitValue("rl:a", "1")
 	s.Do(t, "INCR", "rl:a")
 	w.waitValue("rl:a", "2")
-	if w.state.Mode != "polling" || w.state.Interval != o.Interval {
+	if !watchingIn(w.state, model.WatchPoll) || w.state.Interval != o.Interval {
 		t.Errorf("state %+v; want polling every %v", w.state, o.Interval)
 	}
 }
@@ -83,11 +81,11 @@ func TestWatchAutoGoesLiveWhenNotificationsAreTurnedOn(t *testing.T) {
 	s.Do(t, "SET", "rl:a", "1")
 	w := startWatch(t, connectAs(t, s, noTracking...), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 50 * time.Millisecond},
-		Mode:        "auto",
+		Mode:        model.WatchAuto,
 	})
-	w.waitFor("polling", func() bool { return w.state.Mode == "polling" })
+	w.waitFor("polling", func() bool { return watchingIn(w.state, model.WatchPoll) })
 	s.Do(t, "CONFIG", "SET", "notify-keyspace-events", "KEA")
-	w.waitFor("events mode", func() bool { return w.state.Mode == "events" })
+	w.waitFor("events mode", func() bool { return watchingIn(w.state, model.WatchEvents) })
 	if w.state.Note != "re-scan every 30s (a full one every 5m00s), in case an event was lost" {
 		t.Errorf("note %q, want the events mode's", w.state.Note)
 	}

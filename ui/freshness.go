@@ -24,7 +24,7 @@ func (m *Model) live() bool {
 // when it is behind by.
 func (m *Model) following() bool {
 	s := m.feedState
-	return (s.Mode == "events" || s.Mode == "tracking") && reachable(s) && !m.feedClosed && m.health.Silent == ""
+	return s.Pushed() && reachable(s) && !m.feedClosed && m.health.Silent == ""
 }
 
 // noteLive moves liveAt on to now while the feed is live (see live), or to
@@ -120,7 +120,7 @@ func (m *Model) age() string {
 		}
 	}
 	s := m.feedState
-	if s.Mode == "polling" && s.Interval > 0 && age > 3*s.Interval || s.LastError != "" || m.feedClosed {
+	if stale := s.StaleAfter(); stale > 0 && age > stale || s.LastError != "" || m.feedClosed {
 		// Polling reads the rows on screen every interval: data this old
 		// means reads are failing or hanging.
 		return m.theme.Error.Render(text)
@@ -157,7 +157,7 @@ func (m *Model) readAgo(c *model.Counter, now time.Time) string {
 	switch until := c.KnownUntil; {
 	case !m.live():
 	case until.IsZero() || until.After(now):
-		text += " (unchanged since, as " + m.feedState.Mode + " tell)"
+		text += " (unchanged since, as " + m.feedState.Mode.Spec().Word + " tell)"
 	case !until.After(c.ObservedAt):
 		text += " (the server sends no events of its type: read every interval)"
 	default:

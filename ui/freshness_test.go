@@ -17,7 +17,7 @@ import (
 // "live" once that time has passed, and says how long ago it was known
 // true; the detail screen says why.
 func TestFreshnessOfWhatEventsDoNotTell(t *testing.T) {
-	events := &model.FeedState{Mode: "events", Addr: "127.0.0.1:7000", Connected: true}
+	events := &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedWatching, Addr: "127.0.0.1:7000", Connected: true}
 	row := func(key string, at, until time.Duration) model.Batch {
 		o := str(key, "1", 60_000)
 		o.At = t0.Add(at)

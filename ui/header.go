@@ -198,20 +198,27 @@ func (m *Model) watchedLine() string {
 // cut; with less room it shows none.
 const minConfigCells = 12
 
-// mode is how data arrives, from the feed's latest state.
+// mode is how data arrives, from the feed's latest state: its mode's
+// word, with the interval of a mode that reads every interval.
 func (m *Model) mode() string {
 	s := m.feedState
-	switch {
-	case m.feedClosed:
+	if m.feedClosed {
 		return "feed stopped"
-	case s.Mode == "polling" && s.Interval > 0:
-		return "polling " + s.Interval.String()
-	case s.Mode == "reconnecting":
-		return m.theme.Status[model.StatusWarn].Render("reconnecting…")
-	case s.Mode == "" || s.Mode == "connecting":
-		return "connecting…"
 	}
-	return model.Printable(s.Mode)
+	switch s.Phase {
+	case model.FeedConnecting:
+		return "connecting…"
+	case model.FeedReconnecting:
+		return m.theme.Status[model.StatusWarn].Render("reconnecting…")
+	case model.FeedStopped:
+		return "stopped"
+	case model.FeedWatching:
+	}
+	spec := s.Mode.Spec()
+	if spec.StaleIntervals > 0 && s.Interval > 0 {
+		return spec.Word + " " + s.Interval.String()
+	}
+	return model.Printable(spec.Word)
 }
 
 // alarm is a count of problem keys, red when there are any.

@@ -56,7 +56,7 @@ func TestEventsModeSaysWhatTheReScanIs(t *testing.T) {
 	note := `turned keyspace notifications on (notify-keyspace-events was "", now "K$gxe"); re-scan every 30s (a full one every 5m00s), in case an event was lost`
 	m := newModel(t, nil, 120, 40, fixture()...)
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "events", Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
+		Mode: model.WatchEvents, Phase: model.FeedWatching, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
 	}}}})
 	lines := strings.Split(plain(m), "\n")
 	if got := strings.TrimSpace(lines[3]) + " " + strings.TrimSpace(lines[4]); got != note {
@@ -188,9 +188,9 @@ func TestFeedNoteFitsAt80Columns(t *testing.T) {
 // vouch for every row; in the error style when polling should have read
 // the rows again three intervals ago; and what countertop costs Redis.
 func TestFreshness(t *testing.T) {
-	polling := &model.FeedState{Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true}
-	events := &model.FeedState{Mode: "events", Addr: "127.0.0.1:7000", Connected: true}
-	eventsDown := &model.FeedState{Mode: "reconnecting", Addr: "127.0.0.1:7000", Connected: true, LastError: "the subscription was lost"}
+	polling := &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true}
+	events := &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedWatching, Addr: "127.0.0.1:7000", Connected: true}
+	eventsDown := &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedReconnecting, Addr: "127.0.0.1:7000", Connected: true, LastError: "the subscription was lost"}
 	rows := func(at time.Duration, keys ...string) model.Batch {
 		b := model.Batch{}
 		for _, k := range keys {
@@ -213,7 +213,7 @@ func TestFreshness(t *testing.T) {
 	}{
 		{"no data", []model.Batch{{State: polling}}, time.Second, "no data yet", false},
 		{"a pass that just ended, read seconds ago", []model.Batch{
-			{State: &model.FeedState{Mode: "polling", Interval: time.Second, Connected: true, UpdatedAt: t0.Add(5 * time.Second)}},
+			{State: &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0.Add(5 * time.Second)}},
 			rows(0, "ratelimit:a", "ratelimit:b"),
 		}, 5 * time.Second, "read 5.0s ago", true},
 		{"the rows on screen fresh, one off screen old", []model.Batch{{State: polling}, rows(0, "zzz:old"),
@@ -229,7 +229,7 @@ func TestFreshness(t *testing.T) {
 		{"events falling behind", []model.Batch{{State: events}, rows(0, "ratelimit:a"),
 			{Health: &model.Health{At: t0.Add(time.Second), Behind: 1800 * time.Millisecond}}},
 			time.Second, "behind by 1.8s", false},
-		{"tracking caught up again", []model.Batch{{State: &model.FeedState{Mode: "tracking", Connected: true}}, rows(0, "ratelimit:a"),
+		{"tracking caught up again", []model.Batch{{State: &model.FeedState{Mode: model.WatchTracking, Phase: model.FeedWatching, Connected: true}}, rows(0, "ratelimit:a"),
 			{Health: &model.Health{At: t0.Add(time.Second), Behind: 1800 * time.Millisecond}}, {Health: &model.Health{At: t0.Add(2 * time.Second)}}},
 			time.Minute, "live", false},
 	}
@@ -295,7 +295,7 @@ func TestAFailedFirstPassIsNotAnEmptyKeyspace(t *testing.T) {
 		t.Fatalf("an empty keyspace:\n%s", plain(m))
 	}
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+		Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
 		LastError: "127.0.0.1:7001 rejected the username or password.",
 	}}}})
 	if screen := plain(m); strings.Contains(screen, "No keys in") || !strings.Contains(screen, "No keys read yet: see the error above.") {
@@ -311,7 +311,7 @@ func TestANarrowHeaderKeepsThePort(t *testing.T) {
 	// host with the last port.
 	m := newModel(t, nil, 60, 20, fixture()...)
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "10.0.0.5:26379,10.0.0.6:26380,10.0.0.7:26381/0", Connected: true, UpdatedAt: t0,
+		Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "10.0.0.5:26379,10.0.0.6:26380,10.0.0.7:26381/0", Connected: true, UpdatedAt: t0,
 	}}}})
 	if first := strings.Split(plain(m), "\n")[0]; !strings.Contains(first, "10.0.…") || strings.Contains(first, "10.…:26381") {
 		t.Errorf("Sentinels' addresses in the header: %q", first)
@@ -321,7 +321,7 @@ func TestANarrowHeaderKeepsThePort(t *testing.T) {
 		for _, width := range []int{60, 50, 40} {
 			m := newModel(t, nil, width, 20, fixture()...)
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: "polling", Interval: time.Second, Addr: addr, Topology: "standalone",
+				Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: addr, Topology: "standalone",
 				Connected: true, UpdatedAt: t0,
 			}}}})
 			first := strings.Split(plain(m), "\n")[0]
@@ -426,7 +426,7 @@ func TestHeaderSaysHowFarBehind(t *testing.T) {
 	c := &clock{t: t0}
 	m := newModel(t, nil, 120, 40, fixture()...)
 	m.now = c.now
-	events := &model.FeedState{Mode: "events", Addr: "127.0.0.1:7000", Connected: true}
+	events := &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedWatching, Addr: "127.0.0.1:7000", Connected: true}
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: events}, {Health: &model.Health{At: t0, Behind: 1800 * time.Millisecond}}}})
 	if !strings.Contains(plain(m), "events · behind by 1.8s") {
 		t.Errorf("the header does not say how far behind:\n%s", plain(m))
@@ -447,26 +447,27 @@ func TestTheHeaderKeepsTheTopologyAt120Columns(t *testing.T) {
 	sentinel := "sentinel mymaster: master 10.0.0.8:6379, 1 replica"
 	cluster := "cluster: 3 masters (2 up), 3 replicas (2 up)"
 	for _, tc := range []struct {
-		name, addr, topology, mode string
-		width                      int
-		paused, readOnly           bool
-		want                       []string
+		name, addr, topology string
+		mode                 model.WatchMode
+		width                int
+		paused, readOnly     bool
+		want                 []string
 	}{
-		{"sentinel, polling, read-only", sentinels, sentinel, "polling", 120, false, true,
+		{"sentinel, polling, read-only", sentinels, sentinel, model.WatchPoll, 120, false, true,
 			[]string{"countertop · 10.0.", "(" + sentinel + ")", "polling 1s", "read 1.5s ago", "READ-ONLY"}},
-		{"sentinel, as the issue saw it", sentinels, sentinel, "polling", 140, false, false,
+		{"sentinel, as the issue saw it", sentinels, sentinel, model.WatchPoll, 140, false, false,
 			[]string{"(" + sentinel + ")", "polling 1s", "read 1.5s ago", "240 cmd/s"}},
-		{"sentinel, events, paused", sentinels, sentinel, "events", 120, true, true,
+		{"sentinel, events, paused", sentinels, sentinel, model.WatchEvents, 120, true, true,
 			[]string{"(" + sentinel + ")", "events", "frozen at", "PAUSED", "READ-ONLY"}},
-		{"cluster", "redis-cluster-seed-01.internal.example:7000/0", cluster, "polling", 120, false, true,
+		{"cluster", "redis-cluster-seed-01.internal.example:7000/0", cluster, model.WatchPoll, 120, false, true,
 			[]string{":7000/0 (" + cluster + ")", "polling 1s", "read 1.5s ago"}},
-		{"sentinel at 80 columns: the topology's end goes", sentinels, sentinel, "polling", 80, false, false,
+		{"sentinel at 80 columns: the topology's end goes", sentinels, sentinel, model.WatchPoll, 80, false, false,
 			[]string{"(sentinel mymaster", "…)", "polling 1s", "read 1.5s ago"}},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			m := newModelWith(t, Options{ReadOnly: tc.readOnly}, tc.width, 30, fixture()...)
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: tc.mode, Interval: time.Second, Addr: tc.addr, Topology: tc.topology, Connected: true, UpdatedAt: t0,
+				Mode: tc.mode, Phase: model.FeedWatching, Interval: time.Second, Addr: tc.addr, Topology: tc.topology, Connected: true, UpdatedAt: t0,
 			}}}})
 			if tc.paused {
 				m, _ = press(m, "p")

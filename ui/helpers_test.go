@@ -83,7 +83,7 @@ func newModelWith(t *testing.T, o Options, width, height int, obs ...model.Obser
 	m := New(o)
 	m, _ = send(m, tea.WindowSizeMsg{Width: width, Height: height})
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+		Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
 		UpdatedAt: t0.Add(1100 * time.Millisecond),
 	}, Health: &model.Health{At: t0.Add(1200 * time.Millisecond), Commands: 240}}}})
 	return m

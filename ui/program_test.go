@@ -27,7 +27,7 @@ func TestProgram(t *testing.T) {
 	m := New(Options{Store: model.NewStore(testRules()), Feed: feed, Writer: w, Title: "countertop test"})
 	tm := teatest.NewTestModel(t, m, teatest.WithInitialTermSize(100, 20))
 
-	feed <- model.Batch{Observed: obs, State: &model.FeedState{Mode: "events", Addr: "127.0.0.1:7001", Connected: true}}
+	feed <- model.Batch{Observed: obs, State: &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedWatching, Addr: "127.0.0.1:7001", Connected: true}}
 	waitFor(t, tm, "ratelimit:legacy")
 
 	tm.Send(tea.KeyPressMsg{Code: '+', Text: "+"})

@@ -16,7 +16,7 @@ import (
 func TestRowsAppearWhileScanning(t *testing.T) {
 	m := newModel(t, nil, 120, 40)
 	state := func(scanning bool, seen, matched int64) *model.FeedState {
-		return &model.FeedState{Mode: "polling", Interval: time.Second, Connected: true, Scanning: scanning, Seen: seen, Matched: matched}
+		return &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, Scanning: scanning, Seen: seen, Matched: matched}
 	}
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: state(true, 0, 0)}}})
 	if screen := plain(m); !strings.Contains(screen, "Looking for keys…") || !strings.Contains(screen, "scanning… 0 keys seen, 0 matched") {

@@ -211,7 +211,7 @@ func TestAStallsSentencesGoWhenItEnds(t *testing.T) {
 	}
 	state := func(lastError string) batchesMsg {
 		return batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-			Mode: "events", Addr: "127.0.0.1:7000", Connected: true, LastError: lastError,
+			Mode: model.WatchEvents, Phase: model.FeedWatching, Addr: "127.0.0.1:7000", Connected: true, LastError: lastError,
 		}}}}
 	}
 	const stalled = "127.0.0.1:7000 stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read"

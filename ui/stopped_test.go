@@ -16,7 +16,7 @@ import (
 func TestStoppedFeedShowsItsReasonInFull(t *testing.T) {
 	m := newModel(t, nil, 80, 24)
 	reason := `--mode events cannot work: keyspace notifications are off on the server (notify-keyspace-events=""); run with --enable-events, or CONFIG SET notify-keyspace-events 'K$gxe', or use --mode auto`
-	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{Mode: "stopped", LastError: reason}}}, closed: true})
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedStopped, LastError: reason}}}, closed: true})
 
 	screen := plain(m)
 	if !strings.Contains(screen, "feed stopped") {
@@ -41,7 +41,7 @@ func TestPollingNoteIsShownWhole(t *testing.T) {
 		t.Run(fmt.Sprintf("%dx%d", size[0], size[1]), func(t *testing.T) {
 			m := newModel(t, nil, size[0], size[1], fixture()...)
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: "polling", Interval: time.Second, Connected: true, Note: note, UpdatedAt: t0,
+				Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, Note: note, UpdatedAt: t0,
 			}}}})
 			screen := plain(m)
 			flat := strings.Join(strings.Fields(screen), " ")

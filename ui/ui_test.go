@@ -655,10 +655,10 @@ func TestDeleteOfAKeyGoneAlreadySaysSo(t *testing.T) {
 // one Redis refused stays as it was.
 func TestWriteFailedInAnOutageIsSettledWhenRedisIsBack(t *testing.T) {
 	down := batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "reconnecting", Addr: "127.0.0.1:7000", LastError: "Redis at 127.0.0.1:7000 refused the connection.",
+		Mode: model.WatchPoll, Phase: model.FeedReconnecting, Addr: "127.0.0.1:7000", LastError: "Redis at 127.0.0.1:7000 refused the connection.",
 	}}}}
 	up := batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
+		Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true,
 	}}}}
 	refused := "INCRBY ratelimit:api:42 1 failed: could not connect to 127.0.0.1:7000: connection refused"
 
@@ -900,20 +900,23 @@ func TestADialogKeepsItsAnswersOnASmallScreen(t *testing.T) {
 // a rate is as of the last reading, which comes every interval.
 func TestARateFadesWhileEventsAreQuiet(t *testing.T) {
 	for _, tc := range []struct {
-		name, mode, lastError string
-		fades                 bool // to 0/s half a minute after the last increment
+		name      string
+		mode      model.WatchMode
+		phase     model.FeedPhase
+		lastError string
+		fades     bool // to 0/s half a minute after the last increment
 	}{
-		{"events", "events", "", true},
-		{"tracking", "tracking", "", true},
-		{"polling", "polling", "", false},
-		{"events down", "reconnecting", "127.0.0.1:7000 stopped answering", false},
+		{"events", model.WatchEvents, model.FeedWatching, "", true},
+		{"tracking", model.WatchTracking, model.FeedWatching, "", true},
+		{"polling", model.WatchPoll, model.FeedWatching, "", false},
+		{"events down", model.WatchEvents, model.FeedReconnecting, "127.0.0.1:7000 stopped answering", false},
 	} {
 		t.Run(tc.name, func(t *testing.T) {
 			c := &clock{t0}
 			m := newModel(t, nil, 120, 20)
 			m.now = c.now
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: tc.mode, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: tc.lastError == "", LastError: tc.lastError,
+				Mode: tc.mode, Phase: tc.phase, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: tc.lastError == "", LastError: tc.lastError,
 			}}}})
 			for sec := range 6 { // 10 a second for 5 s, then nothing
 				at := t0.Add(time.Duration(sec) * time.Second)

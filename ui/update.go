@@ -34,7 +34,7 @@ func (m *Model) fadeStatus() {
 // or with the events down, a key not read may have changed all the same:
 // its rate stays as last read.
 func (m *Model) fadeRates() {
-	if (m.feedState.Mode == "events" || m.feedState.Mode == "tracking") && reachable(m.feedState) && !m.feedClosed {
+	if m.feedState.Pushed() && reachable(m.feedState) && !m.feedClosed {
 		m.store.QuietUntil(m.now())
 	}
 }

@@ -348,13 +348,13 @@ func TestAShortScreenGivesTheNoteOneLine(t *testing.T) {
 		t.Run(fmt.Sprintf("60x%d", tc.height), func(t *testing.T) {
 			m := newModel(t, nil, 60, tc.height, fixture()...)
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
+				Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, Note: note, UpdatedAt: t0,
 			}}}})
 			if got := len(m.feedLines()); got != tc.lines {
 				t.Errorf("at 60x%d the note takes %d lines, want %d", tc.height, got, tc.lines)
 			}
 			m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-				Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
+				Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, LastError: note, UpdatedAt: t0,
 			}}}})
 			if got := len(m.feedLines()); got != tc.errLines {
 				t.Errorf("at 60x%d an error takes %d lines, want %d", tc.height, got, tc.errLines)
@@ -397,7 +397,7 @@ func TestKeysThatDifferInTheMiddleStayApart(t *testing.T) {
 func TestThePagerAtTheSmallestScreen(t *testing.T) {
 	m := newModel(t, newFakeWriter().seed(fixture()...), 40, minHeight, fixture()...)
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{State: &model.FeedState{
-		Mode: "polling", Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0,
+		Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Addr: "127.0.0.1:7000", Connected: true, UpdatedAt: t0,
 		LastError: "127.0.0.1:7000 stopped answering: it may be busy with a slow command or a save, or frozen — countertop keeps trying, and the values shown are as last read",
 	}}}})
 	m = selectKey(t, m, "session:abc")

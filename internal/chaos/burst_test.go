@@ -17,7 +17,7 @@ import (
 // unknown: Redis holds what was sent plus at most one uncertain increment
 // per connection, and the burst says there were such.
 func TestBurstConnectionsKilled(t *testing.T) {
-	srv, v, rdb := standalone(t, "events", 10)
+	srv, v, rdb := standalone(t, model.WatchEvents, 10)
 	ctx := context.Background()
 	writer := connect(t, srv.URL(), false)
 	one, err := model.ParseAmount("1")

@@ -12,14 +12,14 @@ import (
 
 // unhealthy is a feed state that tells the user something is wrong.
 func unhealthy(s model.FeedState) bool {
-	return s.LastError != "" || !s.Connected || s.Mode == "reconnecting"
+	return s.LastError != "" || !s.Connected || s.Phase == model.FeedReconnecting
 }
 
 // TestBusyScript: a script that hangs Redis (BUSY to everyone else) is
 // reported, and once SCRIPT KILL ends it the view catches up.
 func TestBusyScript(t *testing.T) {
-	for _, mode := range []string{"events", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			ran := make(chan error, 1)

@@ -111,21 +111,20 @@ func burst(t *testing.T, c *redisclient.Client, key string) {
 
 func TestEveryConnectionIsNamed(t *testing.T) {
 	name := redisclient.DefaultClientName()
-	feedMode := map[string]string{"poll": "polling", "events": "events", "tracking": "tracking"}
 	// Each mode holds its connections: the reads', and the subscription
 	// (and in tracking mode the connection that asked for it).
-	least := map[string]int{"poll": 1, "events": 2, "tracking": 3}
-	for _, mode := range []string{"poll", "events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	least := map[model.WatchMode]int{model.WatchPoll: 1, model.WatchEvents: 2, model.WatchTracking: 3}
+	for _, mode := range []model.WatchMode{model.WatchPoll, model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t, serverArgs...)
 			srv.Do(t, "SET", "rl:a", "1")
 			after := lastID(t, srv)
 			connections, named := namings(t, srv)
 			v := startView(t, srv.URL(), false, watchOptions(mode))
-			waitUntil(t, "the view to follow in "+mode+" mode", func() bool {
+			waitUntil(t, "the view to follow in "+mode.String()+" mode", func() bool {
 				_, ok := v.rows()["rl:a"]
-				return ok && v.feedState().Mode == feedMode[mode]
+				return ok && watchingIn(v.feedState(), mode)
 			}, v.feedState)
 			burst(t, v.client, "rl:a")
 			checkNamed(t, srv, after, name, least[mode])
@@ -142,8 +141,8 @@ func TestEveryConnectionIsNamed(t *testing.T) {
 			after[n] = lastID(t, n)
 			connections[n], named[n] = namings(t, n)
 		}
-		v := startView(t, c.URL(), true, watchOptions("events"))
-		waitUntil(t, "the view to follow events", func() bool { return v.feedState().Mode == "events" }, v.feedState)
+		v := startView(t, c.URL(), true, watchOptions(model.WatchEvents))
+		waitUntil(t, "the view to follow events", func() bool { return watchingIn(v.feedState(), model.WatchEvents) }, v.feedState)
 		for i := range 6 { // keys on every master, most likely
 			burst(t, v.client, "rl:"+strconv.Itoa(i))
 		}
@@ -159,8 +158,8 @@ func TestEveryConnectionIsNamed(t *testing.T) {
 		replica := redistest.Start(t, serverArgs...)
 		s := redistest.StartSentinel(t, master, replica)
 		afterMaster, afterSentinel := lastID(t, master), lastID(t, s.Server)
-		v := startView(t, s.URL(), false, watchOptions("events"))
-		waitUntil(t, "the view to follow events", func() bool { return v.feedState().Mode == "events" }, v.feedState)
+		v := startView(t, s.URL(), false, watchOptions(model.WatchEvents))
+		waitUntil(t, "the view to follow events", func() bool { return watchingIn(v.feedState(), model.WatchEvents) }, v.feedState)
 		burst(t, v.client, "rl:a")
 		checkNamed(t, master, afterMaster, name, 2)
 		checkNamed(t, s.Server, afterSentinel, name, 1) // whom countertop asks where the master is

@@ -8,6 +8,7 @@ import (
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // TestClusterMasterKilled: a cluster master killed (no CLUSTER FAILOVER)
@@ -23,7 +24,7 @@ func TestClusterMasterKilled(t *testing.T) {
 	for _, m := range c.Masters(t) {
 		m.Do(t, "WAIT", 1, 5000)
 	}
-	v := startView(t, c.URL(), true, watchOptions("events"))
+	v := startView(t, c.URL(), true, watchOptions(model.WatchEvents))
 	v.converge(rdb, "at start")
 
 	victim := c.Masters(t)[0]

@@ -24,8 +24,8 @@ import (
 // INFO's count, of every key on the server, and it says so. check names
 // the server that evicted.
 func TestEviction(t *testing.T) {
-	for _, mode := range []string{"events", "tracking", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 300)
 			watchedEvicted := countEvicted(t, rdb)
@@ -46,13 +46,13 @@ func TestEviction(t *testing.T) {
 			}
 			waitUntil(t, "the health to count the evictions", func() bool {
 				h := v.lastHealth()
-				if mode == "events" {
+				if mode == model.WatchEvents {
 					return h.Evicted == watchedEvicted() && !h.EvictedAll
 				}
 				// Read after the count: the server may evict more meanwhile.
 				return h.Evicted > 0 && h.Evicted <= infoInt(t, rdb, "stats", "evicted_keys") && h.EvictedAll
 			}, v.feedState)
-			if h := v.lastHealth(); mode != "events" && h.Evicted < watched {
+			if h := v.lastHealth(); mode != model.WatchEvents && h.Evicted < watched {
 				t.Errorf("INFO's count is %d, under the %d watched keys Redis evicted", h.Evicted, watched)
 			}
 

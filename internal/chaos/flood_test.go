@@ -19,7 +19,7 @@ import (
 // feed says so, naming the setting, and the notifications lost with it
 // must not leave the view behind.
 func TestFloodPastPubsubLimit(t *testing.T) {
-	srv, v, rdb := standalone(t, "events", 10)
+	srv, v, rdb := standalone(t, model.WatchEvents, 10)
 	ctx := context.Background()
 	srv.Do(t, "CONFIG", "SET", "client-output-buffer-limit", "pubsub 16kb 8kb 1")
 	var subs string
@@ -42,7 +42,7 @@ func TestFloodPastPubsubLimit(t *testing.T) {
 			return strings.Contains(st.LastError+st.Note, "client-output-buffer-limit pubsub")
 		})
 	}, v.feedState)
-	waitUntil(t, "the feed to follow events again", func() bool { return v.feedState().Mode == "events" })
+	waitUntil(t, "the feed to follow events again", func() bool { return watchingIn(v.feedState(), model.WatchEvents) })
 	churn(t, rdb, "flood")
 	v.converge(rdb, "after writes once subscribed again")
 }

@@ -5,13 +5,15 @@ import (
 	"testing"
 
 	"github.com/redis/go-redis/v9"
+
+	"github.com/countertop/countertop/model"
 )
 
 // TestFlushAll: FLUSHALL, which sends no event per key, leaves no stale
 // row once a pass has run, in any mode.
 func TestFlushAll(t *testing.T) {
-	for _, mode := range []string{"events", "tracking", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			_, v, rdb := standalone(t, mode, 50)
 			if err := rdb.FlushAll(context.Background()).Err(); err != nil {
@@ -27,8 +29,8 @@ func TestFlushAll(t *testing.T) {
 // TestSwapDB: SWAPDB puts another database's keys under the watched one;
 // the view shows those and none of the ones swapped out, in any mode.
 func TestSwapDB(t *testing.T) {
-	for _, mode := range []string{"events", "tracking", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			db1 := redis.NewClient(&redis.Options{Addr: srv.Addr, DB: 1})

@@ -49,9 +49,15 @@ type view struct {
 	done   chan struct{}
 }
 
+// watchingIn reports whether s says that the feed watches in mode, its
+// subscriptions up.
+func watchingIn(s model.FeedState, mode model.WatchMode) bool {
+	return s.Mode == mode && s.Phase == model.FeedWatching
+}
+
 // watchOptions are the dashboard's options with short intervals, so that
 // a scenario's resync passes come within seconds.
-func watchOptions(mode string) redisclient.WatchOptions {
+func watchOptions(mode model.WatchMode) redisclient.WatchOptions {
 	return redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{pattern}, Interval: 200 * time.Millisecond},
 		Mode:        mode,

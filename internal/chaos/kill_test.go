@@ -3,6 +3,8 @@ package chaos
 import (
 	"context"
 	"testing"
+
+	"github.com/countertop/countertop/model"
 )
 
 // TestClientKill: killing countertop's connections, the ones that read and
@@ -12,7 +14,7 @@ func TestClientKill(t *testing.T) {
 	for _, typ := range []string{"normal", "pubsub"} {
 		t.Run(typ, func(t *testing.T) {
 			t.Parallel()
-			_, v, rdb := standalone(t, "events", 50)
+			_, v, rdb := standalone(t, model.WatchEvents, 50)
 			for round := range 3 {
 				if err := rdb.Do(context.Background(), "CLIENT", "KILL", "TYPE", typ).Err(); err != nil {
 					t.Fatal(err)
@@ -22,7 +24,7 @@ func TestClientKill(t *testing.T) {
 			}
 			waitUntil(t, "the feed to be live on events again", func() bool {
 				s := v.feedState()
-				return s.Mode == "events" && s.LastError == ""
+				return watchingIn(s, model.WatchEvents) && s.LastError == ""
 			})
 			// Live again means followed by events, not only by the resync:
 			// a change shows long before the next full pass would matter.
@@ -36,11 +38,11 @@ func TestClientKill(t *testing.T) {
 // events feed, the view keeps up through client tracking, which needs no
 // server config, and says why; turned on again, the view still keeps up.
 func TestNotificationsOffAndOn(t *testing.T) {
-	srv, v, rdb := standalone(t, "events", 50)
+	srv, v, rdb := standalone(t, model.WatchEvents, 50)
 	srv.Do(t, "CONFIG", "SET", "notify-keyspace-events", "")
 	waitUntil(t, "the feed to say it tracks because notifications are off", func() bool {
 		s := v.feedState()
-		return s.Mode == "tracking" && s.Note != ""
+		return watchingIn(s, model.WatchTracking) && s.Note != ""
 	}, v.feedState)
 	churn(t, rdb, "off")
 	v.converge(rdb, "with notifications off")

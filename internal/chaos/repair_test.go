@@ -15,7 +15,7 @@ import (
 // into hashes and deletes others gives a TTL to counters only, never to a
 // hash, and the tally accounts for every key, as the summary reports it.
 func TestRepairRace(t *testing.T) {
-	srv, v, rdb := standalone(t, "events", 0)
+	srv, v, rdb := standalone(t, model.WatchEvents, 0)
 	ctx := context.Background()
 	const n = 2000
 	keys := make([]string, n)

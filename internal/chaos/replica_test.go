@@ -7,6 +7,7 @@ import (
 	"testing"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // TestReplica: pointed at a read-only replica holding 3,002 stuck counters,
@@ -30,7 +31,7 @@ func TestReplica(t *testing.T) {
 	rdb := replica.Client(t)
 	waitUntil(t, "the replica to hold the master's keys", func() bool { return rdb.DBSize(ctx).Val() == n })
 
-	v := startView(t, replica.URL(), false, watchOptions("events"))
+	v := startView(t, replica.URL(), false, watchOptions(model.WatchEvents))
 	v.converge(rdb, "on the replica")
 	waitUntil(t, "the header to call the server a replica of its master", func() bool {
 		return v.feedState().Topology == "replica of "+master.Addr

@@ -3,13 +3,15 @@ package chaos
 import (
 	"context"
 	"testing"
+
+	"github.com/countertop/countertop/model"
 )
 
 // TestRestartWithoutData: a restart that loses everything (no persistence)
 // leaves no row for any key, and keys written afterwards show up.
 func TestRestartWithoutData(t *testing.T) {
-	for _, mode := range []string{"events", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			srv.Restart(t)
@@ -27,8 +29,8 @@ func TestRestartWithoutData(t *testing.T) {
 // the keys deleted since and drops the ones written since; the view shows
 // what came back and nothing else.
 func TestRestartWithData(t *testing.T) {
-	for _, mode := range []string{"events", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			if err := rdb.Save(context.Background()).Err(); err != nil {

@@ -8,6 +8,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // serverArgs make a server that sends the notifications events mode needs
@@ -21,7 +22,7 @@ var serverArgs = []string{
 
 // standalone starts a server seeded with n counters, a view of it in mode,
 // and a go-redis client for the truth, and waits for the view to match.
-func standalone(t *testing.T, mode string, n int) (*redistest.Server, *view, *redis.Client) {
+func standalone(t *testing.T, mode model.WatchMode, n int) (*redistest.Server, *view, *redis.Client) {
 	t.Helper()
 	srv := redistest.Start(t, serverArgs...)
 	rdb := srv.Client(t)

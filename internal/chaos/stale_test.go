@@ -32,7 +32,7 @@ func liveRules() *model.Rules {
 // liveView watches srv in mode with no periodic pass within the test's
 // time: a value that changes on screen was read because an event, an
 // invalidation or countertop's own schedule said to, not by a full pass.
-func liveView(t *testing.T, srv *redistest.Server, mode string, enable bool) *view {
+func liveView(t *testing.T, srv *redistest.Server, mode model.WatchMode, enable bool) *view {
 	t.Helper()
 	o := watchOptions(mode)
 	o.ResyncEvery = time.Hour
@@ -185,8 +185,8 @@ func TestEventsFollowEveryLayout(t *testing.T) {
 	t.Parallel()
 	srv := redistest.Start(t, "--notify-keyspace-events", "")
 	rdb := srv.Client(t)
-	v := liveView(t, srv, "events", true)
-	waitUntil(t, "the feed to be live", func() bool { return v.feedState().Mode == "events" }, v.feedState)
+	v := liveView(t, srv, model.WatchEvents, true)
+	waitUntil(t, "the feed to be live", func() bool { return watchingIn(v.feedState(), model.WatchEvents) }, v.feedState)
 	writeEveryLayout(t, rdb) // told by the events of their types
 	v.waitEveryLayout()
 	followEveryLayout(t, v, rdb, "events turned on by countertop")
@@ -207,11 +207,11 @@ func TestTypesWithoutEventsArePolled(t *testing.T) {
 	srv := redistest.Start(t, "--notify-keyspace-events", "K$gxe")
 	rdb := srv.Client(t)
 	writeEveryLayout(t, rdb) // before the first pass: no event tells a new hash here
-	v := liveView(t, srv, "events", false)
+	v := liveView(t, srv, model.WatchEvents, false)
 	v.waitEveryLayout()
 	followEveryLayout(t, v, rdb, "a setting without their classes")
 	const polled = "hashes, sorted sets and lists re-read every 0.2s: notify-keyspace-events lacks hzl"
-	if s := v.feedState(); s.Mode != "events" || !strings.HasPrefix(s.Note, polled) {
+	if s := v.feedState(); !watchingIn(s, model.WatchEvents) || !strings.HasPrefix(s.Note, polled) {
 		t.Errorf("the header says %q (%s), not first %q", s.Note, s.Mode, polled)
 	}
 	// Their rows do not claim to be live: they are true as of their read.
@@ -237,15 +237,15 @@ func (v *view) counter(key string) model.Counter {
 // write at all, which neither events nor invalidations tell; its count on
 // screen falls to the true count in the window all the same.
 func TestLogCountFallsWithoutWrites(t *testing.T) {
-	for _, mode := range []string{"events", "tracking"} {
-		t.Run(mode, func(t *testing.T) {
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv := redistest.Start(t, serverArgs...)
 			rdb := srv.Client(t)
 			v := liveView(t, srv, mode, false)
 			waitUntil(t, "the feed to be live", func() bool {
 				s := v.feedState()
-				return s.Mode == mode && s.LastError == "" && !s.Scanning
+				return watchingIn(s, mode) && s.LastError == "" && !s.Scanning
 			}, v.feedState)
 			const n = 20
 			hits(t, rdb, "rl:log:z", false, n, time.Second)

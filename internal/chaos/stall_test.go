@@ -10,6 +10,7 @@ import (
 	"github.com/redis/go-redis/v9"
 
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // TestDebugSleep: a server that stops answering is named silent within
@@ -18,9 +19,9 @@ import (
 // once its reads time out (a pipeline's two read timeouts), and once it
 // answers the view catches up.
 func TestDebugSleep(t *testing.T) {
-	interval := watchOptions("poll").Interval
-	for _, mode := range []string{"events", "tracking", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	interval := watchOptions(model.WatchPoll).Interval
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchTracking, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			t.Parallel()
 			srv, v, rdb := standalone(t, mode, 50)
 			waitUntil(t, "the feed to measure its health", v.answering, v.feedState)
@@ -52,9 +53,9 @@ func TestDebugSleep(t *testing.T) {
 // polling and in events mode, while the others answer; and no longer once
 // it is thawed.
 func TestClusterMasterFrozen(t *testing.T) {
-	interval := watchOptions("poll").Interval
-	for _, mode := range []string{"events", "poll"} {
-		t.Run(mode, func(t *testing.T) {
+	interval := watchOptions(model.WatchPoll).Interval
+	for _, mode := range []model.WatchMode{model.WatchEvents, model.WatchPoll} {
+		t.Run(mode.String(), func(t *testing.T) {
 			// No failover while it is frozen: the test is about a hang.
 			c := redistest.StartCluster(t, 3, 0, "--notify-keyspace-events", "KEA", "--cluster-node-timeout", "60000")
 			rdb := c.Client(t)

@@ -135,7 +135,7 @@ func dashboard(ctx context.Context, screen *os.File, client *redisclient.Client,
 	first := (<-chan model.Batch)(feed)
 	select {
 	case b, ok := <-feed:
-		if !ok || b.State != nil && b.State.Mode == "stopped" {
+		if !ok || b.State != nil && b.State.Phase == model.FeedStopped {
 			return <-watchErr
 		}
 		first = prepend(ctx, b, feed)

@@ -47,7 +47,7 @@ func runDemo(ctx context.Context, stdout, stderr io.Writer) error {
 	cfg := config.Config{Patterns: d.Patterns()}
 	cfg.Redis.URL = d.URL()
 	cfg.Redis.Interval = 500 * time.Millisecond
-	cfg.Redis.Mode = config.ModePoll // miniredis sends no keyspace events
+	cfg.Redis.Mode = model.WatchPoll // miniredis sends no keyspace events
 	cfg.Rules = model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
 	client, err := connect(ctx, cfg, stderr)
 	if err != nil {

@@ -18,6 +18,7 @@ import (
 
 	"github.com/countertop/countertop/bench/measure"
 	"github.com/countertop/countertop/bench/seed"
+	"github.com/countertop/countertop/model"
 )
 
 // probeKey is a counter the screen probe changes; it matches the pattern
@@ -38,7 +39,7 @@ type dashboard struct {
 	overIn time.Duration // when, from the start
 }
 
-func startDashboard(work, bin, url, mode string, budget int, resyncEvery time.Duration) (*dashboard, error) {
+func startDashboard(work, bin, url string, mode model.WatchMode, budget int, resyncEvery time.Duration) (*dashboard, error) {
 	dir, err := os.MkdirTemp(work, "dash")
 	if err != nil {
 		return nil, err

@@ -31,6 +31,7 @@ import (
 
 	"github.com/countertop/countertop/bench/seed"
 	ctconfig "github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/model"
 )
 
 // Targets, from issue 18.
@@ -66,10 +67,16 @@ func main() {
 		fmt.Fprintln(os.Stderr, "load: -url and -countertop are required: run bench/load.sh, which sets them")
 		os.Exit(2)
 	}
-	cfg.modes = strings.Split(modes, ",")
-	cfg.latencyModes = strings.Split(latencyModes, ",")
+	var err error
+	if cfg.modes, err = parseModes(modes); err == nil {
+		cfg.latencyModes, err = parseModes(latencyModes)
+	}
+	if err != nil {
+		fmt.Fprintf(os.Stderr, "load: %v\n", err)
+		os.Exit(2)
+	}
 	if latencyModes == "" {
-		cfg.latencyModes = slices.DeleteFunc(slices.Clone(cfg.modes), func(m string) bool { return m == "poll" })
+		cfg.latencyModes = slices.DeleteFunc(slices.Clone(cfg.modes), func(m model.WatchMode) bool { return m == model.WatchPoll })
 	}
 	if err := run(context.Background(), cfg); err != nil {
 		fmt.Fprintf(os.Stderr, "load: %v\n", err)
@@ -77,12 +84,28 @@ func main() {
 	}
 }
 
+// parseModes reads a list of watch modes separated by commas; "" is none.
+func parseModes(list string) ([]model.WatchMode, error) {
+	var modes []model.WatchMode
+	for name := range strings.SplitSeq(list, ",") {
+		if name == "" {
+			continue
+		}
+		m, err := model.ParseWatchMode(name)
+		if err != nil {
+			return nil, err
+		}
+		modes = append(modes, m)
+	}
+	return modes, nil
+}
+
 // defaultBudget is the dashboard's budget when --max-commands is not given.
 const defaultBudget = ctconfig.DefaultMaxCommands
 
 type config struct {
 	url, bin                  string
-	modes, latencyModes       []string
+	modes, latencyModes       []model.WatchMode
 	duration                  time.Duration
 	matching, hashEvery, rate int
 	budget                    int
@@ -157,9 +180,6 @@ func run(ctx context.Context, cfg config) error {
 		r.modes = append(r.modes, m)
 	}
 	for _, mode := range cfg.latencyModes {
-		if mode == "" {
-			continue
-		}
 		fmt.Printf("%s: the time to the store, redisclient's watcher in this process, %d changes/s\n", mode, cfg.rate)
 		if err := b.notify(ctx, mode); err != nil {
 			return err
@@ -202,9 +222,9 @@ type bench struct {
 // notify turns keyspace notifications on for events mode and off for the
 // others, so that polling and tracking are measured on a server that does
 // not publish them.
-func (b *bench) notify(ctx context.Context, mode string) error {
+func (b *bench) notify(ctx context.Context, mode model.WatchMode) error {
 	flags := ""
-	if mode == "events" {
+	if mode == model.WatchEvents {
 		flags = "K$gxe"
 	}
 	return b.rdb.ConfigSet(ctx, "notify-keyspace-events", flags).Err()
@@ -212,7 +232,7 @@ func (b *bench) notify(ctx context.Context, mode string) error {
 
 // modeFigures is what one mode's dashboard did.
 type modeFigures struct {
-	mode       string
+	mode       model.WatchMode
 	idle, busy phaseFigures
 	passTook   time.Duration // the dashboard's first pass, 0 when not over
 	store      storeFigures
@@ -221,7 +241,7 @@ type modeFigures struct {
 
 // mode runs the dashboard in mode for two phases: nothing changing, then
 // cfg.rate changes a second.
-func (b *bench) mode(ctx context.Context, mode string) (modeFigures, error) {
+func (b *bench) mode(ctx context.Context, mode model.WatchMode) (modeFigures, error) {
 	m := modeFigures{mode: mode}
 	if err := b.notify(ctx, mode); err != nil {
 		return m, err

@@ -8,6 +8,7 @@ import (
 	"time"
 
 	"github.com/countertop/countertop/bench/measure"
+	"github.com/countertop/countertop/model"
 )
 
 // report is everything measured.
@@ -23,7 +24,7 @@ func (r report) print(cfg config) {
 	row := func(cells ...string) { fmt.Fprintln(w, strings.Join(cells, "\t")+"\t") }
 	head := []string{"", "stopped"}
 	for _, m := range r.modes {
-		head = append(head, m.mode)
+		head = append(head, m.mode.String())
 	}
 	row(head...)
 	each := func(name, base string, cell func(modeFigures) string) {
@@ -93,7 +94,7 @@ func (r report) print(cfg config) {
 			m.mode, targetSlow, len(slow), slowSummary(slow), m.idle.ownSlow+m.busy.ownSlow, verdict(len(slow) == 0))
 	}
 	for _, m := range r.modes {
-		if m.mode == "poll" {
+		if m.mode == model.WatchPoll {
 			continue
 		}
 		if !m.idle.passOver {

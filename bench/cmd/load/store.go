@@ -28,7 +28,7 @@ const settleTimeout = 2 * time.Minute
 // cfg.rate INCRs a second hit the counters for cfg.duration: for each, the
 // delay from its reply to the store first holding that value or a later
 // one. addr is the Redis's, for the generator.
-func storeLatency(ctx context.Context, cfg config, addr, mode string) (storeFigures, error) {
+func storeLatency(ctx context.Context, cfg config, addr string, mode model.WatchMode) (storeFigures, error) {
 	var f storeFigures
 	c, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, MaxCommands: cfg.budget})
 	if err != nil {
