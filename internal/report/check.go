@@ -508,8 +508,8 @@ func problemCause(c *model.Counter, rules *model.Rules) string {
 	}
 	switch {
 	case window > 0:
-		shape, _ := model.ShapeOf(c) // a problem has a layout
-		fix = "fix: countertop repair, which sends " + model.Expiry{Key: c.Key, Window: window, Shape: shape}.String()
+		e, _ := model.RepairOf(c, window) // a problem has a layout
+		fix = "fix: countertop repair, which sends " + e.String()
 	case c.Rule < 0: // no rule matched: the fallback's window is --window
 		fix = "fix: pass --window (or give it a [[rule]] with a window), then countertop repair"
 	default:
