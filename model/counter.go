@@ -34,6 +34,15 @@ type Counter struct {
 	FieldRow bool
 }
 
+// ID is what tells c's row apart from every other (RowID): its key, or
+// for a field's row its key and field.
+func (c *Counter) ID() string {
+	if c.FieldRow {
+		return RowID(c.Key, c.Field)
+	}
+	return c.Key
+}
+
 // Name is the row's name for people: "key › field" for a field's row.
 func (c *Counter) Name() string {
 	if c.FieldRow {

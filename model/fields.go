@@ -21,7 +21,7 @@ func Rows(o *Observation) []Observation {
 	}
 	rows := make([]Observation, 0, len(o.Fields))
 	for _, f := range o.Fields {
-		if ParseValue(f.Value).Kind == KindNone {
+		if ParseValue(f.Value).Kind == KindNone || f.PTTL == PTTLMissing { // no number, or gone since read
 			continue
 		}
 		r := *o
@@ -29,6 +29,21 @@ func Rows(o *Observation) []Observation {
 		rows = append(rows, r)
 	}
 	return rows
+}
+
+// Expand returns obs with each hash whose fields carry TTLs replaced by
+// its Rows; obs itself when none has them.
+func Expand(obs []Observation) []Observation {
+	for i := range obs {
+		if obs[i].FieldTTLs {
+			out := append([]Observation(nil), obs[:i]...)
+			for j := i; j < len(obs); j++ {
+				out = append(out, Rows(&obs[j])...)
+			}
+			return out
+		}
+	}
+	return obs
 }
 
 // RowID is what tells rows apart: the key, or for a field's row the key

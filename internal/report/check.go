@@ -173,7 +173,7 @@ func (k *Check) WriteText(w io.Writer) error {
 	}
 	undecided := k.Undecided()
 	for _, p := range undecided {
-		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", model.Printable(p.Counter.Key), p.Counter.Layout, k.undecidedReason(p))
+		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", p.Counter.Name(), p.Counter.Layout, k.undecidedReason(p))
 	}
 	// A note is no problem (the check passes), but worth a look: a TTL
 	// far longer than the window the rule says.
@@ -182,7 +182,7 @@ func (k *Check) WriteText(w io.Writer) error {
 			continue // its note is in its reason
 		}
 		if note := model.Note(c, k.rules.WindowOf(k.rules.At(int(c.Rule)))); note != "" {
-			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", model.Printable(c.Key), note)
+			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", c.Name(), note)
 		}
 	}
 	for _, p := range k.Patterns {
@@ -481,7 +481,7 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 			if c.Status != status {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, model.Printable(c.Key), c.Layout, problemReason(c, rules)); err != nil {
+			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, c.Name(), c.Layout, problemReason(c, rules)); err != nil {
 				return err
 			}
 		}
