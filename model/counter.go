@@ -28,6 +28,27 @@ type Counter struct {
 	Guess        bool       // the layout was inferred and could be wrong
 	Field        string     // the hash field read
 	RawCut       bool       // Raw is only the first MaxRaw bytes of the value
+	// FieldRow says the row is Field alone, of a hash whose fields carry
+	// TTLs of their own (Rows): PTTL is the field's, and its repair gives
+	// that field a TTL, never the key.
+	FieldRow bool
+}
+
+// ID is what tells c's row apart from every other (RowID): its key, or
+// for a field's row its key and field.
+func (c *Counter) ID() string {
+	if c.FieldRow {
+		return RowID(c.Key, c.Field)
+	}
+	return c.Key
+}
+
+// Name is the row's name for people: "key › field" for a field's row.
+func (c *Counter) Name() string {
+	if c.FieldRow {
+		return RowName(c.Key, c.Field)
+	}
+	return Printable(c.Key)
 }
 
 // NewCounter is o as the Store would hold it after this one reading: read
@@ -37,6 +58,11 @@ type Counter struct {
 func NewCounter(o *Observation, rules *Rules) Counter {
 	c := Counter{Key: o.Key, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
 	rule := rules.Effective(int(c.Rule))
+	if o.Field != "" {
+		// A field's row is a counter of its own: its siblings have TTLs,
+		// so one without is lost even where the rule expects none.
+		rule.Field, rule.ExpectTTL, c.FieldRow = o.Field, true, true
+	}
 	r := Read(o, rule, o.At)
 	if o.Type == "string" {
 		c.Raw = o.Raw

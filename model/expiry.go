@@ -27,6 +27,9 @@ func ShapeOf(c *Counter) (Shape, bool) {
 		return Shape{}, false
 	}
 	number := c.Type == "string" && !c.RawCut && ParseValue(c.Raw).Kind != KindNone
+	if c.FieldRow {
+		number = c.Value.Kind != KindNone
+	}
 	return Shape{Layout: c.Layout, Type: c.Type, Number: number}, true
 }
 
@@ -50,20 +53,46 @@ type Expiry struct {
 	Key    string
 	Window time.Duration // at least 1ms; sent in whole milliseconds
 	Shape  Shape         // what the key was read as
+	// Field, when set, is the hash field that gets the TTL, not the key:
+	// the repair of a field's row (Counter.FieldRow). Shape is then the
+	// hash's, Number saying the field must still hold a number.
+	Field string
+}
+
+// RepairOf returns the repair of c's row with window: its key's, or its
+// field's for a field's row. False as ShapeOf says.
+func RepairOf(c *Counter, window time.Duration) (Expiry, bool) {
+	shape, ok := ShapeOf(c)
+	e := Expiry{Key: c.Key, Window: window, Shape: shape}
+	if c.FieldRow {
+		e.Field = c.Field
+	}
+	return e, ok
 }
 
 // Command returns the command the repair runs once its checks pass, as it
-// is sent: PEXPIRE key ms NX. NX adds nothing to the checks, but keeps a
-// TTL safe from a repair even where the checks could not run.
+// is sent: PEXPIRE key ms NX, or HPEXPIRE key ms NX FIELDS 1 field for a
+// field. NX adds nothing to the checks, but keeps a TTL safe from a repair
+// even where the checks could not run.
 func (e Expiry) Command() []string {
-	return []string{"PEXPIRE", e.Key, strconv.FormatInt(e.Window.Milliseconds(), 10), "NX"}
+	ms := strconv.FormatInt(e.Window.Milliseconds(), 10)
+	if e.Field != "" {
+		return []string{"HPEXPIRE", e.Key, ms, "NX", "FIELDS", "1", e.Field}
+	}
+	return []string{"PEXPIRE", e.Key, ms, "NX"}
 }
 
 // String returns the repair as the screen shows it, the key escaped:
-// "PEXPIRE ratelimit:x 60000 NX (if still a counter without a TTL)".
+// "PEXPIRE ratelimit:x 60000 NX (if still a counter without a TTL)", or
+// "HPEXPIRE quota:u1 60000 NX FIELDS 1 login (if the field still holds a
+// number without a TTL)".
 func (e Expiry) String() string {
 	args := e.Command()
 	args[1] = Printable(args[1])
+	if e.Field != "" {
+		args[6] = Printable(args[6])
+		return strings.Join(args, " ") + " (if the field still holds a number without a TTL)"
+	}
 	return strings.Join(args, " ") + " (if still " + e.Shape.Noun() + " without a TTL)"
 }
 
@@ -71,11 +100,12 @@ func (e Expiry) String() string {
 type ExpiryOutcome uint8
 
 const (
-	ExpiryFailed  ExpiryOutcome = iota // Redis could not be asked, or refused: see the error
-	ExpirySet                          // the key was as read and had no TTL: it has one now
-	ExpiryChanged                      // the key holds something else than it was read as: left alone
-	ExpiryGone                         // the key no longer exists
-	ExpiryHadTTL                       // the key has a TTL already (given meanwhile): left as it is
+	ExpiryFailed    ExpiryOutcome = iota // Redis could not be asked, or refused: see the error
+	ExpirySet                            // the key was as read and had no TTL: it has one now
+	ExpiryChanged                        // the key holds something else than it was read as: left alone
+	ExpiryGone                           // the key no longer exists
+	ExpiryHadTTL                         // the key has a TTL already (given meanwhile): left as it is
+	ExpiryFieldTTLs                      // a hash whose fields carry TTLs (or may: too many to check at once): a key's TTL would end them all, left alone
 	numExpiryOutcomes
 )
 
@@ -120,6 +150,9 @@ func (t RepairTally) String() string {
 	}
 	if n := t.Count(ExpiryHadTTL); n > 0 {
 		parts = append(parts, fmt.Sprintf("%d had a TTL already", n))
+	}
+	if n := t.Count(ExpiryFieldTTLs); n > 0 {
+		parts = append(parts, fmt.Sprintf("%d had fields with TTLs of their own", n))
 	}
 	if t.Skipped > 0 {
 		parts = append(parts, fmt.Sprintf("%d skipped (no window known)", t.Skipped))

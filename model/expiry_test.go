@@ -13,13 +13,17 @@ func TestExpiryCommandAndText(t *testing.T) {
 		args []string
 		text string
 	}{
-		{Expiry{"ratelimit:x", time.Minute, ShapeCounter}, []string{"PEXPIRE", "ratelimit:x", "60000", "NX"},
+		{Expiry{"ratelimit:x", time.Minute, ShapeCounter, ""}, []string{"PEXPIRE", "ratelimit:x", "60000", "NX"},
 			"PEXPIRE ratelimit:x 60000 NX (if still a counter without a TTL)"},
-		{Expiry{"k", 1500 * time.Millisecond, ShapeCounter}, []string{"PEXPIRE", "k", "1500", "NX"},
+		{Expiry{"k", 1500 * time.Millisecond, ShapeCounter, ""}, []string{"PEXPIRE", "k", "1500", "NX"},
 			"PEXPIRE k 1500 NX (if still a counter without a TTL)"},
 		// The key is sent as it is and shown escaped.
-		{Expiry{"rl:\x1b[2J", time.Second, ShapeCounter}, []string{"PEXPIRE", "rl:\x1b[2J", "1000", "NX"},
+		{Expiry{"rl:\x1b[2J", time.Second, ShapeCounter, ""}, []string{"PEXPIRE", "rl:\x1b[2J", "1000", "NX"},
 			`PEXPIRE rl:\e[2J 1000 NX (if still a counter without a TTL)`},
+		// A field's repair gives the field its TTL, never the whole hash.
+		{Expiry{"quota:u1", time.Minute, Shape{Layout: LayoutCounter, Type: "hash", Number: true}, "log\x1bin"},
+			[]string{"HPEXPIRE", "quota:u1", "60000", "NX", "FIELDS", "1", "log\x1bin"},
+			`HPEXPIRE quota:u1 60000 NX FIELDS 1 log\ein (if the field still holds a number without a TTL)`},
 	} {
 		t.Run(tc.e.Key, func(t *testing.T) {
 			if got := tc.e.Command(); !slices.Equal(got, tc.args) {
@@ -43,7 +47,7 @@ func TestShapeOf(t *testing.T) {
 		{Observation{Key: "c", Type: "string", Raw: "2.5"}, true, "a counter"},
 		{Observation{Key: "rl:29936001", Type: "string", Raw: "3"}, true, "a counter"},
 		{Observation{Key: "c", Type: "string", Raw: "hello"}, false, ""},
-		{Observation{Key: "field:a", Type: "hash", Len: 1, Fields: []Field{{"hits", "3"}}}, true, "a hash"},
+		{Observation{Key: "field:a", Type: "hash", Len: 1, Fields: []Field{{Name: "hits", Value: "3"}}}, true, "a hash"},
 		{Observation{Key: "log", Type: "zset", Len: 2, Newest: 1.7e9, Oldest: 1.7e9, InWindow: 2}, true, "a sorted set"},
 	} {
 		t.Run(tc.o.Type+" "+tc.o.Key+" "+tc.o.Raw, func(t *testing.T) {
@@ -101,5 +105,33 @@ func TestHolding(t *testing.T) {
 				t.Errorf("Holding(%+v) = %q, want %q", tc.o, got, tc.want)
 			}
 		})
+	}
+}
+
+// A hash whose fields carry TTLs is one row a numeric field, and the
+// repair of a field's row names the field: a key-level PEXPIRE would end
+// every field of the hash a window later.
+func TestRepairOfFieldRow(t *testing.T) {
+	at := time.Now()
+	o := Observation{Key: "quota:u1", Type: "hash", PTTL: PTTLNoExpiry, At: at, Len: 3, FieldTTLs: true,
+		Fields: []Field{{Name: "api", Value: "17", PTTL: 60000}, {Name: "login", Value: "3", PTTL: PTTLNoExpiry}, {Name: "note", Value: "hi", PTTL: 5}}}
+	rows := Rows(&o)
+	if len(rows) != 2 {
+		t.Fatalf("Rows gave %d rows, want 2 (the numeric fields)", len(rows))
+	}
+	rules := &Rules{Fallback: Rule{Limit: 10, Window: time.Minute, ExpectTTL: false}}
+	api, login := NewCounter(&rows[0], rules), NewCounter(&rows[1], rules)
+	if api.Name() != "quota:u1 › api" || api.Status != StatusOver || api.PTTL != 60000 {
+		t.Errorf("api row: %s %v PTTL %d, want quota:u1 › api over with its own TTL", api.Name(), api.Status, api.PTTL)
+	}
+	if login.Status != StatusNoExpiry {
+		t.Errorf("login row: %v, want no-expiry (its siblings have TTLs)", login.Status)
+	}
+	e, ok := RepairOf(&login, time.Minute)
+	if !ok || !slices.Equal(e.Command(), []string{"HPEXPIRE", "quota:u1", "60000", "NX", "FIELDS", "1", "login"}) {
+		t.Errorf("RepairOf(login) = %q, %v; want HPEXPIRE of the field", e.Command(), ok)
+	}
+	if rows := Rows(&Observation{Key: "k", Type: "hash", Fields: o.Fields}); len(rows) != 1 || rows[0].Field != "" {
+		t.Errorf("a hash without field TTLs read as %d rows, want itself", len(rows))
 	}
 }

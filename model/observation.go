@@ -43,6 +43,15 @@ type Observation struct {
 	// LogFalls tells when its count falls; NaN or 0 when not read.
 	InWindowFrom float64
 
+	// FieldTTLs says a field of this hash carries a TTL of its own (HPTTL,
+	// Redis 7.4 and later): each of Fields then holds its PTTL, and the
+	// hash is read field by field (Rows). False where HPTTL is unknown.
+	FieldTTLs bool
+	// Field, in one of Rows' observations, is the one hash field it stands
+	// for: Fields holds that field alone and PTTL is the field's. "" for a
+	// whole key.
+	Field string
+
 	// KnownUntil is until when a live feed (events, tracking) vouches for
 	// this reading: zero, as long as it is live (it tells every change);
 	// At, not beyond its read (a type whose events the server does not
@@ -50,8 +59,12 @@ type Observation struct {
 	KnownUntil time.Time
 }
 
-// Field is one field of a hash and its value.
-type Field struct{ Name, Value string }
+// Field is one field of a hash and its value; PTTL is its own TTL, as
+// HPTTL says, when the Observation's FieldTTLs is set (else unread).
+type Field struct {
+	Name, Value string
+	PTTL        int64
+}
 
 // Batch is what a watcher sends the dashboard: keys it read, keys it found
 // gone, and optionally a new state of the feed itself, or of its servers.

@@ -112,6 +112,9 @@ type Client struct {
 	// noReplicationInfo: a single server refused INFO replication (see
 	// serverTopology); it is not asked again, so as not to fill its ACL LOG.
 	noReplicationInfo atomic.Bool
+	// noFieldTTL: the server does not know HPTTL (before Redis 7.4, Valkey
+	// 8): no hash field has a TTL there, and reads stop asking (fieldTTLs).
+	noFieldTTL atomic.Bool
 }
 
 // Connect parses o.URL, connects and checks with PING that Redis answers and

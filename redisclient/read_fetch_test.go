@@ -128,8 +128,10 @@ func TestFetchIsPipelined(t *testing.T) {
 	if len(obs) != len(keys) || obs[999].Raw != "999" || obs[500].Type != "hash" {
 		t.Fatalf("Fetch read %d keys, last %q, [500] a %s", len(obs), obs[999].Raw, obs[500].Type)
 	}
-	if h.pipelines > 5 || h.singles > 0 {
-		t.Errorf("1000 keys took %d pipelines and %d single commands; want at most 5 pipelines", h.pipelines, h.singles)
+	// The sixth reads the hashes' field TTLs (HPTTL): once only where the
+	// server does not know it.
+	if h.pipelines > 6 || h.singles > 0 {
+		t.Errorf("1000 keys took %d pipelines and %d single commands; want at most 6 pipelines", h.pipelines, h.singles)
 	}
 }
 

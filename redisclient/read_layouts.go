@@ -200,6 +200,62 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 			return c.readError(o.Key, err, where)
 		}
 	}
+	return c.fieldTTLs(ctx, obs, idx, where)
+}
+
+// fieldTTLs reads, with one HPTTL a hash in one pipeline, the TTLs of the
+// fields read of the hashes among obs[i], i in idx (bounded as those are:
+// model.MaxHashFields, or the known names), and marks a hash one of whose
+// fields has a TTL (Observation.FieldTTLs). A server that does not know
+// HPTTL has no field TTLs: the first refusal says so, and it is not asked
+// again.
+func (c *Client) fieldTTLs(ctx context.Context, obs []model.Observation, idx []int, where string) error {
+	if c.noFieldTTL.Load() {
+		return nil
+	}
+	var hashes []int
+	for _, i := range idx {
+		if obs[i].Type == "hash" && len(obs[i].Fields) > 0 {
+			hashes = append(hashes, i)
+		}
+	}
+	if len(hashes) == 0 {
+		return nil
+	}
+	cmds := make([]*redis.IntSliceCmd, len(hashes))
+	err := c.rerouted(ctx, func() error {
+		pipe := c.rdb.Pipeline()
+		for j, i := range hashes {
+			args := []any{"hpttl", obs[i].Key, "FIELDS", len(obs[i].Fields)}
+			for _, f := range obs[i].Fields {
+				args = append(args, f.Name)
+			}
+			cmd := redis.NewIntSliceCmd(ctx, args...)
+			_ = pipe.Process(ctx, cmd)
+			cmds[j] = cmd
+		}
+		return execPipe(ctx, pipe)
+	})
+	if err != nil {
+		return c.explainAt(err, where)
+	}
+	for j, i := range hashes {
+		o := &obs[i]
+		ttls, err := cmds[j].Result()
+		if err != nil && strings.HasPrefix(strings.ToLower(err.Error()), "err unknown command") {
+			c.noFieldTTL.Store(true)
+			return nil
+		}
+		if changed, err := answered(err); err != nil {
+			return c.readError(o.Key, err, where)
+		} else if changed || len(ttls) != len(o.Fields) {
+			continue
+		}
+		for k, ttl := range ttls {
+			o.Fields[k].PTTL = ttl
+			o.FieldTTLs = o.FieldTTLs || ttl >= 0
+		}
+	}
 	return nil
 }
 

@@ -19,8 +19,10 @@ import (
 // it must hold a number (model.Shape); the rest is the command to run,
 // model.Expiry.Command without its key. It returns {outcome, TYPE, PTTL,
 // the value (strings only) or false}, as found, PTTL read again after a
-// write; outcome is "set", "changed", "gone" or "ttl" (it had one
-// already), the first that applies.
+// write; outcome is "set", "changed", "gone", "ttl" (it had one
+// already) or "fields" (a hash whose fields carry TTLs), the first that
+// applies. For HPEXPIRE (a field's repair: ARGV[8] the field), the value
+// and PTTL are the field's, and "gone" says the field is.
 //
 // A number is one as model.ParseValue reads it: the syntax strtold takes
 // (checked here, since Lua's tonumber takes spaces around it too), finite,
@@ -30,10 +32,15 @@ import (
 // READONLY) changes nothing.
 var expireScript = newScript(expireSource)
 
+// maxRepairFields is the most fields a key's repair of a hash checks for
+// TTLs of their own, on a server that has them, in its one atomic step: a
+// larger hash is left alone ("fields") rather than hold Redis up.
+const maxRepairFields = 1000
+
 var expireSource = `
 local key, want, number, cmd = KEYS[1], ARGV[1], ARGV[2], ARGV[3]
-if cmd ~= 'PEXPIRE' then
-  return redis.error_reply('ERR countertop: ' .. tostring(cmd) .. ' is not PEXPIRE')
+if cmd ~= 'PEXPIRE' and cmd ~= 'HPEXPIRE' then
+  return redis.error_reply('ERR countertop: ' .. tostring(cmd) .. ' is neither PEXPIRE nor HPEXPIRE')
 end
 if (want or '') == '' or (number ~= '0' and number ~= '1') then
   return redis.error_reply('ERR countertop: a repair needs the type the key must have and 0 or 1 for a number, not ' .. tostring(want) .. ' and ' .. tostring(number))
@@ -59,6 +66,42 @@ local typ = redis.call('TYPE', key)['ok']
 if typ == 'none' then
   return {'gone', typ, -2, false}
 end
+if cmd == 'HPEXPIRE' then
+  local field = ARGV[8]
+  if typ ~= 'hash' then
+    return {'changed', typ, redis.call('PTTL', key), false}
+  end
+  local raw = redis.call('HGET', key, field)
+  if not raw then
+    return {'gone', typ, -2, false}
+  end
+  local ttl = redis.call('HPTTL', key, 'FIELDS', 1, field)[1]
+  if number == '1' and not isnumber(raw) then
+    return {'changed', typ, ttl, raw}
+  end
+  if ttl ~= -1 then
+    return {'ttl', typ, ttl, raw}
+  end
+  redis.call(cmd, key, unpack(ARGV, 4))
+  return {'set', typ, redis.call('HPTTL', key, 'FIELDS', 1, field)[1], raw}
+end
+if typ == 'hash' then
+  -- A key's TTL on a hash whose fields carry their own would end every
+  -- field at once. Where HPTTL is unknown no field has one; a hash too
+  -- large to check in one step is left alone too.
+  local probe = redis.pcall('HPTTL', key, 'FIELDS', 1, '')
+  if type(probe) == 'table' and not probe.err then
+    if redis.call('HLEN', key) > ` + strconv.Itoa(maxRepairFields) + ` then
+      return {'fields', typ, redis.call('PTTL', key), false}
+    end
+    local names = redis.call('HKEYS', key)
+    for _, t in ipairs(redis.call('HPTTL', key, 'FIELDS', #names, unpack(names))) do
+      if t >= 0 then
+        return {'fields', typ, redis.call('PTTL', key), false}
+      end
+    end
+  end
+end
 local raw = false
 if typ == 'string' then
   raw = redis.call('GETRANGE', key, 0, ` + strconv.Itoa(model.MaxRaw-1) + `)
@@ -80,6 +123,7 @@ var expireOutcomes = map[string]model.ExpiryOutcome{
 	"changed": model.ExpiryChanged,
 	"gone":    model.ExpiryGone,
 	"ttl":     model.ExpiryHadTTL,
+	"fields":  model.ExpiryFieldTTLs,
 }
 
 // Expire runs the repair e: in one atomic step, it sends e.Command only
@@ -114,6 +158,11 @@ func (c *Client) Expire(ctx context.Context, e model.Expiry) (model.ExpiryOutcom
 	outcome, obs, ok := expireReply(e.Key, reply)
 	if !ok {
 		return model.ExpiryFailed, model.Observation{}, explained(fmt.Sprintf("%s: Redis answered the repair script with %d values of unexpected types", shown, len(reply)), nil)
+	}
+	if e.Field != "" {
+		// What the script read is the field's row, as Rows makes it.
+		obs.Field, obs.Fields, obs.Len, obs.Raw = e.Field, []model.Field{{Name: e.Field, Value: obs.Raw, PTTL: obs.PTTL}}, 1, ""
+		return outcome, obs, nil
 	}
 	if obs.Type != "string" && obs.Type != "none" {
 		// The script says what it did; what the key holds beyond its type

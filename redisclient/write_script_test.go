@@ -70,8 +70,8 @@ func TestExpireScriptChecksItsArguments(t *testing.T) {
 		args []any
 		want string
 	}{
-		{[]any{"string", "1", "DEL"}, "ERR countertop: DEL is not PEXPIRE"},
-		{[]any{"string", "1", "pexpire", "60000", "NX"}, "ERR countertop: pexpire is not PEXPIRE"},
+		{[]any{"string", "1", "DEL"}, "ERR countertop: DEL is neither PEXPIRE nor HPEXPIRE"},
+		{[]any{"string", "1", "pexpire", "60000", "NX"}, "ERR countertop: pexpire is neither PEXPIRE nor HPEXPIRE"},
 		{[]any{"", "1", "PEXPIRE", "60000", "NX"}, "a repair needs the type the key must have and 0 or 1 for a number"},
 		{[]any{"string", "yes", "PEXPIRE", "60000", "NX"}, "a repair needs the type the key must have and 0 or 1 for a number"},
 	} {

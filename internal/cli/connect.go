@@ -95,6 +95,7 @@ func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config,
 func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config) ([]*model.Counter, error) {
 	var sorter report.KeySorter
 	err := readAll(ctx, client, cfg, func(obs []model.Observation) {
+		obs = model.Expand(obs) // a hash whose fields carry TTLs: a row a field
 		counters := make([]model.Counter, len(obs))
 		for i := range obs {
 			counters[i] = model.NewCounter(&obs[i], &cfg.Rules)

@@ -78,7 +78,7 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		}
 		if windowOf(&cfg.Rules, c.Key) == 0 {
 			skipped++
-			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", model.Printable(c.Key))
+			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", c.Name())
 			continue
 		}
 		todo = append(todo, c)
@@ -89,7 +89,7 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 	}
 	if dryRun || !yes {
 		for _, c := range todo {
-			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", model.Printable(c.Key), model.FormatDuration(windowOf(&cfg.Rules, c.Key)))
+			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", c.Name(), model.FormatDuration(windowOf(&cfg.Rules, c.Key)))
 		}
 	}
 	if dryRun {
@@ -114,10 +114,11 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 			return exitFailed, fmt.Errorf("%w; repair stopped there: %d repaired, %d not touched",
 				err, tally.Count(model.ExpirySet), len(todo)+skipped-tally.Total())
 		}
-		name := model.Printable(c.Key)
+		name := c.Name()
 		window := windowOf(&cfg.Rules, c.Key)
-		shape, _ := model.ShapeOf(c) // a problem has a layout
-		outcome, obs, err := client.Expire(ctx, model.Expiry{Key: c.Key, Window: window, Shape: shape})
+		e, _ := model.RepairOf(c, window) // a problem has a layout
+		shape := e.Shape
+		outcome, obs, err := client.Expire(ctx, e)
 		if errors.Is(err, context.Canceled) {
 			return exitFailed, fmt.Errorf("interrupted after %d repaired", tally.Count(model.ExpirySet))
 		}
@@ -140,6 +141,8 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 			fmt.Fprintf(stdout, "left %s alone: it no longer exists\n", name)
 		case model.ExpiryHadTTL:
 			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
+		case model.ExpiryFieldTTLs:
+			fmt.Fprintf(stdout, "left %s alone: its fields carry TTLs of their own, which a TTL on the key would end at once; repair its fields\n", name)
 		}
 		if tally.Untouched > 0 {
 			break

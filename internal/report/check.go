@@ -173,7 +173,7 @@ func (k *Check) WriteText(w io.Writer) error {
 	}
 	undecided := k.Undecided()
 	for _, p := range undecided {
-		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", model.Printable(p.Counter.Key), p.Counter.Layout, k.undecidedReason(p))
+		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", p.Counter.Name(), p.Counter.Layout, k.undecidedReason(p))
 	}
 	// A note is no problem (the check passes), but worth a look: a TTL
 	// far longer than the window the rule says.
@@ -182,7 +182,7 @@ func (k *Check) WriteText(w io.Writer) error {
 			continue // its note is in its reason
 		}
 		if note := model.Note(c, k.rules.WindowOf(k.rules.At(int(c.Rule)))); note != "" {
-			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", model.Printable(c.Key), note)
+			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", c.Name(), note)
 		}
 	}
 	for _, p := range k.Patterns {
@@ -481,7 +481,7 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 			if c.Status != status {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, model.Printable(c.Key), c.Layout, problemReason(c, rules)); err != nil {
+			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, c.Name(), c.Layout, problemReason(c, rules)); err != nil {
 				return err
 			}
 		}
@@ -508,8 +508,8 @@ func problemCause(c *model.Counter, rules *model.Rules) string {
 	}
 	switch {
 	case window > 0:
-		shape, _ := model.ShapeOf(c) // a problem has a layout
-		fix = "fix: countertop repair, which sends " + model.Expiry{Key: c.Key, Window: window, Shape: shape}.String()
+		e, _ := model.RepairOf(c, window) // a problem has a layout
+		fix = "fix: countertop repair, which sends " + e.String()
 	case c.Rule < 0: // no rule matched: the fallback's window is --window
 		fix = "fix: pass --window (or give it a [[rule]] with a window), then countertop repair"
 	default:

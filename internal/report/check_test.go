@@ -218,6 +218,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 	}
 	type problem struct {
 		Key       string  `json:"key"`
+		Field     *string `json:"field"`
 		Type      string  `json:"type"`
 		Layout    string  `json:"layout"`
 		Value     any     `json:"value"`
@@ -233,6 +234,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 	}
 	type undecided struct {
 		Key       string  `json:"key"`
+		Field     *string `json:"field"`
 		Type      string  `json:"type"`
 		Layout    string  `json:"layout"`
 		Value     any     `json:"value"`

@@ -250,7 +250,7 @@ func tableCells(c *model.Counter, texts ruleTexts, keyCells int) [tailPart]strin
 	if limit == "" {
 		limit = "-"
 	}
-	return [tailPart]string{model.CutMiddle(model.Printable(c.Key), keyCells), c.Layout.String(), value, remaining, limit}
+	return [tailPart]string{model.CutMiddle(c.Name(), keyCells), c.Layout.String(), value, remaining, limit}
 }
 
 // appendRemaining appends the hits c's limit still allows, as JSON and CSV

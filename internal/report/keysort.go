@@ -25,7 +25,7 @@ func (s *KeySorter) Add(batch []model.Counter) {
 	}
 	keys := make([]string, len(batch))
 	for i := range batch {
-		keys[i] = batch[i].Key
+		keys[i] = batch[i].ID() // a hash's field rows are rows apart
 	}
 	s.order.add(keys)
 	s.batches = append(s.batches, batch)

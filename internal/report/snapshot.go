@@ -122,6 +122,7 @@ func (s *Snapshot) keyCap() int {
 // Add classifies and renders a batch of readings, as they arrive. A key
 // can come in several batches; Write writes its latest reading.
 func (s *Snapshot) Add(batch []model.Observation) {
+	batch = model.Expand(batch) // a hash whose fields carry TTLs: a row a field
 	s.add(len(batch), func(i int) model.Counter { return model.NewCounter(&batch[i], s.rules) })
 }
 
@@ -148,7 +149,7 @@ func (s *Snapshot) add(n int, counter func(i int) model.Counter) {
 	keys := make([]string, n)
 	for i := range n {
 		c := counter(i)
-		keys[i] = c.Key
+		keys[i] = c.ID() // a hash's field rows are rows apart
 		b.text = s.render(b.text, &b.rows[i], &c)
 	}
 	s.order.add(keys)
@@ -252,6 +253,12 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 func appendJSONHead(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, "\n    {\n      \"key\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Key))
+	buf = append(buf, ",\n      \"field\": "...)
+	if c.FieldRow {
+		buf = appendJSONString(buf, model.JSONKey(c.Field))
+	} else {
+		buf = append(buf, "null"...)
+	}
 	buf = append(buf, ",\n      \"type\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Type))
 	buf = append(buf, ",\n      \"layout\": \""...)

@@ -57,6 +57,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 
 	type counter struct {
 		Key       string   `json:"key"`
+		Field     *string  `json:"field"`
 		Type      string   `json:"type"`
 		Layout    string   `json:"layout"`
 		Value     *float64 `json:"value"`
@@ -126,7 +127,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range loose.Counters {
-		if len(c) != 12 {
+		if len(c) != 13 {
 			t.Errorf("counter has %d fields: %s", len(c), c["key"])
 		}
 	}
@@ -138,6 +139,7 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 	t.Helper()
 	type counter struct {
 		Key       string  `json:"key"`
+		Field     *string `json:"field"`
 		Type      string  `json:"type"`
 		Layout    string  `json:"layout"`
 		Value     any     `json:"value"`
@@ -300,9 +302,10 @@ func checkJSONStrings(t *testing.T, out string, c *model.Counter) {
 	t.Helper()
 	var doc struct {
 		Counters []struct {
-			Key  string  `json:"key"`
-			Type string  `json:"type"`
-			Raw  *string `json:"raw"`
+			Key   string  `json:"key"`
+			Field *string `json:"field"`
+			Type  string  `json:"type"`
+			Raw   *string `json:"raw"`
 		} `json:"counters"`
 	}
 	if err := json.Unmarshal([]byte(out), &doc); err != nil || len(doc.Counters) != 1 {

@@ -1,0 +1,76 @@
+package redisclient_test
+
+import (
+	"context"
+	"slices"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
+
+// fieldShape is what a field's row is read as: a hash whose field holds a
+// number.
+var fieldShape = model.Shape{Layout: model.LayoutCounter, Type: "hash", Number: true}
+
+// TestExpireFieldSendsWhatItShows: a field's repair runs HPEXPIRE on that
+// field alone, from the repair script, as the screen shows it, and the
+// hash itself gets no TTL.
+func TestExpireFieldSendsWhatItShows(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	s.RequireFieldTTL(t)
+	ctx := context.Background()
+	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
+	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	e := model.Expiry{Key: "quota:u1", Window: time.Minute, Shape: fieldShape, Field: "login"}
+	m := s.Monitor(t)
+	got, obs, err := c.Expire(ctx, e)
+	if err != nil || got != model.ExpirySet {
+		t.Fatalf("Expire(%s) = %v, %v; want set", e, got, err)
+	}
+	sent, byScript := m.Next(t, "HPEXPIRE")
+	if !slices.Equal(sent, e.Command()) || !byScript {
+		t.Errorf("the server ran %q (by a script: %v); want %q, by the repair script", sent, byScript, e.Command())
+	}
+	if shown := e.String(); !strings.HasPrefix(shown, strings.Join(sent, " ")+" (") {
+		t.Errorf("shown %q, sent %q", shown, sent)
+	}
+	if p := pttl(t, s, "quota:u1"); p != model.PTTLNoExpiry {
+		t.Errorf("the hash's own PTTL is %d after a field's repair; want none: a key TTL would end every field", p)
+	}
+	ttls := s.Do(t, "HPTTL", "quota:u1", "FIELDS", "1", "login").([]any)
+	if ttl := ttls[0].(int64); ttl <= 0 || ttl > 60000 || obs.PTTL <= 0 || obs.Field != "login" {
+		t.Errorf("login's TTL is %d (the repair said %d, field %q); want at most a minute", ttl, obs.PTTL, obs.Field)
+	}
+	// Again: the field has a TTL now, and it is not pushed back.
+	if got, _, err := c.Expire(ctx, e); err != nil || got != model.ExpiryHadTTL {
+		t.Errorf("a second repair of the field = %v, %v; want had a TTL", got, err)
+	}
+	for field, want := range map[string]model.ExpiryOutcome{"gone": model.ExpiryGone} {
+		if got, _, err := c.Expire(ctx, model.Expiry{Key: "quota:u1", Window: time.Minute, Shape: fieldShape, Field: field}); err != nil || got != want {
+			t.Errorf("repair of field %q = %v, %v; want %v", field, got, err, want)
+		}
+	}
+}
+
+// TestExpireNeverEndsAHashOfFieldTTLs: a key's repair of a hash whose
+// fields carry TTLs sends no PEXPIRE: it would delete every field a
+// window later.
+func TestExpireNeverEndsAHashOfFieldTTLs(t *testing.T) {
+	t.Parallel()
+	s, c := startConnected(t)
+	s.RequireFieldTTL(t)
+	ctx := context.Background()
+	s.Do(t, "HSET", "quota:u2", "api", "4", "login", "2")
+	s.Do(t, "HPEXPIRE", "quota:u2", "60000", "FIELDS", "1", "api")
+	e := model.Expiry{Key: "quota:u2", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
+	got, _, err := c.Expire(ctx, e)
+	if err != nil || got != model.ExpiryFieldTTLs {
+		t.Errorf("Expire(%s) = %v, %v; want left alone for its field TTLs", e, got, err)
+	}
+	if p := pttl(t, s, "quota:u2"); p != model.PTTLNoExpiry {
+		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
+	}
+}
