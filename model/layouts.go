@@ -8,7 +8,7 @@ import (
 )
 
 // Layout is how a key holds its rate-limit state, as its library writes it
-// (see ../DESIGN.md's Layouts). A Rule's zero Layout, LayoutAuto, asks Read
+// (see ARCHITECTURE.md's Layouts). A Rule's zero Layout, LayoutAuto, asks Read
 // to detect it; a Reading's Layout is never LayoutAuto.
 //
 // Everything the code asks of a layout is its entry in layouts (Spec):

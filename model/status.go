@@ -50,7 +50,7 @@ func (s Status) Repairable() bool { return s.Problem() && s != StatusExtending }
 
 // Evaluate gives the status of r, a reading with the given PTTL (negative:
 // no expiry), under rule (rule.Window being the key's, as Read takes it)
-// at now: the first of ../DESIGN.md's statuses that holds for r's layout.
+// at now: the first of ARCHITECTURE.md's statuses that holds for r's layout.
 //
 //   - counter, window, log: with no TTL where one is expected, a past
 //     window is leak, a value at the limit stuck, any other no-expiry;

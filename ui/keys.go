@@ -9,9 +9,9 @@ import (
 	"github.com/countertop/countertop/model"
 )
 
-// keyMap is every key the dashboard answers to (DESIGN.md, "Keys in the
-// dashboard"). It implements help.KeyMap, so the help line and the `?` screen
-// are generated from the same bindings that Update matches.
+// keyMap is every key the dashboard answers to (docs/keys.md). It
+// implements help.KeyMap, so the help line and the `?` screen are
+// generated from the same bindings that Update matches.
 type keyMap struct {
 	Up, Down         key.Binding
 	PageUp, PageDown key.Binding
@@ -54,7 +54,7 @@ type keyMap struct {
 	readOnly bool
 }
 
-// defaultKeyMap returns the bindings DESIGN.md lists.
+// defaultKeyMap returns the bindings docs/keys.md lists.
 func defaultKeyMap() keyMap {
 	return keyMap{
 		Up:       key.NewBinding(key.WithKeys("up", "k"), key.WithHelp("↑/k", "up")),

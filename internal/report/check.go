@@ -80,7 +80,7 @@ type PatternCount struct {
 }
 
 // The verdicts of a check, as its JSON names them; their exit codes are
-// DESIGN.md's: 0 healthy, 1 problems found, 2 could not check.
+// ARCHITECTURE.md's and docs/commands.md's: 0 healthy, 1 problems found, 2 could not check.
 const (
 	VerdictHealthy  = "healthy"
 	VerdictProblems = "problems"

@@ -19,7 +19,7 @@ import (
 // key order, as they stood at one moment, in one of the Formats: what
 // `countertop snapshot` prints.
 //
-// JSON is DESIGN.md's document for scripts, with watched_s after taken_at
+// JSON is ARCHITECTURE.md's document for scripts, with watched_s after taken_at
 // (see Watched), exactly as json.Encoder with a two-space indent writes it
 // but for what appendJSONString also escapes;
 // the table (text/tabwriter's layout, long names cut as the dashboard cuts
