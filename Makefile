@@ -1,6 +1,6 @@
 # countertop — build and test.
 #
-#   make test    vet, lint, then the whole test suite with the race detector (what CI runs)
+#   make test    vet, lint, the alert rules' tests, then the whole test suite with the race detector (what CI runs)
 #   make lint    staticcheck, and every switch on the project's enums exhaustive
 #   make demo    the dashboard on an embedded Redis with simulated traffic
 #   make test-servers  the tests that start servers again, on Redis 8 and
@@ -16,7 +16,7 @@
 GO      ?= go
 FUZZTIME ?= 15s
 
-.PHONY: all build test test-servers deps vet lint chaos demo fuzz bench man release-check screenshot clean
+.PHONY: all build test alerts-test test-servers deps vet lint chaos demo fuzz bench man release-check screenshot clean
 
 all: build
 
@@ -24,7 +24,7 @@ build:
 	$(GO) build -o bin/countertop .
 
 # The tests start their own redis-server processes (never the one on the
-# default port), drive the real binary in tmux and complete its commands in
+# default port) and a Prometheus (serve's end-to-end test), drive the real binary in tmux and complete its commands in
 # bash (with bash-completion, which cobra's script needs), zsh and fish, so
 # all of them must be installed.
 deps:
@@ -34,6 +34,7 @@ deps:
 	command -v zsh >/dev/null 2>&1 || missing="$$missing zsh"; \
 	command -v fish >/dev/null 2>&1 || missing="$$missing fish"; \
 	[ -f /usr/share/bash-completion/bash_completion ] || missing="$$missing bash-completion"; \
+	{ command -v prometheus && command -v promtool; } >/dev/null 2>&1 || missing="$$missing prometheus"; \
 	if [ -n "$$missing" ]; then \
 		echo "installing:$$missing"; \
 		if [ "$$(id -u)" = 0 ]; then SUDO=""; else SUDO="sudo"; fi; \
@@ -58,8 +59,14 @@ lint:
 	$(GO) tool staticcheck -tags chaos ./...
 	GOFLAGS="$$GOFLAGS -tags=chaos" $(GO) tool exhaustive $(EXHAUSTIVE) ./...
 
-test: deps vet lint
+test: deps vet lint alerts-test
 	$(GO) test -race -count=1 ./...
+
+# The alert rules of docs/alerts against their unit tests, in promtool
+# (Debian's prometheus package).
+alerts-test: deps
+	promtool check rules docs/alerts/countertop.rules.yml
+	promtool test rules docs/alerts/countertop.rules.test.yml
 
 # The servers test-servers runs on besides PATH's (Debian's Redis 7.0), and
 # the script that builds each once, with TLS, into ~/.cache/countertop-servers

@@ -21,7 +21,7 @@ type Setting struct {
 	Default  string   // the value before any source sets one, as a flag would give it; "" for none (false)
 	Usage    string   // the flag's help; a word in backquotes names its value (`URL`)
 	Values   []string // the values it takes, when they are a list (what completion offers)
-	Commands []string // the subcommands that use it, of "dashboard", "snapshot", "check", "incr" and "repair"
+	Commands []string // the subcommands that use it, of "dashboard", "snapshot", "check", "incr", "repair" and "serve"
 
 	value *value // how its text and TOML are read into a Config; nil for --config, which Load reads itself
 	// origin, when not nil, is where to note which source gave the value,
@@ -41,11 +41,11 @@ func Settings() []Setting {
 // (all), those that read the counters matching the patterns, the one that
 // follows changes, and those that write.
 var (
-	everyCommand  = []string{"dashboard", "snapshot", "check", "incr", "repair"}
-	readCommands  = []string{"dashboard", "snapshot", "check", "repair"}
-	dashboardOnly = []string{"dashboard"}
+	everyCommand  = []string{"dashboard", "snapshot", "check", "incr", "repair", "serve"}
+	readCommands  = []string{"dashboard", "snapshot", "check", "repair", "serve"}
+	dashboardOnly = []string{"dashboard", "serve"} // serve watches as the dashboard does
 	writeCommands = []string{"dashboard", "incr", "repair"}
-	readsOnItsOwn = []string{"dashboard", "snapshot", "check"}
+	readsOnItsOwn = []string{"dashboard", "snapshot", "check", "serve"}
 	// watchers follow changes: the dashboard, and snapshot and check with --watch.
 	watchers = readsOnItsOwn
 )

@@ -19,7 +19,7 @@ func TestSettingsTable(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	commands := []string{"dashboard", "snapshot", "check", "incr", "repair"}
+	commands := []string{"dashboard", "snapshot", "check", "incr", "repair", "serve"}
 	seen := make(map[string]bool)
 	for _, s := range config.Settings() {
 		name := s.Flag + s.Key

@@ -48,7 +48,7 @@ type app struct {
 func (a *app) newRoot() *cobra.Command {
 	root := a.dashboardCommand()
 	root.AddCommand(a.demoCommand(), a.snapshotCommand(), a.checkCommand(), a.incrCommand(), a.repairCommand(),
-		a.completionCommand(), a.versionCommand())
+		a.serveCommand(), a.completionCommand(), a.versionCommand())
 	help := a.helpCommand()
 	root.AddCommand(help)
 	root.SetHelpCommand(help)

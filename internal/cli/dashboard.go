@@ -116,18 +116,13 @@ func dashboard(ctx context.Context, screen *os.File, client *redisclient.Client,
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	feed := make(chan model.Batch, 64)
 	shown := make(chan []string, 1) // the keys on screen, read first
-	watchErr := make(chan error, 1)
-	go func() {
-		// Watch returns when ctx is done, or at once when --mode events
-		// cannot work, after sending why as the feed's LastError; closing
-		// the feed then shows the dashboard that nothing more will come.
-		o := watchOptions(cfg)
-		o.Shown, o.EnableEvents = shown, cfg.Redis.EnableEvents
-		watchErr <- client.Watch(ctx, o, feed)
-		close(feed)
-	}()
+	// Watch returns when ctx is done, or at once when --mode events
+	// cannot work, after sending why as the feed's LastError; closing
+	// the feed then shows the dashboard that nothing more will come.
+	o := watchOptions(cfg)
+	o.Shown, o.EnableEvents = shown, cfg.Redis.EnableEvents
+	feed, watchErr := startWatch(ctx, client, o)
 
 	// A watch that cannot work (--mode events without notifications) says
 	// so in its first message: fail then, before the screen opens, as a

@@ -22,6 +22,7 @@ const (
 	aboutIncr       = "Fires one atomic increment (or --count of them) at KEY and prints its new value and TTL. A key without a TTL is given its window in the same atomic step. A hash field (--field NAME, or a rule's field = \"NAME\") gets HINCRBY of that field."
 	aboutRepair     = "Gives every stuck and no-expiry counter its window as a TTL: PEXPIRE KEY MS NX, sent only while the key still holds what it was read as and has no TTL. It asks first, unless --yes."
 	aboutCompletion = "Prints the script that completes countertop's commands, flags and their values in SHELL: bash (with the bash-completion package), zsh, fish or powershell."
+	aboutServe      = "Watches the keys as the dashboard does, without a terminal, and serves what it holds over HTTP: /metrics for Prometheus, /healthz (200 while the feed is live and fresh, 503 with why), /problems (the problem keys as snapshot JSON). A scrape sends nothing to Redis. SIGTERM or ctrl+c stops it."
 	aboutHelp       = "Prints countertop's help, or with a command's name what 'countertop COMMAND --help' prints."
 	aboutVersion    = "Prints the version, the commit it was built from and the Go release."
 )
@@ -65,6 +66,12 @@ var (
 		"# What it would do; sends nothing",
 		"countertop repair --dry-run",
 		"countertop repair --pattern 'ratelimit:*' --window 60s --yes",
+	}
+	serveExamples = []string{
+		"# Metrics on 127.0.0.1:9127 for Prometheus to scrape",
+		"countertop serve --pattern 'ratelimit:*'",
+		"# The 20 worst keys as series of their own",
+		"countertop serve --listen 127.0.0.1:9127 --metrics-keys 20",
 	}
 	completionExamples = []string{
 		"# In ~/.bashrc, for bash",

@@ -175,7 +175,7 @@ func TestDidYouMean(t *testing.T) {
 		{[]string{"incr", "key", "-no-expiry"}, `unknown flag --no-expiry; did you mean --no-expire?`},
 		{[]string{"repair", "--dryrun"}, `unknown flag --dryrun; did you mean --dry-run?`},
 		{[]string{"check", "--read-only"}, `--read-only is not a flag of check, only of the dashboard, incr and repair: run 'countertop check --help' for the flags`},
-		{[]string{"repair", "--mode", "poll"}, `--mode is not a flag of repair, only of the dashboard, snapshot and check: run 'countertop repair --help' for the flags`},
+		{[]string{"repair", "--mode", "poll"}, `--mode is not a flag of repair, only of the dashboard, snapshot, check and serve: run 'countertop repair --help' for the flags`},
 		{[]string{"--bogus"}, `unknown flag --bogus: run 'countertop --help' for the flags`},
 		{[]string{"incr", "k", "--count", "many"}, `invalid value "many" for flag --count: parse error: run 'countertop incr --help' for the flags`},
 	} {

@@ -53,12 +53,7 @@ func checkWatch(fs *pflag.FlagSet, watch time.Duration) error {
 // goes on after d (many keys under the budget), it says so once on stderr.
 func observe(ctx context.Context, client *redisclient.Client, cfg config.Config, d time.Duration, stderr io.Writer) (*model.Store, error) {
 	ctx, cancel := context.WithCancel(ctx)
-	feed := make(chan model.Batch, 64)
-	watchErr := make(chan error, 1)
-	go func() {
-		watchErr <- client.Watch(ctx, watchOptions(cfg), feed)
-		close(feed)
-	}()
+	feed, watchErr := startWatch(ctx, client, watchOptions(cfg))
 	defer func() {
 		cancel()
 		for range feed { // Watch is done with the client before it is closed
@@ -115,6 +110,20 @@ func observe(ctx context.Context, client *redisclient.Client, cfg config.Config,
 				model.FormatDuration(d), store.Len())
 		}
 	}
+}
+
+// startWatch follows the keys as o asks, in a goroutine, until ctx is
+// done: the batches come on feed, which is closed when Watch returns, and
+// then watchErr holds why (nil when ctx ended it). The dashboard, --watch
+// and serve all watch through it.
+func startWatch(ctx context.Context, client *redisclient.Client, o redisclient.WatchOptions) (feed chan model.Batch, watchErr chan error) {
+	feed = make(chan model.Batch, 64)
+	watchErr = make(chan error, 1)
+	go func() {
+		watchErr <- client.Watch(ctx, o, feed)
+		close(feed)
+	}()
+	return feed, watchErr
 }
 
 // storeCounters returns the Store's counters in key order, as readSorted

@@ -1,0 +1,56 @@
+package serve
+
+import (
+	"fmt"
+	"net/http"
+	"time"
+
+	"github.com/prometheus/client_golang/prometheus"
+	"github.com/prometheus/client_golang/prometheus/promhttp"
+
+	"github.com/countertop/countertop/internal/report"
+	"github.com/countertop/countertop/model"
+)
+
+// Handler returns the HTTP handler of /metrics, /healthz and /problems.
+func (w *Watcher) Handler() http.Handler {
+	reg := prometheus.NewRegistry()
+	reg.MustRegister(w)
+	mux := http.NewServeMux()
+	mux.Handle("GET /metrics", promhttp.HandlerFor(reg, promhttp.HandlerOpts{ErrorHandling: promhttp.ContinueOnError}))
+	mux.HandleFunc("GET /healthz", w.serveHealth)
+	mux.HandleFunc("GET /problems", w.serveProblems)
+	mux.HandleFunc("GET /{$}", func(rw http.ResponseWriter, _ *http.Request) {
+		fmt.Fprintln(rw, "countertop serve: /metrics (Prometheus), /healthz (200 while live), /problems (JSON)")
+	})
+	return mux
+}
+
+// serveHealth answers 200 while the feed is live and fresh, 503 otherwise,
+// with one sentence either way.
+func (w *Watcher) serveHealth(rw http.ResponseWriter, _ *http.Request) {
+	live, why := w.Health()
+	rw.Header().Set("Content-Type", "text/plain; charset=utf-8")
+	if !live {
+		rw.WriteHeader(http.StatusServiceUnavailable)
+	}
+	fmt.Fprintln(rw, model.SafeText(why))
+}
+
+// serveProblems writes the problem keys as `snapshot --format json` does.
+func (w *Watcher) serveProblems(rw http.ResponseWriter, _ *http.Request) {
+	w.mu.Lock()
+	snap := report.NewSnapshot("json", w.store.Rules())
+	var problems []*model.Counter
+	for _, c := range w.store.Rows(0, w.store.Len()) {
+		if c.Status.Problem() {
+			problems = append(problems, &c)
+		}
+	}
+	snap.AddCounters(problems)
+	w.mu.Unlock()
+	rw.Header().Set("Content-Type", "application/json")
+	if err := snap.Write(rw, time.Now()); err != nil {
+		return // the client went away: nothing to tell it
+	}
+}
