@@ -23,7 +23,7 @@ func obs(key, raw string, pttl int64, at time.Time) model.Observation {
 }
 
 func live(at time.Time) *model.FeedState {
-	return &model.FeedState{Mode: "polling", Addr: "127.0.0.1:1/0", Connected: true, UpdatedAt: at}
+	return &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Addr: "127.0.0.1:1/0", Connected: true, UpdatedAt: at}
 }
 
 func get(t *testing.T, h http.Handler, path string) (int, string) {
@@ -69,7 +69,7 @@ func TestMetricsOfAStuckKey(t *testing.T) {
 		`countertop_problem_first_seen_timestamp_seconds{rule="rl:*",status="stuck"} 1.7e+09`,
 		`countertop_problem_key{key="rl:a",rule="rl:*",status="stuck"} 1`,
 		`countertop_command_budget 500`,
-		`countertop_watch_mode{mode="polling"} 1`,
+		`countertop_watch_mode{mode="poll"} 1`,
 		`countertop_live 1`,
 		`countertop_build_info{commit="abc",version="v1"} 1`,
 	)
@@ -108,12 +108,12 @@ func TestHealthz(t *testing.T) {
 		t.Errorf("before any state: %d %q, want 503", code, body)
 	}
 	t0 := time.Now()
-	w.Apply(model.Batch{State: &model.FeedState{Mode: "connecting"}}, t0)
+	w.Apply(model.Batch{State: &model.FeedState{Phase: model.FeedConnecting}}, t0)
 	w.Apply(model.Batch{State: live(t0)}, t0)
 	if code, body := get(t, h, "/healthz"); code != 200 || !strings.HasPrefix(body, "live") {
 		t.Errorf("live: %d %q, want 200", code, body)
 	}
-	down := &model.FeedState{Mode: "reconnecting", LastError: "Redis at 127.0.0.1:1 refused the connection; countertop keeps trying"}
+	down := &model.FeedState{Phase: model.FeedReconnecting, LastError: "Redis at 127.0.0.1:1 refused the connection; countertop keeps trying"}
 	w.Apply(model.Batch{State: down}, t0)
 	w.Apply(model.Batch{State: down}, t0)
 	code, body := get(t, h, "/healthz")

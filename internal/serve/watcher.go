@@ -55,9 +55,9 @@ func NewWatcher(rules *model.Rules, opts Options) *Watcher {
 	return &Watcher{opts: opts, store: model.NewStore(rules), errs: map[string]float64{}, firstSeen: map[string]seen{}}
 }
 
-// modeOf is the watch mode a state says, as a label: the one place that
-// reads FeedState.Mode, whatever its type.
-func modeOf(s *model.FeedState) string { return fmt.Sprint(s.Mode) }
+// modeOf is the watch mode a state says, as a label: its name, as --mode
+// spells it.
+func modeOf(s *model.FeedState) string { return s.Mode.String() }
 
 // Apply applies b to the Store, as of now, and keeps the feed's state.
 func (w *Watcher) Apply(b model.Batch, now time.Time) {
@@ -114,7 +114,7 @@ func (w *Watcher) kind() string {
 	switch {
 	case w.closed != "":
 		return "stopped"
-	case !w.heard, modeOf(&w.state) == "connecting" && w.state.LastError == "":
+	case !w.heard, w.state.Phase == model.FeedConnecting && w.state.LastError == "":
 		return "" // the first connection is not lost yet
 	case !w.state.Connected:
 		return "disconnected"
