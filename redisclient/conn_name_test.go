@@ -188,19 +188,21 @@ func TestClientNames(t *testing.T) {
 		{Options{URL: url, ClientName: "two words"}, `--client-name: "two words" cannot name a Redis connection: CLIENT SETNAME takes no spaces, newlines or other special characters — use letters, digits and punctuation, like countertop-eu-1`},
 		{Options{URL: url + "?client_name=a%0Ab", URLFrom: "REDIS_URL"}, `REDIS_URL (client_name): "a\nb" cannot name a Redis connection: CLIENT SETNAME takes no spaces, newlines or other special characters — use letters, digits and punctuation, like countertop-eu-1`},
 	} {
-		c, err := Connect(context.Background(), tc.o)
-		got := ""
-		if err != nil {
-			got = err.Error()
-		} else {
-			if names := clientNames(t, s); !slices.Contains(slices.Collect(maps.Values(names)), c.Name()) {
-				t.Errorf("%s: no connection in CLIENT LIST is named %q: %v", tc.o.URL, c.Name(), names)
+		t.Run("url"+strings.TrimPrefix(tc.o.URL, url)+" flag "+tc.o.ClientName, func(t *testing.T) {
+			c, err := Connect(context.Background(), tc.o)
+			got := ""
+			if err != nil {
+				got = err.Error()
+			} else {
+				if names := clientNames(t, s); !slices.Contains(slices.Collect(maps.Values(names)), c.Name()) {
+					t.Errorf("%s: no connection in CLIENT LIST is named %q: %v", tc.o.URL, c.Name(), names)
+				}
+				got = c.Name()
+				c.Close()
 			}
-			got = c.Name()
-			c.Close()
-		}
-		if got != tc.want {
-			t.Errorf("%s, --client-name %q: %q, want %q", tc.o.URL, tc.o.ClientName, got, tc.want)
-		}
+			if got != tc.want {
+				t.Errorf("%s, --client-name %q: %q, want %q", tc.o.URL, tc.o.ClientName, got, tc.want)
+			}
+		})
 	}
 }

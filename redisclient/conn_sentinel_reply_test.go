@@ -72,14 +72,16 @@ func readCommand(r *bufio.Reader) ([]string, error) {
 func TestSentinelMasterReplyShape(t *testing.T) {
 	t.Parallel()
 	for _, n := range []int{0, 1} {
-		addr := fakeSentinel(t, n)
-		c := &Client{}
-		c.useSentinel(&redis.Options{Addr: addr}, sentinelTarget{master: "mymaster", addrs: []string{addr}}, Auth{})
-		_, err := c.sentinelMaster(context.Background())
-		c.Close()
-		want := fmt.Sprintf("the Sentinel at %s did not answer with a host and a port for master \"mymaster\" (it sent %d values) — check that --sentinel, or the hosts of a redis+sentinel:// URL, are Sentinels", addr, n)
-		if err == nil || err.Error() != want {
-			t.Errorf("%d values: %v\nwant %s", n, err, want)
-		}
+		t.Run(fmt.Sprintf("%d values", n), func(t *testing.T) {
+			addr := fakeSentinel(t, n)
+			c := &Client{}
+			c.useSentinel(&redis.Options{Addr: addr}, sentinelTarget{master: "mymaster", addrs: []string{addr}}, Auth{})
+			_, err := c.sentinelMaster(context.Background())
+			c.Close()
+			want := fmt.Sprintf("the Sentinel at %s did not answer with a host and a port for master \"mymaster\" (it sent %d values) — check that --sentinel, or the hosts of a redis+sentinel:// URL, are Sentinels", addr, n)
+			if err == nil || err.Error() != want {
+				t.Errorf("%d values: %v\nwant %s", n, err, want)
+			}
+		})
 	}
 }

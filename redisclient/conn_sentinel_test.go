@@ -99,18 +99,21 @@ func TestSentinelOptions(t *testing.T) {
 	refused := redistest.Start(t)
 	refused.Stop()
 
-	for _, o := range []redisclient.Options{
+	for _, tc := range []struct {
+		name string
+		o    redisclient.Options
+	}{
 		// The flags need no Sentinel URL; the URL's host is not used.
-		{URL: "redis://ignored:1/0", SentinelMaster: "mymaster", SentinelAddrs: []string{s.Addr}},
-		// The flags beat the URL's Sentinels and name.
-		{URL: "redis+sentinel://" + refused.Addr + "/0?master_name=other", SentinelMaster: "mymaster", SentinelAddrs: []string{s.Addr}},
-		// The Sentinels are tried in turn.
-		{URL: "redis+sentinel://" + refused.Addr + "," + s.Addr + "/0?master_name=mymaster"},
+		{"flags without a Sentinel URL", redisclient.Options{URL: "redis://ignored:1/0", SentinelMaster: "mymaster", SentinelAddrs: []string{s.Addr}}},
+		{"flags beat the URL's Sentinels and name", redisclient.Options{URL: "redis+sentinel://" + refused.Addr + "/0?master_name=other", SentinelMaster: "mymaster", SentinelAddrs: []string{s.Addr}}},
+		{"Sentinels tried in turn", redisclient.Options{URL: "redis+sentinel://" + refused.Addr + "," + s.Addr + "/0?master_name=mymaster"}},
 	} {
-		c := connectURL(t, o)
-		if top := topology(t, c); top.Kind != "sentinel" || top.Masters[0].Addr != master.Addr {
-			t.Errorf("Connect(%+v): Topology = %+v, want master %s", o, top, master.Addr)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			c := connectURL(t, tc.o)
+			if top := topology(t, c); top.Kind != "sentinel" || top.Masters[0].Addr != master.Addr {
+				t.Errorf("Connect(%+v): Topology = %+v, want master %s", tc.o, top, master.Addr)
+			}
+		})
 	}
 
 	for _, tc := range []struct {

@@ -58,7 +58,9 @@ func TestConnectBadURL(t *testing.T) {
 		{"unix://:pw/XYsecret@/tmp/nosuch.sock", "percent-encode", "XYsecret"},
 		{"redis+sentinel://:QWpa/ss:99999@host:26379/0?master_name=m", "percent-encode", "QWpa"},
 	} {
-		checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url}), tc.want, tc.secret)
+		t.Run(caseName(tc.url, tc.secret), func(t *testing.T) {
+			checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url}), tc.want, tc.secret)
+		})
 	}
 }
 
@@ -71,7 +73,9 @@ func TestConnectBadURLSaysWhereItCameFrom(t *testing.T) {
 		{"redis://:pa/ss@host", "countertop.toml:3: url", "countertop.toml:3: url is not a valid Redis URL (if the user name or password has characters a URL reserves"},
 		{"redis://host/zero", "", `--url is not a valid Redis URL (invalid database number: "zero")`},
 	} {
-		checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url, URLFrom: tc.from}), tc.want, "")
+		t.Run(caseName(tc.url, tc.from), func(t *testing.T) {
+			checkSentence(t, connectErr(t, redisclient.Options{URL: tc.url, URLFrom: tc.from}), tc.want, "")
+		})
 	}
 }
 
@@ -88,18 +92,20 @@ func TestConnectPasswordWithReservedCharacters(t *testing.T) {
 		"redis://:p%40ss%3Aw%2Frd%3F%23@" + s.Addr + "/0?client_name=me@laptop",
 		"redis+sentinel://:p%40ss%3Aw%2Frd%3F%23@" + s.Addr + "/0?master_name=a@b",
 	} {
-		c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url, DialTimeout: time.Second})
-		if strings.HasPrefix(url, "redis+sentinel") {
-			if err == nil || strings.Contains(err.Error(), "not a valid Redis URL") {
-				t.Errorf("Connect(%s): %v; want it parsed, and no Sentinel found", url, err)
+		t.Run(caseName(strings.ReplaceAll(url, s.Addr, "ADDR")), func(t *testing.T) {
+			c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url, DialTimeout: time.Second})
+			if strings.HasPrefix(url, "redis+sentinel") {
+				if err == nil || strings.Contains(err.Error(), "not a valid Redis URL") {
+					t.Errorf("Connect(%s): %v; want it parsed, and no Sentinel found", url, err)
+				}
+				return
 			}
-			continue
-		}
-		if err != nil {
-			t.Errorf("Connect(%s): %v", url, err)
-			continue
-		}
-		c.Close()
+			if err != nil {
+				t.Errorf("Connect(%s): %v", url, err)
+				return
+			}
+			c.Close()
+		})
 	}
 }
 
@@ -113,14 +119,18 @@ func TestConnectURLWithAnAtAfterTheHost(t *testing.T) {
 		"redis://" + s.Addr + "?client_name=me@laptop", // no database path
 		"redis://:@" + s.Addr + "?client_name=me@laptop",
 	} {
-		c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url})
-		if err != nil {
-			t.Fatalf("%s: %v", url, err)
-		}
-		c.Close()
+		t.Run(caseName(strings.ReplaceAll(url, s.Addr, "ADDR")), func(t *testing.T) {
+			c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: url})
+			if err != nil {
+				t.Fatalf("%s: %v", url, err)
+			}
+			c.Close()
+		})
 	}
 	for _, url := range []string{"unix://u:p@/tmp/nosuch/a@b.sock", "unix:///tmp/nosuch/a@b.sock"} {
-		checkSentence(t, connectErr(t, redisclient.Options{URL: url}), "no Redis socket at /tmp/nosuch/a@b.sock", "")
+		t.Run(caseName(url), func(t *testing.T) {
+			checkSentence(t, connectErr(t, redisclient.Options{URL: url}), "no Redis socket at /tmp/nosuch/a@b.sock", "")
+		})
 	}
 	checkSentence(t, connectErr(t, redisclient.Options{URL: "unix:///tmp/nosuch/a@/b.sock"}), "no Redis socket at /tmp/nosuch/a@/b.sock", "")
 }

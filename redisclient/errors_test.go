@@ -112,20 +112,25 @@ func TestConnectAuth(t *testing.T) {
 		})
 	}
 
-	for _, o := range []redisclient.Options{
-		{URL: "redis://:s3cret@" + s.Addr + "/0"},
-		{URL: base, Password: "s3cret"},
-		{URL: "redis://alice:alicepw@" + s.Addr},
-		{URL: "redis://nobody:nothing@" + s.Addr, Username: "alice", Password: "alicepw"},
+	for _, tc := range []struct {
+		name string
+		o    redisclient.Options
+	}{
+		{"password in URL", redisclient.Options{URL: "redis://:s3cret@" + s.Addr + "/0"}},
+		{"password option", redisclient.Options{URL: base, Password: "s3cret"}},
+		{"user in URL", redisclient.Options{URL: "redis://alice:alicepw@" + s.Addr}},
+		{"user options beat URL", redisclient.Options{URL: "redis://nobody:nothing@" + s.Addr, Username: "alice", Password: "alicepw"}},
 	} {
-		c, err := redisclient.Connect(context.Background(), o)
-		if err != nil {
-			t.Fatalf("Connect(%s): %v", o.URL, err)
-		}
-		if got, want := c.Addr(), s.Addr+"/0"; got != want {
-			t.Errorf("Addr() = %q, want %q", got, want)
-		}
-		c.Close()
+		t.Run(tc.name, func(t *testing.T) {
+			c, err := redisclient.Connect(context.Background(), tc.o)
+			if err != nil {
+				t.Fatalf("Connect(%s): %v", tc.o.URL, err)
+			}
+			if got, want := c.Addr(), s.Addr+"/0"; got != want {
+				t.Errorf("Addr() = %q, want %q", got, want)
+			}
+			c.Close()
+		})
 	}
 }
 

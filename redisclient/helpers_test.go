@@ -4,6 +4,7 @@ import (
 	"context"
 	"errors"
 	"fmt"
+	"slices"
 	"strings"
 	"testing"
 
@@ -105,4 +106,10 @@ func connectURL(t *testing.T, o redisclient.Options) *redisclient.Client {
 	}
 	t.Cleanup(func() { c.Close() })
 	return c
+}
+
+// caseName names a table case after its input: the non-empty parts, with
+// '/' replaced, since go test -run splits a name at '/'.
+func caseName(parts ...string) string {
+	return strings.ReplaceAll(strings.Join(slices.DeleteFunc(parts, func(p string) bool { return p == "" }), " "), "/", "_")
 }

@@ -137,14 +137,16 @@ func TestAtoi(t *testing.T) {
 		{"9223372036854775808", 0, false}, {"99999999999999999999", 0, false},
 		{"", 0, false}, {"-", 0, false}, {"1x", 0, false}, {" 1", 0, false},
 	} {
-		got, ok := atoi([]byte(tc.in))
-		want := tc.want
-		if tc.ok && want == 0 && tc.in != "0" {
-			want, _ = strconv.ParseInt(tc.in, 10, 64)
-		}
-		if ok != tc.ok || ok && got != want {
-			t.Errorf("atoi(%q) = %d, %v; want %d, %v", tc.in, got, ok, want, tc.ok)
-		}
+		t.Run("in "+strconv.Quote(tc.in), func(t *testing.T) {
+			got, ok := atoi([]byte(tc.in))
+			want := tc.want
+			if tc.ok && want == 0 && tc.in != "0" {
+				want, _ = strconv.ParseInt(tc.in, 10, 64)
+			}
+			if ok != tc.ok || ok && got != want {
+				t.Errorf("atoi(%q) = %d, %v; want %d, %v", tc.in, got, ok, want, tc.ok)
+			}
+		})
 	}
 }
 
@@ -216,13 +218,15 @@ func TestOverflowSentence(t *testing.T) {
 		{"uncounted, in a flood", -1, -1, true, 0, 5000, "in the middle of a flood, most likely"},
 		{"uncounted, quiet", -1, -1, true, 0, 10, "or someone ran CLIENT KILL; countertop re-reads every key"},
 	} {
-		got := overflowSentence("notification", "h:1", tc.before, tc.now, tc.up, tc.behind, tc.busy)
-		switch {
-		case tc.want == "" && got != "":
-			t.Errorf("%s: %q, want none", tc.name, got)
-		case tc.want != "" && (!strings.Contains(got, tc.want) || !strings.Contains(got, `CONFIG SET client-output-buffer-limit "pubsub 64mb 16mb 60"`) || !strings.HasPrefix(got, "Redis closed the notification connection to h:1")):
-			t.Errorf("%s: %q, want it to say %q and the setting", tc.name, got, tc.want)
-		}
+		t.Run(tc.name, func(t *testing.T) {
+			got := overflowSentence("notification", "h:1", tc.before, tc.now, tc.up, tc.behind, tc.busy)
+			switch {
+			case tc.want == "" && got != "":
+				t.Errorf("%s: %q, want none", tc.name, got)
+			case tc.want != "" && (!strings.Contains(got, tc.want) || !strings.Contains(got, `CONFIG SET client-output-buffer-limit "pubsub 64mb 16mb 60"`) || !strings.HasPrefix(got, "Redis closed the notification connection to h:1")):
+				t.Errorf("%s: %q, want it to say %q and the setting", tc.name, got, tc.want)
+			}
+		})
 	}
 	if n := infoCount("# Stats\r\ntotal_connections_received:9\r\nclient_output_buffer_limit_disconnections:7\r\n", overflowStat); n != 7 {
 		t.Errorf("infoCount = %d, want 7", n)

@@ -3,6 +3,7 @@ package redisclient_test
 import (
 	"context"
 	"errors"
+	"fmt"
 	"math/big"
 	"strconv"
 	"strings"
@@ -168,8 +169,10 @@ func TestBurstOptions(t *testing.T) {
 	t.Parallel()
 	_, c := startConnected(t)
 	for _, o := range []redisclient.BurstOptions{{Count: 0}, {Count: 5, Rate: -1}} {
-		_, err := c.Burst(context.Background(), "k", by(t, "1"), 0, o)
-		checkSentence(t, err, "give a count of at least 1 and a rate of 0 or more", "")
+		t.Run(fmt.Sprintf("count %d rate %v", o.Count, o.Rate), func(t *testing.T) {
+			_, err := c.Burst(context.Background(), "k", by(t, "1"), 0, o)
+			checkSentence(t, err, "give a count of at least 1 and a rate of 0 or more", "")
+		})
 	}
 	// More clients than increments: one increment each, none left over.
 	r, err := c.Burst(context.Background(), "k", by(t, "2"), 0, redisclient.BurstOptions{Count: 3, Clients: 10})

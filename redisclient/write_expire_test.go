@@ -39,21 +39,23 @@ func TestExpire(t *testing.T) {
 		{"hash", model.ExpiryChanged, "hash", 0},                  // no counter: it would vanish, unasked
 		{"text", model.ExpiryChanged, "string", 0},
 	} {
-		got, obs, err := c.Expire(ctx, repairOf(tc.key, time.Minute))
-		if err != nil {
-			t.Fatalf("Expire(%s): %v", tc.key, err)
-		}
-		if got != tc.outcome || obs.Key != tc.key || obs.Type != tc.typ {
-			t.Errorf("Expire(%s) = %v, %+v; want outcome %v, type %s", tc.key, got, obs, tc.outcome, tc.typ)
-		}
-		if tc.ttl == 0 {
-			if obs.PTTL != model.PTTLNoExpiry || pttl(t, s, tc.key) != model.PTTLNoExpiry {
-				t.Errorf("%s: PTTL %d returned, %d on the server; want no TTL", tc.key, obs.PTTL, pttl(t, s, tc.key))
+		t.Run(tc.key, func(t *testing.T) {
+			got, obs, err := c.Expire(ctx, repairOf(tc.key, time.Minute))
+			if err != nil {
+				t.Fatalf("Expire(%s): %v", tc.key, err)
 			}
-			continue
-		}
-		checkTTL(t, tc.key+" returned", obs.PTTL, tc.ttl)
-		checkTTL(t, tc.key+" on the server", pttl(t, s, tc.key), tc.ttl)
+			if got != tc.outcome || obs.Key != tc.key || obs.Type != tc.typ {
+				t.Errorf("Expire(%s) = %v, %+v; want outcome %v, type %s", tc.key, got, obs, tc.outcome, tc.typ)
+			}
+			if tc.ttl == 0 {
+				if obs.PTTL != model.PTTLNoExpiry || pttl(t, s, tc.key) != model.PTTLNoExpiry {
+					t.Errorf("%s: PTTL %d returned, %d on the server; want no TTL", tc.key, obs.PTTL, pttl(t, s, tc.key))
+				}
+				return
+			}
+			checkTTL(t, tc.key+" returned", obs.PTTL, tc.ttl)
+			checkTTL(t, tc.key+" on the server", pttl(t, s, tc.key), tc.ttl)
+		})
 	}
 	// Other layouts are checked by type: a log keeps being a sorted set, a
 	// bucket a hash, and the key comes back as the reader reads it.
@@ -71,15 +73,17 @@ func TestExpire(t *testing.T) {
 		{"was-a-log", model.Shape{Layout: model.LayoutLog, Type: "zset"}, model.ExpiryChanged, "string"},
 		{"hash", model.Shape{Layout: model.LayoutBucket, Type: "hash"}, model.ExpirySet, "hash"},
 	} {
-		got, obs, err := c.Expire(ctx, model.Expiry{Key: tc.key, Window: time.Minute, Shape: tc.shape})
-		if err != nil || got != tc.outcome || obs.Type != tc.typ {
-			t.Errorf("Expire(%s as %+v) = %v, %+v, %v; want %v, type %s", tc.key, tc.shape, got, obs, err, tc.outcome, tc.typ)
-		}
-		if tc.outcome == model.ExpirySet {
-			checkTTL(t, tc.key+" returned", obs.PTTL, time.Minute)
-		} else if p := pttl(t, s, tc.key); p != model.PTTLNoExpiry {
-			t.Errorf("%s, changed, got PTTL %d", tc.key, p)
-		}
+		t.Run(tc.key+" as "+tc.shape.Layout.String(), func(t *testing.T) {
+			got, obs, err := c.Expire(ctx, model.Expiry{Key: tc.key, Window: time.Minute, Shape: tc.shape})
+			if err != nil || got != tc.outcome || obs.Type != tc.typ {
+				t.Errorf("Expire(%s as %+v) = %v, %+v, %v; want %v, type %s", tc.key, tc.shape, got, obs, err, tc.outcome, tc.typ)
+			}
+			if tc.outcome == model.ExpirySet {
+				checkTTL(t, tc.key+" returned", obs.PTTL, time.Minute)
+			} else if p := pttl(t, s, tc.key); p != model.PTTLNoExpiry {
+				t.Errorf("%s, changed, got PTTL %d", tc.key, p)
+			}
+		})
 	}
 
 	if _, obs, _ := c.Expire(ctx, repairOf("stuck", time.Hour)); obs.Raw != "150" {
@@ -212,18 +216,20 @@ func TestExpireSendsWhatItShows(t *testing.T) {
 	s, c := startConnected(t)
 	ctx := context.Background()
 	for _, e := range []model.Expiry{repairOf("ratelimit:a", time.Minute), repairOf("ratelimit:b b", 1500*time.Millisecond)} {
-		s.Do(t, "SET", e.Key, "3")
-		m := s.Monitor(t)
-		if got, _, err := c.Expire(ctx, e); err != nil || got != model.ExpirySet {
-			t.Fatalf("Expire(%s) = %v, %v", e.Key, got, err)
-		}
-		sent, byScript := m.Next(t, "PEXPIRE")
-		if !slices.Equal(sent, e.Command()) || !byScript {
-			t.Errorf("the server ran %q (by a script: %v); want %q, by the repair script", sent, byScript, e.Command())
-		}
-		if shown := e.String(); !strings.HasPrefix(shown, strings.Join(sent, " ")+" (") {
-			t.Errorf("shown %q, sent %q", shown, sent)
-		}
+		t.Run(e.Key, func(t *testing.T) {
+			s.Do(t, "SET", e.Key, "3")
+			m := s.Monitor(t)
+			if got, _, err := c.Expire(ctx, e); err != nil || got != model.ExpirySet {
+				t.Fatalf("Expire(%s) = %v, %v", e.Key, got, err)
+			}
+			sent, byScript := m.Next(t, "PEXPIRE")
+			if !slices.Equal(sent, e.Command()) || !byScript {
+				t.Errorf("the server ran %q (by a script: %v); want %q, by the repair script", sent, byScript, e.Command())
+			}
+			if shown := e.String(); !strings.HasPrefix(shown, strings.Join(sent, " ")+" (") {
+				t.Errorf("shown %q, sent %q", shown, sent)
+			}
+		})
 	}
 }
 

@@ -2,6 +2,7 @@ package redisclient
 
 import (
 	"context"
+	"fmt"
 	"strings"
 	"testing"
 
@@ -25,10 +26,12 @@ func TestIncrScriptChecksBeforeWriting(t *testing.T) {
 		{"SET", "60000", "0", "ERR countertop: SET is not INCRBY or INCRBYFLOAT"},
 		{"INCRBYFLOAT", "60000", "yes", "ERR countertop: the decimal consent must be 0 or 1, not yes"},
 	} {
-		err := incrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, "1", tc.window, tc.consent).Err()
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s with window %q: %v, want an error saying %q", tc.cmd, tc.window, err, tc.want)
-		}
+		t.Run(tc.cmd+" window "+tc.window+" consent "+tc.consent, func(t *testing.T) {
+			err := incrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, "1", tc.window, tc.consent).Err()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s with window %q: %v, want an error saying %q", tc.cmd, tc.window, err, tc.want)
+			}
+		})
 	}
 	if s.Do(t, "EXISTS", "k") != int64(0) {
 		t.Error("the script wrote before it refused its arguments")
@@ -48,10 +51,12 @@ func TestFieldIncrScriptChecksBeforeWriting(t *testing.T) {
 		{"HINCRBY", "f", "0x10", "0", "not 0x10"},
 		{"HINCRBYFLOAT", "f", "60000", "yes", "the decimal consent must be 0 or 1, not yes"},
 	} {
-		err := fieldIncrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, tc.field, "1", tc.window, tc.consent).Err()
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%s %q with window %q: %v, want an error saying %q", tc.cmd, tc.field, tc.window, err, tc.want)
-		}
+		t.Run(tc.cmd+" field "+tc.field+" window "+tc.window+" consent "+tc.consent, func(t *testing.T) {
+			err := fieldIncrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, tc.field, "1", tc.window, tc.consent).Err()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%s %q with window %q: %v, want an error saying %q", tc.cmd, tc.field, tc.window, err, tc.want)
+			}
+		})
 	}
 	if s.Do(t, "EXISTS", "k") != int64(0) {
 		t.Error("the script wrote before it refused its arguments")
@@ -75,10 +80,12 @@ func TestExpireScriptChecksItsArguments(t *testing.T) {
 		{[]any{"", "1", "PEXPIRE", "60000", "NX"}, "a repair needs the type the key must have and 0 or 1 for a number"},
 		{[]any{"string", "yes", "PEXPIRE", "60000", "NX"}, "a repair needs the type the key must have and 0 or 1 for a number"},
 	} {
-		err := expireScript.Run(context.Background(), rdb, []string{"k"}, tc.args...).Err()
-		if err == nil || !strings.Contains(err.Error(), tc.want) {
-			t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
-		}
+		t.Run(fmt.Sprint(tc.args), func(t *testing.T) {
+			err := expireScript.Run(context.Background(), rdb, []string{"k"}, tc.args...).Err()
+			if err == nil || !strings.Contains(err.Error(), tc.want) {
+				t.Errorf("%v: %v, want an error saying %q", tc.args, err, tc.want)
+			}
+		})
 	}
 	if s.Do(t, "EXISTS", "k") != int64(1) || s.Do(t, "PTTL", "k") != int64(-1) {
 		t.Error("the script wrote before it refused its arguments")

@@ -185,20 +185,22 @@ func TestIncrNeverMakesAnIntegerDecimalUnasked(t *testing.T) {
 		"min":         "INCRBYFLOAT min 2.5 was not sent: min holds -9223372036854775808, an integer, and",
 		"new":         "INCRBYFLOAT new 2.5 was not sent: new does not exist yet, and INCRBYFLOAT would leave a decimal there",
 	} {
-		before, ttl := s.Do(t, "DUMP", key), pttl(t, s, key)
-		for _, w := range []time.Duration{time.Minute, model.WindowUnknown} {
-			r, err := c.Incr(ctx, key, by(t, "2.5"), w)
-			checkSentence(t, err, want, "")
-			if !errors.Is(err, model.ErrMakesDecimal) {
-				t.Errorf("%s: the error does not wrap ErrMakesDecimal: %v", key, err)
+		t.Run(key, func(t *testing.T) {
+			before, ttl := s.Do(t, "DUMP", key), pttl(t, s, key)
+			for _, w := range []time.Duration{time.Minute, model.WindowUnknown} {
+				r, err := c.Incr(ctx, key, by(t, "2.5"), w)
+				checkSentence(t, err, want, "")
+				if !errors.Is(err, model.ErrMakesDecimal) {
+					t.Errorf("%s: the error does not wrap ErrMakesDecimal: %v", key, err)
+				}
+				if r.Key != key || r.Command != "" || key == "new" && r.PTTL != model.PTTLMissing || key != "new" && r.Raw != s.Do(t, "GET", key) {
+					t.Errorf("%s: the refusal returned %+v, not the key as it is", key, r)
+				}
 			}
-			if r.Key != key || r.Command != "" || key == "new" && r.PTTL != model.PTTLMissing || key != "new" && r.Raw != s.Do(t, "GET", key) {
-				t.Errorf("%s: the refusal returned %+v, not the key as it is", key, r)
+			if s.Do(t, "DUMP", key) != before || ttl < 0 && pttl(t, s, key) != ttl {
+				t.Errorf("%s changed", key)
 			}
-		}
-		if s.Do(t, "DUMP", key) != before || ttl < 0 && pttl(t, s, key) != ttl {
-			t.Errorf("%s changed", key)
-		}
+		})
 	}
 
 	r, err := c.Incr(ctx, "ratelimit:x", allowFloat(t, "2.5"), time.Minute)
@@ -333,11 +335,13 @@ func TestIncrWithoutAWindow(t *testing.T) {
 		"no-ttl":  "INCRBY no-ttl 1 was not sent: no-ttl has no TTL and no window is known to give it one",
 		"missing": "INCRBY missing 1 was not sent: missing does not exist and no window is known to give it one",
 	} {
-		_, err := c.Incr(ctx, key, by(t, "1"), model.WindowUnknown)
-		checkSentence(t, err, want, "")
-		if !errors.Is(err, model.ErrNeedsWindow) {
-			t.Errorf("%s: the error does not wrap ErrNeedsWindow: %v", key, err)
-		}
+		t.Run(key, func(t *testing.T) {
+			_, err := c.Incr(ctx, key, by(t, "1"), model.WindowUnknown)
+			checkSentence(t, err, want, "")
+			if !errors.Is(err, model.ErrNeedsWindow) {
+				t.Errorf("%s: the error does not wrap ErrNeedsWindow: %v", key, err)
+			}
+		})
 	}
 	if s.Do(t, "GET", "no-ttl") != "5" || pttl(t, s, "no-ttl") != -1 || s.Do(t, "EXISTS", "missing") != int64(0) {
 		t.Error("an increment with no window known changed a key that has no TTL")
@@ -348,8 +352,10 @@ func TestIncrBadWindow(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
 	for _, w := range []time.Duration{-time.Second, time.Microsecond} {
-		_, err := c.Incr(context.Background(), "k", by(t, "1"), w)
-		checkSentence(t, err, "is not a TTL: give at least 1ms, or 0 for no expiry", "")
+		t.Run(w.String(), func(t *testing.T) {
+			_, err := c.Incr(context.Background(), "k", by(t, "1"), w)
+			checkSentence(t, err, "is not a TTL: give at least 1ms, or 0 for no expiry", "")
+		})
 	}
 	if s.Do(t, "EXISTS", "k") != int64(0) {
 		t.Error("an increment with a bad window was sent")

@@ -164,20 +164,22 @@ func TestRequireFieldTTL(t *testing.T) {
 	s := redistest.Start(t)
 	has := s.Kind(t).FieldTTL
 	for _, required := range []bool{false, true} {
-		if required {
-			t.Setenv(redistest.RequireFieldTTLEnv, "1")
-		} else {
-			t.Setenv(redistest.RequireFieldTTLEnv, "")
-		}
-		f := run(t, s.RequireFieldTTL)
-		switch {
-		case has && (f.msg != "" || f.skipped != ""):
-			t.Errorf("required=%v: on a server with field TTLs RequireFieldTTL stopped the test: %q %q", required, f.msg, f.skipped)
-		case !has && required && !strings.Contains(f.msg, "has no hash-field TTLs (HPEXPIRE)"):
-			t.Errorf("required: want a failure on a server without field TTLs, got failure %q, skip %q", f.msg, f.skipped)
-		case !has && !required && (f.msg != "" || f.skipped == ""):
-			t.Errorf("not required: want a skip on a server without field TTLs, got failure %q, skip %q", f.msg, f.skipped)
-		}
+		t.Run(fmt.Sprintf("required=%v", required), func(t *testing.T) {
+			if required {
+				t.Setenv(redistest.RequireFieldTTLEnv, "1")
+			} else {
+				t.Setenv(redistest.RequireFieldTTLEnv, "")
+			}
+			f := run(t, s.RequireFieldTTL)
+			switch {
+			case has && (f.msg != "" || f.skipped != ""):
+				t.Errorf("required=%v: on a server with field TTLs RequireFieldTTL stopped the test: %q %q", required, f.msg, f.skipped)
+			case !has && required && !strings.Contains(f.msg, "has no hash-field TTLs (HPEXPIRE)"):
+				t.Errorf("required: want a failure on a server without field TTLs, got failure %q, skip %q", f.msg, f.skipped)
+			case !has && !required && (f.msg != "" || f.skipped == ""):
+				t.Errorf("not required: want a skip on a server without field TTLs, got failure %q, skip %q", f.msg, f.skipped)
+			}
+		})
 	}
 }
 
