@@ -74,3 +74,28 @@ func TestExpireNeverEndsAHashOfFieldTTLs(t *testing.T) {
 		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
 	}
 }
+
+// TestExpireLeavesAHashItMayNotCheck: a user whose ACL predates field TTLs
+// (no HPTTL) can neither read a hash's field TTLs nor check them before a
+// repair: the hash is read whole, as on an older server, and its key's
+// repair leaves it alone rather than risk ending fields that have TTLs.
+func TestExpireLeavesAHashItMayNotCheck(t *testing.T) {
+	t.Parallel()
+	s, _ := startConnected(t)
+	s.RequireFieldTTL(t)
+	ctx := context.Background()
+	s.Do(t, "HSET", "quota:u3", "api", "4", "login", "2")
+	s.Do(t, "HPEXPIRE", "quota:u3", "60000", "FIELDS", "1", "api")
+	c := connectAs(t, s, "+@all", "-hpttl")
+	if _, err := c.Fetch(ctx, []string{"quota:u3"}); err != nil {
+		t.Fatalf("a user who may not run HPTTL could not read the hash: %v", err)
+	}
+	e := model.Expiry{Key: "quota:u3", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
+	got, _, err := c.Expire(ctx, e)
+	if err != nil || got != model.ExpiryFieldTTLs {
+		t.Errorf("Expire(%s) as a user without HPTTL = %v, %v; want left alone", e, got, err)
+	}
+	if p := pttl(t, s, "quota:u3"); p != model.PTTLNoExpiry {
+		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
+	}
+}

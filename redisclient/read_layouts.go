@@ -242,7 +242,11 @@ func (c *Client) fieldTTLs(ctx context.Context, obs []model.Observation, idx []i
 	for j, i := range hashes {
 		o := &obs[i]
 		ttls, err := cmds[j].Result()
-		if err != nil && strings.HasPrefix(strings.ToLower(err.Error()), "err unknown command") {
+		// A server that does not know HPTTL has no field TTLs; a user who
+		// may not run it (an ACL from before Redis 7.4) reads hashes whole,
+		// as on such a server, and repairs refuse a hash a key's TTL
+		// (see expireScript): it is not asked again.
+		if err != nil && (strings.HasPrefix(strings.ToLower(err.Error()), "err unknown command") || strings.HasPrefix(strings.ToLower(err.Error()), "noperm")) {
 			c.noFieldTTL.Store(true)
 			return nil
 		}

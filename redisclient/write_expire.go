@@ -90,6 +90,11 @@ if typ == 'hash' then
   -- field at once. Where HPTTL is unknown no field has one; a hash too
   -- large to check in one step is left alone too.
   local probe = redis.pcall('HPTTL', key, 'FIELDS', 1, '')
+  if type(probe) == 'table' and probe.err and not string.find(string.lower(probe.err), 'unknown') then
+    -- HPTTL is there but this user may not run it: the fields cannot be
+    -- checked, so the hash is left alone.
+    return {'fields', typ, redis.call('PTTL', key), false}
+  end
   if type(probe) == 'table' and not probe.err then
     if redis.call('HLEN', key) > ` + strconv.Itoa(maxRepairFields) + ` then
       return {'fields', typ, redis.call('PTTL', key), false}
