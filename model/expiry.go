@@ -164,6 +164,11 @@ func (t RepairTally) String() string {
 	return fmt.Sprintf("repaired %d of %d; %s", t.Count(ExpirySet), t.Total(), strings.Join(parts, ", "))
 }
 
+// FieldTTLsLeftAlone is why a repair left a hash alone (ExpiryFieldTTLs),
+// for the dashboard and repair alike.
+const FieldTTLsLeftAlone = "its fields carry TTLs of their own, or could not all be checked for one " +
+	"(too many fields, or a user who may not run HPTTL), and a TTL on the key would end every field at once"
+
 // Holding returns what o's key holds, for a sentence: "a number", "text"
 // (a string that is no number), "a hash", "a sorted set".
 func Holding(o Observation) string {

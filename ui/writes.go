@@ -475,7 +475,7 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 	case model.ExpiryHadTTL:
 		m.status = info("%s -> left alone: it has a TTL already (%s)", cmd, model.FormatDuration(model.PTTLDuration(msg.obs.PTTL)))
 	case model.ExpiryFieldTTLs:
-		m.status = info("%s -> left alone: its fields carry TTLs of their own, which a TTL on the key would end at once", cmd)
+		m.status = info("%s -> left alone: %s", cmd, model.FieldTTLsLeftAlone)
 	}
 	return nil
 }

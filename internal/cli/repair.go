@@ -142,7 +142,7 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		case model.ExpiryHadTTL:
 			fmt.Fprintf(stdout, "left %s alone: it has a TTL already (%s)\n", name, model.TTLPhrase(obs.PTTL))
 		case model.ExpiryFieldTTLs:
-			fmt.Fprintf(stdout, "left %s alone: its fields carry TTLs of their own, which a TTL on the key would end at once; repair its fields\n", name)
+			fmt.Fprintf(stdout, "left %s alone: %s; repair its fields\n", name, model.FieldTTLsLeftAlone)
 		}
 		if tally.Untouched > 0 {
 			break
