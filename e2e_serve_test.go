@@ -144,12 +144,21 @@ scrape_configs:
 // Redis stopping turns /healthz 503 and fires the not-live alert. SIGTERM
 // then ends serve with exit 0.
 func TestServeAlertsInPrometheus(t *testing.T) {
-	s := redistest.Start(t)
+	const password = "pw-never-shown-7f3a"
+	s := redistest.Start(t, "--requirepass", password)
 	listen := freeAddr(t)
 	var stderr strings.Builder
 	serve := exec.Command(binary(t), "serve", "--url", s.URL(), "--pattern", "rl:*", "--limit", "5", "--window", "1m",
 		"--mode", "poll", "--interval", "200ms", "--listen", listen, "--metrics-keys", "10")
+	serve.Env = append(os.Environ(), "REDIS_PASSWORD="+password)
 	serve.Stderr = &stderr
+	// shown is every body serve answered, searched for the password at the end.
+	var shown strings.Builder
+	httpGet := func(url string) (int, string) {
+		code, body := httpGet(url)
+		shown.WriteString(body)
+		return code, body
+	}
 	if err := serve.Start(); err != nil {
 		t.Fatal(err)
 	}
@@ -167,7 +176,10 @@ func TestServeAlertsInPrometheus(t *testing.T) {
 	})
 
 	// A second serve on the same port says so and exits 2.
-	out, err := exec.Command(binary(t), "serve", "--url", s.URL(), "--listen", listen).CombinedOutput()
+	second := exec.Command(binary(t), "serve", "--url", s.URL(), "--listen", listen)
+	second.Env = append(os.Environ(), "REDIS_PASSWORD="+password)
+	out, err := second.CombinedOutput()
+	shown.Write(out)
 	if ee, ok := err.(*exec.ExitError); !ok || ee.ExitCode() != 2 || !strings.Contains(string(out), "another process uses that port") {
 		t.Errorf("serve on a port in use: %v, %q; want exit 2 and a sentence saying so", err, out)
 	}
@@ -182,6 +194,9 @@ func TestServeAlertsInPrometheus(t *testing.T) {
 	})
 	if _, body := httpGet("http://" + listen + "/metrics"); !strings.Contains(body, `countertop_problem_key{key="rl:client-1",rule="",status="stuck"} 1`) {
 		t.Errorf("/metrics has no series for the stuck key:\n%s", body)
+	}
+	if _, body := httpGet("http://" + listen + "/problems"); !strings.Contains(body, `"rl:client-1"`) {
+		t.Errorf("/problems does not list the stuck key:\n%s", body)
 	}
 
 	s.Do(t, "EXPIRE", "rl:client-1", "60", "NX")
@@ -213,7 +228,7 @@ func TestServeAlertsInPrometheus(t *testing.T) {
 	case <-time.After(5 * time.Second):
 		t.Fatal("serve still runs 5s after SIGTERM")
 	}
-	if strings.Contains(stderr.String(), "password") {
-		t.Errorf("serve's stderr mentions a password:\n%s", stderr.String())
+	if strings.Contains(stderr.String(), password) || strings.Contains(shown.String(), password) {
+		t.Errorf("serve showed Redis's password on stderr or over HTTP:\n%s\n%s", stderr.String(), shown.String())
 	}
 }
