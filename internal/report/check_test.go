@@ -216,7 +216,8 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 		Keys    int    `json:"keys"`
 		Enough  bool   `json:"enough"`
 	}
-	type problem struct {
+	// row is what a problem and an undecided key both say of it, first.
+	type row struct {
 		Key       string  `json:"key"`
 		Field     *string `json:"field"`
 		Type      string  `json:"type"`
@@ -230,25 +231,26 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 		WindowS   any     `json:"window_s"`
 		Rule      *string `json:"rule"`
 		Status    string  `json:"status"`
-		Reason    string  `json:"reason"`
+	}
+	rowOf := func(c *model.Counter) row {
+		f := referenceFields(c, at, rules)
+		raw := model.JSONKey(c.Raw)
+		r := row{Key: model.JSONKey(c.Key), Type: c.Type, Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
+			Status: c.Status.String()}
+		if f.ruled {
+			r.Rule = &f.pattern
+		}
+		return r
+	}
+	type problem struct {
+		row
+		Reason string `json:"reason"`
 	}
 	type undecided struct {
-		Key       string  `json:"key"`
-		Field     *string `json:"field"`
-		Type      string  `json:"type"`
-		Layout    string  `json:"layout"`
-		Value     any     `json:"value"`
-		Remaining any     `json:"remaining"`
-		Raw       *string `json:"raw"`
-		RawCut    bool    `json:"raw_truncated"`
-		TTLMS     int64   `json:"ttl_ms"`
-		Limit     any     `json:"limit"`
-		WindowS   any     `json:"window_s"`
-		Rule      *string `json:"rule"`
-		Status    string  `json:"status"`
-		Pushes    int     `json:"pushes"`
-		WatchS    float64 `json:"watch_s"`
-		Reason    string  `json:"reason"`
+		row
+		Pushes int     `json:"pushes"`
+		WatchS float64 `json:"watch_s"`
+		Reason string  `json:"reason"`
 	}
 	var statuses []string
 	counts := map[string]int{}
@@ -288,14 +290,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 		doc.Evictions, doc.Unknown = nil, &check.EvictionsUnknown
 	}
 	for _, p := range check.Pushed {
-		c := p.Counter
-		f := referenceFields(c, at, rules)
-		raw := model.JSONKey(c.Raw)
-		u := undecided{Key: model.JSONKey(c.Key), Type: c.Type, Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
-			Status: c.Status.String(), Pushes: p.Pushes, WatchS: (p.Window + 2*time.Second).Seconds(), Reason: check.undecidedReason(p)}
-		if f.ruled {
-			u.Rule = &f.pattern
-		}
+		u := undecided{row: rowOf(p.Counter), Pushes: p.Pushes, WatchS: (p.Window + 2*time.Second).Seconds(), Reason: check.undecidedReason(p)}
 		doc.Undecided = append(doc.Undecided, u)
 		doc.Verdict, doc.ExitCode = "could-not-tell", 2
 	}
@@ -325,13 +320,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 			if c.Status != s {
 				continue
 			}
-			f := referenceFields(c, at, rules)
-			raw := model.JSONKey(c.Raw)
-			p := problem{Key: model.JSONKey(c.Key), Type: c.Type, Layout: c.Layout.String(), Value: f.value, Remaining: f.remaining, Raw: &raw, RawCut: f.rawCut, TTLMS: f.ttlMS, Limit: f.limit, WindowS: f.window,
-				Status: s.String(), Reason: problemReason(c, rules)}
-			if f.ruled {
-				p.Rule = &f.pattern
-			}
+			p := problem{row: rowOf(c), Reason: problemReason(c, rules)}
 			doc.Problems = append(doc.Problems, p)
 			doc.Verdict, doc.ExitCode = "problems", 1
 		}
