@@ -95,7 +95,7 @@ var settings = []Setting{
 		Usage: "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s",
 		value: one(windowText, func(c *Config) *time.Duration { return &c.Rules.Fallback.Window })},
 	{Flag: "mode", Key: "redis.mode", Default: model.WatchAuto.String(), Commands: watchers, Values: model.WatchModeNames(),
-		Usage: "follow changes by `MODE`: auto (events, else tracking, else poll), events (keyspace notifications), tracking (client tracking, Redis 6+: no server config) or poll (snapshot and check: with --watch)",
+		Usage: "follow changes by `MODE`: " + model.WatchModesAbout(),
 		value: one(modeText, func(c *Config) *model.WatchMode { return &c.Redis.Mode })},
 	{Flag: "interval", Key: "redis.interval", Default: "1s", Commands: watchers,
 		Usage: "re-read the counters every `DURATION` when polling (snapshot and check: with --watch)",

@@ -2,6 +2,7 @@ package model
 
 import (
 	"fmt"
+	"strings"
 	"time"
 )
 
@@ -42,16 +43,18 @@ type WatchModeSpec struct {
 	// means that reads fail or hang; 0 for a mode that sets no such bound.
 	// The header shows such a mode's interval.
 	StaleIntervals int
+	// About is what --mode's help says of it, after its name.
+	About string
 }
 
 // watchModes is every mode's spec, keyed by its constant so that no name
 // can shift to another mode; TestWatchModeTable fails on a mode without an
 // entry.
 var watchModes = [NumWatchModes]WatchModeSpec{
-	WatchAuto:     {Name: "auto", Word: "auto"},
-	WatchEvents:   {Name: "events", Word: "events", Push: true},
-	WatchTracking: {Name: "tracking", Word: "tracking", Push: true},
-	WatchPoll:     {Name: "poll", Word: "polling", StaleIntervals: 3},
+	WatchAuto:     {Name: "auto", Word: "auto", About: "events, else tracking, else poll"},
+	WatchEvents:   {Name: "events", Word: "events", Push: true, About: "keyspace notifications"},
+	WatchTracking: {Name: "tracking", Word: "tracking", Push: true, About: "client tracking, Redis 6+: no server config"},
+	WatchPoll:     {Name: "poll", Word: "polling", StaleIntervals: 3, About: "snapshot and check: with --watch"},
 }
 
 // Spec returns what the code asks of m: its entry in the table; a zero
@@ -72,6 +75,22 @@ func (m WatchMode) String() string {
 		return fmt.Sprintf("WatchMode(%d)", uint8(m))
 	}
 	return watchModes[m].Name
+}
+
+// WatchModesAbout is every mode with what it does, for --mode's help:
+// "auto (events, else tracking, else poll), events (...) ... or poll (...)".
+func WatchModesAbout() string {
+	var b strings.Builder
+	for m := range NumWatchModes {
+		switch {
+		case m == NumWatchModes-1:
+			b.WriteString(" or ")
+		case m > 0:
+			b.WriteString(", ")
+		}
+		fmt.Fprintf(&b, "%s (%s)", watchModes[m].Name, watchModes[m].About)
+	}
+	return b.String()
 }
 
 // WatchModeNames are the modes' names, in the table's order: what --mode

@@ -12,7 +12,7 @@ func TestWatchModeTable(t *testing.T) {
 	seen := map[string]WatchMode{}
 	for m := range NumWatchModes {
 		s := m.Spec()
-		if s.Name == "" || s.Word == "" {
+		if s.Name == "" || s.Word == "" || s.About == "" {
 			t.Errorf("WatchMode(%d) %q has no complete entry in watchModes: %+v", m, s.Name, s)
 		}
 		if s.Push && s.StaleIntervals > 0 {
