@@ -87,3 +87,16 @@ func BenchmarkScrape(b *testing.B) {
 		})
 	}
 }
+
+// BenchmarkSummary is the part of a scrape that holds the lock, over the
+// Store of BenchmarkScrape.
+func BenchmarkSummary(b *testing.B) {
+	for _, n := range []int{100_000, 1_000_000} {
+		b.Run(fmt.Sprintf("keys=%d", n), func(b *testing.B) {
+			w, _ := seeded(n)
+			for b.Loop() {
+				w.summary()
+			}
+		})
+	}
+}
