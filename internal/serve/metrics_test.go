@@ -2,6 +2,7 @@ package serve
 
 import (
 	"cmp"
+	"encoding/json"
 	"fmt"
 	"maps"
 	"math/rand/v2"
@@ -93,9 +94,42 @@ func recounted(w *Watcher) map[string]float64 {
 	return out
 }
 
+// listed is the keys and statuses /problems lists.
+func listed(t *testing.T, w *Watcher) []string {
+	t.Helper()
+	code, body := get(t, w.Handler(), "/problems")
+	var doc struct {
+		Counters []struct{ Key, Status string }
+	}
+	if err := json.Unmarshal([]byte(body), &doc); code != 200 || err != nil {
+		t.Fatalf("/problems: %d %v\n%s", code, err, body)
+	}
+	var out []string
+	for _, c := range doc.Counters {
+		out = append(out, c.Key+" "+c.Status)
+	}
+	slices.Sort(out)
+	return out
+}
+
+// problemKeys is the same from a walk of every key.
+func problemKeys(w *Watcher) []string {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var out []string
+	for _, c := range w.store.Rows(0, w.store.Len()) {
+		if c.Status.Problem() {
+			out = append(out, model.JSONKey(c.Key)+" "+c.Status.String())
+		}
+	}
+	slices.Sort(out)
+	return out
+}
+
 // A scrape says what counting every key from scratch says, after any
 // sequence of readings and removals: keys stuck, repaired, gone and back,
-// readings older than the one held, several problems first seen at once.
+// readings older than the one held, several problems first seen at once;
+// and /problems lists the problem keys a walk of every key finds.
 func TestScrapeIsARecount(t *testing.T) {
 	rng := rand.New(rand.NewPCG(28, 2))
 	w := NewWatcher(testRules(), Options{MetricsKeys: 3})
@@ -124,6 +158,9 @@ func TestScrapeIsARecount(t *testing.T) {
 		}
 		if got, want := scraped(t, w), recounted(w); !maps.Equal(got, want) {
 			t.Fatalf("step %d:\nscrape  %v\nrecount %v", step, got, want)
+		}
+		if got, want := listed(t, w), problemKeys(w); !slices.Equal(got, want) {
+			t.Fatalf("step %d: /problems lists %q, a walk of the keys finds %q", step, got, want)
 		}
 	}
 }
