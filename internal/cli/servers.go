@@ -21,7 +21,7 @@ type target struct {
 	client *redisclient.Client // nil when it could not be connected to
 	err    error               // why it could not be read, connected or not; nil when it was
 	index  int                 // its place among the servers chosen
-	stderr io.Writer           // the command's stderr, shared safely with the other servers'
+	stderr io.Writer           // the command's stderr, shared safely with the other servers', naming this one when there are several
 }
 
 // names returns the targets' names, in order.
@@ -71,27 +71,30 @@ func onServers(ctx context.Context, cfg config.Config, stderr io.Writer, prepare
 	}
 	for i, s := range servers {
 		targets[i] = &target{name: s.Name, cfg: prepare(cfg.For(s)), index: i, stderr: stderr}
+		if len(servers) > 1 { // what each says on stderr names it
+			targets[i].stderr = &prefixWriter{w: stderr, prefix: "countertop: ", with: "countertop: " + model.Printable(s.Name) + ": "}
+		}
 	}
 	var wg sync.WaitGroup
 	for _, t := range targets {
 		wg.Go(func() {
-			t.client, t.err = connectTo(ctx, t, len(targets) > 1)
+			t.client, t.err = connect(ctx, t.cfg, t.stderr)
 			if t.err == nil {
 				t.err = read(ctx, t)
 			}
 		})
 	}
 	wg.Wait()
-	if ctx.Err() != nil {
+	bad := failed(targets)
+	if ctx.Err() != nil && len(bad) > 0 {
 		closeAll(targets)
-		for _, t := range targets {
+		for _, t := range bad {
 			if t.err == errConnectInterrupted {
 				return nil, t.err
 			}
 		}
 		return nil, errInterrupted
 	}
-	bad := failed(targets)
 	switch {
 	case len(targets) == 1 && len(bad) == 1:
 		closeAll(targets)
@@ -105,16 +108,6 @@ func onServers(ctx context.Context, cfg config.Config, stderr io.Writer, prepare
 		return nil, fmt.Errorf("none of the %d servers could be read: %s", len(targets), strings.Join(why, "; "))
 	}
 	return targets, nil
-}
-
-// connectTo connects to t's server, as connect does; with several
-// servers, what it says on stderr names the server.
-func connectTo(ctx context.Context, t *target, several bool) (*redisclient.Client, error) {
-	stderr := t.stderr
-	if several {
-		stderr = &prefixWriter{w: stderr, prefix: "countertop: ", with: "countertop: " + model.Printable(t.name) + ": "}
-	}
-	return connect(ctx, t.cfg, stderr)
 }
 
 // serverFailure is why t could not be read, naming it: "eu-1: ...".

@@ -2,15 +2,23 @@ package cli
 
 import (
 	"bytes"
+	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os"
 	"path/filepath"
 	"slices"
 	"strings"
+	"sync"
 	"testing"
+	"time"
 
+	"github.com/spf13/pflag"
+
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/redistest"
+	"github.com/countertop/countertop/model"
 )
 
 // runIn runs countertop in-process with args, as a user would from the
@@ -226,4 +234,80 @@ func TestOneServerCommands(t *testing.T) {
 	if got := a.Do(t, "EXISTS", "ratelimit:api:1"); got != int64(0) {
 		t.Errorf("a holds the key too: %v", got)
 	}
+}
+
+// syncBuffer is a bytes.Buffer that the servers' goroutines may write
+// while a test reads it.
+type syncBuffer struct {
+	mu  sync.Mutex
+	buf bytes.Buffer
+}
+
+func (b *syncBuffer) Write(p []byte) (int, error) {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.Write(p)
+}
+
+func (b *syncBuffer) String() string {
+	b.mu.Lock()
+	defer b.mu.Unlock()
+	return b.buf.String()
+}
+
+// The servers connect side by side: one that accepts and never answers,
+// named first, holds back no other, whose read runs while it is still
+// connecting (ctrl+c then stops it there, not its timeout much later).
+func TestServersConnectSideBySide(t *testing.T) {
+	t.Parallel()
+	up := redistest.Start(t)
+	up.Do(t, "SET", "ratelimit:api:1", "3", "EX", "60")
+	silent := "redis://" + redistest.Silent(t) + "/0?dial_timeout=30s"
+	cfg, err := loadFor(t, "--url", silent, "--url", up.URL())
+	if err != nil {
+		t.Fatal(err)
+	}
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	var stderr syncBuffer
+	var rows []string
+	_, err = onServers(ctx, cfg, &stderr, func(c config.Config) config.Config { return c }, func(ctx context.Context, tg *target) error {
+		err := readAll(ctx, tg.client, tg.cfg, tg.name, func(obs []model.Observation) {
+			for _, o := range obs {
+				rows = append(rows, o.Server+" "+o.Key)
+			}
+		})
+		// The silent server is still connecting: it says so after half a
+		// second, and is stopped once this read is done.
+		for deadline := time.Now().Add(20 * time.Second); !strings.Contains(stderr.String(), ": connecting to "); time.Sleep(10 * time.Millisecond) {
+			if time.Now().After(deadline) {
+				t.Errorf("the silent server never said it was connecting:\n%s", stderr.String())
+				break
+			}
+		}
+		cancel()
+		return err
+	})
+	if !errors.Is(err, errConnectInterrupted) || !slices.Equal(rows, []string{up.Addr + " ratelimit:api:1"}) {
+		t.Errorf("err %v, rows %q; want up's row read while the silent server was connecting, which ctrl+c then stopped", err, rows)
+	}
+	if want := "countertop: " + strings.TrimPrefix(strings.TrimSuffix(silent, "/0?dial_timeout=30s"), "redis://") + ": connecting to "; !strings.HasPrefix(stderr.String(), want) {
+		t.Errorf("stderr does not name the server it waits for:\n%s\nwant %q", stderr.String(), want)
+	}
+}
+
+// loadFor loads the config of countertop's common flags args, as a
+// command does, without the environment (nor so a config file of HOME's).
+func loadFor(t *testing.T, args ...string) (config.Config, error) {
+	t.Helper()
+	fs := pflag.NewFlagSet("countertop", pflag.ContinueOnError)
+	flags := config.Register(fs)
+	line, err := config.Prepare(fs, args)
+	if err != nil {
+		return config.Config{}, err
+	}
+	if err := fs.Parse(line.Args); err != nil {
+		return config.Config{}, err
+	}
+	return config.Load(flags, line.Typed, func(string) string { return "" })
 }
