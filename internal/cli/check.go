@@ -100,21 +100,26 @@ func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Con
 	var (
 		counters []*model.Counter
 		pushed   []report.Pushed
+		partly   = notShown{}
+		beyond   []report.NotShown
 	)
 	if watch > 0 {
 		var store *model.Store
-		if store, err = observe(ctx, client, cfg, watch, stderr); err == nil {
+		if store, err = observe(ctx, client, cfg, watch, partly, stderr); err == nil {
 			counters = storeCounters(store)
 			pushed = pushedCounters(store, counters)
 		}
 	} else {
-		counters, err = readSorted(ctx, client, cfg)
+		counters, err = readSorted(ctx, client, cfg, partly)
+	}
+	if err == nil {
+		beyond, err = partly.counted(ctx, client)
 	}
 	if err != nil {
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
 	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
-	check.Watched, check.Pushed = watch, pushed
+	check.Watched, check.Pushed, check.NotShown = watch, pushed, beyond
 	if check.Evictions, err = client.Evictions(ctx); err != nil {
 		check.EvictionsUnknown = err.Error()
 	}

@@ -66,7 +66,7 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}
 	defer client.Close()
-	counters, err := readSorted(ctx, client, cfg)
+	counters, err := readSorted(ctx, client, cfg, nil)
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}

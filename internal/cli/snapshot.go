@@ -68,7 +68,7 @@ func runSnapshot(ctx context.Context, flags *pflag.FlagSet, load func() (config.
 		}
 	}
 	if watch > 0 {
-		store, err := observe(ctx, client, cfg, watch, stderr)
+		store, err := observe(ctx, client, cfg, watch, nil, stderr)
 		if err != nil {
 			return err
 		}

@@ -36,7 +36,44 @@ type Check struct {
 	// Those watched for less than their window (Undecided) are what the
 	// check could not tell.
 	Pushed []Pushed
-	rules  *model.Rules
+	// NotShown are the hashes read field by field that hold more fields
+	// than a key shows (--max-fields), in key order: how many more, and how
+	// many of those hold a number without a TTL (each a field that never
+	// resets and keeps its hash alive: a problem), which the check counts
+	// or says it could not.
+	NotShown []NotShown
+	rules    *model.Rules
+}
+
+// NotShown is a hash read field by field beyond whose shown fields lie
+// others: Fields of them, NoTTL of which hold a number without a TTL (-1:
+// they could not be counted).
+type NotShown struct {
+	Key           string
+	Fields, NoTTL int64
+}
+
+// hiddenLost returns how many fields not shown hold a number without a
+// TTL, over every hash.
+func (k *Check) hiddenLost() int64 {
+	var n int64
+	for _, h := range k.NotShown {
+		n += max(h.NoTTL, 0)
+	}
+	return n
+}
+
+// notShownReason says what lies beyond a hash's shown fields, and what to
+// do of the fields without a TTL there.
+func notShownReason(h NotShown) string {
+	text := model.NotShownText(h.Fields, h.NoTTL)
+	switch {
+	case h.NoTTL > 0:
+		return text + ": each never resets and keeps the hash alive; raise --max-fields to show them, then countertop repair gives each its own TTL"
+	case h.NoTTL < 0:
+		return text + "; those without a TTL could not be counted: the hash has more than a million fields to list, or is no longer a hash"
+	}
+	return text
 }
 
 // Pushed is a counter whose TTL a watch saw pushed back as it grew.
@@ -110,9 +147,9 @@ func NewCheck(counters []*model.Counter, patterns []string, minKeys int, rules *
 }
 
 // Healthy reports whether the check found nothing wrong: no problem
-// counter, and every pattern matched MinKeys keys or more (Verdict says
-// whether it could tell every key).
-func (k *Check) Healthy() bool { return k.problems() == 0 && k.short() == 0 }
+// counter, no field not shown without a TTL, and every pattern matched
+// MinKeys keys or more (Verdict says whether it could tell every key).
+func (k *Check) Healthy() bool { return k.problems() == 0 && k.hiddenLost() == 0 && k.short() == 0 }
 
 // Verdict returns VerdictProblems when the check found problems, else
 // VerdictUndecided when it could not tell some keys (Undecided), else
@@ -171,6 +208,15 @@ func (k *Check) WriteText(w io.Writer) error {
 	if err := WriteProblems(bw, k.Counters, k.rules); err != nil {
 		return err
 	}
+	// The fields beyond those shown: a problem line where some have no
+	// TTL, else a note.
+	for _, h := range k.NotShown {
+		status := "note"
+		if h.NoTTL > 0 {
+			status = model.StatusNoExpiry.String()
+		}
+		fmt.Fprintf(bw, "%-9s  %s  %s\n", status, model.Printable(h.Key), notShownReason(h))
+	}
 	undecided := k.Undecided()
 	for _, p := range undecided {
 		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", p.Counter.Name(), p.Counter.Layout, k.undecidedReason(p))
@@ -205,6 +251,14 @@ func (k *Check) WriteText(w io.Writer) error {
 	counters := fmt.Sprintf("%d key%s %s, %s", checked, plural(checked), how, none)
 	if n := k.problems(); n > 0 {
 		counters = fmt.Sprintf("%d of %d key%s %s (%s)", n, checked, plural(checked), how, k.problemCounts())
+	}
+	if n := k.hiddenLost(); n > 0 {
+		lost := fmt.Sprintf("%d field%s not shown without a TTL", n, plural(int(n)))
+		if k.problems() == 0 {
+			counters = fmt.Sprintf("%d key%s %s, and %s", checked, plural(checked), how, lost)
+		} else {
+			counters += ", and " + lost
+		}
 	}
 	switch {
 	case k.Healthy() && len(undecided) > 0:
@@ -291,8 +345,10 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 // keys and whether they are enough), unmatched (the patterns that matched
 // nothing), problems (each problem counter as the snapshot's JSON
 // writes it, with a reason), undecided (each key a watch was too short
-// to tell, likewise, with its pushes and the watch_s that would tell it)
-// and evictions (see appendEvictions). Strings are escaped as the
+// to tell, likewise, with its pushes and the watch_s that would tell it),
+// fields_not_shown (each hash with more fields than a key shows: its key,
+// fields, without_ttl, null when not counted, and reason) and evictions
+// (see appendEvictions). Strings are escaped as the
 // snapshot's are.
 func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf := appendCheckHead(nil, takenAt, k.Verdict())
@@ -382,6 +438,26 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		buf = append(buf, "\n    }"...)
 	}
 	buf = closeJSONArray(buf, len(undecided) > 0)
+	buf = append(buf, ",\n  \"fields_not_shown\": ["...)
+	for i, h := range k.NotShown {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"key\": "...)
+		buf = appendJSONString(buf, model.JSONKey(h.Key))
+		buf = append(buf, ",\n      \"fields\": "...)
+		buf = strconv.AppendInt(buf, h.Fields, 10)
+		buf = append(buf, ",\n      \"without_ttl\": "...)
+		if h.NoTTL < 0 {
+			buf = append(buf, "null"...)
+		} else {
+			buf = strconv.AppendInt(buf, h.NoTTL, 10)
+		}
+		buf = append(buf, ",\n      \"reason\": "...)
+		buf = appendJSONString(buf, notShownReason(h))
+		buf = append(buf, "\n    }"...)
+	}
+	buf = closeJSONArray(buf, len(k.NotShown) > 0)
 	buf = k.appendEvictions(buf)
 	buf = append(buf, "\n}\n"...)
 	_, err := w.Write(buf)
