@@ -383,17 +383,17 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated" {
+	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,field" {
 		t.Errorf("header = %s", got)
 	}
 	want := map[string]string{
-		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false`,
-		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false`,
-		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false",
-		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false",
-		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false`,
-		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false`,
-		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false",
+		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false,`,
+		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false,`,
+		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false,",
+		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false,",
+		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false,`,
+		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false,`,
+		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false,",
 	}
 	for _, r := range records[1:] {
 		if w, ok := want[r[0]]; ok && strings.Join(r, ",") != w {
@@ -411,16 +411,20 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 	t.Helper()
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated"})
+	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated", "field"})
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
 		rule := ""
 		if f.ruled {
 			rule = model.Printable(f.pattern)
 		}
+		field := ""
+		if c.FieldRow {
+			field = model.Printable(c.Field)
+		}
 		cw.Write([]string{
 			model.Printable(c.Key), model.Printable(c.Type), c.Layout.String(), f.text(t, f.value), f.text(t, f.remaining), model.Printable(c.Raw),
-			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut),
+			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut), field,
 		})
 	}
 	cw.Flush()
@@ -859,7 +863,7 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 	rules := &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}}
 	s := model.NewStore(rules)
 	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
-	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false\n"} {
+	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false,\n"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
