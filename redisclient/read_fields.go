@@ -23,10 +23,12 @@ import (
 
 // maxListPage is the most fields one HSCAN of a listing asks for (its
 // COUNT), and hpttlBatch the most fields one HPTTL asks the TTLs of:
-// commands Redis runs in well under a millisecond each.
+// commands Redis runs in well under a millisecond each. (Redis 8 takes
+// about four times as long to list a field that has a TTL as one that has
+// none: 1000 a page took over a millisecond; see BENCHMARKS.md.)
 const (
-	maxListPage = 1000
-	hpttlBatch  = 1000
+	maxListPage = 250
+	hpttlBatch  = 250
 )
 
 // maxCountedFields is the most fields check lists, beyond those shown, to
@@ -183,7 +185,7 @@ func (c *Client) fieldTTLs(ctx context.Context, obs []model.Observation, idx []i
 // CountNotShown counts, for check, the fields of o, a hash read field by
 // field with fields not shown (o.NotShown), that hold a number without a
 // TTL, into o.NotShownNoTTL: it lists the hash a page at a time (HSCAN
-// COUNT 1000) with each page's HPTTL in the same pipeline, so that no
+// COUNT maxListPage) with each page's HPTTL in the same pipeline, so that no
 // command holds Redis up whatever the hash's size, each inside the
 // command budget, and leaves the count -1 past maxCountedFields fields,
 // or when the key is no longer a hash. The fields shown are not counted

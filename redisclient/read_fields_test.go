@@ -123,7 +123,7 @@ func TestLargeHashIsListedInPages(t *testing.T) {
 	if err := c.CountNotShown(ctx, &o); err != nil {
 		t.Fatal(err)
 	}
-	checkBounded(t, s, m, 1000)
+	checkBounded(t, s, m, 250)
 	if o.NotShownNoTTL != want {
 		t.Errorf("counted %d fields not shown without a TTL, want %d", o.NotShownNoTTL, want)
 	}
@@ -134,7 +134,7 @@ func TestLargeHashIsListedInPages(t *testing.T) {
 
 // checkBounded reads from m what the server ran until the ECHO it sends
 // now, and checks that no command read a whole hash, each HSCAN asked for
-// at most page fields, and each HPTTL for at most 1000.
+// page fields, and each HPTTL for at most 250.
 func checkBounded(t *testing.T, s *redistest.Server, m *redistest.Monitor, page int) {
 	t.Helper()
 	s.Do(t, "ECHO", "reads end here")
@@ -149,8 +149,8 @@ func checkBounded(t *testing.T, s *redistest.Server, m *redistest.Monitor, page 
 				t.Errorf("HSCAN %q: want COUNT %d", r.Args[1:], page)
 			}
 		case "HPTTL":
-			if n, _ := strconv.Atoi(r.Args[3]); n > 1000 {
-				t.Errorf("HPTTL of %d fields at once, want at most 1000", n)
+			if n, _ := strconv.Atoi(r.Args[3]); n > 250 {
+				t.Errorf("HPTTL of %d fields at once, want at most 250", n)
 			}
 		}
 	}
