@@ -185,3 +185,26 @@ func TestLargeHashWithoutFieldTTLs(t *testing.T) {
 		t.Errorf("on a server with field TTLs %v, the second read listed the hash: %v", field, listed)
 	}
 }
+
+// A large hash's listing and its count for check go through the budget,
+// as every read does: told 100 commands a second, the count of a hash
+// listed in about 160 commands keeps to it.
+func TestFieldListingHoldsToTheBudget(t *testing.T) {
+	t.Parallel()
+	const budget = 100
+	s := redistest.Start(t)
+	s.RequireFieldTTL(t)
+	hsetMany(t, s, "quota:big", 20_000, 600_000)
+	c := connectURL(t, redisclient.Options{URL: s.URL(), MaxCommands: budget, MaxFields: 20})
+	ctx := context.Background()
+	m := meterOf(t, s)
+	obs, err := c.Fetch(ctx, []string{"quota:big"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if err := c.CountNotShown(ctx, &obs[0]); err != nil || obs[0].NotShownNoTTL != 0 {
+		t.Fatalf("count: %v, %d without a TTL; want 0", err, obs[0].NotShownNoTTL)
+	}
+	rate, span := m.perSecond()
+	withinBudget(t, rate, span, budget)
+}
