@@ -87,6 +87,9 @@ type Redis struct {
 	// 0 when not set (the command's default: DefaultMaxCommands for the
 	// dashboard, none for snapshot and check), NoCommandLimit for none.
 	MaxCommands int64
+	// MaxFields is the most fields of one hash read field by field that a
+	// reading lists (--max-fields); those beyond are counted, not shown.
+	MaxFields int64
 
 	Cluster          bool     // treat URL as a Redis Cluster seed (also auto-detected)
 	SentinelMaster   string   // the master's name, to find it through Sentinels
@@ -130,10 +133,10 @@ func (r Redis) String() string {
 		}
 		return "***"
 	}
-	return fmt.Sprintf("url=%s (from %q) username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d max_commands=%d"+
+	return fmt.Sprintf("url=%s (from %q) username=%q password=%s mode=%s interval=%s discover_every=%s resync_every=%s scan_count=%d max_commands=%d max_fields=%d"+
 		" cluster=%t sentinel_master=%q sentinels=%q sentinel_username=%q sentinel_password=%s"+
 		" read_only=%t client_name=%q enable_events=%t tls_ca=%q tls_cert=%q tls_key=%q tls_skip_verify=%t",
-		RedactURL(r.URL), r.URLFrom, r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount, r.MaxCommands,
+		RedactURL(r.URL), r.URLFrom, r.Username, mask(r.Password), r.Mode, r.Interval, r.DiscoverEvery, r.ResyncEvery, r.ScanCount, r.MaxCommands, r.MaxFields,
 		r.Cluster, r.SentinelMaster, r.Sentinels, r.SentinelUsername, mask(r.SentinelPassword),
 		r.ReadOnly, r.ClientName, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
 }
@@ -437,6 +440,25 @@ func checkMaxCommands(n int64) (int64, error) {
 		return 0, fmt.Errorf("%d commands a second is too few for the rows on screen to be read every interval (use %d or more, like %d, or 0 for no limit)", n, minMaxCommands, DefaultMaxCommands)
 	}
 	return n, nil
+}
+
+// maxMaxFields is the most --max-fields allows: a reading of a hash lists
+// its fields in pages up to it, and a dashboard row a field.
+const maxMaxFields = 10000
+
+func checkMaxFields(n int64) error {
+	if n < 1 || n > maxMaxFields {
+		return fmt.Errorf("%d is not a number of fields to show a key (use a whole number from 1 to %d, like %d)", n, maxMaxFields, model.DefaultMaxFields)
+	}
+	return nil
+}
+
+func parseMaxFields(s string) (int64, error) {
+	n, err := strconv.ParseInt(s, 10, 64)
+	if err != nil {
+		return 0, fmt.Errorf("%q is not a number of fields (use a whole number from 1 to %d, like %d)", s, maxMaxFields, model.DefaultMaxFields)
+	}
+	return n, checkMaxFields(n)
 }
 
 func parseScanCount(s string) (int64, error) {

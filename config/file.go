@@ -282,7 +282,7 @@ func unknownKey(k toml.Key) error {
 }
 
 // ruleKeys are the keys setRule knows, pattern first.
-var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl", "layout", "field", "json_field"}
+var ruleKeys = []string{"pattern", "limit", "window", "warn_at", "expect_ttl", "layout", "field", "field_ttls", "json_field"}
 
 // setRule applies one key of a [[rule]] table or of [defaults].
 func setRule(r *model.Rule, key string, v any) error {
@@ -311,6 +311,8 @@ func setRule(r *model.Rule, key string, v any) error {
 		if r.Field, err = tomlString(v); err == nil && r.Field == "" {
 			err = errors.New(`"" names no hash field: give the field's name, or leave field out`)
 		}
+	case "field_ttls":
+		r.FieldTTLs, err = tomlBool(v)
 	case "json_field":
 		if r.JSONField, err = tomlString(v); err == nil && r.JSONField == "" {
 			err = errors.New(`"" names no field: give the name of the field that holds the count in a JSON or msgpack value, or leave json_field out`)
@@ -403,6 +405,14 @@ func tomlScanCount(v any) (int64, error) {
 		return 0, wrongType("a whole number", v)
 	}
 	return n, checkScanCount(n)
+}
+
+func tomlMaxFields(v any) (int64, error) {
+	n, ok := v.(int64)
+	if !ok {
+		return 0, wrongType("a whole number", v)
+	}
+	return n, checkMaxFields(n)
 }
 
 func tomlMaxCommands(v any) (int64, error) {

@@ -55,6 +55,7 @@ var defaultRedis = config.Redis{
 	DiscoverEvery: time.Second,
 	ResyncEvery:   30 * time.Second,
 	ScanCount:     1000,
+	MaxFields:     int64(model.DefaultMaxFields),
 }
 
 func TestDefaults(t *testing.T) {
@@ -231,6 +232,12 @@ func TestFileErrors(t *testing.T) {
 		{"max_commands negative",
 			"[redis]\nmax_commands = -5\n",
 			`:2: redis.max_commands: -5 commands a second is too few for the rows on screen to be read every interval (use 100 or more, like 20000, or 0 for no limit)`},
+		{"max_fields a string",
+			"[redis]\nmax_fields = \"100\"\n",
+			`:2: redis.max_fields: must be a whole number, not a string`},
+		{"field_ttls a string",
+			"[[rule]]\npattern = \"fq:*\"\nfield_ttls = \"yes\"\n",
+			`:3: rule[1].field_ttls: must be true or false, not a string`},
 		{"scan_count a float",
 			"[redis]\nscan_count = 10.5\n",
 			`:2: redis.scan_count: must be a whole number, not a float`},
@@ -363,6 +370,9 @@ func TestFlagAndEnvErrors(t *testing.T) {
 		{"scan-count", nil, []string{"--scan-count", "-1"}, `--scan-count: -1 is not a SCAN count (use a whole number more than 0, like 1000)`},
 		{"max-commands too few", nil, []string{"--max-commands", "50"}, `--max-commands: 50 commands a second is too few for the rows on screen to be read every interval (use 100 or more, like 20000, or 0 for no limit)`},
 		{"max-commands not a number", nil, []string{"--max-commands", "10k"}, `--max-commands: "10k" is not a number of commands a second (use a whole number, like 20000, or 0 for no limit)`},
+		{"max-fields zero", nil, []string{"--max-fields", "0"}, `--max-fields: 0 is not a number of fields to show a key (use a whole number from 1 to 10000, like 100)`},
+		{"max-fields too many", map[string]string{"COUNTERTOP_MAX_FIELDS": "1000000"}, nil, `COUNTERTOP_MAX_FIELDS: 1000000 is not a number of fields to show a key (use a whole number from 1 to 10000, like 100)`},
+		{"max-fields not a number", nil, []string{"--max-fields", "all"}, `--max-fields: "all" is not a number of fields (use a whole number from 1 to 10000, like 100)`},
 		{"scan-count not a number", nil, []string{"--scan-count", "1e3"}, `--scan-count: "1e3" is not a SCAN count (use a whole number more than 0, like 1000)`},
 		{"client-name with a newline", nil, []string{"--client-name", "dash\nboard"}, `--client-name: "dash\nboard" cannot name a Redis connection: CLIENT SETNAME takes no spaces, newlines or other special characters (use letters, digits and punctuation, like countertop-eu-1)`},
 		{"empty pattern", nil, []string{"--pattern", "a:*", "--pattern", ""}, `--pattern: "" is not a pattern (use a glob like "ratelimit:*" or "*")`},
@@ -430,6 +440,7 @@ discover_every = "6s"
 resync_every = "7s"
 scan_count = 5
 max_commands = 0
+max_fields = 7
 cluster = true
 read_only = true
 client_name = "file-name"
@@ -452,6 +463,7 @@ window = "5s"
 		"--resync-every", "1m",
 		"--scan-count", "50",
 		"--max-commands", "2500",
+		"--max-fields", "250",
 		"--read-only=false",
 		"--client-name", "flag-name",
 		"--cluster=false",
@@ -474,6 +486,7 @@ window = "5s"
 			ResyncEvery:   time.Minute,
 			ScanCount:     50,
 			MaxCommands:   2500,
+			MaxFields:     250,
 			ClientName:    "flag-name",
 			TLS:           config.TLS{CAFile: ca, CertFile: cert, KeyFile: key},
 		},
@@ -854,6 +867,11 @@ layout = "bucket"
 [[rule]]
 pattern = "rl:*"
 layout = "auto"
+
+[[rule]]
+pattern = "fq:*"
+field_ttls = true
+field = "api"
 `)
 	c, err := load(t, nil, "--config", file)
 	if err != nil {
@@ -864,6 +882,7 @@ layout = "auto"
 		{Pattern: "usage:*", ExpectTTL: true, Field: "hits"},
 		{Pattern: "bucket:*", ExpectTTL: true, Layout: model.LayoutBucket, Field: "tokens_left"},
 		{Pattern: "rl:*", ExpectTTL: true, Layout: model.LayoutAuto},
+		{Pattern: "fq:*", ExpectTTL: true, FieldTTLs: true, Field: "api"},
 	}
 	if !reflect.DeepEqual(c.Rules.List, want) || c.Rules.Fallback.Layout != model.LayoutCounter {
 		t.Errorf("rules %+v, fallback %+v\nwant %+v, fallback layout counter", c.Rules.List, c.Rules.Fallback, want)
@@ -997,6 +1016,35 @@ func TestMaxCommands(t *testing.T) {
 			}
 			if c.Redis.MaxCommands != tc.want {
 				t.Errorf("file %q, flags %q: MaxCommands = %d, want %d", tc.file, tc.args, c.Redis.MaxCommands, tc.want)
+			}
+		})
+	}
+}
+
+// The most fields a hash read field by field shows: the default, the
+// file's, the environment's over the file's and the flag's over both.
+func TestMaxFields(t *testing.T) {
+	dir := t.TempDir()
+	for _, tc := range []struct {
+		name string
+		file string
+		env  map[string]string
+		args []string
+		want int64
+	}{
+		{"unsaid", "", nil, nil, int64(model.DefaultMaxFields)},
+		{"file", "[redis]\nmax_fields = 7\n", nil, nil, 7},
+		{"env beats file", "[redis]\nmax_fields = 7\n", map[string]string{"COUNTERTOP_MAX_FIELDS": "30"}, nil, 30},
+		{"flag beats env", "[redis]\nmax_fields = 7\n", map[string]string{"COUNTERTOP_MAX_FIELDS": "30"}, []string{"--max-fields", "10000"}, 10000},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			file := writeFile(t, dir, "c.toml", tc.file)
+			c, err := load(t, tc.env, append([]string{"--config", file}, tc.args...)...)
+			if err != nil {
+				t.Fatal(err)
+			}
+			if c.Redis.MaxFields != tc.want {
+				t.Errorf("file %q, env %v, flags %q: MaxFields = %d, want %d", tc.file, tc.env, tc.args, c.Redis.MaxFields, tc.want)
 			}
 		})
 	}

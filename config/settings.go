@@ -3,6 +3,7 @@ package config
 import (
 	"fmt"
 	"slices"
+	"strconv"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -109,6 +110,9 @@ var settings = []Setting{
 	{Flag: "max-commands", Key: "redis.max_commands", Commands: readsOnItsOwn, PerServer: true,
 		Usage: fmt.Sprintf("send each server (each master of a cluster) at most `N` of countertop's own commands a second, reads, SCANs and pings (not your writes); 0 for no limit (default %d for the dashboard and --watch, no limit for one pass of snapshot and check)", DefaultMaxCommands),
 		value: one(maxCommandsText, func(c *Config) *int64 { return &c.Redis.MaxCommands })},
+	{Flag: "max-fields", Key: "redis.max_fields", Env: "COUNTERTOP_MAX_FIELDS", Default: strconv.Itoa(model.DefaultMaxFields), Commands: readCommands,
+		Usage: "show at most `N` fields of a hash whose fields carry TTLs of their own, a row each; the rest are counted, listed a page at a time (HSCAN), never read whole",
+		value: one(maxFieldsText, func(c *Config) *int64 { return &c.Redis.MaxFields })},
 	{Flag: "read-only", Key: "redis.read_only", Commands: writeCommands,
 		Usage: "refuse every write",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.ReadOnly })},
@@ -248,6 +252,7 @@ var (
 	limitText       = parser[float64]{text: parseLimit, toml: anyDir(tomlLimit)}
 	scanCountText   = parser[int64]{text: parseScanCount, toml: anyDir(tomlScanCount)}
 	maxCommandsText = parser[int64]{text: parseMaxCommands, toml: anyDir(tomlMaxCommands)}
+	maxFieldsText   = parser[int64]{text: parseMaxFields, toml: anyDir(tomlMaxFields)}
 	boolText        = parser[bool]{text: parseBool, toml: anyDir(tomlBool)}
 	clientNameText  = checkedText(checkClientName)
 	fileText        = parser[string]{text: func(s string) (string, error) { return s, checkFile(s) }, toml: tomlFile}

@@ -7,10 +7,12 @@ import (
 	"context"
 	"fmt"
 	"math/rand/v2"
+	"strconv"
 	"sync"
 	"time"
 
 	"github.com/alicebob/miniredis/v2"
+	"github.com/alicebob/miniredis/v2/server"
 	"github.com/redis/go-redis/v9"
 
 	"github.com/countertop/countertop/model"
@@ -63,6 +65,10 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 	if err != nil {
 		return nil, fmt.Errorf("could not start the demo Redis: %w", err)
 	}
+	if err := srv.Server().Register("HPEXPIRE", hpexpire(srv.Server())); err != nil {
+		srv.Close()
+		return nil, fmt.Errorf("could not start the demo Redis: %w", err)
+	}
 	d := &Demo{
 		srv:  srv,
 		addr: srv.Addr(),
@@ -86,6 +92,28 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 	ctx, d.stop = context.WithCancel(ctx)
 	go d.run(ctx, tick)
 	return d, nil
+}
+
+// hpexpire is HPEXPIRE key ms [NX|XX|GT|LT] FIELDS n field..., which
+// miniredis (v2.40) lacks, though it has HEXPIRE, HPTTL and HPERSIST: run
+// as HEXPIRE with the milliseconds rounded up to whole seconds (the demo's
+// windows are whole seconds), dispatched on the same connection so that
+// it runs inside a script, or a MULTI, as HPEXPIRE would. countertop's
+// repair of a field, and its increments of one, send HPEXPIRE.
+func hpexpire(srv *server.Server) server.Cmd {
+	return func(c *server.Peer, _ string, args []string) {
+		if len(args) < 2 {
+			c.WriteError("ERR wrong number of arguments for 'hpexpire' command")
+			return
+		}
+		ms, err := strconv.ParseInt(args[1], 10, 64)
+		if err != nil || ms < 0 {
+			c.WriteError("ERR value is not an integer or out of range")
+			return
+		}
+		secs := strconv.FormatInt((ms+999)/1000, 10)
+		srv.Dispatch(c, append([]string{"HEXPIRE", args[0], secs}, args[2:]...))
+	}
 }
 
 // Addr is the server's host:port.

@@ -2,6 +2,7 @@ package demo
 
 import (
 	"context"
+	"fmt"
 	"net"
 	"runtime"
 	"strconv"
@@ -593,5 +594,63 @@ func TestWritesLogsAndBucketsAsLibrariesDo(t *testing.T) {
 	}
 	if _, _, pttl := read(t, rdb, "ratelimit:bucket:acme"); pttl <= 0 {
 		t.Errorf("bucket: PTTL %d, want the window set on each hit", pttl)
+	}
+}
+
+// The demo's per-endpoint limiter keeps a field per endpoint, each with a
+// TTL of its own, and one field whose HEXPIRE was lost: the embedded
+// server has field TTLs (HEXPIRE, HPTTL; HPEXPIRE the demo adds), so
+// countertop reads the hash field by field, names the lost field
+// no-expiry, and its repair and increments give fields their own TTL,
+// never the hash.
+func TestShowsAFieldThatLostItsTTL(t *testing.T) {
+	d, rdb := open(t, 1)
+	play(t, d, 50)
+	ctx := t.Context()
+	rules := model.Rules{List: d.Rules(), Fallback: model.Rule{ExpectTTL: true}}
+	c, err := redisclient.Connect(ctx, redisclient.Options{URL: d.URL(), Rules: &rules})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	const key = "ratelimit:fields:acme"
+	obs, err := c.Fetch(ctx, []string{key})
+	if err != nil {
+		t.Fatal(err)
+	}
+	if !obs[0].FieldTTLs {
+		t.Fatalf("%s is not read field by field: %+v", key, obs[0])
+	}
+	got := map[string]model.Status{}
+	for _, row := range model.Rows(&obs[0]) {
+		c := model.NewCounter(&row, &rules)
+		got[c.Name()] = c.Status
+		if row.Field != lostField && (row.PTTL <= 0 || row.PTTL > fieldsWindow.Milliseconds()) {
+			t.Errorf("%s: TTL %dms, want its own, at most %v", c.Name(), row.PTTL, fieldsWindow)
+		}
+	}
+	want := map[string]model.Status{key + " › " + lostField: model.StatusNoExpiry}
+	for _, f := range fieldsEndpoints {
+		want[key+" › "+f] = model.StatusOK
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("rows %v, want %v", got, want)
+	}
+
+	e := model.Expiry{Key: key, Window: fieldsWindow, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash", Number: true}, Field: lostField}
+	if outcome, _, err := c.Expire(ctx, e); err != nil || outcome != model.ExpirySet {
+		t.Fatalf("repair %s = %v, %v; want set", e, outcome, err)
+	}
+	r, err := c.IncrField(ctx, key, "report", model.Amount{Int: 1}, fieldsWindow)
+	if err != nil || !r.FieldTTL || len(r.Expire) == 0 {
+		t.Fatalf("IncrField of a new field: %+v, %v; want HPEXPIRE with it", r, err)
+	}
+	for _, f := range []string{lostField, "report"} {
+		if ttl := rdb.Do(ctx, "HPTTL", key, "FIELDS", 1, f).Val(); fmt.Sprint(ttl) != fmt.Sprintf("[%d]", fieldsWindow.Milliseconds()) {
+			t.Errorf("%s's TTL is %v, want the window, %v", f, ttl, fieldsWindow)
+		}
+	}
+	if _, _, pttl := read(t, rdb, key); pttl != model.PTTLNoExpiry {
+		t.Errorf("the hash got PTTL %d: every field would go with it", pttl)
 	}
 }

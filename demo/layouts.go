@@ -34,7 +34,15 @@ const (
 	bruteBlock    = 2 * time.Minute
 	stateLimit    = 30 // hits a minute of the clients whose state is JSON or msgpack
 	stateWindow   = time.Minute
+	fieldsLimit   = 20 // hits of one endpoint a window, each endpoint a field with a TTL of its own
+	fieldsWindow  = 30 * time.Second
 )
+
+// fieldsEndpoints are the fields the per-endpoint limiter counts in, one
+// after the other; lostField is the one whose HEXPIRE was lost.
+var fieldsEndpoints = []string{"search", "upload", "export"}
+
+const lostField = "login"
 
 // gcraEpoch is where go-redis/redis_rate counts its arrival times from.
 var gcraEpoch = time.Date(2017, 1, 1, 0, 0, 0, 0, time.UTC)
@@ -52,6 +60,7 @@ func layoutRules() []model.Rule {
 		{Pattern: "ratelimit:block:*", Window: blockLength, ExpectTTL: true},
 		{Pattern: "ratelimit:brute:*", Limit: bruteLimit, Window: bruteWindow, ExpectTTL: true},
 		{Pattern: "ratelimit:state:*", Limit: stateLimit, Window: stateWindow, ExpectTTL: true},
+		{Pattern: "ratelimit:fields:*", Limit: fieldsLimit, Window: fieldsWindow, ExpectTTL: true, FieldTTLs: true},
 	}
 }
 
@@ -90,6 +99,7 @@ func limiters() []*limiter {
 		{key: "ratelimit:state:json:acme", rate: 0.3, hit: jsonHit},                // {"count":…} in one string
 		{key: "ratelimit:state:fiber:203.0.113.9", rate: 0.3, hit: fiberHit},       // gofiber's msgpack state
 		{key: "ratelimit:state:nswin:{acme}", rate: 0.3, hit: nsWindowHit},         // name ends in its start in ns
+		{key: "ratelimit:fields:acme", rate: 1, hit: fieldsHit},                    // a field per endpoint, each its own TTL
 	}
 }
 
@@ -165,6 +175,17 @@ func fieldHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, _ time.Time
 	pipe.HIncrBy(ctx, l.key, quotaField, 1)
 	pipe.HIncrBy(ctx, l.key, "bytes", 1500)
 	pipe.ExpireNX(ctx, l.key, quotaWindow)
+}
+
+// fieldsHit counts a request in its endpoint's field (HINCRBY) and gives
+// that field its window if it has none (HEXPIRE ... NX FIELDS 1), the
+// fields taking turns: each field is a window of its own, and the hash
+// lives as long as its fields do.
+func fieldsHit(ctx context.Context, pipe redis.Pipeliner, l *limiter, _ time.Time) {
+	field := fieldsEndpoints[l.seq%len(fieldsEndpoints)]
+	l.seq++
+	pipe.HIncrBy(ctx, l.key, field, 1)
+	pipe.Do(ctx, "HEXPIRE", l.key, int64(fieldsWindow/time.Second), "NX", "FIELDS", 1, field)
 }
 
 // blockHit blocks an address: the key holds the epoch second its block
@@ -268,4 +289,7 @@ func seedLayouts(ctx context.Context, pipe redis.Pipeliner, now time.Time) {
 	}
 	pipe.ZAdd(ctx, "ratelimit:log:forgotten", hits...)
 	pipe.Set(ctx, "ratelimit:brute:198.51.100.23:blocked", 1, 0) // its EXPIRE was lost: blocked for good
+	// The per-endpoint limiter's client died between HINCRBY and HEXPIRE
+	// once: its login field never resets, and keeps the whole hash alive.
+	pipe.HSet(ctx, "ratelimit:fields:acme", lostField, 7)
 }

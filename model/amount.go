@@ -3,6 +3,7 @@ package model
 import (
 	"errors"
 	"fmt"
+	"slices"
 	"strconv"
 	"strings"
 )
@@ -186,8 +187,44 @@ type Incremented struct {
 	// holds afterwards; "" for a string counter, whose value is Raw.
 	Field, FieldValue string
 	// GaveTTL says the key existed without a TTL (an immortal or stuck
-	// counter) and the increment gave it one.
+	// counter) and the increment gave it one; for a field with a TTL of its
+	// own (FieldTTL), the field did.
 	GaveTTL bool
+	// FieldTTL says Field belongs to a hash whose fields carry TTLs of
+	// their own (or whose rule says they do: Rule.FieldTTLs), on a server
+	// that has them: the increment then gives the field its window, never
+	// the key, and FieldPTTL is the field's own PTTL afterwards.
+	FieldTTL  bool
+	FieldPTTL int64
+	// Expire is the expiry sent with the increment in the same atomic
+	// step, as sent, when it is not the key's PEXPIRE of a key without a
+	// TTL: HPEXPIRE key ms NX FIELDS 1 field for a field with a TTL of its
+	// own. Nil when none was (--no-expire, no window known, or a key's).
+	Expire []string
+}
+
+// IncrText is an increment as people would type it, its names escaped:
+// "INCRBY k 1", "HINCRBY k hits 1" (field "" for a string counter).
+func IncrText(command, key, field string, by Amount) string {
+	if field != "" {
+		return command + " " + Printable(key) + " " + Printable(field) + " " + by.String()
+	}
+	return command + " " + Printable(key) + " " + by.String()
+}
+
+// Sent is what the increment by by sent, as people would type it, its
+// names escaped: "HINCRBY quota:u1 api 1", followed by ", HPEXPIRE
+// quota:u1 60000 NX FIELDS 1 api" when the field's expiry went with it.
+func (r Incremented) Sent(by Amount) string {
+	text := IncrText(r.Command, r.Key, r.Field, by)
+	if len(r.Expire) > 0 {
+		args := slices.Clone(r.Expire)
+		for i, a := range args {
+			args[i] = Printable(a)
+		}
+		text += ", " + strings.Join(args, " ")
+	}
+	return text
 }
 
 // Value is what the counter holds after the increment: the field's value
@@ -201,9 +238,17 @@ func (r Incremented) Value() string {
 
 // TTLNote says the key's TTL after the increment as TTLPhrase does, or,
 // when the increment gave the key its first one, that it did: "it had no
-// TTL, now 1m00s". A repair made in passing is said, never silent.
+// TTL, now 1m00s". A repair made in passing is said, never silent. For a
+// field with a TTL of its own (FieldTTL) it says the field's: "TTL 59s on
+// the field", "the field had no TTL, now 1m00s".
 func (r Incremented) TTLNote() string {
 	p := TTLPhrase(r.PTTL)
+	if r.FieldTTL {
+		p = TTLPhrase(r.FieldPTTL) + " on the field" // the key has none of its own
+	}
+	if r.GaveTTL && r.FieldTTL {
+		return "the field had no TTL, now " + strings.TrimPrefix(TTLPhrase(r.FieldPTTL), "TTL ")
+	}
 	if r.GaveTTL {
 		return "it had no TTL, now " + strings.TrimPrefix(p, "TTL ")
 	}

@@ -133,6 +133,10 @@ func TestIncrementedTTLNote(t *testing.T) {
 		{Incremented{Observation: Observation{PTTL: 60_000}}, "TTL 1m00s"},
 		{Incremented{Observation: Observation{PTTL: 60_000}, GaveTTL: true}, "it had no TTL, now 1m00s"},
 		{Incremented{Observation: Observation{PTTL: PTTLNoExpiry}}, "no TTL"},
+		// A field with a TTL of its own: the field's, whatever the hash's.
+		{Incremented{Observation: Observation{PTTL: PTTLNoExpiry}, FieldTTL: true, FieldPTTL: 59_000}, "TTL 59s on the field"},
+		{Incremented{Observation: Observation{PTTL: PTTLNoExpiry}, FieldTTL: true, FieldPTTL: 60_000, GaveTTL: true}, "the field had no TTL, now 1m00s"},
+		{Incremented{Observation: Observation{PTTL: 5_000}, FieldTTL: true, FieldPTTL: PTTLNoExpiry}, "no TTL on the field"},
 	} {
 		t.Run(tc.want, func(t *testing.T) {
 			if got := tc.r.TTLNote(); got != tc.want {
@@ -149,5 +153,26 @@ func TestIncrementedValue(t *testing.T) {
 	}
 	if v := (Incremented{Observation: Observation{Type: "hash"}, Field: "hits", FieldValue: "12"}).Value(); v != "12" {
 		t.Errorf("a hash field's value: %q, want 12", v)
+	}
+}
+
+// What an increment sent, as people would type it, names escaped: the
+// field's HPEXPIRE after the increment when it went with it.
+func TestIncrementedSent(t *testing.T) {
+	one := Amount{Int: 1}
+	for _, tc := range []struct {
+		r    Incremented
+		want string
+	}{
+		{Incremented{Observation: Observation{Key: "rl:1"}, Command: "INCRBY"}, "INCRBY rl:1 1"},
+		{Incremented{Observation: Observation{Key: "rl:\x1b"}, Command: "HINCRBY", Field: "hits"}, `HINCRBY rl:\e hits 1`},
+		{Incremented{Observation: Observation{Key: "q:\n"}, Command: "HINCRBY", Field: "a\x1b", Expire: []string{"HPEXPIRE", "q:\n", "60000", "NX", "FIELDS", "1", "a\x1b"}},
+			`HINCRBY q:\n a\e 1, HPEXPIRE q:\n 60000 NX FIELDS 1 a\e`},
+	} {
+		t.Run(tc.want, func(t *testing.T) {
+			if got := tc.r.Sent(one); got != tc.want {
+				t.Errorf("%+v: %q, want %q", tc.r, got, tc.want)
+			}
+		})
 	}
 }

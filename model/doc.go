@@ -11,6 +11,8 @@
 //
 // What a key holds:
 //   - observation.go: Observation and Batch, what redisclient read, and the PTTL sentinels.
+//   - fields.go: a hash whose fields carry TTLs, read a row a field (Rows), and
+//     what lies beyond the fields a key shows (NotShownText).
 //   - layout.go: Reading and Read, a reading's layout, value and what remains of the limit.
 //   - layouts.go: Layout and its table, every fact the code asks of a layout.
 //   - detect.go: how Read tells a string's or a hash's layout.

@@ -1,5 +1,7 @@
 package model
 
+import "fmt"
+
 // A hash whose fields carry TTLs of their own (HEXPIRE, Redis 7.4 and
 // later) holds one counter a field, each with its own window: a field
 // left without a TTL never resets and keeps the whole hash alive, while
@@ -62,4 +64,33 @@ func RowName(key, field string) string {
 		return Printable(key)
 	}
 	return Printable(key) + FieldMark + Printable(field)
+}
+
+// DefaultMaxFields is the most fields of one hash read field by field
+// that a reading lists, unless --max-fields says otherwise: a hash of a
+// million fields is listed a page at a time (HSCAN) up to it, and what
+// lies beyond is counted (Observation.NotShown), not read.
+const DefaultMaxFields = 100
+
+// NotShownText says what a hash read field by field holds beyond the
+// fields shown: "1200 more fields not shown", with ", 3 of them numbers
+// without a TTL" when noTTL counted them (-1: not counted); "" when
+// notShown is 0.
+func NotShownText(notShown, noTTL int64) string {
+	if notShown <= 0 {
+		return ""
+	}
+	text := fmt.Sprintf("%d more fields not shown", notShown)
+	if notShown == 1 {
+		text = "1 more field not shown"
+	}
+	switch {
+	case noTTL == 1:
+		text += ", 1 of them a number without a TTL"
+	case noTTL > 1:
+		text += fmt.Sprintf(", %d of them numbers without a TTL", noTTL)
+	case noTTL == 0:
+		text += ", none of them a number without a TTL"
+	}
+	return text
 }

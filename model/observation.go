@@ -35,7 +35,7 @@ type Observation struct {
 
 	RawCut   bool    // Raw is MaxRaw bytes long: the first of a string that may be longer
 	Len      int64   // HLEN, ZCARD or LLEN (SCARD, XLEN for sets and streams); 0 for strings
-	Fields   []Field // a hash's fields: all of them when Len <= MaxHashFields, else those of KnownHashFields that exist
+	Fields   []Field // a hash's fields: all of them when Len <= MaxHashFields, else those of KnownHashFields that exist (read field by field: those listed, see NotShown)
 	Newest   float64 // zset: the highest score; list: the head (LINDEX 0) read with ParseScore; NaN when none
 	Oldest   float64 // zset: the lowest score; list: the tail (LINDEX -1); NaN when none
 	InWindow int64   // log: entries with a score after LogWindowStart (ZCOUNT, or CountInWindow over a list); -1 when not known
@@ -44,9 +44,16 @@ type Observation struct {
 	InWindowFrom float64
 
 	// FieldTTLs says a field of this hash carries a TTL of its own (HPTTL,
-	// Redis 7.4 and later): each of Fields then holds its PTTL, and the
-	// hash is read field by field (Rows). False where HPTTL is unknown.
+	// Redis 7.4 and later), or its rule says its fields do (Rule.FieldTTLs):
+	// each of Fields then holds its PTTL, and the hash is read field by
+	// field (Rows). False where HPTTL is unknown.
 	FieldTTLs bool
+	// NotShown, for a hash read field by field, is how many of its fields
+	// were left unread, beyond the most a key shows (DefaultMaxFields, or
+	// --max-fields); NotShownNoTTL is how many of those hold a number
+	// without a TTL, -1 when they were not counted (only check counts
+	// them).
+	NotShown, NotShownNoTTL int64
 	// Field, in one of Rows' observations, is the one hash field it stands
 	// for: Fields holds that field alone and PTTL is the field's. "" for a
 	// whole key.
@@ -146,4 +153,16 @@ func (o *Observation) FieldValue(name string) (string, bool) {
 		}
 	}
 	return "", false
+}
+
+// FieldPTTL returns the PTTL of o's field name, as HPTTL read it where
+// o's fields carry TTLs of their own (FieldTTLs); PTTLMissing when o does
+// not hold that field.
+func (o *Observation) FieldPTTL(name string) int64 {
+	for _, f := range o.Fields {
+		if f.Name == name {
+			return f.PTTL
+		}
+	}
+	return PTTLMissing
 }

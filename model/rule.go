@@ -19,6 +19,11 @@ type Rule struct {
 	Layout    Layout        // LayoutAuto: detected per key (see Read)
 	Field     string        // a hash field read as the counter; "": none
 	JSONField string        // the field of a JSON object or msgpack map read as the count; "": the known names
+	// FieldTTLs says the hashes it matches count per field, each field
+	// with a TTL of its own (field_ttls): on a server that has field TTLs
+	// they are read field by field (Rows) even before any field has one,
+	// and an increment gives its field the window, never the key.
+	FieldTTLs bool
 }
 
 // Rules is the ordered rule list plus the fallback for keys no rule covers

@@ -63,6 +63,9 @@ type Options struct {
 	// ClientName names every connection countertop opens (CLIENT SETNAME,
 	// --client-name); "": the URL's client_name, else DefaultClientName.
 	ClientName string
+	// MaxFields is the most fields of one hash read field by field that a
+	// reading lists (--max-fields); 0: model.DefaultMaxFields.
+	MaxFields int
 }
 
 // Auth is an ACL user and password; an empty Username is the default user.
@@ -87,6 +90,8 @@ type Client struct {
 	topology string       // for FeedState.Topology
 	readOnly bool         // see Options.ReadOnly
 	rules    *model.Rules // see Options.Rules
+	// maxFields is Options.MaxFields, or its default.
+	maxFields int
 	// pipelineTimeout bounds one pipeline of reads, retries included; 0:
 	// none (the read timeout is off). See readTimeoutOf.
 	pipelineTimeout time.Duration
@@ -130,7 +135,8 @@ func Connect(ctx context.Context, o Options) (*Client, error) {
 	if err != nil {
 		return nil, err
 	}
-	c := &Client{readOnly: o.ReadOnly, rules: o.Rules, pipelineTimeout: 2 * readTimeoutOf(opt), budget: newBudget(o.MaxCommands), done: make(chan struct{})}
+	c := &Client{readOnly: o.ReadOnly, rules: o.Rules, maxFields: cmp.Or(max(o.MaxFields, 0), model.DefaultMaxFields),
+		pipelineTimeout: 2 * readTimeoutOf(opt), budget: newBudget(o.MaxCommands), done: make(chan struct{})}
 	if c.name, err = clientName(o, opt.ClientName); err != nil {
 		return nil, err
 	}

@@ -13,7 +13,8 @@
 //     shows, the connections' name, and masters that stall.
 //   - Reading, read*.go: the reader that every watcher reads through
 //     (read.go: its batches, the feed's state), SCAN and discovery, the
-//     pipelined fetch, what each type's layout reads, and Snapshot.
+//     pipelined fetch, what each type's layout reads, a hash's fields
+//     and their TTLs, listed in pages (read_fields.go), and Snapshot.
 //   - Watching, watch*.go: Watch and its options (watch.go: which mode,
 //     auto's order), polling (watch_poll.go), and the push modes: the
 //     pushWatcher they share (watch_push.go: subscribers, passes, rereads),

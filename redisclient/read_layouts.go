@@ -31,6 +31,8 @@ type collectionCmds struct {
 	fields   *redis.MapStringStringCmd // second round: HGETALL
 	known    *redis.SliceCmd           // second round: HMGET
 	names    []string                  // the names HMGET asked
+	list     *redis.ScanCmd            // second round, where fields may have TTLs: the first page of a large hash's fields (HSCAN)
+	lists    bool                      // a large hash whose fields are listed where they may have TTLs: no rule names its field
 	count    *redis.IntCmd             // second round: ZCOUNT
 	from     *redis.ZSliceCmd          // second round, for a live feed: the oldest entry inside the window (ZRANGE BYSCORE)
 	entries  *redis.StringSliceCmd     // second round: LRANGE
@@ -123,7 +125,9 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 		switch o.Type {
 		case "hash":
 			if n > model.MaxHashFields {
-				cmd.names = model.KnownHashFields(rule.Field)
+				// A rule's field is read by name whatever the hash holds
+				// besides; else its fields may be listed.
+				cmd.names, cmd.lists = model.KnownHashFields(rule.Field), rule.Field == ""
 			}
 			ok = true
 		case "zset", "list":
@@ -139,6 +143,7 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 		return nil
 	}
 	falls := wantsFalls(ctx)
+	lists := !c.noFieldTTL.Load()
 	err = c.rerouted(ctx, func() error {
 		pipe := c.rdb.Pipeline()
 		for _, j := range second {
@@ -147,8 +152,14 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 			case "hash":
 				if cmd.names == nil {
 					cmd.fields = pipe.HGetAll(ctx, k)
-				} else {
-					cmd.known = pipe.HMGet(ctx, k, cmd.names...)
+					break
+				}
+				cmd.known = pipe.HMGet(ctx, k, cmd.names...)
+				if lists && cmd.lists {
+					// Its fields may carry TTLs of their own: they are
+					// listed a page at a time (see fieldTTLs), never read
+					// whole.
+					cmd.list = pipe.HScan(ctx, k, 0, "", c.listPage())
 				}
 			case "zset":
 				from := "(" + strconv.FormatFloat(cmd.start, 'f', -1, 64)
@@ -167,9 +178,17 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 	if err != nil {
 		return c.explainAt(err, where)
 	}
+	var listed []fieldRead // the large hashes whose fields were listed
 	for _, j := range second {
 		o, cmd := &obs[idx[j]], &cmds[j]
 		var err error
+		if cmd.list != nil {
+			if names, cursor, err := cmd.list.Result(); err == nil {
+				listed = append(listed, fieldRead{i: idx[j], fields: pairs(names), cursor: cursor, pages: 1, list: true})
+			}
+			// An error (WRONGTYPE, a refusal) leaves the hash read as
+			// before field TTLs: HMGET's answer says the rest.
+		}
 		switch {
 		case cmd.fields != nil:
 			var m map[string]string
@@ -200,67 +219,7 @@ func (c *Client) fetchCollections(ctx context.Context, obs []model.Observation, 
 			return c.readError(o.Key, err, where)
 		}
 	}
-	return c.fieldTTLs(ctx, obs, idx, where)
-}
-
-// fieldTTLs reads, with one HPTTL a hash in one pipeline, the TTLs of the
-// fields read of the hashes among obs[i], i in idx (bounded as those are:
-// model.MaxHashFields, or the known names), and marks a hash one of whose
-// fields has a TTL (Observation.FieldTTLs). A server that does not know
-// HPTTL has no field TTLs: the first refusal says so, and it is not asked
-// again.
-func (c *Client) fieldTTLs(ctx context.Context, obs []model.Observation, idx []int, where string) error {
-	if c.noFieldTTL.Load() {
-		return nil
-	}
-	var hashes []int
-	for _, i := range idx {
-		if obs[i].Type == "hash" && len(obs[i].Fields) > 0 {
-			hashes = append(hashes, i)
-		}
-	}
-	if len(hashes) == 0 {
-		return nil
-	}
-	cmds := make([]*redis.IntSliceCmd, len(hashes))
-	err := c.rerouted(ctx, func() error {
-		pipe := c.rdb.Pipeline()
-		for j, i := range hashes {
-			args := []any{"hpttl", obs[i].Key, "FIELDS", len(obs[i].Fields)}
-			for _, f := range obs[i].Fields {
-				args = append(args, f.Name)
-			}
-			cmd := redis.NewIntSliceCmd(ctx, args...)
-			_ = pipe.Process(ctx, cmd)
-			cmds[j] = cmd
-		}
-		return execPipe(ctx, pipe)
-	})
-	if err != nil {
-		return c.explainAt(err, where)
-	}
-	for j, i := range hashes {
-		o := &obs[i]
-		ttls, err := cmds[j].Result()
-		// A server that does not know HPTTL has no field TTLs; a user who
-		// may not run it (an ACL from before Redis 7.4) reads hashes whole,
-		// as on such a server, and repairs refuse a hash a key's TTL
-		// (see expireScript): it is not asked again.
-		if err != nil && (strings.HasPrefix(strings.ToLower(err.Error()), "err unknown command") || strings.HasPrefix(strings.ToLower(err.Error()), "noperm")) {
-			c.noFieldTTL.Store(true)
-			return nil
-		}
-		if changed, err := answered(err); err != nil {
-			return c.readError(o.Key, err, where)
-		} else if changed || len(ttls) != len(o.Fields) {
-			continue
-		}
-		for k, ttl := range ttls {
-			o.Fields[k].PTTL = ttl
-			o.FieldTTLs = o.FieldTTLs || ttl >= 0
-		}
-	}
-	return nil
+	return c.fieldTTLs(ctx, obs, idx, listed, where)
 }
 
 // fallsKey marks a context whose reads are a live feed's: they read, with

@@ -64,15 +64,12 @@ local expire = known and tonumber(window) > 0
 local function denied(call)
   return redis.acl_check_cmd and not redis.acl_check_cmd(unpack(call))
 end
--- refused returns the error of the first of calls (and the PEXPIRE the
--- window brings) the user may not run, or nil.
-local function refused(calls)
-  if expire then
-    table.insert(calls, {'PEXPIRE', key, window})
-  end
+-- refused returns the error of the first of calls the user may not run,
+-- or nil; why, when given, says what that command is for.
+local function refused(calls, why)
   for _, call in ipairs(calls) do
     if denied(call) then
-      return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key")
+      return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key" .. (why or ''))
     end
   end
 end
@@ -93,7 +90,11 @@ if cmd ~= 'INCRBY' and cmd ~= 'INCRBYFLOAT' then
   return redis.error_reply('ERR countertop: ' .. cmd .. ' is not INCRBY or INCRBYFLOAT')
 end
 ` + incrPrelude + `
-local no = refused({{cmd, key, by}, {'GET', key}, {'PTTL', key}})
+local calls = {{cmd, key, by}, {'GET', key}, {'PTTL', key}}
+if expire then
+  table.insert(calls, {'PEXPIRE', key, window})
+end
+local no = refused(calls)
 if no then
   return no
 end
@@ -267,7 +268,7 @@ func (noRetry) NoRetry() bool { return true }
 
 // incrCommand returns the increment of key by by, as people would type it.
 func incrCommand(key string, by model.Amount) string {
-	return fmt.Sprintf("%s %s %s", by.Command(), model.Printable(key), by)
+	return model.IncrText(by.Command(), key, "", by)
 }
 
 // incrReply unpacks incrScript's {value, PTTL, code, command}.

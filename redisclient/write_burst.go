@@ -1,6 +1,7 @@
 package redisclient
 
 import (
+	"cmp"
 	"context"
 	"errors"
 	"fmt"
@@ -135,10 +136,10 @@ func (c *Client) Burst(ctx context.Context, key string, by model.Amount, window 
 	// A key without a TTL before (or missing) gets one from the first
 	// increment; any other window that starts means the old one ran out.
 	windows := int64(0)
-	if window > 0 && r.Before.PTTL < 0 {
+	if window > 0 && counterPTTL(r.Before, o.Field) < 0 {
 		windows = 1
 	}
-	r.Expired = started.Load() > windows || r.Sent > 0 && r.After.PTTL == model.PTTLMissing
+	r.Expired = started.Load() > windows || r.Sent > 0 && counterPTTL(r.After, o.Field) == model.PTTLMissing
 	r.compare(by, o.Field)
 	return r, err
 }
@@ -153,8 +154,9 @@ func (c *Client) incrOnce(ctx context.Context, rdb processor, key, field string,
 }
 
 // burstRead reads key before and after a burst: as Fetch does, and for a
-// hash field burst with that field read by name (HGET), which Fetch of a
-// large hash reads only when a rule names it.
+// hash field burst with that field read by name (HGET, and its HPTTL where
+// the hash's fields carry TTLs), which Fetch of a large hash reads only
+// when a rule names it, or its listing finds it.
 func (c *Client) burstRead(ctx context.Context, key, field string) (model.Observation, error) {
 	read, err := c.Fetch(ctx, []string{key})
 	if err != nil {
@@ -171,8 +173,26 @@ func (c *Client) burstRead(ctx context.Context, key, field string) (model.Observ
 	case err != nil:
 		return o, c.readError(key, err, c.hostPort)
 	}
-	o.Fields = append(o.Fields, model.Field{Name: field, Value: value})
+	f := model.Field{Name: field, Value: value}
+	if o.FieldTTLs {
+		ttls, err := hpttl(ctx, c.rdb, key, []model.Field{f})[0].Result()
+		if err != nil || len(ttls) != 1 {
+			return o, c.readError(key, cmp.Or(err, errors.New("HPTTL answered no TTL")), c.hostPort)
+		}
+		f.PTTL = ttls[0]
+	}
+	o.Fields = append(o.Fields, f)
 	return o, nil
+}
+
+// counterPTTL is the TTL of what a burst adds to: the key's, or, where the
+// hash's fields carry TTLs of their own, field's (PTTLMissing when o does
+// not hold it).
+func counterPTTL(o model.Observation, field string) int64 {
+	if field == "" || !o.FieldTTLs {
+		return o.PTTL
+	}
+	return o.FieldPTTL(field)
 }
 
 // compare sets Expected, Observed and the tolerance for increments of by:

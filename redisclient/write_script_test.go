@@ -44,15 +44,16 @@ func TestFieldIncrScriptChecksBeforeWriting(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	rdb := s.Client(t)
-	for _, tc := range []struct{ cmd, field, window, consent, want string }{
-		{"HSET", "f", "60000", "0", "ERR countertop: HSET is not HINCRBY or HINCRBYFLOAT"},
-		{"HINCRBY", "", "60000", "0", "a hash increment needs the field to add to"},
-		{"HINCRBY", "f", "1.5", "0", "the window must be a whole number of milliseconds, not 1.5"},
-		{"HINCRBY", "f", "0x10", "0", "not 0x10"},
-		{"HINCRBYFLOAT", "f", "60000", "yes", "the decimal consent must be 0 or 1, not yes"},
+	for _, tc := range []struct{ cmd, field, window, consent, perField, want string }{
+		{"HSET", "f", "60000", "0", "0", "ERR countertop: HSET is not HINCRBY or HINCRBYFLOAT"},
+		{"HINCRBY", "", "60000", "0", "0", "a hash increment needs the field to add to"},
+		{"HINCRBY", "f", "1.5", "0", "0", "the window must be a whole number of milliseconds, not 1.5"},
+		{"HINCRBY", "f", "0x10", "0", "0", "not 0x10"},
+		{"HINCRBYFLOAT", "f", "60000", "yes", "0", "the decimal consent must be 0 or 1, not yes"},
+		{"HINCRBY", "f", "60000", "0", "yes", "whether the hash counts per field must be 0 or 1, not yes"},
 	} {
-		t.Run(tc.cmd+" field "+tc.field+" window "+tc.window+" consent "+tc.consent, func(t *testing.T) {
-			err := fieldIncrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, tc.field, "1", tc.window, tc.consent).Err()
+		t.Run(tc.cmd+" field "+tc.field+" window "+tc.window+" consent "+tc.consent+" per field "+tc.perField, func(t *testing.T) {
+			err := fieldIncrScript.Run(context.Background(), rdb, []string{"k"}, tc.cmd, tc.field, "1", tc.window, tc.consent, tc.perField).Err()
 			if err == nil || !strings.Contains(err.Error(), tc.want) {
 				t.Errorf("%s %q with window %q: %v, want an error saying %q", tc.cmd, tc.field, tc.window, err, tc.want)
 			}

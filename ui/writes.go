@@ -381,7 +381,10 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 		m.status = m.writeFailed(cmd, msg.err)
 		return nil
 	}
-	ran := incrText(msg.inc.Command, msg.key, msg.field, msg.by)
+	// What was sent, the field's HPEXPIRE with it where it went.
+	inc := msg.inc
+	inc.Key, inc.Field = msg.key, msg.field
+	ran := inc.Sent(msg.by)
 	sep := ", "
 	if msg.inc.GaveTTL {
 		sep = "; " // a repair in passing: said, never silent

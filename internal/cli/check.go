@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"slices"
 	"strings"
 	"time"
 
@@ -99,16 +100,20 @@ func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Con
 	parts := make([]checkPart, len(cfg.Targets()))
 	targets, err := onServers(ctx, cfg, stderr, prepare, func(ctx context.Context, t *target) error {
 		p := &parts[t.index]
+		partly := notShown{}
 		var err error
 		if watch > 0 {
 			var store *model.Store
-			if store, err = observe(ctx, t.client, t.cfg, watch, t.stderr); err == nil {
+			if store, err = observe(ctx, t.client, t.cfg, watch, partly, t.stderr); err == nil {
 				p.counters = storeCounters(store)
 				stamp(p.counters, t.name)
 				p.pushed = pushedCounters(store, p.counters)
 			}
 		} else {
-			p.counters, err = readSorted(ctx, t.client, t.cfg, t.name)
+			p.counters, err = readSorted(ctx, t.client, t.cfg, t.name, partly)
+		}
+		if err == nil {
+			p.beyond, err = partly.counted(ctx, t.client)
 		}
 		if err != nil {
 			return err
@@ -147,23 +152,27 @@ func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Con
 type checkPart struct {
 	counters         []*model.Counter // in key order
 	pushed           []report.Pushed
+	beyond           []report.NotShown // in key order
 	evictions        []model.ServerEvictions
 	evictionsUnknown string
 }
 
 // checkOf returns the check of what parts holds, one part a target, those
-// that could be read: their counters in key order, the keys on more than
-// one shard of cfg's groups, and the servers that could not be read.
+// that could be read: their counters in key order, their hashes with
+// fields not shown in key order, the keys on more than one shard of cfg's
+// groups, and the servers that could not be read.
 func checkOf(targets []*target, parts []checkPart, cfg config.Config, minKeys int) *report.Check {
 	var (
 		lists   [][]*model.Counter
 		pushed  []report.Pushed
+		beyond  []report.NotShown
 		evicted []model.ServerEvictions
 		unknown []string
 	)
 	for i, p := range parts {
 		lists = append(lists, p.counters)
 		pushed = append(pushed, p.pushed...)
+		beyond = append(beyond, p.beyond...)
 		evicted = append(evicted, p.evictions...)
 		if why := p.evictionsUnknown; why != "" && len(parts) > 1 {
 			unknown = append(unknown, targets[i].name+": "+why)
@@ -173,7 +182,9 @@ func checkOf(targets []*target, parts []checkPart, cfg config.Config, minKeys in
 	}
 	counters := report.Merge(lists)
 	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
-	check.Pushed, check.Evictions = pushed, evicted
+	// A key of several servers: each server's, in the order of parts.
+	slices.SortStableFunc(beyond, func(a, b report.NotShown) int { return model.CompareKeys(a.Key, b.Key) })
+	check.Pushed, check.NotShown, check.Evictions = pushed, beyond, evicted
 	check.EvictionsUnknown = strings.Join(unknown, "; ")
 	check.Servers = names(targets)
 	check.Shared = model.SharedKeys(counters, cfg.Shards)

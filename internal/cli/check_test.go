@@ -122,6 +122,7 @@ func TestCheckJSON(t *testing.T) {
 			UptimeS         int64  `json:"uptime_s"`
 		} `json:"evictions"`
 		Undecided []map[string]json.RawMessage `json:"undecided"`
+		NotShown  []map[string]json.RawMessage `json:"fields_not_shown"`
 		Error     string                       `json:"error"`
 	}
 	decode := func(out string) doc {

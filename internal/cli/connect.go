@@ -5,6 +5,8 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"maps"
+	"slices"
 	"strings"
 	"time"
 
@@ -61,6 +63,7 @@ func dial(ctx context.Context, cfg config.Config) (*redisclient.Client, error) {
 		SentinelAuth:   redisclient.Auth{Username: cfg.Redis.SentinelUsername, Password: cfg.Redis.SentinelPassword},
 		ReadOnly:       cfg.Redis.ReadOnly,
 		MaxCommands:    int(max(cfg.Redis.MaxCommands, 0)), // NoCommandLimit is none
+		MaxFields:      int(cfg.Redis.MaxFields),
 		ClientName:     cfg.Redis.ClientName,
 		TLS: redisclient.TLSOptions{
 			CAFile:     cfg.Redis.TLS.CAFile,
@@ -95,9 +98,12 @@ func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config,
 
 // readSorted returns readAll's counters, classified by cfg.Rules, in key
 // order, the two strings of a token bucket read as one (model.PairBuckets).
-func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config, server string) ([]*model.Counter, error) {
+// partly, when not nil, notes the hashes read field by field that hold
+// more fields than a key shows.
+func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config, server string, partly notShown) ([]*model.Counter, error) {
 	var sorter report.KeySorter
 	err := readAll(ctx, client, cfg, server, func(obs []model.Observation) {
+		partly.note(obs)
 		obs = model.Expand(obs) // a hash whose fields carry TTLs: a row a field
 		counters := make([]model.Counter, len(obs))
 		for i := range obs {
@@ -111,4 +117,47 @@ func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Conf
 	sorted := sorter.Sorted()
 	model.PairBuckets(sorted, &cfg.Rules) // a bucket in two strings is read whole, as the dashboard reads it
 	return sorted, nil
+}
+
+// notShown holds, by key, the latest reading of each hash read field by
+// field that holds more fields than a key shows (--max-fields), for check
+// to say how many more there are and count those without a TTL. A nil
+// notShown notes nothing.
+type notShown map[string]model.Observation
+
+// note keeps what obs say of the hashes' fields not shown.
+func (n notShown) note(obs []model.Observation) {
+	if n == nil {
+		return
+	}
+	for _, o := range obs {
+		if o.NotShown > 0 {
+			n[o.Key] = o
+		} else {
+			delete(n, o.Key)
+		}
+	}
+}
+
+// forget drops keys, which are gone.
+func (n notShown) forget(keys []string) {
+	for _, k := range keys {
+		delete(n, k)
+	}
+}
+
+// counted returns the hashes in key order, each with how many of its
+// fields not shown hold a number without a TTL, which client counts a page
+// at a time (see redisclient.CountNotShown).
+func (n notShown) counted(ctx context.Context, client *redisclient.Client) ([]report.NotShown, error) {
+	keys := slices.SortedFunc(maps.Keys(n), model.CompareKeys)
+	out := make([]report.NotShown, 0, len(keys))
+	for _, k := range keys {
+		o := n[k]
+		if err := client.CountNotShown(ctx, &o); err != nil {
+			return nil, err
+		}
+		out = append(out, report.NotShown{Key: k, Fields: o.NotShown, NoTTL: o.NotShownNoTTL})
+	}
+	return out, nil
 }

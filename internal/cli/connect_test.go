@@ -39,7 +39,7 @@ func TestReadInterrupted(t *testing.T) {
 	if _, err := connect(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
 		t.Errorf("connect after ctrl+c: %v, want %q", err, errConnectInterrupted)
 	}
-	if _, err := readSorted(ctx, connected(t, cfg), cfg, "test"); !errors.Is(err, errInterrupted) {
+	if _, err := readSorted(ctx, connected(t, cfg), cfg, "test", nil); !errors.Is(err, errInterrupted) {
 		t.Errorf("readSorted after ctrl+c: %v, want %q", err, errInterrupted)
 	}
 }

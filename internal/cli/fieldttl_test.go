@@ -1,7 +1,11 @@
 package cli
 
 import (
+	"encoding/csv"
 	"encoding/json"
+	"fmt"
+	"slices"
+	"strconv"
 	"strings"
 	"testing"
 
@@ -66,5 +70,167 @@ func TestCheckReadsHashFieldsWithTTLs(t *testing.T) {
 	}
 	if p := s.Do(t, "PTTL", "quota:u1").(int64); p != -1 {
 		t.Errorf("after repair the hash itself has a TTL of %dms: every field would go with it", p)
+	}
+}
+
+// The issue's clients, against a server with field TTLs: one that does it
+// right (HINCRBY, then HEXPIRE ... NX of the field), one that died between
+// the two (the bug: a field without a TTL), and one that wrote a field
+// with HSET, which clears its TTL. check (text and JSON), repair --dry-run
+// and snapshot CSV name the fields without a TTL as key › field, each row
+// with its own ttl_ms.
+func TestFieldClientsNamedKeyAndField(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.RequireFieldTTL(t)
+	hit := func(key, field string) { // the fix
+		s.Do(t, "HINCRBY", key, field, "1")
+		s.Do(t, "HEXPIRE", key, "60", "NX", "FIELDS", "1", field)
+	}
+	hit("quota:fix", "api")
+	hit("quota:fix", "login")
+	hit("quota:bug", "api")
+	s.Do(t, "HINCRBY", "quota:bug", "login", "1") // the client died before its HEXPIRE
+	hit("quota:hset", "api")
+	hit("quota:hset", "login")
+	s.Do(t, "HSET", "quota:hset", "api", "5") // HSET clears the field's TTL
+	// A hash none of whose fields has a TTL any more reads field by field
+	// when its rule says its fields count each (field_ttls).
+	hit("fq:hset", "api")
+	s.Do(t, "HSET", "fq:hset", "api", "5")
+	args := []string{"--pattern", "quota:*", "--pattern", "fq:*", "--limit", "10", "--window", "60s"}
+	lost := []string{"fq:hset › api", "quota:bug › login", "quota:hset › api"}
+
+	code, out, errOut := cli(t, s, append([]string{"check"}, args...)...)
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	for _, name := range lost {
+		if !strings.Contains(out, "no-expiry  "+name+"  counter") {
+			t.Errorf("check does not name %s as no-expiry:\n%s", name, out)
+		}
+	}
+	if strings.Contains(out, "quota:fix") || strings.Contains(out, "PEXPIRE quota:") && !strings.Contains(out, "HPEXPIRE quota:") {
+		t.Errorf("check flags the right client, or advises a key's TTL:\n%s", out)
+	}
+
+	code, out, errOut = cli(t, s, append([]string{"check", "--format", "json"}, args...)...)
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	var doc struct {
+		Problems []struct {
+			Key    string `json:"key"`
+			Field  string `json:"field"`
+			Reason string `json:"reason"`
+		} `json:"problems"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatal(err)
+	}
+	var named []string
+	for _, p := range doc.Problems {
+		named = append(named, p.Key+" › "+p.Field)
+		if !strings.Contains(p.Reason, "HPEXPIRE "+p.Key+" 60000 NX FIELDS 1 "+p.Field) {
+			t.Errorf("%s › %s: reason %q does not name the field's repair", p.Key, p.Field, p.Reason)
+		}
+	}
+	if !slices.Equal(named, lost) {
+		t.Errorf("check JSON's problems are %q, want %q", named, lost)
+	}
+
+	code, out, errOut = cli(t, s, append([]string{"repair", "--dry-run"}, args...)...)
+	wantRun(t, code, out, errOut, exitOK, "would repair fq:hset › api: TTL 1m00s\nwould repair quota:bug › login: TTL 1m00s\nwould repair quota:hset › api: TTL 1m00s\ndry run: 3 to repair, 0 skipped", "")
+
+	code, out, errOut = cli(t, s, append([]string{"snapshot", "--format", "csv"}, args...)...)
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	records, err := csv.NewReader(strings.NewReader(out)).ReadAll()
+	if err != nil {
+		t.Fatal(err)
+	}
+	head := records[0]
+	col := func(name string) int { return slices.Index(head, name) }
+	got := map[string]string{}
+	for _, r := range records[1:] {
+		ttl, _ := strconv.ParseInt(r[col("ttl_ms")], 10, 64)
+		state := "no TTL"
+		if ttl > 0 && ttl <= 60000 {
+			state = "its own TTL"
+		}
+		got[r[col("key")]+" › "+r[col("field")]] = r[col("status")] + ", " + state
+	}
+	want := map[string]string{
+		"quota:fix › api": "ok, its own TTL", "quota:fix › login": "ok, its own TTL",
+		"quota:bug › api": "ok, its own TTL", "quota:bug › login": "no-expiry, no TTL",
+		"quota:hset › api": "no-expiry, no TTL", "quota:hset › login": "ok, its own TTL",
+		"fq:hset › api": "no-expiry, no TTL",
+	}
+	if fmt.Sprint(got) != fmt.Sprint(want) {
+		t.Errorf("snapshot CSV rows %v\nwant %v", got, want)
+	}
+}
+
+// What incr says it sent to a field with a TTL of its own is what the
+// server ran, the field's HPEXPIRE ... NX with the HINCRBY; --no-expire
+// sends the HINCRBY alone, and says the field is left without a TTL.
+func TestIncrFieldWithItsOwnTTLSaysWhatItSent(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.RequireFieldTTL(t)
+	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
+	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	for _, tc := range []struct {
+		args            []string
+		line, sent, err string
+	}{
+		{[]string{"--field", "login", "--window", "60s"}, "quota:u1 › login = 4; the field had no TTL, now 1m00s",
+			"HINCRBY quota:u1 login 1, HPEXPIRE quota:u1 60000 NX FIELDS 1 login", ""},
+		{[]string{"--field", "x", "--no-expire"}, "quota:u1 › x = 1 (no TTL on the field)",
+			"HINCRBY quota:u1 x 1", "warning: quota:u1 › x has no TTL, on purpose (--no-expire)"},
+	} {
+		t.Run(strings.Join(tc.args, " "), func(t *testing.T) {
+			mon := s.Monitor(t)
+			code, out, errOut := cli(t, s, append([]string{"incr", "quota:u1"}, tc.args...)...)
+			wantRun(t, code, out, errOut, exitOK, tc.line+"\nsent "+tc.sent+"\n", tc.err)
+			s.Do(t, "ECHO", "writes end here")
+			var writes []string
+			for _, r := range mon.Until(t, "ECHO") {
+				switch strings.ToUpper(r.Args[0]) {
+				case "HINCRBY", "HPEXPIRE", "PEXPIRE", "EXPIRE", "HEXPIRE":
+					writes = append(writes, strings.Join(r.Args, " "))
+				}
+			}
+			if strings.Join(writes, ", ") != tc.sent {
+				t.Errorf("incr said it sent %q; the server ran %q", tc.sent, writes)
+			}
+		})
+	}
+	if p := s.Do(t, "PTTL", "quota:u1").(int64); p != -1 {
+		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
+	}
+}
+
+// check with --max-fields below a hash's size says how many more fields
+// there are and how many of them hold a number without a TTL, which fails
+// it: each keeps the hash alive.
+func TestCheckCountsFieldsNotShown(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.RequireFieldTTL(t)
+	args := []any{"HSET", "quota:big"}
+	for i := range 500 {
+		args = append(args, fmt.Sprintf("f%03d", i), i)
+	}
+	s.Do(t, args...)
+	expire := []any{"HPEXPIRE", "quota:big", "60000", "FIELDS", "497"}
+	for i := range 497 { // three lost their TTL
+		expire = append(expire, fmt.Sprintf("f%03d", i))
+	}
+	s.Do(t, expire...)
+	code, out, errOut := cli(t, s, "check", "--pattern", "quota:*", "--limit", "1000", "--window", "60s", "--max-fields", "10")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	shownLost := strings.Count(out, "no-expiry  quota:big › ")
+	want := fmt.Sprintf("no-expiry  quota:big  490 more fields not shown, %d of them numbers without a TTL", 3-shownLost)
+	if shownLost == 3 {
+		want = "note       quota:big  490 more fields not shown, none of them a number without a TTL"
+	}
+	if !strings.Contains(out, want) {
+		t.Errorf("check does not say %q:\n%s", want, out)
 	}
 }

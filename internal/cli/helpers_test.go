@@ -14,8 +14,9 @@ import (
 )
 
 // writeConfig is the config the write commands are tested with: a rate
-// limit with a window, hashes that count per field, page views that live
-// forever, and legacy counters whose window nobody wrote down.
+// limit with a window, hashes that count in a field, hashes whose fields
+// count each with a TTL of its own, page views that live forever, and
+// legacy counters whose window nobody wrote down.
 const writeConfig = `
 [[rule]]
 pattern = "ratelimit:*"
@@ -27,6 +28,12 @@ pattern = "fields:*"
 limit = 100
 window = "60s"
 field = "login"
+
+[[rule]]
+pattern = "fq:*"
+limit = 10
+window = "60s"
+field_ttls = true
 
 [[rule]]
 pattern = "views:*"

@@ -111,6 +111,7 @@ func runIncr(ctx context.Context, flags *pflag.FlagSet, load func() (config.Conf
 	}
 	defer client.Close()
 	var obs model.Observation
+	fieldTTL := false // the increment went to a field with a TTL of its own
 	code := exitOK
 	if count > 0 {
 		obs, code, err = runBurst(ctx, client, key, by, window, burst, stdout)
@@ -123,18 +124,34 @@ func runIncr(ctx context.Context, flags *pflag.FlagSet, load func() (config.Conf
 		}
 		switch {
 		case errors.Is(err, model.ErrNeedsWindow):
-			return exitFailed, fmt.Errorf("no window for %s: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", model.Printable(key))
+			name := model.Printable(key)
+			if r.FieldTTL { // the window would be the field's own
+				name = model.RowName(key, field)
+			}
+			return exitFailed, fmt.Errorf("no window for %s: it has no TTL to keep (or does not exist yet), so pass --window 60s, or a [[rule]] with a window, or --no-expire to drill the bug", name)
 		case err != nil:
 			code = writeExit(err)
 		default:
-			obs = r.Observation
+			obs, fieldTTL = r.Observation, r.FieldTTL
+			if r.FieldTTL {
+				obs.PTTL = r.FieldPTTL // the field's TTL is the one that counts
+			}
 			fmt.Fprintln(stdout, incrLine(r))
+			if r.FieldTTL {
+				// A field with a TTL of its own: what went with the increment,
+				// as the server received it.
+				fmt.Fprintf(stdout, "sent %s\n", r.Sent(by))
+			}
 		}
 	}
 	if errors.Is(err, model.ErrMakesDecimal) {
 		return exitFailed, fmt.Errorf("%w; pass --allow-float to send it anyway", err)
 	}
-	if noExpire && obs.Key != "" && obs.PTTL == model.PTTLNoExpiry {
+	switch {
+	case noExpire && fieldTTL && obs.PTTL == model.PTTLNoExpiry:
+		fmt.Fprintf(stderr, "warning: %s has no TTL, on purpose (--no-expire): the bug of a field whose HEXPIRE was lost, which never resets and keeps the whole hash alive; the dashboard shows it red, and 'countertop repair' gives the field its own TTL\n",
+			model.RowName(key, field))
+	case noExpire && obs.Key != "" && obs.PTTL == model.PTTLNoExpiry:
 		fmt.Fprintf(stderr, "warning: %s has no TTL, on purpose (--no-expire): the immortal-counter bug; the dashboard shows it red, and 'countertop repair' fixes it\n",
 			model.Printable(key))
 	}
@@ -165,6 +182,9 @@ func runBurst(ctx context.Context, client *redisclient.Client, key string, by mo
 	if o.Field != "" && r.After.Type == "hash" {
 		after.Field = o.Field
 		after.FieldValue, _ = r.After.FieldValue(o.Field)
+		if r.After.FieldTTLs { // the field's TTL is its own
+			after.FieldTTL, after.FieldPTTL = true, r.After.FieldPTTL(o.Field)
+		}
 	}
 	fmt.Fprintln(stdout, incrLine(after))
 	fmt.Fprintf(stdout, "expected %s, observed %s\n", signed(r.Expected), signed(r.Observed))
@@ -220,10 +240,14 @@ func counterLine(o model.Observation) string {
 // incrLine returns the key an increment left, as counterLine does, saying
 // so when the increment gave it its first TTL: "ratelimit:api:stuck = 151;
 // it had no TTL, now 1m00s"; a hash field with its name: "rl:42 login = 4
-// (TTL 59s)".
+// (TTL 59s)", or, for a field with a TTL of its own, named as its row is:
+// "quota:u1 › login = 4 (TTL 59s on the field)".
 func incrLine(r model.Incremented) string {
 	if r.Field != "" {
 		line := fmt.Sprintf("%s %s = %s", model.Printable(r.Key), model.Printable(r.Field), model.Printable(r.FieldValue))
+		if r.FieldTTL { // a row of its own, as check and the dashboard name it
+			line = fmt.Sprintf("%s = %s", model.RowName(r.Key, r.Field), model.Printable(r.FieldValue))
+		}
 		if r.GaveTTL {
 			return line + "; " + r.TTLNote()
 		}

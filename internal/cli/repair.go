@@ -66,7 +66,7 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 	lists := make([][]*model.Counter, len(cfg.Targets()))
 	targets, err := onServers(ctx, cfg, stderr, func(cfg config.Config) config.Config { return cfg }, func(ctx context.Context, t *target) error {
 		var err error
-		lists[t.index], err = readSorted(ctx, t.client, t.cfg, t.name)
+		lists[t.index], err = readSorted(ctx, t.client, t.cfg, t.name, nil)
 		return err
 	})
 	if err != nil {

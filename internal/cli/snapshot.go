@@ -78,7 +78,7 @@ func runSnapshot(ctx context.Context, flags *pflag.FlagSet, load func() (config.
 	var mu sync.Mutex // the servers' reads hand their rows in side by side
 	targets, err := onServers(ctx, cfg, stderr, prepare, func(ctx context.Context, t *target) error {
 		if watch > 0 {
-			store, err := observe(ctx, t.client, t.cfg, watch, t.stderr)
+			store, err := observe(ctx, t.client, t.cfg, watch, nil, t.stderr)
 			if err != nil {
 				return err
 			}

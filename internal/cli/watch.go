@@ -51,7 +51,9 @@ func checkWatch(fs *pflag.FlagSet, watch time.Duration) error {
 // from. A watch that cannot start (--mode events without notifications),
 // or that has lost Redis when d is over, is an error; while the first pass
 // goes on after d (many keys under the budget), it says so once on stderr.
-func observe(ctx context.Context, client *redisclient.Client, cfg config.Config, d time.Duration, stderr io.Writer) (*model.Store, error) {
+// partly, when not nil, notes the hashes read field by field that hold
+// more fields than a key shows.
+func observe(ctx context.Context, client *redisclient.Client, cfg config.Config, d time.Duration, partly notShown, stderr io.Writer) (*model.Store, error) {
 	ctx, cancel := context.WithCancel(ctx)
 	feed, watchErr := startWatch(ctx, client, watchOptions(cfg))
 	defer func() {
@@ -78,6 +80,8 @@ func observe(ctx context.Context, client *redisclient.Client, cfg config.Config,
 				}
 				return nil, errInterrupted // Watch returns nil only when ctx is done
 			}
+			partly.note(b.Observed)
+			partly.forget(b.Removed)
 			store.Apply(b)
 			if b.State != nil {
 				state = *b.State

@@ -83,6 +83,33 @@ func (m *Monitor) Next(t testing.TB, name string) (args []string, byScript bool)
 	}
 }
 
+// Ran is one command a Monitor read: its arguments (the name first, as
+// it was sent) and whether a script ran it.
+type Ran struct {
+	Args     []string
+	ByScript bool
+}
+
+// Until returns every command the server ran up to the next one named
+// name (any case), which it does not return: a test sends that one
+// (ECHO, say) once what it watches is done, and gets all that ran before
+// it. It fails the test when none comes within 10s of the last.
+func (m *Monitor) Until(t testing.TB, name string) []Ran {
+	t.Helper()
+	var ran []Ran
+	for {
+		line := m.line(t)
+		args, source, err := parseMonitorLine(line)
+		if err != nil {
+			t.Fatalf("redistest: MONITOR line %q: %v", line, err)
+		}
+		if len(args) > 0 && strings.EqualFold(args[0], name) {
+			return ran
+		}
+		ran = append(ran, Ran{args, source == "lua"})
+	}
+}
+
 // parseMonitorLine reads `+1700000000.123456 [0 127.0.0.1:5000] "SET" "k"
 // "1"`: the source in brackets ("lua" for a script's commands) and the
 // arguments, which Redis quotes with C escapes (\", \\, \n, \xNN).

@@ -47,13 +47,50 @@ type Check struct {
 	// Unreached are the servers that could not be checked, and why: a
 	// check that did not see them all is no pass.
 	Unreached []Unreached
-	rules     *model.Rules
+	// NotShown are the hashes read field by field that hold more fields
+	// than a key shows (--max-fields), in key order: how many more, and how
+	// many of those hold a number without a TTL (each a field that never
+	// resets and keeps its hash alive: a problem), which the check counts
+	// or says it could not.
+	NotShown []NotShown
+	rules    *model.Rules
 }
 
 // Unreached is a server a check could not read, and why.
 type Unreached struct {
 	Server string
 	Error  string
+}
+
+// NotShown is a hash read field by field beyond whose shown fields lie
+// others: Fields of them, NoTTL of which hold a number without a TTL (-1:
+// they could not be counted).
+type NotShown struct {
+	Key           string
+	Fields, NoTTL int64
+}
+
+// hiddenLost returns how many fields not shown hold a number without a
+// TTL, over every hash.
+func (k *Check) hiddenLost() int64 {
+	var n int64
+	for _, h := range k.NotShown {
+		n += max(h.NoTTL, 0)
+	}
+	return n
+}
+
+// notShownReason says what lies beyond a hash's shown fields, and what to
+// do of the fields without a TTL there.
+func notShownReason(h NotShown) string {
+	text := model.NotShownText(h.Fields, h.NoTTL)
+	switch {
+	case h.NoTTL > 0:
+		return text + ": each never resets and keeps the hash alive; raise --max-fields to show them, then countertop repair gives each its own TTL"
+	case h.NoTTL < 0:
+		return text + "; those without a TTL could not be counted: the hash has more than a million fields to list, or is no longer a hash"
+	}
+	return text
 }
 
 // Pushed is a counter whose TTL a watch saw pushed back as it grew.
@@ -127,10 +164,12 @@ func NewCheck(counters []*model.Counter, patterns []string, minKeys int, rules *
 }
 
 // Healthy reports whether the check found nothing wrong: no problem
-// counter, no key on two shards, and every pattern matched MinKeys keys
-// or more (Verdict says whether it could read every server and tell
-// every key).
-func (k *Check) Healthy() bool { return k.problems() == 0 && k.short() == 0 && len(k.Shared) == 0 }
+// counter, no field not shown without a TTL, no key on two shards, and
+// every pattern matched MinKeys keys or more (Verdict says whether it
+// could read every server and tell every key).
+func (k *Check) Healthy() bool {
+	return k.problems() == 0 && k.hiddenLost() == 0 && k.short() == 0 && len(k.Shared) == 0
+}
 
 // Verdict returns VerdictProblems when the check found problems, else
 // VerdictFailed when it could not read a server (Unreached), else
@@ -193,6 +232,15 @@ func (k *Check) WriteText(w io.Writer) error {
 	if err := writeProblems(bw, k.Counters, k.rules, name); err != nil {
 		return err
 	}
+	// The fields beyond those shown: a problem line where some have no
+	// TTL, else a note.
+	for _, h := range k.NotShown {
+		status := "note"
+		if h.NoTTL > 0 {
+			status = model.StatusNoExpiry.String()
+		}
+		fmt.Fprintf(bw, "%-9s  %s  %s\n", status, model.Printable(h.Key), notShownReason(h))
+	}
 	for _, s := range k.Shared {
 		fmt.Fprintf(bw, "%-9s  %s  %s; %s\n", "shared", s.Copies[0].Name(), copiesText(s), k.sharedReason(s))
 	}
@@ -231,12 +279,19 @@ func (k *Check) WriteText(w io.Writer) error {
 		how, none = "watched for "+model.FormatDuration(k.Watched), "no counter stuck, extending or without expiry"
 	}
 	counters := fmt.Sprintf("%d key%s %s, %s", checked, plural(checked), how, none)
-	if n := k.problems(); n > 0 {
+	lost := k.hiddenLost()
+	switch n := k.problems(); {
+	case n > 0:
 		counters = fmt.Sprintf("%d of %d key%s %s (%s)", n, checked, plural(checked), how, k.problemCounts())
+	case lost > 0: // no key is, but fields not shown are
+		counters = fmt.Sprintf("%d key%s %s", checked, plural(checked), how)
 	}
 	if len(k.Servers) > 1 {
 		read := len(k.Servers) - len(k.Unreached)
 		counters += fmt.Sprintf(" on %d of %d servers", read, len(k.Servers))
+	}
+	if lost > 0 {
+		counters += fmt.Sprintf(", and %d field%s not shown without a TTL", lost, plural(int(lost)))
 	}
 	if n := len(k.Shared); n > 0 {
 		counters += fmt.Sprintf("; %d key%s on more than one shard, each copy counting the limit", n, plural(n))
@@ -379,9 +434,11 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 // nothing), problems (each problem counter as the snapshot's JSON
 // writes it, with a reason), undecided (each key a watch was too short
 // to tell, likewise, with its pushes and the watch_s that would tell it),
-// with several servers shared (see appendShared) and unreached (see
-// appendUnreached), and evictions (see appendEvictions). Strings are
-// escaped as the snapshot's are.
+// fields_not_shown (each hash with more fields than a key shows: its key,
+// fields, without_ttl, null when not counted, and reason), with several
+// servers shared (see appendShared) and unreached (see appendUnreached),
+// and evictions (see appendEvictions). Strings are escaped as the
+// snapshot's are.
 func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf := appendCheckHead(nil, takenAt, k.Verdict())
 	buf = append(buf, ",\n  \"keys_checked\": "...)
@@ -470,6 +527,26 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		buf = append(buf, "\n    }"...)
 	}
 	buf = closeJSONArray(buf, len(undecided) > 0)
+	buf = append(buf, ",\n  \"fields_not_shown\": ["...)
+	for i, h := range k.NotShown {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"key\": "...)
+		buf = appendJSONString(buf, model.JSONKey(h.Key))
+		buf = append(buf, ",\n      \"fields\": "...)
+		buf = strconv.AppendInt(buf, h.Fields, 10)
+		buf = append(buf, ",\n      \"without_ttl\": "...)
+		if h.NoTTL < 0 {
+			buf = append(buf, "null"...)
+		} else {
+			buf = strconv.AppendInt(buf, h.NoTTL, 10)
+		}
+		buf = append(buf, ",\n      \"reason\": "...)
+		buf = appendJSONString(buf, notShownReason(h))
+		buf = append(buf, "\n    }"...)
+	}
+	buf = closeJSONArray(buf, len(k.NotShown) > 0)
 	if len(k.Servers) > 1 {
 		buf = k.appendShared(buf, takenAt)
 		buf = k.appendUnreached(buf)

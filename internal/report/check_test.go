@@ -175,6 +175,19 @@ func TestCheckJSONIsEncodingJSON(t *testing.T) {
 			checkTerminalSafe(t, got.String())
 		}
 	}
+	// Hashes read field by field with more fields than a key shows: one
+	// whose fields beyond hold 3 without a TTL (a problem), one whose
+	// fields beyond could not be counted, one whose all have TTLs.
+	check := NewCheck(rows[:2], patterns, 0, rules)
+	check.NotShown = []NotShown{{"quota:big\x1b[31m", 1200, 3}, {"quota:huge", 2_000_000, -1}, {"quota:fine", 5, 0}}
+	var got bytes.Buffer
+	if err := check.WriteJSON(&got, at); err != nil {
+		t.Fatal(err)
+	}
+	if want := encodingCheckJSON(t, at, check); got.String() != want {
+		t.Errorf("with fields not shown: got\n%s\nwant\n%s", got.String(), want)
+	}
+	checkTerminalSafe(t, got.String())
 	// A watch of 10 s that saw rl:ok pushed back as it grew, under a
 	// window of a minute, could not tell it: with the problems, and alone.
 	var ok *model.Counter
@@ -251,6 +264,12 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 		row
 		Reason string `json:"reason"`
 	}
+	type notShown struct {
+		Key    string `json:"key"`
+		Fields int64  `json:"fields"`
+		NoTTL  *int64 `json:"without_ttl"`
+		Reason string `json:"reason"`
+	}
 	type undecided struct {
 		row
 		Pushes int     `json:"pushes"`
@@ -287,10 +306,11 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 		Unmatched   []string        `json:"unmatched"`
 		Problems    []problem       `json:"problems"`
 		Undecided   []undecided     `json:"undecided"`
+		NotShown    []notShown      `json:"fields_not_shown"`
 		Evictions   []eviction      `json:"evictions"`
 		Unknown     *string         `json:"evictions_unknown,omitempty"`
 	}{TakenAt: at.Format(time.RFC3339), Verdict: "healthy", KeysChecked: len(rows), MinKeys: minKeys, WatchedS: check.Watched.Seconds(), Statuses: st.Bytes(),
-		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}, Undecided: []undecided{}, Evictions: []eviction{}}
+		Patterns: []pattern{}, Unmatched: []string{}, Problems: []problem{}, Undecided: []undecided{}, NotShown: []notShown{}, Evictions: []eviction{}}
 	if check.EvictionsUnknown != "" {
 		doc.Evictions, doc.Unknown = nil, &check.EvictionsUnknown
 	}
@@ -301,6 +321,16 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 	}
 	for _, e := range check.Evictions {
 		doc.Evictions = append(doc.Evictions, eviction{e.Addr, e.Evicted, e.Policy, int64(e.Uptime / time.Second)})
+	}
+	for _, h := range check.NotShown {
+		n := notShown{Key: model.JSONKey(h.Key), Fields: h.Fields, Reason: notShownReason(h)}
+		if h.NoTTL >= 0 {
+			n.NoTTL = &h.NoTTL
+			if h.NoTTL > 0 {
+				doc.Verdict, doc.ExitCode = "problems", 1
+			}
+		}
+		doc.NotShown = append(doc.NotShown, n)
 	}
 	for _, p := range patterns {
 		n := 0
@@ -415,5 +445,43 @@ func TestWriteProblemsPerLayout(t *testing.T) {
 		if !strings.Contains(out.String(), want) {
 			t.Errorf("check lacks %q:\n%s", want, out.String())
 		}
+	}
+}
+
+// A hash read field by field with more fields than a key shows has a line
+// of its own: a problem when fields beyond hold a number without a TTL,
+// which fails the check, else a note; the count, or that it could not be
+// made, is said.
+func TestCheckTextFieldsNotShown(t *testing.T) {
+	rules := &model.Rules{Fallback: model.Rule{Limit: 10, Window: time.Minute, ExpectTTL: true}}
+	for _, tc := range []struct {
+		name    string
+		hidden  NotShown
+		line    string
+		verdict string
+		healthy bool
+	}{
+		{"lost", NotShown{"quota:big\x1b[31m", 1200, 3},
+			`no-expiry  quota:big\e[31m  1200 more fields not shown, 3 of them numbers without a TTL: each never resets and keeps the hash alive; raise --max-fields to show them, then countertop repair gives each its own TTL`,
+			"problems: 0 keys checked, and 3 fields not shown without a TTL", false},
+		{"not counted", NotShown{"quota:huge", 2_000_000, -1},
+			"note       quota:huge  2000000 more fields not shown; those without a TTL could not be counted: the hash has more than a million fields to list, or is no longer a hash",
+			"ok: 0 keys checked, no counter stuck or without expiry", true},
+		{"all with TTLs", NotShown{"quota:fine", 1, 0},
+			"note       quota:fine  1 more field not shown, none of them a number without a TTL",
+			"ok: 0 keys checked, no counter stuck or without expiry", true},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			check := NewCheck(nil, nil, 0, rules)
+			check.NotShown = []NotShown{tc.hidden}
+			var out strings.Builder
+			if err := check.WriteText(&out); err != nil {
+				t.Fatal(err)
+			}
+			if want := tc.line + "\n" + tc.verdict + "\n"; out.String() != want || check.Healthy() != tc.healthy {
+				t.Errorf("got (healthy %v):\n%s\nwant (healthy %v):\n%s", check.Healthy(), out.String(), tc.healthy, want)
+			}
+			checkTerminalSafe(t, out.String())
+		})
 	}
 }

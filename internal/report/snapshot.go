@@ -285,7 +285,7 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 		}
 		bw.WriteString("]\n}\n")
 	case FormatCSV:
-		bw.WriteString("key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,server\n")
+		bw.WriteString("key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,field,server\n")
 		s.writeRows(bw, order, func(buf []byte, _ int, p place) []byte {
 			r, text := s.row(p)
 			buf = append(buf, r.part(text, 0)...)
@@ -381,6 +381,10 @@ func (s *Snapshot) appendCSVTail(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, c.Status.String()...)
 	buf = append(buf, ',')
 	buf = strconv.AppendBool(buf, rawCut(c))
+	buf = append(buf, ',')
+	if c.FieldRow { // empty for a whole key, as CSV writes null
+		buf = appendCSVField(buf, model.Printable(c.Field))
+	}
 	buf = append(buf, ',')
 	buf = appendCSVField(buf, model.Printable(c.Server))
 	return append(buf, '\n')

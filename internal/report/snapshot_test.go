@@ -391,7 +391,7 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,server" {
+	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,field,server" {
 		t.Errorf("header = %s", got)
 	}
 	want := map[string]string{
@@ -419,16 +419,20 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 	t.Helper()
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated", "server"})
+	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated", "field", "server"})
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
 		rule := ""
 		if f.ruled {
 			rule = model.Printable(f.pattern)
 		}
+		field := ""
+		if c.FieldRow {
+			field = model.Printable(c.Field)
+		}
 		cw.Write([]string{
 			model.Printable(c.Key), model.Printable(c.Type), c.Layout.String(), f.text(t, f.value), f.text(t, f.remaining), model.Printable(c.Raw),
-			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut), model.Printable(c.Server),
+			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut), field, model.Printable(c.Server),
 		})
 	}
 	cw.Flush()
