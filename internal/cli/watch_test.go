@@ -160,7 +160,7 @@ func TestSnapshotWatch(t *testing.T) {
 				if len(fields) > 1 {
 					status := fields[len(fields)-1]
 					if format == "csv" {
-						status = fields[len(fields)-3] // raw_truncated and server are last
+						status = fields[len(fields)-3] // raw_truncated, field and server are last, a whole key's field empty (dropped here)
 					}
 					got[fields[0]] = status
 				}

@@ -395,13 +395,13 @@ func TestWriteSnapshotCSV(t *testing.T) {
 		t.Errorf("header = %s", got)
 	}
 	want := map[string]string{
-		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false,`,
-		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false,`,
-		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false,",
-		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false,",
-		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false,`,
-		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false,`,
-		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false,",
+		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false,,`,
+		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false,,`,
+		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false,,",
+		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false,,",
+		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false,,`,
+		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false,,`,
+		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false,,",
 	}
 	for _, r := range records[1:] {
 		if w, ok := want[r[0]]; ok && strings.Join(r, ",") != w {
@@ -449,6 +449,8 @@ func TestWriteSnapshotCSVIsEncodingCSV(t *testing.T) {
 	for _, key := range []string{`\.`, " lead", "\tlead", `say "hi"`, "a,b", "", "\u00a0nbsp", "é"} {
 		rows = append(rows, &model.Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
 		rows = append(rows, &model.Counter{Key: "on " + key, Server: key, Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
+		// A field's row: its field, then its server, the last two columns.
+		rows = append(rows, &model.Counter{Key: "fields", FieldRow: true, Field: key, Server: "eu " + key, Type: "hash", Raw: "1", ObservedAt: at, Rule: 0})
 	}
 	for _, rows := range [][]*model.Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatCSV, at, rows, rules, encodingCSV)
@@ -872,7 +874,7 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 	rules := &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}}
 	s := model.NewStore(rules)
 	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
-	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false,\n"} {
+	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false,,\n"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
