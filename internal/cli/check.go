@@ -113,7 +113,7 @@ func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Con
 			p.counters, err = readSorted(ctx, t.client, t.cfg, t.name, partly)
 		}
 		if err == nil {
-			p.beyond, err = partly.counted(ctx, t.client)
+			p.beyond, err = partly.counted(ctx, t.client, t.name)
 		}
 		if err != nil {
 			return err

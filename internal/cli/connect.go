@@ -148,8 +148,9 @@ func (n notShown) forget(keys []string) {
 
 // counted returns the hashes in key order, each with how many of its
 // fields not shown hold a number without a TTL, which client counts a page
-// at a time (see redisclient.CountNotShown).
-func (n notShown) counted(ctx context.Context, client *redisclient.Client) ([]report.NotShown, error) {
+// at a time (see redisclient.CountNotShown), each naming server as the
+// server it was read on.
+func (n notShown) counted(ctx context.Context, client *redisclient.Client, server string) ([]report.NotShown, error) {
 	keys := slices.SortedFunc(maps.Keys(n), model.CompareKeys)
 	out := make([]report.NotShown, 0, len(keys))
 	for _, k := range keys {
@@ -157,7 +158,7 @@ func (n notShown) counted(ctx context.Context, client *redisclient.Client) ([]re
 		if err := client.CountNotShown(ctx, &o); err != nil {
 			return nil, err
 		}
-		out = append(out, report.NotShown{Key: k, Fields: o.NotShown, NoTTL: o.NotShownNoTTL})
+		out = append(out, report.NotShown{Key: k, Server: server, Fields: o.NotShown, NoTTL: o.NotShownNoTTL})
 	}
 	return out, nil
 }

@@ -234,3 +234,75 @@ func TestCheckCountsFieldsNotShown(t *testing.T) {
 		t.Errorf("check does not say %q:\n%s", want, out)
 	}
 }
+
+// With several servers, check counts each one's fields beyond
+// --max-fields on that server and names it: a hash of one name on two
+// servers is a line of each, eu's fields all with a TTL (a note), us's
+// with two lost (a problem, shown or not).
+func TestCheckCountsFieldsNotShownOnEachServer(t *testing.T) {
+	t.Parallel()
+	eu, us := redistest.Start(t), redistest.Start(t)
+	eu.RequireFieldTTL(t)
+	us.RequireFieldTTL(t)
+	fill := func(s *redistest.Server, lost int) {
+		args := []any{"HSET", "quota:big"}
+		for i := range 50 {
+			args = append(args, fmt.Sprintf("f%02d", i), i)
+		}
+		s.Do(t, args...)
+		expire := []any{"HPEXPIRE", "quota:big", "60000", "FIELDS", strconv.Itoa(50 - lost)}
+		for i := range 50 - lost {
+			expire = append(expire, fmt.Sprintf("f%02d", i))
+		}
+		s.Do(t, expire...)
+	}
+	fill(eu, 0)
+	fill(us, 2)
+	config := serversConfig(t, []*redistest.Server{eu, us}, []string{"eu", "us"}, "")
+	args := []string{"--config", config, "--pattern", "quota:*", "--limit", "1000", "--window", "60s", "--max-fields", "10"}
+
+	code, out, errOut := runIn(append([]string{"check"}, args...)...)
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	shownLost := 0
+	lines := map[string]string{} // server: its line about the fields not shown
+	for _, line := range strings.Split(out, "\n") {
+		f := strings.Fields(line)
+		switch {
+		case len(f) > 3 && f[0] == "no-expiry" && f[2] == "quota:big" && f[3] == "›":
+			if f[1] != "us" {
+				t.Errorf("a field without a TTL on %s, want us: %s", f[1], line)
+			}
+			shownLost++
+		case len(f) > 3 && f[2] == "quota:big" && f[3] == "40":
+			lines[f[1]] = f[0] + " " + strings.Join(f[3:], " ")
+		}
+	}
+	wantUS := fmt.Sprintf("no-expiry 40 more fields not shown, %d of them numbers without a TTL:", 2-shownLost)
+	if shownLost == 2 {
+		wantUS = "note 40 more fields not shown, none of them a number without a TTL"
+	}
+	if eu := lines["eu"]; eu != "note 40 more fields not shown, none of them a number without a TTL" || !strings.HasPrefix(lines["us"], wantUS) {
+		t.Errorf("check's lines about the fields not shown: eu %q, us %q; want eu's note and us %q:\n%s", eu, lines["us"], wantUS, out)
+	}
+
+	code, out, errOut = runIn(append([]string{"check", "--format", "json"}, args...)...)
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	var doc struct {
+		NotShown []struct {
+			Key        string `json:"key"`
+			Server     string `json:"server"`
+			Fields     int64  `json:"fields"`
+			WithoutTTL int64  `json:"without_ttl"`
+		} `json:"fields_not_shown"`
+	}
+	if err := json.Unmarshal([]byte(out), &doc); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := fmt.Sprint(doc.NotShown)
+	if want := fmt.Sprint([]struct {
+		Key, Server        string
+		Fields, WithoutTTL int64
+	}{{"quota:big", "eu", 40, 0}, {"quota:big", "us", 40, int64(2 - shownLost)}}); got != want {
+		t.Errorf("fields_not_shown %s, want %s", got, want)
+	}
+}

@@ -64,9 +64,10 @@ type Unreached struct {
 
 // NotShown is a hash read field by field beyond whose shown fields lie
 // others: Fields of them, NoTTL of which hold a number without a TTL (-1:
-// they could not be counted).
+// they could not be counted). Server is the server it was read on, as a
+// Counter's.
 type NotShown struct {
-	Key           string
+	Key, Server   string
 	Fields, NoTTL int64
 }
 
@@ -228,7 +229,8 @@ func (k *Check) unmatched() int {
 // (Undecided, status undecided) follows the problems.
 func (k *Check) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	name := k.namer()
+	on := k.onServer()
+	name := func(c *model.Counter) string { return on(c.Server, c.Name()) }
 	if err := writeProblems(bw, k.Counters, k.rules, name); err != nil {
 		return err
 	}
@@ -239,7 +241,7 @@ func (k *Check) WriteText(w io.Writer) error {
 		if h.NoTTL > 0 {
 			status = model.StatusNoExpiry.String()
 		}
-		fmt.Fprintf(bw, "%-9s  %s  %s\n", status, model.Printable(h.Key), notShownReason(h))
+		fmt.Fprintf(bw, "%-9s  %s  %s\n", status, on(h.Server, model.Printable(h.Key)), notShownReason(h))
 	}
 	for _, s := range k.Shared {
 		fmt.Fprintf(bw, "%-9s  %s  %s; %s\n", "shared", s.Copies[0].Name(), copiesText(s), k.sharedReason(s))
@@ -330,19 +332,20 @@ func unreachedCount(n int) string {
 	return fmt.Sprintf("%d servers could not be checked", n)
 }
 
-// namer returns how the lines about a key name it: by its name, and with
-// several servers, first by its server's, padded to the longest.
-func (k *Check) namer() func(c *model.Counter) string {
+// onServer returns how the lines about a key name it, given its server
+// and its name as printed: by its name, and with several servers, first
+// by its server's, padded to the longest.
+func (k *Check) onServer() func(server, name string) string {
 	if len(k.Servers) < 2 {
-		return (*model.Counter).Name
+		return func(_, name string) string { return name }
 	}
 	width := 0
 	for _, s := range k.Servers {
 		width = max(width, model.Cells(model.Printable(s)))
 	}
-	return func(c *model.Counter) string {
-		server := model.Printable(c.Server)
-		return server + strings.Repeat(" ", max(width-model.Cells(server), 0)) + "  " + c.Name()
+	return func(server, name string) string {
+		server = model.Printable(server)
+		return server + strings.Repeat(" ", max(width-model.Cells(server), 0)) + "  " + name
 	}
 }
 
@@ -434,11 +437,11 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 // nothing), problems (each problem counter as the snapshot's JSON
 // writes it, with a reason), undecided (each key a watch was too short
 // to tell, likewise, with its pushes and the watch_s that would tell it),
-// fields_not_shown (each hash with more fields than a key shows: its key,
-// fields, without_ttl, null when not counted, and reason), with several
-// servers shared (see appendShared) and unreached (see appendUnreached),
-// and evictions (see appendEvictions). Strings are escaped as the
-// snapshot's are.
+// fields_not_shown (each hash with more fields than a key shows: its
+// key, server, fields, without_ttl, null when not counted, and reason),
+// with several servers shared (see appendShared) and unreached (see
+// appendUnreached), and evictions (see appendEvictions). Strings are
+// escaped as the snapshot's are.
 func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf := appendCheckHead(nil, takenAt, k.Verdict())
 	buf = append(buf, ",\n  \"keys_checked\": "...)
@@ -534,6 +537,8 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		}
 		buf = append(buf, "\n    {\n      \"key\": "...)
 		buf = appendJSONString(buf, model.JSONKey(h.Key))
+		buf = append(buf, ",\n      \"server\": "...)
+		buf = appendJSONServer(buf, h.Server)
 		buf = append(buf, ",\n      \"fields\": "...)
 		buf = strconv.AppendInt(buf, h.Fields, 10)
 		buf = append(buf, ",\n      \"without_ttl\": "...)

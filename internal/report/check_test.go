@@ -179,7 +179,7 @@ func TestCheckJSONIsEncodingJSON(t *testing.T) {
 	// whose fields beyond hold 3 without a TTL (a problem), one whose
 	// fields beyond could not be counted, one whose all have TTLs.
 	check := NewCheck(rows[:2], patterns, 0, rules)
-	check.NotShown = []NotShown{{"quota:big\x1b[31m", 1200, 3}, {"quota:huge", 2_000_000, -1}, {"quota:fine", 5, 0}}
+	check.NotShown = []NotShown{{Key: "quota:big\x1b[31m", Server: "10.0.0.1:6379", Fields: 1200, NoTTL: 3}, {Key: "quota:huge", Fields: 2_000_000, NoTTL: -1}, {Key: "quota:fine", Fields: 5}}
 	var got bytes.Buffer
 	if err := check.WriteJSON(&got, at); err != nil {
 		t.Fatal(err)
@@ -265,10 +265,11 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 		Reason string `json:"reason"`
 	}
 	type notShown struct {
-		Key    string `json:"key"`
-		Fields int64  `json:"fields"`
-		NoTTL  *int64 `json:"without_ttl"`
-		Reason string `json:"reason"`
+		Key    string  `json:"key"`
+		Server *string `json:"server"`
+		Fields int64   `json:"fields"`
+		NoTTL  *int64  `json:"without_ttl"`
+		Reason string  `json:"reason"`
 	}
 	type undecided struct {
 		row
@@ -324,6 +325,10 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 	}
 	for _, h := range check.NotShown {
 		n := notShown{Key: model.JSONKey(h.Key), Fields: h.Fields, Reason: notShownReason(h)}
+		if h.Server != "" {
+			server := model.JSONKey(h.Server)
+			n.Server = &server
+		}
 		if h.NoTTL >= 0 {
 			n.NoTTL = &h.NoTTL
 			if h.NoTTL > 0 {
@@ -461,13 +466,13 @@ func TestCheckTextFieldsNotShown(t *testing.T) {
 		verdict string
 		healthy bool
 	}{
-		{"lost", NotShown{"quota:big\x1b[31m", 1200, 3},
+		{"lost", NotShown{Key: "quota:big\x1b[31m", Fields: 1200, NoTTL: 3},
 			`no-expiry  quota:big\e[31m  1200 more fields not shown, 3 of them numbers without a TTL: each never resets and keeps the hash alive; raise --max-fields to show them, then countertop repair gives each its own TTL`,
 			"problems: 0 keys checked, and 3 fields not shown without a TTL", false},
-		{"not counted", NotShown{"quota:huge", 2_000_000, -1},
+		{"not counted", NotShown{Key: "quota:huge", Fields: 2_000_000, NoTTL: -1},
 			"note       quota:huge  2000000 more fields not shown; those without a TTL could not be counted: the hash has more than a million fields to list, or is no longer a hash",
 			"ok: 0 keys checked, no counter stuck or without expiry", true},
-		{"all with TTLs", NotShown{"quota:fine", 1, 0},
+		{"all with TTLs", NotShown{Key: "quota:fine", Fields: 1},
 			"note       quota:fine  1 more field not shown, none of them a number without a TTL",
 			"ok: 0 keys checked, no counter stuck or without expiry", true},
 	} {

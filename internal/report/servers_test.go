@@ -236,3 +236,53 @@ func TestCheckOfSeveralServers(t *testing.T) {
 		t.Errorf("one server's JSON:\n%s", buf.String())
 	}
 }
+
+// A hash of one name on two servers, each with fields beyond those shown,
+// is a line of each naming its server, and in the JSON an object of each
+// with its server: the fields without a TTL on one are told from the
+// other's, which has none.
+func TestCheckOfSeveralServersNamesFieldsNotShown(t *testing.T) {
+	check := NewCheck(nil, nil, 0, testRules())
+	check.Servers = []string{"eu-1", "us-east"}
+	check.NotShown = []NotShown{
+		{Key: "quota:big", Server: "eu-1", Fields: 490, NoTTL: 3},
+		{Key: "quota:big", Server: "us-east", Fields: 90},
+	}
+	var out strings.Builder
+	if err := check.WriteText(&out); err != nil {
+		t.Fatal(err)
+	}
+	want := "no-expiry  eu-1     quota:big  490 more fields not shown, 3 of them numbers without a TTL: each never resets and keeps the hash alive; raise --max-fields to show them, then countertop repair gives each its own TTL\n" +
+		"note       us-east  quota:big  90 more fields not shown, none of them a number without a TTL\n" +
+		"problems: 0 keys checked on 2 of 2 servers, and 3 fields not shown without a TTL\n"
+	if out.String() != want {
+		t.Errorf("got:\n%s\nwant:\n%s", out.String(), want)
+	}
+
+	var buf bytes.Buffer
+	if err := check.WriteJSON(&buf, t0); err != nil {
+		t.Fatal(err)
+	}
+	var doc struct {
+		Verdict  string `json:"verdict"`
+		NotShown []struct {
+			Key        string `json:"key"`
+			Server     string `json:"server"`
+			Fields     int64  `json:"fields"`
+			WithoutTTL *int64 `json:"without_ttl"`
+		} `json:"fields_not_shown"`
+	}
+	if err := json.Unmarshal(buf.Bytes(), &doc); err != nil {
+		t.Fatalf("%v\n%s", err, buf.String())
+	}
+	var got []string
+	for _, h := range doc.NotShown {
+		got = append(got, h.Server+" "+h.Key)
+		if h.WithoutTTL == nil {
+			t.Errorf("%s on %s: without_ttl null, want a count", h.Key, h.Server)
+		}
+	}
+	if want := []string{"eu-1 quota:big", "us-east quota:big"}; doc.Verdict != VerdictProblems || !slices.Equal(got, want) {
+		t.Errorf("verdict %s, fields_not_shown %q; want problems and %q", doc.Verdict, got, want)
+	}
+}

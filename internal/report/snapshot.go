@@ -298,6 +298,16 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 	return bw.Flush()
 }
 
+// appendJSONServer appends the name of the server a row was read on as a
+// JSON string, or null for none (a Store's counter, of the one server it
+// watches).
+func appendJSONServer(buf []byte, server string) []byte {
+	if server == "" {
+		return append(buf, "null"...)
+	}
+	return appendJSONString(buf, model.JSONKey(server))
+}
+
 // appendJSONHead appends c's object as JSON up to the value of ttl_ms,
 // which comes next; appendJSONTail the rest.
 func appendJSONHead(buf []byte, c *model.Counter) []byte {
@@ -310,11 +320,7 @@ func appendJSONHead(buf []byte, c *model.Counter) []byte {
 		buf = append(buf, "null"...)
 	}
 	buf = append(buf, ",\n      \"server\": "...)
-	if c.Server != "" {
-		buf = appendJSONString(buf, model.JSONKey(c.Server))
-	} else {
-		buf = append(buf, "null"...) // a Store's counter, of the one server it watches
-	}
+	buf = appendJSONServer(buf, c.Server)
 	buf = append(buf, ",\n      \"type\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Type))
 	buf = append(buf, ",\n      \"layout\": \""...)
