@@ -18,7 +18,7 @@ type note struct {
 
 // read is Read and Evaluate of o under the rule at index rule, as of o.At.
 func (s *Store) read(o *Observation, rule int16) (Reading, Status) {
-	eff := s.rules.Effective(int(rule))
+	eff := rowRule(s.rules.Effective(int(rule)), o.Field)
 	r := Read(o, eff, o.At)
 	st := Evaluate(&r, o.PTTL, eff, o.At)
 	return r, s.pair(o, &r, st, rule)
@@ -75,9 +75,9 @@ func (s *Store) setReading(c *Counter, e *entry) {
 	}
 	if spec(e.layout).NamedWindow {
 		if e.why == whyRuleNoPart {
-			r.Window = WindowName{Identity: e.key}
+			r.Window = WindowName{Identity: c.Key}
 		} else {
-			r.Window, _, _ = parseWindowName(e.key, rule.Window, c.ObservedAt, spec(rule.Layout).NamedWindow)
+			r.Window, _, _ = parseWindowName(c.Key, rule.Window, c.ObservedAt, spec(rule.Layout).NamedWindow)
 		}
 	}
 	r.Clue = e.why.text(c.Type)

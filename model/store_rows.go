@@ -50,9 +50,10 @@ func (s *Store) Rows(offset, n int) []Counter {
 	}
 }
 
-// IndexOf is key's position in the filtered, sorted order, or -1.
-func (s *Store) IndexOf(key string) int {
-	i, ok := s.index.find(key, s.entries)
+// IndexOf is the position of the row id (Counter.ID) in the filtered,
+// sorted order, or -1.
+func (s *Store) IndexOf(id string) int {
+	i, ok := s.index.find(id, s.entries)
 	if !ok {
 		return -1
 	}
