@@ -67,10 +67,11 @@ type Counts struct {
 	Visible   int              // after the filter shown
 	ByStatus  [NumStatuses]int // over all keys, ignoring the filter
 	Filtering bool             // the filter set last is not shown yet: see Store.Filtering
+	Fields    int              // of Total, the rows of hash fields (a hash whose fields carry TTLs)
 }
 
 // Counts returns the totals for the header.
 func (s *Store) Counts() Counts {
 	s.refresh()
-	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus, Filtering: s.Filtering()}
+	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus, Filtering: s.Filtering(), Fields: len(s.fields.keyOf)}
 }
