@@ -22,12 +22,12 @@ func Rows(o *Observation) []Observation {
 		return []Observation{*o}
 	}
 	rows := make([]Observation, 0, len(o.Fields))
-	for _, f := range o.Fields {
+	for k, f := range o.Fields {
 		if ParseValue(f.Value).Kind == KindNone || f.PTTL == PTTLMissing { // no number, or gone since read
 			continue
 		}
 		r := *o
-		r.Field, r.Fields, r.PTTL, r.Len, r.FieldTTLs = f.Name, []Field{f}, f.PTTL, 1, false
+		r.Field, r.Fields, r.PTTL, r.Len, r.FieldTTLs = f.Name, o.Fields[k:k+1:k+1], f.PTTL, 1, false
 		rows = append(rows, r)
 	}
 	if len(rows) == 0 {

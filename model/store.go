@@ -321,7 +321,7 @@ func (s *Store) setValue(e *entry, o *Observation, r *Reading) {
 	default:
 		e.text = o.Raw
 	}
-	s.note(e.key, r)
+	s.note(e.key, r, o.Field)
 }
 
 // countValue adds k (1 or -1) to the Store's counts of e's value: its

@@ -62,7 +62,7 @@ func (s *Store) observeHash(o *Observation) (changed int, ok bool) {
 	if s.remove(o.Key) {
 		changed++ // read whole before, field by field now
 	}
-	if held := s.fields.byKey[o.Key]; len(held) > 0 {
+	if held := s.fields.byKey[o.Key]; len(held) > 0 && !holdsAll(held, rows) {
 		now := make(map[string]struct{}, len(rows))
 		for i := range rows {
 			now[rows[i].Field] = struct{}{}
@@ -80,6 +80,20 @@ func (s *Store) observeHash(o *Observation) (changed int, ok bool) {
 		}
 	}
 	return changed, true
+}
+
+// holdsAll reports whether rows are the fields held, and no others: the
+// same fields read again, as most readings are.
+func holdsAll(held map[string]struct{}, rows []Observation) bool {
+	if len(rows) != len(held) {
+		return false
+	}
+	for i := range rows {
+		if _, ok := held[rows[i].Field]; !ok {
+			return false
+		}
+	}
+	return true
 }
 
 // readAfter reports whether the Store holds the row id from a reading

@@ -41,9 +41,13 @@ func numOf(r *Reading) uint64 {
 }
 
 // note keeps what r says that the entry of key cannot hold, and drops what
-// an earlier reading left.
-func (s *Store) note(key string, r *Reading) {
+// an earlier reading left. A hash field's row (field, its row's field)
+// needs no note of the field it is read from: its ID says it.
+func (s *Store) note(key string, r *Reading, field string) {
 	n := note{field: r.Field}
+	if field != "" && n.field == field {
+		n.field = ""
+	}
 	if r.Value.Kind != KindNone && !r.At.IsZero() {
 		n.at = r.At.UnixNano()
 	}
@@ -67,8 +71,13 @@ func (s *Store) setReading(c *Counter, e *entry) {
 	if e.kind == KindNone && e.num != 0 {
 		r.At = unixUTC(int64(e.num))
 	}
+	if c.FieldRow {
+		r.Field = c.Field
+	}
 	if n, ok := s.notes[e.key]; ok {
-		r.Field = n.field
+		if n.field != "" {
+			r.Field = n.field
+		}
 		if n.at != 0 {
 			r.At = unixUTC(n.at)
 		}
