@@ -3,6 +3,7 @@ package model
 import (
 	"slices"
 	"strconv"
+	"strings"
 	"testing"
 	"time"
 )
@@ -66,6 +67,9 @@ func TestStoreHoldsARowAField(t *testing.T) {
 			if c.Name() != tc.name || c.Key != "quota:u1" || !c.FieldRow || c.Status != tc.status || c.PTTL != tc.pttl || c.Value.Int == 0 {
 				t.Errorf("%q: key %q field %q (row %v), %v, PTTL %d, value %v; want %s, PTTL %d",
 					c.Name(), c.Key, c.Field, c.FieldRow, c.Status, c.PTTL, c.Value, tc.status, tc.pttl)
+			}
+			if !strings.Contains(c.Clue, "fields with TTLs of their own") || c.Guess {
+				t.Errorf("%q read by %q (a guess: %v); want the field's TTL named", c.Name(), c.Clue, c.Guess)
 			}
 			if got := s.IndexOf(tc.id); got < 0 {
 				t.Errorf("IndexOf(%q) = %d", tc.id, got)
