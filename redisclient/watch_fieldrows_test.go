@@ -35,10 +35,21 @@ func watchFields(t *testing.T, s *redistest.Server, mode model.WatchMode) *feed 
 	if mode == model.WatchTracking {
 		o.Interval = slowPoll
 	}
-	f := startWatch(t, connect(t, s), o)
-	f.store = model.NewStore(fieldRules()) // before the first batch is applied
-	f.waitPassIn(mode, 0)
-	return f
+	return startWatchInto(t, connect(t, s), fieldRules(), o)
+}
+
+// inEveryFieldMode runs test in every watch mode, polling included, each on a
+// Redis of its own that mode can follow (serverArgs) and that has
+// hash-field TTLs.
+func inEveryFieldMode(t *testing.T, test func(t *testing.T, s *redistest.Server, mode model.WatchMode)) {
+	for _, mode := range append(pushModes(), model.WatchPoll) {
+		t.Run(mode.String(), func(t *testing.T) {
+			t.Parallel()
+			s := redistest.Start(t, serverArgs(mode)...)
+			s.RequireFieldTTL(t)
+			test(t, s, mode)
+		})
+	}
 }
 
 // fieldRow is the Store's row of key's field.
@@ -149,25 +160,20 @@ var fieldChanges = []change{
 // goes sends g's del.
 func TestHashFieldsInEveryMode(t *testing.T) {
 	t.Parallel()
-	for _, mode := range append(pushModes(), model.WatchPoll) {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			s := redistest.Start(t, serverArgs(mode)...)
-			s.RequireFieldTTL(t)
-			s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
-			s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
-			f := watchFields(t, s, mode)
-			for _, c := range fieldChanges {
-				t.Run(c.name, func(t *testing.T) { c.do(t, s, f) })
-			}
-			if !watchingIn(f.state, mode) || f.state.LastError != "" || strings.Contains(f.state.Note, "re-read every") {
-				t.Errorf("state %+v; want %v, healthy, no type re-read every interval", f.state, mode)
-			}
-			if mode.Spec().Push && f.passes != 1 {
-				t.Errorf("%d full passes; want %v alone to keep the rows right", f.passes, mode)
-			}
-		})
-	}
+	inEveryFieldMode(t, func(t *testing.T, s *redistest.Server, mode model.WatchMode) {
+		s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
+		s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+		f := watchFields(t, s, mode)
+		for _, c := range fieldChanges {
+			t.Run(c.name, func(t *testing.T) { c.do(t, s, f) })
+		}
+		if !watchingIn(f.state, mode) || f.state.LastError != "" || strings.Contains(f.state.Note, "re-read every") {
+			t.Errorf("state %+v; want %v, healthy, no type re-read every interval", f.state, mode)
+		}
+		if mode.Spec().Push && f.passes != 1 {
+			t.Errorf("%d full passes; want %v alone to keep the rows right", f.passes, mode)
+		}
+	})
 }
 
 // A client that sends HINCRBY then HEXPIRE 2 without NX on every hit
@@ -176,41 +182,36 @@ func TestHashFieldsInEveryMode(t *testing.T) {
 // that sends HEXPIRE NX is not, nor is the field beside it left alone.
 func TestFieldExtendingInEveryMode(t *testing.T) {
 	t.Parallel()
-	for _, mode := range append(pushModes(), model.WatchPoll) {
-		t.Run(mode.String(), func(t *testing.T) {
-			t.Parallel()
-			s := redistest.Start(t, serverArgs(mode)...)
-			s.RequireFieldTTL(t)
-			s.Do(t, "HSET", "quota:u4", "login", "1")
-			f := watchFields(t, s, mode)
-			const every = 200 * time.Millisecond
-			s.Repeat(t, every, []any{"HINCRBY", "quota:u4", "api", "1"}, []any{"HEXPIRE", "quota:u4", "2", "FIELDS", "1", "api"})
-			s.Repeat(t, every, []any{"HINCRBY", "quota:u4", "search", "1"}, []any{"HEXPIRE", "quota:u4", "2", "NX", "FIELDS", "1", "search"})
-			var first time.Time
-			f.untilWithin(8*time.Second, "quota:u4 › api extending", func() string {
-				for _, field := range []string{"search", "login"} {
-					if c, _ := f.fieldRow("quota:u4", field); c.Status == model.StatusExtending {
-						t.Fatalf("%s is extending (value %v, TTL %d ms): its window is kept", c.Name(), c.Value, c.PTTL)
-					}
+	inEveryFieldMode(t, func(t *testing.T, s *redistest.Server, mode model.WatchMode) {
+		s.Do(t, "HSET", "quota:u4", "login", "1")
+		f := watchFields(t, s, mode)
+		const every = 200 * time.Millisecond
+		s.Repeat(t, every, []any{"HINCRBY", "quota:u4", "api", "1"}, []any{"HEXPIRE", "quota:u4", "2", "FIELDS", "1", "api"})
+		s.Repeat(t, every, []any{"HINCRBY", "quota:u4", "search", "1"}, []any{"HEXPIRE", "quota:u4", "2", "NX", "FIELDS", "1", "search"})
+		var first time.Time
+		f.untilWithin(8*time.Second, "quota:u4 › api extending", func() string {
+			for _, field := range []string{"search", "login"} {
+				if c, _ := f.fieldRow("quota:u4", field); c.Status == model.StatusExtending {
+					t.Fatalf("%s is extending (value %v, TTL %d ms): its window is kept", c.Name(), c.Value, c.PTTL)
 				}
-				c, ok := f.fieldRow("quota:u4", "api")
-				if !ok {
-					return "api not read yet"
-				}
-				if first.IsZero() {
-					first = c.ObservedAt
-				}
-				if c.Status == model.StatusExtending && c.ObservedAt.Sub(first) < 2*time.Second {
-					t.Fatalf("api extending %s after it was first read, before it outgrew its 2 s window", c.ObservedAt.Sub(first))
-				}
-				if c.Status != model.StatusExtending {
-					return fmt.Sprintf("api is %s, value %v, TTL %d ms", c.Status, c.Value, c.PTTL)
-				}
-				return ""
-			})
-			if c, _ := f.fieldRow("quota:u4", "login"); c.Status != model.StatusNoExpiry {
-				t.Errorf("login, the field left without a TTL, is %s; want no-expiry", c.Status)
 			}
+			c, ok := f.fieldRow("quota:u4", "api")
+			if !ok {
+				return "api not read yet"
+			}
+			if first.IsZero() {
+				first = c.ObservedAt
+			}
+			if c.Status == model.StatusExtending && c.ObservedAt.Sub(first) < 2*time.Second {
+				t.Fatalf("api extending %s after it was first read, before it outgrew its 2 s window", c.ObservedAt.Sub(first))
+			}
+			if c.Status != model.StatusExtending {
+				return fmt.Sprintf("api is %s, value %v, TTL %d ms", c.Status, c.Value, c.PTTL)
+			}
+			return ""
 		})
-	}
+		if c, _ := f.fieldRow("quota:u4", "login"); c.Status != model.StatusNoExpiry {
+			t.Errorf("login, the field left without a TTL, is %s; want no-expiry", c.Status)
+		}
+	})
 }

@@ -7,10 +7,9 @@ import (
 	"testing"
 	"time"
 
-	tea "charm.land/bubbletea/v2"
-
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 // quotaModel is a dashboard on a real Redis with hash-field TTLs (Redis
@@ -24,14 +23,7 @@ func quotaModel(t *testing.T) (*Model, *redistest.Server) {
 	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
 	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
 	rules := &model.Rules{List: []model.Rule{{Pattern: "quota:*", Limit: 10, Window: time.Minute, ExpectTTL: true}}}
-	obs, err := c.Fetch(context.Background(), []string{"quota:u1"})
-	if err != nil {
-		t.Fatal(err)
-	}
-	store := model.NewStore(rules)
-	store.Apply(model.Batch{Observed: obs})
-	m, _ := send(New(Options{Store: store, Writer: c, Now: time.Now}), tea.WindowSizeMsg{Width: 140, Height: 30})
-	return m, s
+	return fetchedModel(t, c, rules, 140, 30, "quota:u1"), s
 }
 
 // The table shows a row a field, named "key › field", each with its own
@@ -161,9 +153,7 @@ func TestRepairsOnAFieldRow(t *testing.T) {
 // refresh reads key again into m's Store, as the feed would.
 func refresh(t *testing.T, m *Model, key string) {
 	t.Helper()
-	obs, err := m.writer.(interface {
-		Fetch(context.Context, []string) ([]model.Observation, error)
-	}).Fetch(context.Background(), []string{key})
+	obs, err := m.writer.(*redisclient.Client).Fetch(context.Background(), []string{key})
 	if err != nil {
 		t.Fatal(err)
 	}
