@@ -2,7 +2,7 @@
 # The cold snapshot and the frame of two commits, measured in one run, turn
 # about, so that a busy moment of the machine falls on both alike.
 #
-#   bench/compare.sh [--mixed] [--snapshot-only] OLD [NEW [RUNS]]
+#   bench/compare.sh [--mixed] [--snapshot-only] [--scrape] OLD [NEW [RUNS]]
 #                                    (NEW: the work tree as it is; RUNS: 10)
 #
 # It builds countertop at each (a detached worktree for a commit), seeds a
@@ -12,22 +12,26 @@
 # in turn and compares them with benchstat. Takes about 10 minutes.
 # --mixed seeds the matching keys in every layout, as scale.sh --mixed does,
 # and times `snapshot --window 60s` (each log counted inside its window);
-# --snapshot-only leaves out the frame benchmarks.
+# --snapshot-only leaves out the frame benchmarks; --scrape runs serve's
+# BenchmarkScrape (a GET /metrics at 100,000 and 1,000,000 keys, and how
+# long the feed's Apply waited meanwhile) RUNS/2 times each instead of both.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 seed_flags=()
 snapshot_flags=(--format json)
 frames=1
+scrape=""
 while [ "${1:-}" != "${1#--}" ]; do
 	case $1 in
 	--mixed) seed_flags=(-mixed) snapshot_flags+=(--window 60s) ;;
 	--snapshot-only) frames="" ;;
+	--scrape) scrape=1 ;;
 	*) echo "bench/compare.sh: unknown option $1" >&2 && exit 2 ;;
 	esac
 	shift
 done
-old=${1:?usage: bench/compare.sh [--mixed] [--snapshot-only] OLD [NEW [RUNS]]}
+old=${1:?usage: bench/compare.sh [--mixed] [--snapshot-only] [--scrape] OLD [NEW [RUNS]]}
 new=${2:-}
 runs=${3:-10}
 # shellcheck source=bench/lib.sh
@@ -48,13 +52,34 @@ tree() {
 	echo "$dir"
 }
 
+# turn_about TITLE PACKAGE GO-TEST-ARGS... runs the benchmarks of each tree
+# RUNS/2 times in turn, and compares them with benchstat.
+turn_about() {
+	local title=$1 pkg=$2 t
+	shift 2
+	echo
+	echo "$title, $((runs / 2)) runs each, turn about"
+	for _ in $(seq $((runs / 2))); do
+		for b in old new; do
+			t=$old_tree
+			[ "$b" = new ] && t=$new_tree
+			(cd "$t" && go test -run '^$' "$@" -count=1 "$pkg") | grep '^Benchmark' >>"$work/$b.txt"
+		done
+	done
+	go run golang.org/x/perf/cmd/benchstat@latest "$work/old.txt" "$work/new.txt"
+}
+
 echo "building..."
 old_tree=$(tree "$old")
 new_tree=$(tree "$new")
+echo "old: $old ($(git rev-parse --short "$old")); new: ${new:-the work tree} ($(git rev-parse --short "${new:-HEAD}")$([ -z "$new" ] && ! git diff --quiet HEAD && echo ', with changes'))"
+if [ -n "$scrape" ]; then
+	turn_about "serve's scrape benchmarks" ./internal/serve/ -bench 'BenchmarkScrape' -benchmem -benchtime 10x
+	exit 0
+fi
 (cd "$old_tree" && go build -o "$work/ct-old" .)
 (cd "$new_tree" && go build -o "$work/ct-new" .)
 go build -o "$work/seed" ./bench/cmd/seed
-echo "old: $old ($(git rev-parse --short "$old")); new: ${new:-the work tree} ($(git rev-parse --short "${new:-HEAD}")$([ -z "$new" ] && ! git diff --quiet HEAD && echo ', with changes'))"
 
 start_redis
 url="redis://127.0.0.1:$port/0"
@@ -77,14 +102,4 @@ done
 stop_redis
 [ -n "$frames" ] || exit 0
 
-echo
-echo "frame benchmarks, $((runs / 2)) runs each, turn about"
-for _ in $(seq $((runs / 2))); do
-	for b in old new; do
-		t=$old_tree
-		[ "$b" = new ] && t=$new_tree
-		(cd "$t" && go test -run '^$' -bench 'BenchmarkView$|BenchmarkBatchFrame' -benchmem -count=1 ./ui/) |
-			grep '^Benchmark' >>"$work/$b.txt"
-	done
-done
-go run golang.org/x/perf/cmd/benchstat@latest "$work/old.txt" "$work/new.txt"
+turn_about "frame benchmarks" ./ui/ -bench 'BenchmarkView$|BenchmarkBatchFrame' -benchmem

@@ -26,15 +26,24 @@ build_bench() {
 	go build -o "$work/$1" "./bench/cmd/$1"
 }
 
+# free_port prints a port on 127.0.0.1 that nothing listens on (yet).
+free_port() {
+	local p
+	while :; do
+		p=$((20000 + RANDOM % 40000))
+		if ! (exec 3<>"/dev/tcp/127.0.0.1/$p") 2>/dev/null; then
+			echo "$p"
+			return
+		fi
+	done
+}
+
 # start_redis [ARGS...] starts redis-server with ARGS on a port nothing
 # listens on, then makes sure the server answering there is the one started
 # here, before anything is written to it.
 start_redis() {
 	for _ in 1 2 3 4 5 6 7 8 9 10; do
-		port=$((20000 + RANDOM % 40000))
-		if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then
-			continue # taken
-		fi
+		port=$(free_port)
 		redis-server --port "$port" --bind 127.0.0.1 --dir "$work" --save '' --appendonly no \
 			--daemonize no "$@" >"$work/redis.log" 2>&1 &
 		redis_pid=$!

@@ -92,7 +92,6 @@ func TestRedisCLIFlags(t *testing.T) {
 	}{
 		{nil, []string{"--url", "redis://h:1/0", "-h", "other"}, "-h cannot go with --url, which names the host, port and database: give one or the other"},
 		{nil, []string{"-u", "h:1", "-p", "2", "-n", "3"}, "-p and -n cannot go with -u, which names the host, port and database: give one or the other"},
-		{nil, []string{"-u", "h:1", "--url", "h:2"}, "-u and --url are the same flag: give it once"},
 		{nil, []string{"-a", "hunter2", "--pass", "hunter2"}, "-a and --pass are the same flag: give it once"},
 		{nil, []string{"-s", "/run/redis.sock", "-h", "h", "-p", "1"}, "-s names a socket, and -h and -p a host and port: give one or the other"},
 		{nil, []string{"-u", "h:1", "-s", "/run/redis.sock"}, "-s cannot go with -u, which names the host, port and database: give one or the other"},

@@ -47,10 +47,27 @@ const minMaxCommands = 100
 
 // Config is everything main needs to wire countertop together.
 type Config struct {
-	Redis    Redis
+	// Redis is how to reach the one server to read, and how to watch it;
+	// when Servers names several, it is what they share.
+	Redis Redis
+	// Servers are the servers to read when they are chosen by name
+	// (--server, [[server]] tables) or are more than one (--url given
+	// again); nil for the one server Redis names. Targets returns them
+	// either way.
+	Servers []Server
+	// Shards are the [[shards]] groups: servers that are shards of one
+	// limiter, on which a key should live once.
+	Shards   []model.ShardGroup
 	Patterns []string    // globs to SCAN for; never empty after Load
 	Rules    model.Rules // [[rule]] tables in file order, plus the fallback for keys none covers (whose window also serves rules without one)
 	File     string      // the config file that was read, "" if none
+
+	// What Load reads before it chooses the servers (see chooseServers):
+	// the names --server gave, the URLs of --url given more than once,
+	// and the file's [[server]] and [[shards]] tables.
+	picks, urls []string
+	tables      []serverTable
+	shardTables []shardsTable
 }
 
 // Redis says how to reach the server and how to follow its counters.
@@ -121,9 +138,16 @@ func (r Redis) String() string {
 		r.ReadOnly, r.ClientName, r.EnableEvents, r.TLS.CAFile, r.TLS.CertFile, r.TLS.KeyFile, r.TLS.SkipVerify)
 }
 
-// String describes c for logs and debugging, with the password masked.
+// String describes c for logs and debugging, with the passwords masked.
 func (c Config) String() string {
-	return fmt.Sprintf("file=%q %s patterns=%q rules=%d", c.File, c.Redis, c.Patterns, len(c.Rules.List))
+	s := fmt.Sprintf("file=%q %s patterns=%q rules=%d", c.File, c.Redis, c.Patterns, len(c.Rules.List))
+	for _, server := range c.Servers {
+		s += fmt.Sprintf(" server %q: %s", server.Name, server.Redis)
+	}
+	for _, g := range c.Shards {
+		s += fmt.Sprintf(" shards %q: %q", g.Name, g.Servers)
+	}
+	return s
 }
 
 // RedactURL returns rawURL with the password replaced by "***"
@@ -204,7 +228,7 @@ func (c *Config) finish() error {
 	if (c.Redis.TLS.CertFile == "") != (c.Redis.TLS.KeyFile == "") {
 		return errors.New("a TLS client certificate needs both a certificate and a key file: set both --tls-cert and --tls-key (tls_cert and tls_key in [redis])")
 	}
-	return nil
+	return c.checkServerTLS()
 }
 
 // The checks below are shared by every source. Their errors say what is

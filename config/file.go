@@ -76,21 +76,35 @@ func (c *Config) applyTOML(name, src string) error {
 	var (
 		errs []error
 		bad  = make(map[string]bool) // fields reported already: keys inside them are not reported again
-		rule = -1                    // index in c.Rules.List of the [[rule]] table being read
-		dir  = filepath.Dir(name)
-		seen = make(map[string]patternAt) // the first rule with each pattern
+		// The index of the table being read of each array of tables: in
+		// c.Rules.List, c.tables and c.shardTables.
+		arrays = map[string]int{"rule": -1, "server": -1, "shards": -1}
+		dir    = filepath.Dir(name)
+		seen   = make(map[string]patternAt) // the first rule with each pattern
 		// Where each rule's field and json_field are written (its index
 		// in Rules.List, -1 for [defaults]), for checkLayoutField once
 		// every key is read.
 		fields []fieldAt
 	)
 	for i, k := range keys {
-		if len(k) == 1 && k[0] == "rule" && md.Type("rule") == "ArrayHash" {
-			rule++
-			c.Rules.List = append(c.Rules.List, model.Rule{ExpectTTL: true})
+		if _, ok := arrays[k[0]]; ok && len(k) == 1 && md.Type(k[0]) == "ArrayHash" {
+			arrays[k[0]]++
+			switch k[0] {
+			case "rule":
+				c.Rules.List = append(c.Rules.List, model.Rule{ExpectTTL: true})
+			case "server":
+				c.tables = append(c.tables, serverTable{dir: dir})
+			case "shards":
+				c.shardTables = append(c.shardTables, shardsTable{})
+			}
 		}
-		field := fieldName(k, rule)
-		if inBad(bad, k, rule) {
+		index, ok := arrays[k[0]]
+		if !ok {
+			index = -1
+		}
+		rule := arrays["rule"]
+		field := fieldName(k, index)
+		if inBad(bad, k, index) {
 			continue
 		}
 		at := name
@@ -103,27 +117,33 @@ func (c *Config) applyTOML(name, src string) error {
 		case len(k) == 1 && k[0] == "rule":
 			if md.Type("rule") != "ArrayHash" {
 				err = errors.New("must be written as [[rule]] tables, one per rule")
-			} else if lookup(doc, toml.Key{"rule", "pattern"}, rule) == nil {
+			} else if lookup(doc, toml.Key{"rule", "pattern"}, index) == nil {
 				// Not a reason to skip the rule's other keys, so not err.
 				errs = append(errs, fmt.Errorf(`%s: %s: has no pattern (add pattern = "..." to it)`, at, field))
 			}
+		case len(k) == 1 && (k[0] == "server" || k[0] == "shards"):
+			err = c.tableHeader(k[0], index, md.Type(k[0]), lookup(doc, k, index), at, field, &errs)
+		case len(k) == 2 && k[0] == "server" && index >= 0:
+			err = c.serverKey(&c.tables[index], k[1], lookup(doc, k, index), at, field)
+		case len(k) == 2 && k[0] == "shards" && index >= 0:
+			err = c.shardsKey(&c.shardTables[index], k[1], lookup(doc, k, index), at)
 		case len(k) == 1 && (k[0] == "redis" || k[0] == "defaults"):
 			if md.Type(k[0]) != "Hash" {
 				err = fmt.Errorf("must be a table: write [%s] and put its keys under it", k[0])
 			}
 		case len(k) == 2 && settingByKey(k[0]+"."+k[1]) != nil: // [redis], and [defaults]' limit and window
 			s := settingByKey(k[0] + "." + k[1])
-			err = s.value.toml(c, lookup(doc, k, rule), dir)
+			err = s.value.toml(c, lookup(doc, k, index), dir)
 			if err == nil && s.origin != nil {
 				*s.origin(c) = at + ": " + field
 			}
 		case len(k) == 2 && k[0] == "defaults" && k[1] != "pattern":
-			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, rule))
+			err = setRule(&c.Rules.Fallback, k[1], lookup(doc, k, index))
 			if err == nil && (k[1] == "field" || k[1] == "json_field") {
 				fields = append(fields, fieldAt{-1, at, field, k[1], -1})
 			}
 		case len(k) == 2 && k[0] == "rule" && rule >= 0:
-			err = setRule(&c.Rules.List[rule], k[1], lookup(doc, k, rule))
+			err = setRule(&c.Rules.List[rule], k[1], lookup(doc, k, index))
 			if err == nil && k[1] == "pattern" {
 				err = repeatedPattern(seen, c.Rules.List[rule].Pattern, patternAt{rule, lines[i]})
 			}
@@ -144,6 +164,7 @@ func (c *Config) applyTOML(name, src string) error {
 			fields[n-1].pos = len(errs)
 		}
 	}
+	errs = append(errs, c.checkShards()...)
 	// A field's layout may come after it: each is checked now, and its
 	// error put where the field is in the file.
 	for _, f := range slices.Backward(fields) {
@@ -169,12 +190,12 @@ type fieldAt struct {
 
 // inBad reports whether key k is inside a field of bad, as fieldName names
 // them. (A map, not a list: a file may hold thousands of bad keys.)
-func inBad(bad map[string]bool, k toml.Key, rule int) bool {
+func inBad(bad map[string]bool, k toml.Key, index int) bool {
 	if len(bad) == 0 {
 		return false
 	}
 	for n := 1; n < len(k); n++ {
-		if bad[fieldName(k[:n], rule)] {
+		if bad[fieldName(k[:n], index)] {
 			return true
 		}
 	}
@@ -202,27 +223,31 @@ func repeatedPattern(seen map[string]patternAt, pattern string, at patternAt) er
 	return fmt.Errorf("%q repeats the pattern of %s, so this rule would never apply: remove one, or merge them", pattern, where)
 }
 
-// fieldName is how messages name key k: as written, except that keys in the
-// rule-th [[rule]] table are "rule[N].key", counting rules from 1 as they
-// appear in the file.
-func fieldName(k toml.Key, rule int) string {
-	if k[0] != "rule" || rule < 0 {
+// fieldName is how messages name key k: as written, except that keys in
+// the index-th table of an array of tables ([[rule]], [[server]],
+// [[shards]]) are "rule[N].key", counting tables from 1 as they appear in
+// the file; index is -1 for a key of no such table.
+func fieldName(k toml.Key, index int) string {
+	if index < 0 {
 		return k.String()
 	}
-	return fmt.Sprintf("rule[%d]", rule+1) + strings.TrimPrefix(k.String(), "rule")
+	return fmt.Sprintf("%s[%d]", k[0], index+1) + strings.TrimPrefix(k.String(), k[0])
 }
 
-// lookup returns the value of k, a key of two parts, in doc; in [[rule]]
-// tables it reads the one at index rule.
-func lookup(doc map[string]any, k toml.Key, rule int) any {
+// lookup returns the value of k in doc: of its first part alone, or of a
+// key of two parts; in an array of tables it reads the one at index.
+func lookup(doc map[string]any, k toml.Key, index int) any {
 	var table map[string]any
 	switch t := doc[k[0]].(type) {
 	case map[string]any:
 		table = t
 	case []map[string]any:
-		if rule >= 0 && rule < len(t) {
-			table = t[rule]
+		if index >= 0 && index < len(t) {
+			table = t[index]
 		}
+	}
+	if len(k) == 1 {
+		return table
 	}
 	return table[k[1]]
 }
@@ -231,11 +256,11 @@ func lookup(doc map[string]any, k toml.Key, rule int) any {
 // the key of that table (or the table) nearest to it, when one is near
 // enough to be what was meant.
 func unknownKey(k toml.Key) error {
-	typed, known := k[0], []string{"redis", "defaults", "rule"}
+	typed, known := k[0], []string{"redis", "defaults", "rule", "server", "shards"}
 	if len(k) > 1 && slices.Contains(known, k[0]) {
 		typed, known = strings.Join(k[1:], "."), nil
 		for _, s := range settings {
-			if table, key, _ := strings.Cut(s.Key, "."); table == k[0] {
+			if table, key, _ := strings.Cut(s.Key, "."); table == k[0] || k[0] == "server" && s.PerServer {
 				known = append(known, key)
 			}
 		}
@@ -244,6 +269,10 @@ func unknownKey(k toml.Key) error {
 			known = append(known, ruleKeys...)
 		case "defaults":
 			known = append(known, ruleKeys[1:]...) // a pattern is what [defaults] has not
+		case "server":
+			known = append(known, "name")
+		case "shards":
+			known = append(known, shardsKeys...)
 		}
 	}
 	if guess := suggest.Nearest(typed, known); guess != "" {

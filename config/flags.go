@@ -35,6 +35,9 @@ func RegisterFor(fs *pflag.FlagSet, command string) *Flags {
 		case s.value != nil && s.value.isList:
 			// An array, not a slice: a glob may hold a comma.
 			fs.StringArrayP(s.Flag, s.Short, nil, s.Usage)
+			if s.Default != "" { // what help says (--url's), not what parsing starts from
+				fs.Lookup(s.Flag).DefValue = s.Default
+			}
 		case s.value != nil && s.value.isBool:
 			fs.BoolP(s.Flag, s.Short, s.Default == "true", s.Usage)
 		default:
@@ -73,6 +76,9 @@ func Load(f *Flags, typed []string, getenv func(string) string) (Config, error) 
 	if err := c.applyAddress(f, given); err != nil {
 		return Config{}, err
 	}
+	if err := c.chooseServers(given); err != nil {
+		return Config{}, err
+	}
 	if err := c.finish(); err != nil {
 		return Config{}, err
 	}
@@ -90,8 +96,9 @@ func (f *Flags) text(name string) string {
 
 // given returns the settings' flags given: set by the name of the
 // setting's flag, given by that name too, with the flag as typed ("-u"
-// for --url; its long spelling when typed is silent). A flag given by both
-// its spellings is an error.
+// for --url; its long spelling when typed is silent; the last spelling of
+// one given again). A flag that cannot be repeated, given by both its
+// spellings, is an error.
 func (f *Flags) given(typed []string) (set map[string]bool, given map[string]string, err error) {
 	set, given = make(map[string]bool), make(map[string]string)
 	for _, spelled := range typed {
@@ -99,7 +106,8 @@ func (f *Flags) given(typed []string) (set map[string]bool, given map[string]str
 		if fl == nil {
 			continue
 		}
-		if before := given[fl.Name]; before != "" && before != spelled {
+		// A flag that may be repeated (--url, -u) is no mistake given twice.
+		if before := given[fl.Name]; before != "" && before != spelled && fl.Value.Type() != "stringArray" {
 			return nil, nil, fmt.Errorf("%s and %s are the same flag: give it once", before, spelled)
 		}
 		given[fl.Name] = spelled
@@ -185,9 +193,6 @@ func (c *Config) applyFlags(f *Flags, given map[string]string) error {
 		}
 		if s.origin != nil {
 			*s.origin(c) = given[s.Flag]
-		}
-		if s.flagAlso != nil {
-			s.flagAlso(c, items[len(items)-1])
 		}
 	}
 	return errors.Join(errs...)

@@ -22,13 +22,15 @@ type Setting struct {
 	Usage    string   // the flag's help; a word in backquotes names its value (`URL`)
 	Values   []string // the values it takes, when they are a list (what completion offers)
 	Commands []string // the subcommands that use it, of "dashboard", "snapshot", "check", "incr", "repair" and "serve"
+	// PerServer says a [[server]] table may set it for its server alone,
+	// under its key's name in [redis] (url, tls_ca, mode): how to reach a
+	// server and how to watch it, not what to watch.
+	PerServer bool
 
 	value *value // how its text and TOML are read into a Config; nil for --config, which Load reads itself
 	// origin, when not nil, is where to note which source gave the value,
 	// so that later errors can name it ("--url", "REDIS_URL", "FILE:LINE: redis.url").
 	origin func(*Config) *string
-	// flagAlso, when not nil, is what giving the flag does besides setting the value.
-	flagAlso func(c *Config, text string)
 }
 
 // Settings returns every setting, in the order Load applies them (and so
@@ -53,20 +55,15 @@ var (
 // settings is the table Settings returns. Its order is the order of Load's
 // messages when several flags are wrong.
 var settings = []Setting{
-	{Flag: "url", Short: "u", Key: "redis.url", Env: "REDIS_URL", Default: DefaultURL, Commands: everyCommand,
-		Usage:  "Redis `URL`: redis://[user:password@]host:port/db, host:port, rediss:// for TLS, unix:///path, redis+sentinel:// (env REDIS_URL)",
-		value:  one(urlText, func(c *Config) *string { return &c.Redis.URL }),
-		origin: func(c *Config) *string { return &c.Redis.URLFrom },
-		flagAlso: func(c *Config, url string) {
-			// Credentials in --url beat those of the environment and the file,
-			// as every flag does: the others would otherwise replace them.
-			// A password alone (redis://:pw@host) is the default user's.
-			if start, at, colon := userInfo(url); colon >= 0 {
-				c.Redis.Username, c.Redis.Password = "", ""
-			} else if at > start {
-				c.Redis.Username = ""
-			}
-		}},
+	// Credentials in --url beat those of the environment and the file, as
+	// every flag does (see urlCredentials, which Load applies).
+	{Flag: "url", Short: "u", Key: "redis.url", Env: "REDIS_URL", Default: DefaultURL, Commands: everyCommand, PerServer: true,
+		Usage:  "Redis `URL`: redis://[user:password@]host:port/db, host:port, rediss:// for TLS, unix:///path, redis+sentinel:// (env REDIS_URL); repeat to read several servers",
+		value:  urlValue,
+		origin: func(c *Config) *string { return &c.Redis.URLFrom }},
+	{Flag: "server", Commands: everyCommand,
+		Usage: "read the server named `NAME` in the config file ([[server]]), or every server of the [[shards]] group so named; repeat for more (default: every [[server]], unless --url or REDIS_URL names one)",
+		value: many(checkServerName, "", func(c *Config) *[]string { return &c.picks })},
 	// redis-cli's way to name the server, which Load reads itself (see
 	// applyAddress): in place of the URL's host, port and database.
 	{Flag: "host", Short: "h", Commands: everyCommand,
@@ -77,10 +74,10 @@ var settings = []Setting{
 		Usage: "connect through the unix `SOCKET`, as redis-cli -s (in place of the URL's host and port)"},
 	{Flag: "db", Short: "n", Commands: everyCommand,
 		Usage: "database number `DB`, as redis-cli -n (in place of the URL's; default 0)"},
-	{Flag: "user", Key: "redis.username", Env: "REDIS_USERNAME", Commands: everyCommand,
+	{Flag: "user", Key: "redis.username", Env: "REDIS_USERNAME", Commands: everyCommand, PerServer: true,
 		Usage: "log in as the ACL user `NAME`, as redis-cli --user (env REDIS_USERNAME)",
 		value: one(anyText, func(c *Config) *string { return &c.Redis.Username })},
-	{Flag: "pass", Short: "a", Key: "redis.password", Env: "REDIS_PASSWORD", Commands: everyCommand,
+	{Flag: "pass", Short: "a", Key: "redis.password", Env: "REDIS_PASSWORD", Commands: everyCommand, PerServer: true,
 		Usage: "log in with `PASSWORD`, as redis-cli -a (others on this machine can see it in ps: prefer env REDIS_PASSWORD)",
 		value: one(anyText, func(c *Config) *string { return &c.Redis.Password })},
 	{Flag: "pattern", Key: "redis.patterns", Commands: readCommands,
@@ -94,7 +91,7 @@ var settings = []Setting{
 	{Flag: "window", Key: "defaults.window", Commands: everyCommand,
 		Usage: "window of the keys no rule covers and of the rules that set none: the `DURATION` of the TTL a counter without one is given when it is repaired or incremented, like 60s",
 		value: one(windowText, func(c *Config) *time.Duration { return &c.Rules.Fallback.Window })},
-	{Flag: "mode", Key: "redis.mode", Default: model.WatchAuto.String(), Commands: watchers, Values: model.WatchModeNames(),
+	{Flag: "mode", Key: "redis.mode", Default: model.WatchAuto.String(), Commands: watchers, PerServer: true, Values: model.WatchModeNames(),
 		Usage: "follow changes by `MODE`: " + model.WatchModesAbout(),
 		value: one(modeText, func(c *Config) *model.WatchMode { return &c.Redis.Mode })},
 	{Flag: "interval", Key: "redis.interval", Default: "1s", Commands: watchers,
@@ -109,41 +106,41 @@ var settings = []Setting{
 	{Flag: "scan-count", Key: "redis.scan_count", Default: "1000", Commands: readCommands,
 		Usage: "ask each SCAN call for about `N` keys (its COUNT)",
 		value: one(scanCountText, func(c *Config) *int64 { return &c.Redis.ScanCount })},
-	{Flag: "max-commands", Key: "redis.max_commands", Commands: readsOnItsOwn,
+	{Flag: "max-commands", Key: "redis.max_commands", Commands: readsOnItsOwn, PerServer: true,
 		Usage: fmt.Sprintf("send each server (each master of a cluster) at most `N` of countertop's own commands a second, reads, SCANs and pings (not your writes); 0 for no limit (default %d for the dashboard and --watch, no limit for one pass of snapshot and check)", DefaultMaxCommands),
 		value: one(maxCommandsText, func(c *Config) *int64 { return &c.Redis.MaxCommands })},
 	{Flag: "read-only", Key: "redis.read_only", Commands: writeCommands,
 		Usage: "refuse every write",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.ReadOnly })},
-	{Flag: "cluster", Key: "redis.cluster", Commands: everyCommand,
+	{Flag: "cluster", Key: "redis.cluster", Commands: everyCommand, PerServer: true,
 		Usage: "treat the URL as a Redis Cluster seed (also auto-detected)",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.Cluster })},
-	{Flag: "sentinel-master", Key: "redis.sentinel_master", Commands: everyCommand,
+	{Flag: "sentinel-master", Key: "redis.sentinel_master", Commands: everyCommand, PerServer: true,
 		Usage: "find the master named `NAME` through Sentinel (with --sentinel)",
 		value: one(anyText, func(c *Config) *string { return &c.Redis.SentinelMaster })},
-	{Flag: "sentinel", Key: "redis.sentinels", Commands: everyCommand,
+	{Flag: "sentinel", Key: "redis.sentinels", Commands: everyCommand, PerServer: true,
 		Usage: "a Sentinel's `HOST:PORT`; repeat for more (with --sentinel-master; env REDIS_SENTINEL_PASSWORD if Sentinels ask for one)",
 		value: many(checkAddr, `an array of addresses in quotes, like ["10.0.0.5:26379"]`, func(c *Config) *[]string { return &c.Redis.Sentinels })},
-	{Key: "redis.sentinel_username", Env: "REDIS_SENTINEL_USERNAME", Commands: everyCommand,
+	{Key: "redis.sentinel_username", Env: "REDIS_SENTINEL_USERNAME", Commands: everyCommand, PerServer: true,
 		value: one(anyText, func(c *Config) *string { return &c.Redis.SentinelUsername })},
-	{Key: "redis.sentinel_password", Env: "REDIS_SENTINEL_PASSWORD", Commands: everyCommand,
+	{Key: "redis.sentinel_password", Env: "REDIS_SENTINEL_PASSWORD", Commands: everyCommand, PerServer: true,
 		value: one(anyText, func(c *Config) *string { return &c.Redis.SentinelPassword })},
-	{Flag: "client-name", Key: "redis.client_name", Commands: everyCommand,
+	{Flag: "client-name", Key: "redis.client_name", Commands: everyCommand, PerServer: true,
 		Usage: "name countertop's connections `NAME` (CLIENT SETNAME), as CLIENT LIST and SLOWLOG show them (default countertop-HOST-PID; the URL's client_name when it gives one)",
 		value: one(clientNameText, func(c *Config) *string { return &c.Redis.ClientName })},
-	{Flag: "enable-events", Key: "redis.enable_events", Commands: dashboardOnly,
+	{Flag: "enable-events", Key: "redis.enable_events", Commands: dashboardOnly, PerServer: true,
 		Usage: "turn on keyspace notifications on the server (CONFIG SET) if they are off",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.EnableEvents })},
-	{Flag: "tls-ca", Key: "redis.tls_ca", Commands: everyCommand,
+	{Flag: "tls-ca", Key: "redis.tls_ca", Commands: everyCommand, PerServer: true,
 		Usage: "CA certificate `FILE` that signed the server's certificate",
 		value: one(fileText, func(c *Config) *string { return &c.Redis.TLS.CAFile })},
-	{Flag: "tls-cert", Key: "redis.tls_cert", Commands: everyCommand,
+	{Flag: "tls-cert", Key: "redis.tls_cert", Commands: everyCommand, PerServer: true,
 		Usage: "client certificate `FILE` (with --tls-key)",
 		value: one(fileText, func(c *Config) *string { return &c.Redis.TLS.CertFile })},
-	{Flag: "tls-key", Key: "redis.tls_key", Commands: everyCommand,
+	{Flag: "tls-key", Key: "redis.tls_key", Commands: everyCommand, PerServer: true,
 		Usage: "client key `FILE` (with --tls-cert)",
 		value: one(fileText, func(c *Config) *string { return &c.Redis.TLS.KeyFile })},
-	{Flag: "tls-skip-verify", Key: "redis.tls_skip_verify", Commands: everyCommand,
+	{Flag: "tls-skip-verify", Key: "redis.tls_skip_verify", Commands: everyCommand, PerServer: true,
 		Usage: "accept any server certificate (insecure; for testing)",
 		value: one(boolText, func(c *Config) *bool { return &c.Redis.TLS.SkipVerify })},
 }
@@ -245,7 +242,6 @@ func anyDir[T any](read func(any) (T, error)) func(any, string) (T, error) {
 // words, whatever the source.
 var (
 	anyText         = checkedText(func(string) error { return nil })
-	urlText         = parser[string]{text: parseURL, toml: anyDir(tomlURL)}
 	modeText        = parser[model.WatchMode]{text: model.ParseWatchMode, toml: anyDir(tomlMode)}
 	durationText    = parser[time.Duration]{text: parseDuration, toml: anyDir(tomlDuration)}
 	windowText      = parser[time.Duration]{text: parseWindow, toml: anyDir(tomlWindow)}
@@ -256,3 +252,31 @@ var (
 	clientNameText  = checkedText(checkClientName)
 	fileText        = parser[string]{text: func(s string) (string, error) { return s, checkFile(s) }, toml: tomlFile}
 )
+
+// urlValue is the url setting's value: one URL from the file or the
+// environment, and from --url, which may be repeated, one a server. The
+// first is Redis.URL; more than one are kept for Load to make servers of
+// (see chooseServers).
+var urlValue = &value{
+	isList: true,
+	text: func(c *Config, items []string) []error {
+		var errs []error
+		urls := make([]string, len(items))
+		for i, s := range items {
+			var err error
+			if urls[i], err = parseURL(s); err != nil {
+				errs = append(errs, err)
+			}
+		}
+		c.Redis.URL, c.urls = urls[0], nil
+		if len(urls) > 1 {
+			c.urls = urls
+		}
+		return errs
+	},
+	toml: func(c *Config, v any, _ string) error {
+		var err error
+		c.Redis.URL, err = tomlURL(v)
+		return err
+	},
+}

@@ -14,13 +14,14 @@ const (
 	ColumnTrend
 	ColumnLayout
 	ColumnStatus
-	ColumnLeft // the snapshot's: the hits the limit still allows (remaining)
+	ColumnLeft   // the snapshot's: the hits the limit still allows (remaining)
+	ColumnServer // the server a row was read on, where several are read
 	NumColumns
 )
 
 var columnTitles = [NumColumns]string{
 	ColumnKey: "KEY", ColumnValue: "VALUE", ColumnLimit: "LIMIT", ColumnTTL: "TTL", ColumnRate: "RATE",
-	ColumnTrend: "TREND", ColumnLayout: "LAYOUT", ColumnStatus: "STATUS", ColumnLeft: "LEFT",
+	ColumnTrend: "TREND", ColumnLayout: "LAYOUT", ColumnStatus: "STATUS", ColumnLeft: "LEFT", ColumnServer: "SERVER",
 }
 
 // Title is the column's title, as both tables head it.

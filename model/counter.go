@@ -8,6 +8,7 @@ import (
 // Counter is what the Store knows about one key.
 type Counter struct {
 	Key        string
+	Server     string    // the server it was read on (Observation.Server); the same key on two servers is two counters
 	Type       string    // as TYPE reports it
 	Raw        string    // the stored string (strings only)
 	Value      Value     // the number compared with the limit (see Reading.Value)
@@ -56,7 +57,7 @@ func (c *Counter) Name() string {
 // as of o.At (Rate stays 0: a rate takes two readings). A snapshot, which
 // reads each key once, needs nothing more.
 func NewCounter(o *Observation, rules *Rules) Counter {
-	c := Counter{Key: o.Key, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
+	c := Counter{Key: o.Key, Server: o.Server, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
 	rule := rowRule(rules.Effective(int(c.Rule)), o.Field)
 	c.FieldRow = o.Field != ""
 	r := Read(o, rule, o.At)

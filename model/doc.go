@@ -38,6 +38,7 @@
 //   - trend.go, trend_park.go: a key's last minute (Trend), kept while its key is gone.
 //   - store_age.go, store_until.go: the oldest reading, and what a feed vouches for until when.
 //   - store_overview.go: Overview, the keys by status and by % of limit.
+//   - store_tally.go: Tally, the keys by rule, layout and status, and each rule's highest fill (serve's metrics).
 //   - store_window.go: WindowSiblings, a client's other window keys.
 //
 // The rows, in order and filtered:

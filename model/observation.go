@@ -57,6 +57,11 @@ type Observation struct {
 	// At, not beyond its read (a type whose events the server does not
 	// send: polled); or when a log's count falls with no write (LogFalls).
 	KnownUntil time.Time
+
+	// Server names the server it was read on, as the config names it
+	// (config.Server.Name): the same key on two servers is two rows. ""
+	// where nothing names it (the Store's feed, until it reads several).
+	Server string
 }
 
 // Field is one field of a hash and its value; PTTL is its own TTL, as

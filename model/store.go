@@ -62,6 +62,7 @@ type Store struct {
 	floats   int      // entries holding a decimal (see countValue)
 	hugeInts int      // entries holding an integer beyond 2^53
 	percents percents // the keys by share of their limit (see Overview)
+	tally    *tally   // the keys by rule, layout and status (see Tally); nil until asked for
 	sortKey  SortKey
 	reverse  bool
 	filter   filter
@@ -217,7 +218,7 @@ func (s *Store) observeRow(o *Observation, id string) bool {
 	}
 
 	changed := !e.holds(o.Type, &r, o.Raw) || e.expiryMoved(o.PTTL, at)
-	was := entry{kind: e.kind, num: e.num, layout: e.layout, rule: e.rule}
+	was := entry{kind: e.kind, num: e.num, layout: e.layout, rule: e.rule, status: e.status}
 	s.setValue(e, o, &r)
 	if e.kind != was.kind || e.num != was.num || e.layout != was.layout {
 		s.countValue(&was, -1) // most readings find the value as it was, and count nothing
@@ -231,6 +232,7 @@ func (s *Store) observeRow(o *Observation, id string) bool {
 		s.statusChanged(i)
 		changed = true
 	}
+	s.retally(&was, e)
 	// Sorted by rate, a key with a rate that is read again is placed
 	// again, even where its rate as of now is what it was: the keys that
 	// fade are told apart by how their rates were read (see sortFading).
@@ -248,6 +250,7 @@ func (s *Store) add(o *Observation, at int64, id string) {
 	s.unpark(&e)
 	s.byStatus[e.status]++
 	s.countValue(&e, 1)
+	s.tallyEntry(&e, 1)
 	s.ages.add(at)
 	s.setUntil(e.key, o)
 	i := int32(len(s.entries))
@@ -278,6 +281,7 @@ func (s *Store) remove(key string) bool {
 	}
 	s.byStatus[s.entries[i].status]--
 	s.countValue(&s.entries[i], -1)
+	s.tallyEntry(&s.entries[i], -1)
 	s.ages.remove(s.entries[i].at)
 	s.dropUntil(key)
 	s.dropClock(key)

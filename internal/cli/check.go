@@ -5,6 +5,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"strings"
 	"time"
 
 	"github.com/spf13/cobra"
@@ -89,35 +90,40 @@ func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Con
 	if err != nil {
 		return failed(err)
 	}
+	prepare := func(cfg config.Config) config.Config { return cfg }
 	if watch > 0 {
-		cfg = withDashboardBudget(cfg)
+		prepare = withDashboardBudget
 	}
-	client, err := connect(ctx, cfg, stderr)
-	if err != nil {
-		return failed(fmt.Errorf("could not check: %w", err))
-	}
-	defer client.Close()
-	var (
-		counters []*model.Counter
-		pushed   []report.Pushed
-	)
-	if watch > 0 {
-		var store *model.Store
-		if store, err = observe(ctx, client, cfg, watch, stderr); err == nil {
-			counters = storeCounters(store)
-			pushed = pushedCounters(store, counters)
+	// Each server is read side by side into its own part; its counters in
+	// key order, merged once all are in.
+	parts := make([]checkPart, len(cfg.Targets()))
+	targets, err := onServers(ctx, cfg, stderr, prepare, func(ctx context.Context, t *target) error {
+		p := &parts[t.index]
+		var err error
+		if watch > 0 {
+			var store *model.Store
+			if store, err = observe(ctx, t.client, t.cfg, watch, t.stderr); err == nil {
+				p.counters = storeCounters(store)
+				stamp(p.counters, t.name)
+				p.pushed = pushedCounters(store, p.counters)
+			}
+		} else {
+			p.counters, err = readSorted(ctx, t.client, t.cfg, t.name)
 		}
-	} else {
-		counters, err = readSorted(ctx, client, cfg)
-	}
+		if err != nil {
+			return err
+		}
+		if p.evictions, err = t.client.Evictions(ctx); err != nil {
+			p.evictionsUnknown = err.Error()
+		}
+		return nil
+	})
 	if err != nil {
 		return failed(fmt.Errorf("could not check: %w", err))
 	}
-	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
-	check.Watched, check.Pushed = watch, pushed
-	if check.Evictions, err = client.Evictions(ctx); err != nil {
-		check.EvictionsUnknown = err.Error()
-	}
+	defer closeAll(targets)
+	check := checkOf(targets, parts, cfg, minKeys)
+	check.Watched = watch
 	if format == checkJSON {
 		err = check.WriteJSON(stdout, time.Now())
 	} else {
@@ -131,8 +137,50 @@ func runCheck(ctx context.Context, flags *pflag.FlagSet, load func() (config.Con
 		return exitProblems, nil
 	case report.VerdictUndecided:
 		return exitFailed, nil // a watch too short to tell is no pass
+	case report.VerdictFailed:
+		return exitFailed, nil // a server not read is no pass
 	}
 	return exitOK, nil
+}
+
+// checkPart is what check read of one server.
+type checkPart struct {
+	counters         []*model.Counter // in key order
+	pushed           []report.Pushed
+	evictions        []model.ServerEvictions
+	evictionsUnknown string
+}
+
+// checkOf returns the check of what parts holds, one part a target, those
+// that could be read: their counters in key order, the keys on more than
+// one shard of cfg's groups, and the servers that could not be read.
+func checkOf(targets []*target, parts []checkPart, cfg config.Config, minKeys int) *report.Check {
+	var (
+		lists   [][]*model.Counter
+		pushed  []report.Pushed
+		evicted []model.ServerEvictions
+		unknown []string
+	)
+	for i, p := range parts {
+		lists = append(lists, p.counters)
+		pushed = append(pushed, p.pushed...)
+		evicted = append(evicted, p.evictions...)
+		if why := p.evictionsUnknown; why != "" && len(parts) > 1 {
+			unknown = append(unknown, targets[i].name+": "+why)
+		} else if why != "" {
+			unknown = append(unknown, why)
+		}
+	}
+	counters := report.Merge(lists)
+	check := report.NewCheck(counters, cfg.Patterns, minKeys, &cfg.Rules)
+	check.Pushed, check.Evictions = pushed, evicted
+	check.EvictionsUnknown = strings.Join(unknown, "; ")
+	check.Servers = names(targets)
+	check.Shared = model.SharedKeys(counters, cfg.Shards)
+	for _, t := range failed(targets) {
+		check.Unreached = append(check.Unreached, report.Unreached{Server: t.name, Error: t.err.Error()})
+	}
+	return check
 }
 
 // pushedCounters returns the counters, of those a watch read into store,

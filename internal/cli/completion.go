@@ -4,6 +4,7 @@ import (
 	"errors"
 	"fmt"
 	"io"
+	"os"
 	"slices"
 	"strings"
 
@@ -54,9 +55,9 @@ func writeCompletion(root *cobra.Command, shell string, w io.Writer) error {
 
 // completeValues registers, for each of cmd's flags that takes a value,
 // what completes it: values, for the command's own flags that take one of
-// a list, else the setting's Values; a file's name for a FILE; nothing
-// for a value to type (a URL, a number), where a shell would otherwise
-// offer file names.
+// a list, else the setting's Values; for --server, the names in the
+// config file; a file's name for a FILE; nothing for a value to type (a
+// URL, a number), where a shell would otherwise offer file names.
 func completeValues(cmd *cobra.Command, values map[string][]string) {
 	for _, s := range config.Settings() {
 		if s.Values != nil && values[s.Flag] == nil {
@@ -75,6 +76,15 @@ func completeValues(cmd *cobra.Command, values map[string][]string) {
 		}
 		if v := values[f.Name]; v != nil {
 			complete = cobra.FixedCompletions(v, cobra.ShellCompDirectiveNoFileComp)
+		}
+		if f.Name == "server" { // the names in the config file the command line reads
+			complete = func(cmd *cobra.Command, _ []string, _ string) ([]cobra.Completion, cobra.ShellCompDirective) {
+				file := ""
+				if fl := cmd.Flags().Lookup("config"); fl != nil {
+					file = fl.Value.String()
+				}
+				return config.ServerNames(file, os.Getenv), cobra.ShellCompDirectiveNoFileComp
+			}
 		}
 		must(cmd.RegisterFlagCompletionFunc(f.Name, complete))
 	})

@@ -210,6 +210,18 @@ func TestCompletion(t *testing.T) {
 	if got := complete(t, "bash", script, "countertop", "check", "--config", filepath.Join(dir, "counter")); !slices.Equal(got, []string{filepath.Join(dir, "countertop.toml")}) {
 		t.Errorf("bash completes --config %s to %q, want the file", filepath.Join(dir, "counter"), got)
 	}
+	// The names of the servers and groups in the config file after --server.
+	servers := filepath.Join(dir, "servers.toml")
+	if err := os.WriteFile(servers, []byte("[[server]]\nname = \"eu-1\"\nurl = \"redis://a:1/0\"\n[[server]]\nname = \"eu-2\"\nurl = \"redis://b:1/0\"\n"+
+		"[[server]]\nname = \"us\"\nurl = \"redis://c:1/0\"\n[[shards]]\nname = \"ring\"\nservers = [\"eu-1\", \"eu-2\"]\n"), 0o644); err != nil {
+		t.Fatal(err)
+	}
+	for word, want := range map[string][]string{"": {"eu-1", "eu-2", "ring", "us"}, "eu": {"eu-1", "eu-2"}} {
+		got := complete(t, "bash", script, "countertop", "snapshot", "--config", servers, "--server", word)
+		if slices.Sort(got); !slices.Equal(got, want) {
+			t.Errorf("bash completes --server %q to %q, want %q", word, got, want)
+		}
+	}
 }
 
 // The values a script offers for a flag are those its help names, so the
@@ -225,6 +237,9 @@ func TestCompletionValuesAreTheFlagsOwn(t *testing.T) {
 						t.Errorf("%s --%s takes a value, and nothing says what completes it", c.Name(), f.Name)
 					}
 					return
+				}
+				if f.Name == "server" {
+					return // the names in the config file (TestCompletion)
 				}
 				values, _ := complete(c, nil, "")
 				for _, v := range values {

@@ -77,10 +77,13 @@ var errInterrupted = errors.New("interrupted (ctrl+c) before every key was read"
 
 // readAll does one full pass over the keys cfg matches, through client,
 // and hands them to collect a pipeline's worth at a time, as they arrive,
-// while Redis walks on.
-func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config, collect func([]model.Observation)) error {
+// while Redis walks on, each naming server as the server it was read on.
+func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config, server string, collect func([]model.Observation)) error {
 	defer report.ReadOnHalfTheCores()()
 	err := client.Snapshot(ctx, cfg.Patterns, cfg.Redis.ScanCount, func(obs []model.Observation) error {
+		for i := range obs {
+			obs[i].Server = server
+		}
 		collect(obs)
 		return nil
 	})
@@ -92,9 +95,9 @@ func readAll(ctx context.Context, client *redisclient.Client, cfg config.Config,
 
 // readSorted returns readAll's counters, classified by cfg.Rules, in key
 // order, the two strings of a token bucket read as one (model.PairBuckets).
-func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config) ([]*model.Counter, error) {
+func readSorted(ctx context.Context, client *redisclient.Client, cfg config.Config, server string) ([]*model.Counter, error) {
 	var sorter report.KeySorter
-	err := readAll(ctx, client, cfg, func(obs []model.Observation) {
+	err := readAll(ctx, client, cfg, server, func(obs []model.Observation) {
 		obs = model.Expand(obs) // a hash whose fields carry TTLs: a row a field
 		counters := make([]model.Counter, len(obs))
 		for i := range obs {

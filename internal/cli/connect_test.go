@@ -39,7 +39,7 @@ func TestReadInterrupted(t *testing.T) {
 	if _, err := connect(ctx, cfg, io.Discard); !errors.Is(err, errConnectInterrupted) {
 		t.Errorf("connect after ctrl+c: %v, want %q", err, errConnectInterrupted)
 	}
-	if _, err := readSorted(ctx, connected(t, cfg), cfg); !errors.Is(err, errInterrupted) {
+	if _, err := readSorted(ctx, connected(t, cfg), cfg, "test"); !errors.Is(err, errInterrupted) {
 		t.Errorf("readSorted after ctrl+c: %v, want %q", err, errInterrupted)
 	}
 }
@@ -91,7 +91,7 @@ func TestOverlappingPassesGiveTheCoresBack(t *testing.T) {
 	a, b := connected(t, cfg), connected(t, cfg)
 	go func() {
 		defer close(aDone)
-		readAll(context.Background(), a, cfg, func([]model.Observation) {
+		readAll(context.Background(), a, cfg, "a", func([]model.Observation) {
 			during = runtime.GOMAXPROCS(0)
 			close(aIn)
 			<-bIn
@@ -100,7 +100,7 @@ func TestOverlappingPassesGiveTheCoresBack(t *testing.T) {
 	<-aIn
 	go func() {
 		defer close(bDone)
-		readAll(context.Background(), b, cfg, func([]model.Observation) {
+		readAll(context.Background(), b, cfg, "b", func([]model.Observation) {
 			close(bIn)
 			<-aDone
 		})

@@ -34,6 +34,9 @@ func (a *app) dashboardCommand() *cobra.Command {
 	completeValues(cmd, map[string][]string{})
 	cmd.RunE = a.run(func(cmd *cobra.Command, _ []string) (int, error) {
 		cfg, err := load()
+		if err == nil {
+			cfg, err = oneServer(cfg, "the dashboard watches one server (snapshot, check and repair read several)")
+		}
 		if err != nil {
 			return exitFailed, err
 		}

@@ -59,6 +59,9 @@ func runIncr(ctx context.Context, flags *pflag.FlagSet, load func() (config.Conf
 		count, clients       = o.count, o.clients
 	)
 	cfg, err := load()
+	if err == nil {
+		cfg, err = oneServer(cfg, "incr writes to one server")
+	}
 	if err != nil {
 		return exitFailed, err
 	}

@@ -13,6 +13,7 @@ import (
 	"github.com/spf13/cobra"
 
 	"github.com/countertop/countertop/config"
+	"github.com/countertop/countertop/internal/report"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
 )
@@ -61,14 +62,30 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 	if cfg.Redis.ReadOnly && !dryRun { // refused, as incr is: nothing changed
 		return exitProblems, errors.New("--read-only refuses every write, and repair sends PEXPIRE: preview it with --dry-run, or drop --read-only")
 	}
-	client, err := connect(ctx, cfg, stderr)
+	// Each server is read side by side, and each key repaired on its own.
+	lists := make([][]*model.Counter, len(cfg.Targets()))
+	targets, err := onServers(ctx, cfg, stderr, func(cfg config.Config) config.Config { return cfg }, func(ctx context.Context, t *target) error {
+		var err error
+		lists[t.index], err = readSorted(ctx, t.client, t.cfg, t.name)
+		return err
+	})
 	if err != nil {
 		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
 	}
-	defer client.Close()
-	counters, err := readSorted(ctx, client, cfg)
-	if err != nil {
-		return exitFailed, fmt.Errorf("could not read the counters: %w", err)
+	defer closeAll(targets)
+	code := exitOK
+	if sayFailed(stderr, targets) > 0 {
+		code = exitFailed // what could be read is repaired; the exit says the rest was not
+	}
+	counters := report.Merge(lists)
+	clients := make(map[string]*redisclient.Client, len(targets))
+	for _, t := range targets {
+		clients[t.name] = t.client
+	}
+	// With several servers, every line names the key's.
+	label := (*model.Counter).Name
+	if len(targets) > 1 {
+		label = func(c *model.Counter) string { return c.Name() + " on " + model.Printable(c.Server) }
 	}
 	var todo []*model.Counter
 	skipped := 0
@@ -78,26 +95,26 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		}
 		if windowOf(&cfg.Rules, c.Key) == 0 {
 			skipped++
-			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", c.Name())
+			fmt.Fprintf(stdout, "skipped %s: no window known; give its [[rule]] a window, or pass --window\n", label(c))
 			continue
 		}
 		todo = append(todo, c)
 	}
 	if len(todo)+skipped == 0 {
 		fmt.Fprintf(stdout, "nothing to repair: %d key%s checked, no counter stuck or without expiry\n", len(counters), plural(len(counters)))
-		return exitOK, nil
+		return code, nil
 	}
 	if dryRun || !yes {
 		for _, c := range todo {
-			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", c.Name(), model.FormatDuration(windowOf(&cfg.Rules, c.Key)))
+			fmt.Fprintf(stdout, "would repair %s: TTL %s\n", label(c), model.FormatDuration(windowOf(&cfg.Rules, c.Key)))
 		}
 	}
 	if dryRun {
 		fmt.Fprintf(stdout, "dry run: %d to repair, %d skipped; nothing was changed\n", len(todo), skipped)
 		if skipped > 0 {
-			return exitProblems, nil // as the repair itself would
+			return max(code, exitProblems), nil // as the repair itself would
 		}
-		return exitOK, nil
+		return code, nil
 	}
 	if len(todo) > 0 && !yes {
 		if err := confirm(ctx, fmt.Sprintf("Repair %d key%s?", len(todo), plural(len(todo))), stderr); err != nil {
@@ -109,16 +126,20 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		beforeWrites()
 	}
 	tally := model.RepairTally{Skipped: skipped}
+	refused := make(map[string]bool) // the servers that refuse every key
 	for i, c := range todo {
 		if err := stdoutFailed(stdout); err != nil { // nobody could see what it changes
 			return exitFailed, fmt.Errorf("%w; repair stopped there: %d repaired, %d not touched",
 				err, tally.Count(model.ExpirySet), len(todo)+skipped-tally.Total())
 		}
-		name := c.Name()
+		if refused[c.Server] {
+			continue // counted untouched already
+		}
+		name := label(c)
 		window := windowOf(&cfg.Rules, c.Key)
 		e, _ := model.RepairOf(c, window) // a problem has a layout
 		shape := e.Shape
-		outcome, obs, err := client.Expire(ctx, e)
+		outcome, obs, err := clients[c.Server].Expire(ctx, e)
 		if errors.Is(err, context.Canceled) {
 			return exitFailed, fmt.Errorf("interrupted after %d repaired", tally.Count(model.ExpirySet))
 		}
@@ -126,11 +147,16 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		switch outcome {
 		case model.ExpiryFailed:
 			stop := ""
-			if redisclient.RefusesEveryKey(err) && i < len(todo)-1 {
-				// Every other key would meet the same refusal: one line
-				// says it, not one a key.
-				tally.Untouched = len(todo) - i - 1
-				stop = fmt.Sprintf("; stopped there, as every key would be refused alike: %d more key%s not touched", tally.Untouched, plural(tally.Untouched))
+			if more := sameServer(todo[i+1:], c.Server); redisclient.RefusesEveryKey(err) && more > 0 {
+				// Every other key of its server would meet the same
+				// refusal: one line says it, not one a key.
+				refused[c.Server] = true
+				tally.Untouched += more
+				where := ""
+				if len(targets) > 1 {
+					where = " on " + model.Printable(c.Server)
+				}
+				stop = fmt.Sprintf("; stopped there%s, as every key would be refused alike: %d more key%s not touched", where, more, plural(more))
 			}
 			fmt.Fprintf(stderr, "countertop: could not repair %s: %v%s\n", name, err, stop)
 		case model.ExpirySet:
@@ -144,15 +170,23 @@ func runRepair(ctx context.Context, load func() (config.Config, error), rest []s
 		case model.ExpiryFieldTTLs:
 			fmt.Fprintf(stdout, "left %s alone: %s; repair its fields\n", name, model.FieldTTLsLeftAlone)
 		}
-		if tally.Untouched > 0 {
-			break
-		}
 	}
 	fmt.Fprintln(stdout, tally.String())
 	if tally.Count(model.ExpiryFailed)+skipped > 0 {
-		return exitProblems, nil
+		return max(code, exitProblems), nil
 	}
-	return exitOK, nil
+	return code, nil
+}
+
+// sameServer returns how many of counters were read on server.
+func sameServer(counters []*model.Counter, server string) int {
+	n := 0
+	for _, c := range counters {
+		if c.Server == server {
+			n++
+		}
+	}
+	return n
 }
 
 // confirm asks question on the terminal and returns nil when the answer is

@@ -51,6 +51,9 @@ func (a *app) serveCommand() *cobra.Command {
 			return exitFailed, fmt.Errorf("--metrics-keys %d is not a number of keys: use 0 (none) or more, like 20", metricsKeys)
 		}
 		cfg, err := load()
+		if err == nil {
+			cfg, err = oneServer(cfg, "serve watches one server")
+		}
 		if err != nil {
 			return exitFailed, err
 		}

@@ -4,6 +4,7 @@ import (
 	"context"
 	"fmt"
 	"io"
+	"sync"
 	"time"
 
 	"github.com/charmbracelet/x/term"
@@ -12,6 +13,7 @@ import (
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/report"
+	"github.com/countertop/countertop/model"
 )
 
 func (a *app) snapshotCommand() *cobra.Command {
@@ -28,54 +30,80 @@ func (a *app) snapshotCommand() *cobra.Command {
 	watchFlag(cmd.Flags(), &watch)
 	completeValues(cmd, map[string][]string{"format": report.Formats})
 	cmd.RunE = a.run(func(cmd *cobra.Command, args []string) (int, error) {
-		return exitOK, runSnapshot(cmd.Context(), cmd.Flags(), load, args, format, watch, a.stdout, a.stderr)
+		return runSnapshot(cmd.Context(), cmd.Flags(), load, args, format, watch, a.stdout, a.stderr)
 	})
 	return cmd
 }
 
 // runSnapshot prints the matched counters once, in format: as one pass
 // reads them, or with --watch as they stood after watching them, with the
-// statuses only watching tells (extending).
-func runSnapshot(ctx context.Context, flags *pflag.FlagSet, load func() (config.Config, error), rest []string, format string, watch time.Duration, stdout, stderr io.Writer) error {
+// statuses only watching tells (extending). Several servers are read side
+// by side; one that could not be read is said on stderr, the others'
+// counters are printed, and it exits 2.
+func runSnapshot(ctx context.Context, flags *pflag.FlagSet, load func() (config.Config, error), rest []string, format string, watch time.Duration, stdout, stderr io.Writer) (int, error) {
 	cfg, err := load()
 	if err != nil {
-		return err
+		return exitFailed, err
 	}
 	if err := noArgs(rest); err != nil {
-		return err
+		return exitFailed, err
 	}
 	if err := checkWatch(flags, watch); err != nil {
-		return err
+		return exitFailed, err
 	}
+	prepare := func(cfg config.Config) config.Config { return cfg }
 	if watch > 0 {
-		cfg = withDashboardBudget(cfg)
+		prepare = withDashboardBudget
 	}
 	if !report.ValidFormat(format) {
-		return fmt.Errorf("--format %q is not a format: use table, json or csv", format)
+		return exitFailed, fmt.Errorf("--format %q is not a format: use table, json or csv", format)
 	}
 	if f := fileOf(stdout); f != nil {
 		report.GrowPipe(f) // before the pass: nothing more to do between Redis's last answer and the first row
 	}
-	client, err := connect(ctx, cfg, stderr)
-	if err != nil {
-		return err
-	}
-	defer client.Close()
 	snap := report.NewSnapshot(format, &cfg.Rules)
 	if f := fileOf(stdout); f != nil && term.IsTerminal(f.Fd()) {
 		if width, _, err := term.GetSize(f.Fd()); err == nil {
 			snap.FitTo(width) // elsewhere (a file, a pipe) names are cut at a fixed width
 		}
 	}
-	if watch > 0 {
-		store, err := observe(ctx, client, cfg, watch, stderr)
-		if err != nil {
-			return err
-		}
-		snap.Watched(watch)
-		snap.AddCounters(storeCounters(store))
-	} else if err := readAll(ctx, client, cfg, snap.Add); err != nil {
-		return err
+	var servers []string
+	for _, s := range cfg.Targets() {
+		servers = append(servers, s.Name)
 	}
-	return snap.Write(stdout, time.Now())
+	snap.Servers(servers)
+	if watch > 0 {
+		snap.Watched(watch)
+	}
+	var mu sync.Mutex // the servers' reads hand their rows in side by side
+	targets, err := onServers(ctx, cfg, stderr, prepare, func(ctx context.Context, t *target) error {
+		if watch > 0 {
+			store, err := observe(ctx, t.client, t.cfg, watch, t.stderr)
+			if err != nil {
+				return err
+			}
+			counters := storeCounters(store)
+			stamp(counters, t.name)
+			mu.Lock()
+			defer mu.Unlock()
+			snap.AddCounters(counters)
+			return nil
+		}
+		return readAll(ctx, t.client, t.cfg, t.name, func(obs []model.Observation) {
+			mu.Lock()
+			defer mu.Unlock()
+			snap.Add(obs)
+		})
+	})
+	if err != nil {
+		return exitFailed, err
+	}
+	defer closeAll(targets)
+	if err := snap.Write(stdout, time.Now()); err != nil {
+		return exitFailed, err
+	}
+	if sayFailed(stderr, targets) > 0 {
+		return exitFailed, nil
+	}
+	return exitOK, nil
 }

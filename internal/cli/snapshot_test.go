@@ -165,8 +165,9 @@ func TestSnapshotSaysRawIsCut(t *testing.T) {
 
 	code, out, _ = cli(t, s, "snapshot", "--pattern", "ratelimit:*", "--format", "csv")
 	lines := strings.Split(strings.TrimSuffix(out, "\n"), "\n")
-	if code != exitOK || len(lines) != 3 || !strings.HasSuffix(lines[0], ",raw_truncated") ||
-		!strings.HasSuffix(lines[1], ",true") || !strings.HasSuffix(lines[2], ",false") {
+	server := "," + s.Addr // the one server's name: its host:port
+	if code != exitOK || len(lines) != 3 || !strings.HasSuffix(lines[0], ",raw_truncated,server") ||
+		!strings.HasSuffix(lines[1], ",true"+server) || !strings.HasSuffix(lines[2], ",false"+server) {
 		t.Errorf("CSV does not say which raw is cut:\n%.300s", out)
 	}
 

@@ -160,7 +160,7 @@ func TestSnapshotWatch(t *testing.T) {
 				if len(fields) > 1 {
 					status := fields[len(fields)-1]
 					if format == "csv" {
-						status = fields[len(fields)-2] // raw_truncated is last
+						status = fields[len(fields)-3] // raw_truncated and server are last
 					}
 					got[fields[0]] = status
 				}

@@ -36,7 +36,24 @@ type Check struct {
 	// Those watched for less than their window (Undecided) are what the
 	// check could not tell.
 	Pushed []Pushed
-	rules  *model.Rules
+	// Servers are the servers checked, by name, in order: with more than
+	// one, every line about a key names its server, and the JSON has
+	// shared and unreached.
+	Servers []string
+	// Shared are the keys that more than one shard of a limiter holds
+	// (model.SharedKeys): each copy counts the limit, so that a client
+	// gets up to one limit a copy. Each is a problem.
+	Shared []model.Shared
+	// Unreached are the servers that could not be checked, and why: a
+	// check that did not see them all is no pass.
+	Unreached []Unreached
+	rules     *model.Rules
+}
+
+// Unreached is a server a check could not read, and why.
+type Unreached struct {
+	Server string
+	Error  string
 }
 
 // Pushed is a counter whose TTL a watch saw pushed back as it grew.
@@ -110,17 +127,21 @@ func NewCheck(counters []*model.Counter, patterns []string, minKeys int, rules *
 }
 
 // Healthy reports whether the check found nothing wrong: no problem
-// counter, and every pattern matched MinKeys keys or more (Verdict says
-// whether it could tell every key).
-func (k *Check) Healthy() bool { return k.problems() == 0 && k.short() == 0 }
+// counter, no key on two shards, and every pattern matched MinKeys keys
+// or more (Verdict says whether it could read every server and tell
+// every key).
+func (k *Check) Healthy() bool { return k.problems() == 0 && k.short() == 0 && len(k.Shared) == 0 }
 
 // Verdict returns VerdictProblems when the check found problems, else
+// VerdictFailed when it could not read a server (Unreached), else
 // VerdictUndecided when it could not tell some keys (Undecided), else
 // VerdictHealthy.
 func (k *Check) Verdict() string {
 	switch {
 	case !k.Healthy():
 		return VerdictProblems
+	case len(k.Unreached) > 0:
+		return VerdictFailed
 	case len(k.Undecided()) > 0:
 		return VerdictUndecided
 	}
@@ -168,12 +189,16 @@ func (k *Check) unmatched() int {
 // (Undecided, status undecided) follows the problems.
 func (k *Check) WriteText(w io.Writer) error {
 	bw := bufio.NewWriter(w)
-	if err := WriteProblems(bw, k.Counters, k.rules); err != nil {
+	name := k.namer()
+	if err := writeProblems(bw, k.Counters, k.rules, name); err != nil {
 		return err
+	}
+	for _, s := range k.Shared {
+		fmt.Fprintf(bw, "%-9s  %s  %s; %s\n", "shared", s.Copies[0].Name(), copiesText(s), k.sharedReason(s))
 	}
 	undecided := k.Undecided()
 	for _, p := range undecided {
-		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", p.Counter.Name(), p.Counter.Layout, k.undecidedReason(p))
+		fmt.Fprintf(bw, "%-9s  %s  %-9s  %s\n", "undecided", name(p.Counter), p.Counter.Layout, k.undecidedReason(p))
 	}
 	// A note is no problem (the check passes), but worth a look: a TTL
 	// far longer than the window the rule says.
@@ -182,7 +207,7 @@ func (k *Check) WriteText(w io.Writer) error {
 			continue // its note is in its reason
 		}
 		if note := model.Note(c, k.rules.WindowOf(k.rules.At(int(c.Rule)))); note != "" {
-			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", c.Name(), note)
+			fmt.Fprintf(bw, "%-9s  %s  %s\n", "note", name(c), note)
 		}
 	}
 	for _, p := range k.Patterns {
@@ -197,6 +222,9 @@ func (k *Check) WriteText(w io.Writer) error {
 		}
 	}
 	k.writeEvictions(bw)
+	for _, u := range k.Unreached {
+		fmt.Fprintf(bw, "%-9s  %s  could not be checked: %s\n", "unreached", model.Printable(u.Server), model.SafeText(u.Error))
+	}
 	checked := len(k.Counters)
 	how, none := "checked", "no counter stuck or without expiry"
 	if k.Watched > 0 {
@@ -206,7 +234,16 @@ func (k *Check) WriteText(w io.Writer) error {
 	if n := k.problems(); n > 0 {
 		counters = fmt.Sprintf("%d of %d key%s %s (%s)", n, checked, plural(checked), how, k.problemCounts())
 	}
+	if len(k.Servers) > 1 {
+		read := len(k.Servers) - len(k.Unreached)
+		counters += fmt.Sprintf(" on %d of %d servers", read, len(k.Servers))
+	}
+	if n := len(k.Shared); n > 0 {
+		counters += fmt.Sprintf("; %d key%s on more than one shard, each copy counting the limit", n, plural(n))
+	}
 	switch {
+	case k.Healthy() && len(k.Unreached) > 0:
+		fmt.Fprintf(bw, "could not check: %s; %s", counters, unreachedCount(len(k.Unreached)))
 	case k.Healthy() && len(undecided) > 0:
 		fmt.Fprintf(bw, "could not tell: %s, but %s", counters, undecidedCount(undecided))
 	case k.Healthy():
@@ -222,9 +259,59 @@ func (k *Check) WriteText(w io.Writer) error {
 		if len(undecided) > 0 {
 			fmt.Fprintf(bw, "; and %s", undecidedCount(undecided))
 		}
+		if len(k.Unreached) > 0 {
+			fmt.Fprintf(bw, "; and %s", unreachedCount(len(k.Unreached)))
+		}
 	}
 	bw.WriteString("\n")
 	return bw.Flush()
+}
+
+// unreachedCount says that n servers could not be checked.
+func unreachedCount(n int) string {
+	if n == 1 {
+		return "1 server could not be checked"
+	}
+	return fmt.Sprintf("%d servers could not be checked", n)
+}
+
+// namer returns how the lines about a key name it: by its name, and with
+// several servers, first by its server's, padded to the longest.
+func (k *Check) namer() func(c *model.Counter) string {
+	if len(k.Servers) < 2 {
+		return (*model.Counter).Name
+	}
+	width := 0
+	for _, s := range k.Servers {
+		width = max(width, model.Cells(model.Printable(s)))
+	}
+	return func(c *model.Counter) string {
+		server := model.Printable(c.Server)
+		return server + strings.Repeat(" ", max(width-model.Cells(server), 0)) + "  " + c.Name()
+	}
+}
+
+// copiesText names each copy of s with its value and TTL as read: "ring:
+// a (value 7, TTL 41s), b (value 5, TTL 12s)".
+func copiesText(s model.Shared) string {
+	parts := make([]string, len(s.Copies))
+	for i, c := range s.Copies {
+		parts[i] = fmt.Sprintf("%s (value %s, %s)", model.Printable(c.Server), problemValue(c), model.TTLPhrase(c.PTTL))
+	}
+	return model.Printable(s.Group) + ": " + strings.Join(parts, ", ")
+}
+
+// sharedReason is why a key on several shards is a problem, and what to
+// do about it.
+func (k *Check) sharedReason(s model.Shared) string {
+	n := len(s.Copies)
+	limit := ""
+	if l := k.rules.At(int(s.Copies[0].Rule)).Limit; l > 0 {
+		limit = " of " + strconv.FormatFloat(l, 'f', -1, 64)
+	}
+	return fmt.Sprintf("one key on %d shards, each copy counting the limit%s on its own, so a client gets up to %d times its limit; "+
+		"a ring whose servers changed (a shard removed and added back, clients with different server lists) writes a key where it did not before: "+
+		"give every client the same servers, and delete the copies the ring no longer maps the key to (or let them expire)", n, limit, n)
 }
 
 // writeEvictions writes a line per master that has evicted keys (status
@@ -291,9 +378,10 @@ func (k *Check) statusCounts() [model.NumStatuses]int {
 // keys and whether they are enough), unmatched (the patterns that matched
 // nothing), problems (each problem counter as the snapshot's JSON
 // writes it, with a reason), undecided (each key a watch was too short
-// to tell, likewise, with its pushes and the watch_s that would tell it)
-// and evictions (see appendEvictions). Strings are escaped as the
-// snapshot's are.
+// to tell, likewise, with its pushes and the watch_s that would tell it),
+// with several servers shared (see appendShared) and unreached (see
+// appendUnreached), and evictions (see appendEvictions). Strings are
+// escaped as the snapshot's are.
 func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 	buf := appendCheckHead(nil, takenAt, k.Verdict())
 	buf = append(buf, ",\n  \"keys_checked\": "...)
@@ -382,10 +470,79 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		buf = append(buf, "\n    }"...)
 	}
 	buf = closeJSONArray(buf, len(undecided) > 0)
+	if len(k.Servers) > 1 {
+		buf = k.appendShared(buf, takenAt)
+		buf = k.appendUnreached(buf)
+	}
 	buf = k.appendEvictions(buf)
 	buf = append(buf, "\n}\n"...)
 	_, err := w.Write(buf)
 	return err
+}
+
+// appendShared appends the keys on more than one shard: an array of
+// each key's key, field, group, copies (each copy's server, value, raw,
+// ttl_ms and status) and reason.
+func (k *Check) appendShared(buf []byte, takenAt time.Time) []byte {
+	buf = append(buf, ",\n  \"shared\": ["...)
+	for i, s := range k.Shared {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		first := s.Copies[0]
+		buf = append(buf, "\n    {\n      \"key\": "...)
+		buf = appendJSONString(buf, model.JSONKey(first.Key))
+		buf = append(buf, ",\n      \"field\": "...)
+		if first.FieldRow {
+			buf = appendJSONString(buf, model.JSONKey(first.Field))
+		} else {
+			buf = append(buf, "null"...)
+		}
+		buf = append(buf, ",\n      \"group\": "...)
+		buf = appendJSONString(buf, model.JSONKey(s.Group))
+		buf = append(buf, ",\n      \"copies\": ["...)
+		for j, c := range s.Copies {
+			if j > 0 {
+				buf = append(buf, ',')
+			}
+			buf = append(buf, "\n        {\n          \"server\": "...)
+			buf = appendJSONString(buf, model.JSONKey(c.Server))
+			buf = append(buf, ",\n          \"value\": "...)
+			buf = appendOrNull(buf, appendNumber(buf, c.Value))
+			buf = append(buf, ",\n          \"raw\": "...)
+			if c.Type == "string" {
+				buf = appendJSONString(buf, model.JSONKey(c.Raw))
+			} else {
+				buf = append(buf, "null"...)
+			}
+			buf = append(buf, ",\n          \"ttl_ms\": "...)
+			buf = strconv.AppendInt(buf, ttlLeft(c.PTTL, takenAt.Sub(c.ObservedAt)), 10)
+			buf = append(buf, ",\n          \"status\": \""...)
+			buf = append(buf, c.Status.String()...)
+			buf = append(buf, "\"\n        }"...)
+		}
+		buf = append(buf, "\n      ],\n      \"reason\": "...)
+		buf = appendJSONString(buf, k.sharedReason(s))
+		buf = append(buf, "\n    }"...)
+	}
+	return closeJSONArray(buf, len(k.Shared) > 0)
+}
+
+// appendUnreached appends the servers that could not be checked: an
+// array of each one's server and error.
+func (k *Check) appendUnreached(buf []byte) []byte {
+	buf = append(buf, ",\n  \"unreached\": ["...)
+	for i, u := range k.Unreached {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = append(buf, "\n    {\n      \"server\": "...)
+		buf = appendJSONString(buf, model.JSONKey(u.Server))
+		buf = append(buf, ",\n      \"error\": "...)
+		buf = appendJSONString(buf, model.JSONKey(u.Error))
+		buf = append(buf, "\n    }"...)
+	}
+	return closeJSONArray(buf, len(k.Unreached) > 0)
 }
 
 // appendEvictions appends the check's evictions: an array of each master's
@@ -473,6 +630,11 @@ func verbS(n int) string {
 // for `countertop check`: status, printable key, layout, and why in words
 // an on-call engineer can act on, the most severe status first.
 func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error {
+	return writeProblems(w, rows, rules, (*model.Counter).Name)
+}
+
+// writeProblems is WriteProblems, each key named by name.
+func writeProblems(w io.Writer, rows []*model.Counter, rules *model.Rules, name func(*model.Counter) string) error {
 	for status := range model.NumStatuses { // most severe first
 		if !status.Problem() {
 			continue
@@ -481,7 +643,7 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 			if c.Status != status {
 				continue
 			}
-			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, c.Name(), c.Layout, problemReason(c, rules)); err != nil {
+			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, name(c), c.Layout, problemReason(c, rules)); err != nil {
 				return err
 			}
 		}

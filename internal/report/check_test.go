@@ -220,6 +220,7 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 	type row struct {
 		Key       string  `json:"key"`
 		Field     *string `json:"field"`
+		Server    *string `json:"server"`
 		Type      string  `json:"type"`
 		Layout    string  `json:"layout"`
 		Value     any     `json:"value"`
@@ -239,6 +240,10 @@ func encodingCheckJSON(t *testing.T, at time.Time, check *Check) string {
 			Status: c.Status.String()}
 		if f.ruled {
 			r.Rule = &f.pattern
+		}
+		if c.Server != "" {
+			server := model.JSONKey(c.Server)
+			r.Server = &server
 		}
 		return r
 	}

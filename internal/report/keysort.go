@@ -27,7 +27,7 @@ func (s *KeySorter) Add(batch []model.Counter) {
 	for i := range batch {
 		keys[i] = batch[i].ID() // a hash's field rows are rows apart
 	}
-	s.order.add(keys)
+	s.order.add(keys, 0)
 	s.batches = append(s.batches, batch)
 }
 
@@ -60,6 +60,10 @@ type keyOrder struct {
 	// next wrong (too far along their keys), to be noted again at the end.
 	exact int
 	bytes histogram // of the places' nexts
+	// servers is each batch's server, as add was given it, once a batch
+	// came from a server other than the first (0); nil until then. A key
+	// of several servers is a row of each, in the servers' order.
+	servers []uint16
 }
 
 // place is a key, as its batch and index there, and next: its
@@ -87,8 +91,15 @@ func (h *histogram) note(next uint64, n int) {
 	h[7][byte(next>>56)] += n
 }
 
-// add keeps keys (not a copy) as the next batch; it must not be empty.
-func (o *keyOrder) add(keys []string) {
+// add keeps keys (not a copy), read on server (an index: 0 for the first
+// or only one), as the next batch; it must not be empty.
+func (o *keyOrder) add(keys []string, server int) {
+	if server > 0 && o.servers == nil {
+		o.servers = make([]uint16, len(o.keys), len(o.keys)+1)
+	}
+	if o.servers != nil {
+		o.servers = append(o.servers, uint16(server))
+	}
 	if len(o.places) == 0 {
 		o.first, o.shared = keys[0], len(keys[0])
 	}
@@ -129,9 +140,38 @@ func sharedPrefix(a, b string) int {
 // key returns the key at p.
 func (o *keyOrder) key(p place) string { return o.keys[p.batch][p.i] }
 
+// server returns the server the key at p was read on.
+func (o *keyOrder) server(p place) uint16 {
+	if o.servers == nil {
+		return 0
+	}
+	return o.servers[p.batch]
+}
+
+// same reports whether the places a and b hold one key of one server.
+func (o *keyOrder) same(a, b place) bool {
+	return a.next == b.next && o.key(a) == o.key(b) && o.server(a) == o.server(b)
+}
+
+// byServer puts each run of places of one key, in places (in key order),
+// in the order of their servers, and the places of one server together.
+func (o *keyOrder) byServer(places []place) {
+	for i := 0; i < len(places); {
+		j := i + 1
+		for j < len(places) && places[j].next == places[i].next && o.key(places[j]) == o.key(places[i]) {
+			j++
+		}
+		if j-i > 1 {
+			slices.SortStableFunc(places[i:j], func(a, b place) int { return int(o.server(a)) - int(o.server(b)) })
+		}
+		i = j
+	}
+}
+
 // sorted returns the places of the keys added, in key order, each key
-// once: of a key added more than once, the place later says was read
-// later (of two read at once, either). It calls drop, if not nil, with
+// once a server (in the servers' order): of a key added more than once
+// from one server, the place later says was read later (of two read at
+// once, either). It calls drop, if not nil, with
 // each place it leaves out. The keyOrder is empty afterwards.
 func (o *keyOrder) sorted(later func(a, b place) bool, drop func(place)) []place {
 	stale := o.places[:len(o.places)-o.exact]
@@ -142,9 +182,12 @@ func (o *keyOrder) sorted(later func(a, b place) bool, drop func(place)) []place
 		o.bytes.note(p.next, 1)
 	}
 	places := o.sortPlaces()
+	if o.servers != nil {
+		o.byServer(places)
+	}
 	kept := places[:0]
 	for _, p := range places {
-		if n := len(kept); n > 0 && p.next == kept[n-1].next && o.key(p) == o.key(kept[n-1]) {
+		if n := len(kept); n > 0 && o.same(p, kept[n-1]) {
 			if later(p, kept[n-1]) {
 				kept[n-1], p = p, kept[n-1]
 			}
@@ -194,4 +237,67 @@ func (o *keyOrder) sortPlaces() []place {
 		i = j
 	}
 	return from
+}
+
+// Merge returns the counters of lists, each one server's in key order (as
+// KeySorter.Sorted returns them), in key order too: a key of several
+// servers is a row of each, in the order of lists.
+func Merge(lists [][]*model.Counter) []*model.Counter {
+	n := 0
+	var heads []int // the lists not yet used up, as a heap of their first counters
+	for i, l := range lists {
+		n += len(l)
+		if len(l) > 0 {
+			heads = append(heads, i)
+		}
+	}
+	if len(heads) < 2 {
+		if len(heads) == 0 {
+			return nil
+		}
+		return lists[heads[0]]
+	}
+	next := make([]int, len(lists)) // each list's next counter
+	ids := make([]string, len(lists))
+	less := func(a, b int) bool {
+		if c := model.CompareKeys(ids[a], ids[b]); c != 0 {
+			return c < 0
+		}
+		return a < b
+	}
+	down := func(i int) {
+		for {
+			least, l, r := i, 2*i+1, 2*i+2
+			if l < len(heads) && less(heads[l], heads[least]) {
+				least = l
+			}
+			if r < len(heads) && less(heads[r], heads[least]) {
+				least = r
+			}
+			if least == i {
+				return
+			}
+			heads[i], heads[least] = heads[least], heads[i]
+			i = least
+		}
+	}
+	for _, h := range heads {
+		ids[h] = lists[h][0].ID()
+	}
+	for i := len(heads)/2 - 1; i >= 0; i-- {
+		down(i)
+	}
+	out := make([]*model.Counter, 0, n)
+	for len(heads) > 0 {
+		h := heads[0]
+		out = append(out, lists[h][next[h]])
+		if next[h]++; next[h] < len(lists[h]) {
+			ids[h] = lists[h][next[h]].ID()
+		} else {
+			heads[0] = heads[len(heads)-1]
+			heads = heads[:len(heads)-1]
+		}
+		down(0)
+	}
+	return out
 }

@@ -186,3 +186,36 @@ func FuzzKeySorter(f *testing.F) {
 		}
 	})
 }
+
+// Each server's counters in key order make one list in key order, a key
+// of several servers a row of each, in the servers' order.
+func TestMerge(t *testing.T) {
+	list := func(server string, keys ...string) []*model.Counter {
+		var out []*model.Counter
+		for _, k := range keys {
+			out = append(out, &model.Counter{Server: server, Key: k})
+		}
+		return out
+	}
+	for _, tc := range []struct {
+		name  string
+		lists [][]*model.Counter
+		want  []string
+	}{
+		{"none", nil, nil},
+		{"one", [][]*model.Counter{list("a", "k1", "k2")}, []string{"a/k1", "a/k2"}},
+		{"empty lists left out", [][]*model.Counter{nil, list("b", "k1"), nil}, []string{"b/k1"}},
+		{"interleaved, numbers by their value", [][]*model.Counter{list("a", "u:2", "u:10"), list("b", "u:1", "u:3", "u:20")}, []string{"b/u:1", "a/u:2", "b/u:3", "a/u:10", "b/u:20"}},
+		{"a key on several, in the lists' order", [][]*model.Counter{list("c", "k"), list("a", "j", "k"), list("b", "k", "l")}, []string{"a/j", "c/k", "a/k", "b/k", "b/l"}},
+	} {
+		t.Run(tc.name, func(t *testing.T) {
+			var got []string
+			for _, c := range Merge(tc.lists) {
+				got = append(got, c.Server+"/"+c.Key)
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("Merge = %q, want %q", got, tc.want)
+			}
+		})
+	}
+}

@@ -39,13 +39,19 @@ type Snapshot struct {
 	order       keyOrder
 	batches     []renderedBatch // the order's batches, in the same order
 	rows, bytes int             // rendered so far
+	// servers are the servers the rows come from, in their order (see
+	// Servers), and serverAt each one's index there: with more than one,
+	// the table has a SERVER column.
+	servers  []string
+	serverAt map[string]int
 }
 
 // renderedBatch is the rows of a batch of counters, rendered but for what
 // Write adds (see rendered).
 type renderedBatch struct {
-	text []byte     // the rows' parts, row after row
-	rows []rendered // counter i's row
+	text   []byte     // the rows' parts, row after row
+	rows   []rendered // counter i's row
+	server int        // the index of the server its rows were read on, in Snapshot.servers
 }
 
 // rendered is where one row's parts lie in its batch's text: part k ends
@@ -104,6 +110,31 @@ func NewSnapshot(format string, rules *model.Rules) *Snapshot {
 // of JSON and CSV, which always hold the whole name; call it before Add.
 func (s *Snapshot) FitTo(width int) { s.width = max(width, 0) }
 
+// Servers says the rows come from servers (their names, as
+// model.Observation.Server gives them), in the order keys of one name on
+// several of them are written; with more than one, the table has a SERVER
+// column, even when some of them gave no row. Without it, the servers
+// are those of the rows, in the order they came. Call it before Add.
+func (s *Snapshot) Servers(names []string) {
+	for _, name := range names {
+		s.serverIndex(name)
+	}
+}
+
+// serverIndex returns the index of the server name, which it adds to
+// the servers when new.
+func (s *Snapshot) serverIndex(name string) int {
+	if i, ok := s.serverAt[name]; ok {
+		return i
+	}
+	if s.serverAt == nil {
+		s.serverAt = make(map[string]int)
+	}
+	s.serverAt[name] = len(s.servers)
+	s.servers = append(s.servers, name)
+	return len(s.servers) - 1
+}
+
 // Watched says the counters come from watching them for d (snapshot
 // --watch), so their statuses are as watched: the JSON's watched_s, which
 // is 0 for one pass, so that a script can tell a snapshot that could see
@@ -123,18 +154,37 @@ func (s *Snapshot) keyCap() int {
 // can come in several batches; Write writes its latest reading.
 func (s *Snapshot) Add(batch []model.Observation) {
 	batch = model.Expand(batch) // a hash whose fields carry TTLs: a row a field
-	s.add(len(batch), func(i int) model.Counter { return model.NewCounter(&batch[i], s.rules) })
+	serverRuns(len(batch), func(i int) string { return batch[i].Server }, func(from, to int, server string) {
+		s.add(to-from, server, func(i int) model.Counter { return model.NewCounter(&batch[from+i], s.rules) })
+	})
 }
 
 // AddCounters renders counters classified already (by a model.Store that
 // watched them, which sees what one reading cannot: extending) as the next
 // batch.
 func (s *Snapshot) AddCounters(batch []*model.Counter) {
-	s.add(len(batch), func(i int) model.Counter { return *batch[i] })
+	serverRuns(len(batch), func(i int) string { return batch[i].Server }, func(from, to int, server string) {
+		s.add(to-from, server, func(i int) model.Counter { return *batch[from+i] })
+	})
 }
 
-// add renders n counters, counter(i) the i-th, as the next batch.
-func (s *Snapshot) add(n int, counter func(i int) model.Counter) {
+// serverRuns calls add with each run of the n items whose servers, server(i)
+// the i-th's, are the same: a batch is one server's rows, as one pass
+// reads them.
+func serverRuns(n int, server func(i int) string, add func(from, to int, server string)) {
+	for from := 0; from < n; {
+		to := from + 1
+		for to < n && server(to) == server(from) {
+			to++
+		}
+		add(from, to, server(from))
+		from = to
+	}
+}
+
+// add renders n counters of the server named server, counter(i) the i-th,
+// as the next batch.
+func (s *Snapshot) add(n int, server string, counter func(i int) model.Counter) {
 	if n == 0 {
 		return
 	}
@@ -142,7 +192,7 @@ func (s *Snapshot) add(n int, counter func(i int) model.Counter) {
 	// one long row (a 64 KiB value escaped) must not turn into megabytes
 	// held for the whole pass.
 	const maxGuess = 1 << 10
-	b := renderedBatch{rows: make([]rendered, n)}
+	b := renderedBatch{rows: make([]rendered, n), server: s.serverIndex(server)}
 	if s.rows > 0 {
 		b.text = make([]byte, 0, min(s.bytes/s.rows+s.bytes/s.rows/8, maxGuess)*n)
 	}
@@ -152,7 +202,7 @@ func (s *Snapshot) add(n int, counter func(i int) model.Counter) {
 		keys[i] = c.ID() // a hash's field rows are rows apart
 		b.text = s.render(b.text, &b.rows[i], &c)
 	}
-	s.order.add(keys)
+	s.order.add(keys, b.server)
 	s.batches = append(s.batches, b)
 	s.rows, s.bytes = s.rows+n, s.bytes+len(b.text)
 }
@@ -166,7 +216,7 @@ func (s *Snapshot) Write(w io.Writer, takenAt time.Time) error {
 		func(a, b place) bool { return row(a).readAt > row(b).readAt },
 		func(p place) { row(p).dropped = true })
 	err := s.write(w, takenAt, order)
-	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, width: s.width, watched: s.watched, start: s.start}
+	*s = Snapshot{format: s.format, rules: s.rules, texts: s.texts, width: s.width, watched: s.watched, start: s.start, servers: s.servers, serverAt: s.serverAt}
 	return err
 }
 
@@ -235,7 +285,7 @@ func (s *Snapshot) write(w io.Writer, takenAt time.Time, order []place) error {
 		}
 		bw.WriteString("]\n}\n")
 	case FormatCSV:
-		bw.WriteString("key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated\n")
+		bw.WriteString("key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,server\n")
 		s.writeRows(bw, order, func(buf []byte, _ int, p place) []byte {
 			r, text := s.row(p)
 			buf = append(buf, r.part(text, 0)...)
@@ -258,6 +308,12 @@ func appendJSONHead(buf []byte, c *model.Counter) []byte {
 		buf = appendJSONString(buf, model.JSONKey(c.Field))
 	} else {
 		buf = append(buf, "null"...)
+	}
+	buf = append(buf, ",\n      \"server\": "...)
+	if c.Server != "" {
+		buf = appendJSONString(buf, model.JSONKey(c.Server))
+	} else {
+		buf = append(buf, "null"...) // a Store's counter, of the one server it watches
 	}
 	buf = append(buf, ",\n      \"type\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Type))
@@ -325,6 +381,8 @@ func (s *Snapshot) appendCSVTail(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, c.Status.String()...)
 	buf = append(buf, ',')
 	buf = strconv.AppendBool(buf, rawCut(c))
+	buf = append(buf, ',')
+	buf = appendCSVField(buf, model.Printable(c.Server))
 	return append(buf, '\n')
 }
 
@@ -356,18 +414,26 @@ const tailPart = len(tableHeader) - 1
 // (FitTo), which are cut to what the other columns leave.
 func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []place) {
 	widths := s.tableWidths(elapsed, len(order) >= parallelRows)
+	servers, serverWidth := s.serverCells()
 	if s.width > 0 {
 		others := len(tableHeader)*tableGap + statusWidth()
+		if servers != nil {
+			others += serverWidth + tableGap
+		}
 		for _, w := range widths[1:] {
 			others += w
 		}
 		widths[0] = min(widths[0], max(s.width-others, minTableKey, len(tableHeader[0].Title())))
 	}
-	spaces := strings.Repeat(" ", slices.Max(widths[:])+tableGap)
+	spaces := strings.Repeat(" ", max(slices.Max(widths[:]), serverWidth)+tableGap)
 	pad := func(dst []byte, runes, col int) []byte {
 		return append(dst, spaces[:widths[col]-runes+tableGap]...)
 	}
 	var header []byte
+	if servers != nil {
+		title := model.ColumnServer.Title()
+		header = append(append(header, title...), spaces[:serverWidth-len(title)+tableGap]...)
+	}
 	for col, c := range tableHeader {
 		header = pad(append(header, c.Title()...), len(c.Title()), col)
 	}
@@ -375,6 +441,10 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 	w.WriteString(model.ColumnStatus.Title() + "\n")
 	s.writeRows(w, order, func(buf []byte, _ int, p place) []byte {
 		r, text := s.row(p)
+		if servers != nil {
+			name := servers[s.batches[p.batch].server]
+			buf = append(append(buf, name...), spaces[:serverWidth-model.Cells(name)+tableGap]...)
+		}
 		if key := r.part(text, 0); int(r.runes[0]) > widths[0] { // a long name, on a terminal
 			cut := model.CutMiddle(string(key), widths[0])
 			buf = pad(append(buf, cut...), model.Cells(cut), 0)
@@ -390,6 +460,26 @@ func (s *Snapshot) writeTable(w *bufio.Writer, elapsed time.Duration, order []pl
 		return append(buf, r.part(text, tailPart)...)
 	})
 }
+
+// serverCells returns the servers' names as the table's SERVER column
+// shows them, and the column's width in cells; nil when the rows come
+// from one server, where the table has no such column.
+func (s *Snapshot) serverCells() ([]string, int) {
+	if len(s.servers) < 2 {
+		return nil, 0
+	}
+	cells := make([]string, len(s.servers))
+	width := len(model.ColumnServer.Title())
+	for i, name := range s.servers {
+		cells[i] = model.CutMiddle(model.Printable(name), maxTableServer)
+		width = max(width, model.Cells(cells[i]))
+	}
+	return cells, width
+}
+
+// maxTableServer is how many cells of a server's name the table shows:
+// config's names are shorter, but an address (a socket's path) may not be.
+const maxTableServer = 40
 
 // statusWidth returns the cells of the longest status: the last column's
 // width at most.

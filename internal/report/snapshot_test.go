@@ -58,6 +58,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 	type counter struct {
 		Key       string   `json:"key"`
 		Field     *string  `json:"field"`
+		Server    *string  `json:"server"`
 		Type      string   `json:"type"`
 		Layout    string   `json:"layout"`
 		Value     *float64 `json:"value"`
@@ -127,7 +128,7 @@ func TestWriteSnapshotJSON(t *testing.T) {
 		t.Fatal(err)
 	}
 	for _, c := range loose.Counters {
-		if len(c) != 13 {
+		if len(c) != 14 {
 			t.Errorf("counter has %d fields: %s", len(c), c["key"])
 		}
 	}
@@ -140,6 +141,7 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 	type counter struct {
 		Key       string  `json:"key"`
 		Field     *string `json:"field"`
+		Server    *string `json:"server"`
 		Type      string  `json:"type"`
 		Layout    string  `json:"layout"`
 		Value     any     `json:"value"`
@@ -166,6 +168,10 @@ func encodingJSON(t testing.TB, takenAt time.Time, rows []*model.Counter, rules 
 		}
 		if f.ruled {
 			jc.Rule = &f.pattern
+		}
+		if c.Server != "" {
+			server := model.JSONKey(c.Server)
+			jc.Server = &server
 		}
 		doc.Counters = append(doc.Counters, jc)
 	}
@@ -329,6 +335,8 @@ func TestWriteSnapshotJSONIsEncodingJSON(t *testing.T) {
 	rows = append(rows, &model.Counter{Key: "kept: \u00a0\u00ff\u2027\u202f\u200c\u200d\ufe0f\u2764", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	rows = append(rows, &model.Counter{Key: "invisible: \u200b\u2065\u206a\ufeff\u00ad\uffff\U000e0041\U0001d173", Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	rows = append(rows, &model.Counter{Key: "unknown rule", Type: "string", Raw: "1", ObservedAt: at, Rule: 99})
+	rows = append(rows, &model.Counter{Key: "on a server", Server: "eu-1", Type: "string", Raw: "1", ObservedAt: at, Rule: 0},
+		&model.Counter{Key: "on an odd server", Server: hostileKey, Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	for _, rows := range [][]*model.Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatJSON, at, rows, rules, encodingJSON)
 	}
@@ -383,17 +391,17 @@ func TestWriteSnapshotCSV(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated" {
+	if got := strings.Join(records[0], ","); got != "key,type,layout,value,remaining,raw,ttl_ms,limit,window_s,rule,status,raw_truncated,server" {
 		t.Errorf("header = %s", got)
 	}
 	want := map[string]string{
-		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false`,
-		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false`,
-		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false",
-		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false",
-		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false`,
-		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false`,
-		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false",
+		`rl:\e[31m`:   `rl:\e[31m,string,counter,9223372036854775807,0,9223372036854775807,50000,100,60,rl:*,over,false,`,
+		`line\nbreak`: `line\nbreak,string,counter,2.5,7,2.5,-1,10,,,no-expiry,false,`,
+		"rl:inf":      "rl:inf,string,other,,,inf,-1,100,60,rl:*,not-counter,false,",
+		"views:home":  "views:home,string,other,,,1e400,-1,,,views:*,not-counter,false,",
+		`bad\xffbyte`: `bad\xffbyte,string,opaque,,,text\xfe,0,10,,,ok,false,`,
+		`back\\slash`: `back\\slash,string,counter,-3,13,-3,0,10,,,ok,false,`,
+		"rl:hash":     "rl:hash,hash,other,,,,-1,100,60,rl:*,not-counter,false,",
 	}
 	for _, r := range records[1:] {
 		if w, ok := want[r[0]]; ok && strings.Join(r, ",") != w {
@@ -411,7 +419,7 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 	t.Helper()
 	var buf bytes.Buffer
 	cw := csv.NewWriter(&buf)
-	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated"})
+	cw.Write([]string{"key", "type", "layout", "value", "remaining", "raw", "ttl_ms", "limit", "window_s", "rule", "status", "raw_truncated", "server"})
 	for _, c := range rows {
 		f := referenceFields(c, takenAt, rules)
 		rule := ""
@@ -420,7 +428,7 @@ func encodingCSV(t testing.TB, takenAt time.Time, rows []*model.Counter, rules *
 		}
 		cw.Write([]string{
 			model.Printable(c.Key), model.Printable(c.Type), c.Layout.String(), f.text(t, f.value), f.text(t, f.remaining), model.Printable(c.Raw),
-			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut),
+			strconv.FormatInt(f.ttlMS, 10), f.text(t, f.limit), f.text(t, f.window), rule, c.Status.String(), strconv.FormatBool(f.rawCut), model.Printable(c.Server),
 		})
 	}
 	cw.Flush()
@@ -436,6 +444,7 @@ func TestWriteSnapshotCSVIsEncodingCSV(t *testing.T) {
 	rows = append(rows, big...)
 	for _, key := range []string{`\.`, " lead", "\tlead", `say "hi"`, "a,b", "", "\u00a0nbsp", "é"} {
 		rows = append(rows, &model.Counter{Key: key, Type: "string", Raw: key, ObservedAt: at, Rule: 0})
+		rows = append(rows, &model.Counter{Key: "on " + key, Server: key, Type: "string", Raw: "1", ObservedAt: at, Rule: 0})
 	}
 	for _, rows := range [][]*model.Counter{rows, rows[:1], nil} {
 		checkReference(t, FormatCSV, at, rows, rules, encodingCSV)
@@ -848,7 +857,7 @@ func writeSnapshot(w io.Writer, format string, at time.Time, rows []*model.Count
 		for i := range batch {
 			order = append(order, place{batch: uint32(from / 500), i: uint32(i)})
 		}
-		s.add(len(batch), func(i int) model.Counter { return *batch[i] })
+		s.add(len(batch), "", func(i int) model.Counter { return *batch[i] })
 	}
 	return s.write(w, at, order)
 }
@@ -859,7 +868,7 @@ func TestSnapshotWindowOfARuleWithoutOne(t *testing.T) {
 	rules := &model.Rules{List: []model.Rule{{Pattern: "nw:*", Limit: 10, ExpectTTL: true}}, Fallback: model.Rule{Window: 45 * time.Second, ExpectTTL: true}}
 	s := model.NewStore(rules)
 	s.Apply(model.Batch{Observed: []model.Observation{read("nw:a", "3", model.PTTLNoExpiry, 0)}})
-	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false\n"} {
+	for format, want := range map[string]string{FormatJSON: `"window_s": 45,`, FormatCSV: "nw:a,string,counter,3,7,3,-1,10,45,nw:*,no-expiry,false,\n"} {
 		t.Run(format, func(t *testing.T) {
 			var buf bytes.Buffer
 			if err := writeSnapshot(&buf, format, t0, refs(s.Rows(0, 1)), rules); err != nil {
@@ -956,7 +965,7 @@ func TestSnapshotTableFitsTheTerminal(t *testing.T) {
 	write := func(width int) []string {
 		s := NewSnapshot(FormatTable, rules)
 		s.FitTo(width)
-		s.add(len(rows), func(i int) model.Counter { return *rows[i] })
+		s.add(len(rows), "", func(i int) model.Counter { return *rows[i] })
 		order := make([]place, len(rows))
 		for i := range order {
 			order[i] = place{i: uint32(i)}

@@ -38,17 +38,24 @@ func (w *Watcher) serveHealth(rw http.ResponseWriter, _ *http.Request) {
 }
 
 // serveProblems writes the problem keys as `snapshot --format json` does.
+// Only they are read under the lock (the Watcher keeps a list of them),
+// and they are written once it is released.
 func (w *Watcher) serveProblems(rw http.ResponseWriter, _ *http.Request) {
 	w.mu.Lock()
-	snap := report.NewSnapshot("json", w.store.Rules())
-	var problems []*model.Counter
-	for _, c := range w.store.Rows(0, w.store.Len()) {
-		if c.Status.Problem() {
-			problems = append(problems, &c)
+	rules := w.store.Rules()
+	counters := make([]model.Counter, 0, len(w.problems))
+	for i := range w.problems {
+		if c, ok := w.store.Get(w.problems[i].key); ok {
+			counters = append(counters, c)
 		}
 	}
-	snap.AddCounters(problems)
 	w.mu.Unlock()
+	problems := make([]*model.Counter, len(counters))
+	for i := range counters {
+		problems[i] = &counters[i]
+	}
+	snap := report.NewSnapshot("json", rules)
+	snap.AddCounters(problems)
 	rw.Header().Set("Content-Type", "application/json")
 	if err := snap.Write(rw, time.Now()); err != nil {
 		return // the client went away: nothing to tell it

@@ -2,6 +2,7 @@ package serve
 
 import (
 	"cmp"
+	"maps"
 	"slices"
 	"time"
 
@@ -55,96 +56,110 @@ func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
 	}
 }
 
-// group is one countertop_keys series.
+// group is a rule and status, the labels of
+// countertop_problem_first_seen_timestamp_seconds.
 type group struct {
 	rule   int16
-	layout model.Layout
 	status model.Status
 }
 
-// problem is a problem key as countertop_problem_key orders them.
-type problem struct {
-	key    string
-	rule   int16
-	status model.Status
-	since  time.Time
+// summary is what a scrape reads under the lock: the Store's tally, the
+// first-seen times of the problems, the feed's state.
+type summary struct {
+	rules    *model.Rules
+	tally    model.Tally
+	first    map[group]time.Time
+	problems []seen // every problem key with --metrics-keys, else none
+	state    model.FeedState
+	heard    bool
+	health   model.Health
+	lastPass time.Time
+	errs     map[string]float64
 }
 
-// Collect reads the Store and the feed's state under the lock, and sends
-// the metrics once it is released.
+// summary copies what Collect sends, under the lock: the counts the Store
+// keeps (a few per rule), the oldest first-seen of each rule and status,
+// and the problem keys for --metrics-keys to choose from outside the
+// lock: never a Counter per key, so that the feed's Apply waits little.
+func (w *Watcher) summary() summary {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	sum := summary{rules: w.store.Rules(), tally: w.store.Tally(), first: map[group]time.Time{},
+		state: w.state, heard: w.heard, health: w.health, lastPass: w.lastPass, errs: maps.Clone(w.errs)}
+	for i := range w.problems {
+		p := &w.problems[i]
+		g := group{p.rule, p.status}
+		if was, seen := sum.first[g]; !seen || p.since.Before(was) {
+			sum.first[g] = p.since
+		}
+	}
+	if w.opts.MetricsKeys > 0 {
+		sum.problems = slices.Clone(w.problems)
+	}
+	return sum
+}
+
+// severest returns the n most severe of problems, in order: a compare
+// with the last of those found so far tells most keys apart.
+func severest(problems []seen, n int) []seen {
+	top := make([]seen, 0, n+1)
+	for k := range problems {
+		p := &problems[k]
+		if len(top) == n && !severer(p, &top[n-1]) {
+			continue
+		}
+		i := len(top)
+		for i > 0 && severer(p, &top[i-1]) {
+			i--
+		}
+		top = slices.Insert(top, i, *p)[:min(len(top)+1, n)]
+	}
+	return top
+}
+
+// severer orders countertop_problem_key's keys: the most severe first,
+// then the longest-standing, then by name, so that the same keys keep
+// their series from one scrape to the next.
+func severer(a, b *seen) bool {
+	return cmp.Or(cmp.Compare(a.status, b.status), a.since.Compare(b.since), cmp.Compare(a.key, b.key)) < 0
+}
+
+// Collect reads the Store and the feed's state under the lock (summary),
+// and sends the metrics once it is released.
 func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 	live, _ := w.Health()
-	w.mu.Lock()
-	rules := w.store.Rules()
-	groups := map[group]int{}
-	fill := map[int16]float64{}
-	first := map[group]time.Time{} // layout unused
-	var problems []problem
-	for _, c := range w.store.Rows(0, w.store.Len()) {
-		groups[group{c.Rule, c.Layout, c.Status}]++
-		if f, ok := c.Percent(rules.At(int(c.Rule)).Limit); ok {
-			if was, seen := fill[c.Rule]; !seen || f > was {
-				fill[c.Rule] = f
-			}
-		}
-		if !c.Status.Problem() {
-			continue
-		}
-		s, ok := w.firstSeen[c.Key]
-		if !ok {
-			continue
-		}
-		g := group{rule: c.Rule, status: c.Status}
-		if was, seen := first[g]; !seen || s.since.Before(was) {
-			first[g] = s.since
-		}
-		if w.opts.MetricsKeys > 0 {
-			problems = append(problems, problem{c.Key, c.Rule, c.Status, s.since})
-		}
-	}
-	state, heard, health, lastPass := w.state, w.heard, w.health, w.lastPass
-	errs := make(map[string]float64, len(w.errs))
-	for k, v := range w.errs {
-		errs[k] = v
-	}
-	w.mu.Unlock()
-
+	sum := w.summary()
+	rules := sum.rules
 	ruleLabel := func(i int16) string {
 		if i < 0 {
 			return "" // no rule covers the key: --limit and --window apply
 		}
 		return model.JSONKey(rules.At(int(i)).Pattern)
 	}
-	for g, n := range groups {
-		ch <- prometheus.MustNewConstMetric(descKeys, prometheus.GaugeValue, float64(n), ruleLabel(g.rule), g.layout.String(), g.status.String())
+	for g, n := range sum.tally.Keys {
+		ch <- prometheus.MustNewConstMetric(descKeys, prometheus.GaugeValue, float64(n), ruleLabel(g.Rule), g.Layout.String(), g.Status.String())
 	}
-	for r, f := range fill {
+	for r, f := range sum.tally.Fill {
 		ch <- prometheus.MustNewConstMetric(descFill, prometheus.GaugeValue, f, ruleLabel(r))
 	}
-	for g, t := range first {
+	for g, t := range sum.first {
 		ch <- prometheus.MustNewConstMetric(descFirstSeen, prometheus.GaugeValue, seconds(t), ruleLabel(g.rule), g.status.String())
 	}
-	ch <- prometheus.MustNewConstMetric(descCommands, prometheus.GaugeValue, health.Commands)
+	ch <- prometheus.MustNewConstMetric(descCommands, prometheus.GaugeValue, sum.health.Commands)
 	ch <- prometheus.MustNewConstMetric(descBudget, prometheus.GaugeValue, w.opts.Budget)
-	if heard {
-		ch <- prometheus.MustNewConstMetric(descMode, prometheus.GaugeValue, 1, modeOf(&state))
+	if sum.heard {
+		ch <- prometheus.MustNewConstMetric(descMode, prometheus.GaugeValue, 1, modeOf(&sum.state))
 	}
-	if !lastPass.IsZero() {
-		ch <- prometheus.MustNewConstMetric(descLastPass, prometheus.GaugeValue, seconds(lastPass))
+	if !sum.lastPass.IsZero() {
+		ch <- prometheus.MustNewConstMetric(descLastPass, prometheus.GaugeValue, seconds(sum.lastPass))
 	}
-	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, health.Behind.Seconds())
+	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, sum.health.Behind.Seconds())
 	for _, k := range errorKinds {
-		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, errs[k], k)
+		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, sum.errs[k], k)
 	}
 	ch <- prometheus.MustNewConstMetric(descLive, prometheus.GaugeValue, b2f(live))
 	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, w.opts.Version, w.opts.Commit)
-
-	// The most severe first, then the longest-standing, then by name, so
-	// that the same keys keep their series from one scrape to the next.
-	slices.SortFunc(problems, func(a, b problem) int {
-		return cmp.Or(cmp.Compare(a.status, b.status), a.since.Compare(b.since), cmp.Compare(a.key, b.key))
-	})
-	for _, p := range problems[:min(len(problems), w.opts.MetricsKeys)] {
+	for _, p := range severest(sum.problems, w.opts.MetricsKeys) {
 		ch <- prometheus.MustNewConstMetric(descProblemKey, prometheus.GaugeValue, 1, ruleLabel(p.rule), model.JSONKey(p.key), p.status.String())
 	}
 }

@@ -28,21 +28,28 @@ type Options struct {
 type Watcher struct {
 	opts Options
 
-	mu        sync.Mutex
-	store     *model.Store
-	state     model.FeedState
-	heard     bool // a state arrived
-	health    model.Health
-	closed    string    // why the feed stopped for good; "" while it runs
-	scanning  bool      // a pass over the keys is going on
-	lastPass  time.Time // when the last complete pass ended
-	errs      map[string]float64
-	failing   string // the error kind now in force, counted once when it began
-	firstSeen map[string]seen
+	mu       sync.Mutex
+	store    *model.Store
+	state    model.FeedState
+	heard    bool // a state arrived
+	health   model.Health
+	closed   string    // why the feed stopped for good; "" while it runs
+	scanning bool      // a pass over the keys is going on
+	lastPass time.Time // when the last complete pass ended
+	errs     map[string]float64
+	failing  string // the error kind now in force, counted once when it began
+	// problems is every key whose status is a problem, with when it was
+	// first seen so, in no order; problemAt is each one's place in it. A
+	// scrape reads them there, one after the other, rather than the Store.
+	problems  []seen
+	problemAt map[string]int32
 }
 
-// seen is when a key was first seen with its current problem status.
+// seen is a problem key: the rule that covers it, its status, and when it
+// was first seen with that status.
 type seen struct {
+	key    string
+	rule   int16
 	status model.Status
 	since  time.Time
 }
@@ -52,7 +59,9 @@ func NewWatcher(rules *model.Rules, opts Options) *Watcher {
 	if opts.MaxBehind <= 0 {
 		opts.MaxBehind = 30 * time.Second
 	}
-	return &Watcher{opts: opts, store: model.NewStore(rules), errs: map[string]float64{}, firstSeen: map[string]seen{}}
+	store := model.NewStore(rules)
+	store.Tally() // on an empty Store: from now on Apply keeps the counts a scrape reads
+	return &Watcher{opts: opts, store: store, errs: map[string]float64{}, problemAt: map[string]int32{}}
 }
 
 // modeOf is the watch mode a state says, as a label: its name, as --mode
@@ -65,7 +74,7 @@ func (w *Watcher) Apply(b model.Batch, now time.Time) {
 	defer w.mu.Unlock()
 	w.store.Apply(b)
 	for _, k := range b.Removed {
-		delete(w.firstSeen, k)
+		w.solved(k)
 	}
 	for i := range b.Observed {
 		w.track(b.Observed[i].Key, now)
@@ -83,13 +92,34 @@ func (w *Watcher) Apply(b model.Batch, now time.Time) {
 func (w *Watcher) track(key string, now time.Time) {
 	c, ok := w.store.Get(key)
 	if !ok || !c.Status.Problem() {
-		delete(w.firstSeen, key)
+		w.solved(key)
 		return
 	}
-	if s, ok := w.firstSeen[key]; ok && s.status == c.Status {
+	i, ok := w.problemAt[key]
+	switch {
+	case !ok:
+		w.problemAt[c.Key] = int32(len(w.problems)) // the Store's copy of the name, not the reading's
+		w.problems = append(w.problems, seen{key: c.Key, rule: c.Rule, status: c.Status, since: now})
+	case w.problems[i].status != c.Status:
+		w.problems[i].status, w.problems[i].since = c.Status, now
+	}
+}
+
+// solved drops key from the problems, if there, moving the last one into
+// its place.
+func (w *Watcher) solved(key string) {
+	i, ok := w.problemAt[key]
+	if !ok {
 		return
 	}
-	w.firstSeen[key] = seen{status: c.Status, since: now}
+	delete(w.problemAt, key)
+	last := int32(len(w.problems) - 1)
+	if i != last {
+		w.problems[i] = w.problems[last]
+		w.problemAt[w.problems[i].key] = i
+	}
+	w.problems[last] = seen{} // let go of its key
+	w.problems = w.problems[:last]
 }
 
 // setState keeps s; a pass that ends with Redis answering is a complete
