@@ -11,8 +11,8 @@
 //
 // What a key holds:
 //   - observation.go: Observation and Batch, what redisclient read, and the PTTL sentinels.
-//   - fields.go: a hash whose fields carry TTLs, read a row a field (Rows), and
-//     what lies beyond the fields a key shows (NotShownText).
+//   - fields.go: a hash whose fields carry TTLs, read a row a field (Rows, RowID,
+//     RowName), and what lies beyond the fields a key shows (NotShownText).
 //   - layout.go: Reading and Read, a reading's layout, value and what remains of the limit.
 //   - layouts.go: Layout and its table, every fact the code asks of a layout.
 //   - detect.go: how Read tells a string's or a hash's layout.
@@ -31,7 +31,8 @@
 //
 // The Store:
 //   - store.go: the Store and its entries: Apply, Get, Len, RuleOf, EachProblem.
-//   - keyindex.go: the hash table from key name to entry.
+//   - keyindex.go: the hash table from key name (a row's ID) to entry.
+//   - store_fields.go: a hash whose fields carry TTLs held as a row a field, each under its RowID.
 //   - store_layout.go: what an entry keeps of a Reading, and the Reading rebuilt.
 //   - rate.go: the rate: decayed sums, a fall that is a new window, QuietUntil.
 //   - history.go: past readings of the keys that change, and the extending rule.
