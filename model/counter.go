@@ -33,6 +33,9 @@ type Counter struct {
 	// TTLs of their own (Rows): PTTL is the field's, and its repair gives
 	// that field a TTL, never the key.
 	FieldRow bool
+	// NotShown, for a field's row, is how many fields of its hash were
+	// left unread (Observation.NotShown): the detail says so (NotShownText).
+	NotShown int64
 }
 
 // ID is what tells c's row apart from every other (RowID): its key, or
@@ -60,6 +63,9 @@ func NewCounter(o *Observation, rules *Rules) Counter {
 	c := Counter{Key: o.Key, Server: o.Server, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
 	rule := rowRule(rules.Effective(int(c.Rule)), o.Field)
 	c.FieldRow = o.Field != ""
+	if c.FieldRow {
+		c.NotShown = o.NotShown
+	}
 	r := Read(o, rule, o.At)
 	if o.Type == "string" {
 		c.Raw = o.Raw

@@ -427,6 +427,7 @@ func (s *Store) counter(i int32) Counter {
 	}
 	if key, field, ok := s.fieldRow(e); ok {
 		c.Key, c.Field, c.FieldRow = key, field, true
+		c.NotShown = s.fields.notShown[key]
 	}
 	s.setReading(&c, e)
 	return c

@@ -14,6 +14,9 @@ package model
 type fieldRows struct {
 	byKey map[string]map[string]struct{} // a hash's key -> the fields it has rows for; nil until one
 	keyOf map[string]int                 // a field's row ID -> the length of its key in the ID
+	// notShown: a hash's key -> how many of its fields its last reading
+	// left unread (Observation.NotShown), for those that left some.
+	notShown map[string]int64
 }
 
 // fieldRow returns the key and the field of e, and false when e is a whole
@@ -79,7 +82,20 @@ func (s *Store) observeHash(o *Observation) (changed int, ok bool) {
 			changed++
 		}
 	}
+	s.fields.noteNotShown(o.Key, o.NotShown)
 	return changed, true
+}
+
+// noteNotShown keeps n, how many fields of the hash key were not read.
+func (f *fieldRows) noteNotShown(key string, n int64) {
+	switch {
+	case n > 0 && f.notShown == nil:
+		f.notShown = map[string]int64{key: n}
+	case n > 0:
+		f.notShown[key] = n
+	default:
+		delete(f.notShown, key)
+	}
 }
 
 // holdsAll reports whether rows are the fields held, and no others: the
@@ -167,6 +183,7 @@ func (s *Store) dropField(id string) {
 	delete(held, id[n+1:])
 	if len(held) == 0 {
 		delete(f.byKey, key)
+		delete(f.notShown, key)
 	}
 }
 

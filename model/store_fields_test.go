@@ -224,3 +224,45 @@ func TestEachProblemNamesAFieldsRow(t *testing.T) {
 		t.Errorf("EachProblem named %q; want login's row", got)
 	}
 }
+
+// A field's row says how many fields of its hash the last reading left
+// unread (Observation.NotShown), as NewCounter does, for the detail's
+// NotShownText; a reading that read them all, or the hash gone, leaves
+// none said.
+func TestStoreFieldRowsNotShown(t *testing.T) {
+	rules := &Rules{Fallback: Rule{Limit: 10, Window: time.Minute}}
+	s := NewStore(rules)
+	for i, tc := range []struct {
+		notShown int64
+		gone     bool
+		want     int64
+	}{
+		{notShown: 120, want: 120},
+		{notShown: 80, want: 80},
+		{notShown: 0, want: 0},
+		{notShown: 50, want: 50},
+		{gone: true},
+		{notShown: 0, want: 0}, // back, read whole
+	} {
+		o := quota(time.Duration(i)*time.Second, "api", "17", 60000, "login", "3", -1)
+		o.NotShown, o.NotShownNoTTL = tc.notShown, -1
+		if tc.gone {
+			o = Observation{Key: "quota:u1", Type: "none", PTTL: PTTLMissing, At: o.At}
+		}
+		s.Apply(Batch{Observed: []Observation{o}})
+		if tc.gone {
+			if _, ok := s.Get(loginID); ok || len(s.fields.notShown) != 0 {
+				t.Errorf("reading %d: the hash gone, yet its rows or fields not shown stay: %v", i, s.fields.notShown)
+			}
+			continue
+		}
+		for _, id := range []string{apiID, loginID} {
+			if got := mustGet(t, s, id).NotShown; got != tc.want {
+				t.Errorf("reading %d: %q NotShown %d, want %d", i, id, got, tc.want)
+			}
+		}
+		if r := Rows(&o); NewCounter(&r[0], rules).NotShown != tc.want {
+			t.Errorf("reading %d: NewCounter's NotShown %d, want %d", i, NewCounter(&r[0], rules).NotShown, tc.want)
+		}
+	}
+}

@@ -109,6 +109,11 @@ func (m *Model) detailView() []string {
 		field("type", model.Printable(c.Type)),
 		field("raw", raw),
 	)
+	if c.FieldRow && c.NotShown > 0 {
+		// Its hash holds more fields than a key shows: their rows are not
+		// on the table, nor counted (only check counts them).
+		lines = append(lines, wrapped("fields", model.NotShownText(c.NotShown, -1)+" (beyond --max-fields): countertop check counts those without a TTL")...)
+	}
 	return append(lines, m.historyLines(&c, rule, now)...)
 }
 

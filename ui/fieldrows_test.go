@@ -2,6 +2,7 @@ package ui
 
 import (
 	"context"
+	"fmt"
 	"slices"
 	"strings"
 	"testing"
@@ -182,5 +183,51 @@ func TestDeleteFromAFieldRow(t *testing.T) {
 	}
 	if m.store.Len() != 0 {
 		t.Errorf("%d rows left after the hash was deleted", m.store.Len())
+	}
+}
+
+// A field's row of a hash larger than --max-fields says, in its detail,
+// how many more fields its hash holds that the table does not show; one of
+// a hash read whole says nothing of the kind.
+func TestFieldRowDetailSaysFieldsNotShown(t *testing.T) {
+	s := redistest.Start(t)
+	s.RequireFieldTTL(t)
+	args := []any{"HSET", "quota:big"}
+	expire := []any{"HPEXPIRE", "quota:big", "60000", "FIELDS", "30"}
+	for i := range 30 {
+		args = append(args, fmt.Sprintf("f%02d", i), i)
+		expire = append(expire, fmt.Sprintf("f%02d", i))
+	}
+	s.Do(t, args...)
+	s.Do(t, expire...)
+	s.Do(t, "HSET", "quota:small", "api", "1")
+	s.Do(t, "HPEXPIRE", "quota:small", "60000", "FIELDS", "1", "api")
+	c, err := redisclient.Connect(context.Background(), redisclient.Options{URL: s.URL(), MaxFields: 10})
+	if err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() { c.Close() })
+	rules := &model.Rules{List: []model.Rule{{Pattern: "quota:*", Limit: 100, Window: time.Minute, ExpectTTL: true}}}
+	m := fetchedModel(t, c, rules, 140, 40, "quota:big", "quota:small")
+	var shown string
+	for _, r := range m.store.Rows(0, m.store.Visible()) {
+		if r.Key == "quota:big" {
+			shown = r.ID()
+			break
+		}
+	}
+	if shown == "" {
+		t.Fatalf("no row of quota:big:\n%s", plain(m))
+	}
+	m = selectKey(t, m, shown)
+	m, _ = press(m, "<enter>")
+	if detail := strings.Join(strings.Fields(plain(m)), " "); !strings.Contains(detail, "20 more fields not shown") {
+		t.Errorf("the detail of %q does not say its hash's 20 more fields are not shown:\n%s", shown, plain(m))
+	}
+	m, _ = press(m, "<esc>")
+	m = selectKey(t, m, model.RowID("quota:small", "api"))
+	m, _ = press(m, "<enter>")
+	if strings.Contains(plain(m), "not shown") {
+		t.Errorf("the detail of quota:small › api speaks of fields not shown:\n%s", plain(m))
 	}
 }
