@@ -106,6 +106,88 @@ func BenchmarkApply(b *testing.B) {
 	})
 }
 
+// benchFields are the fields of fieldHash's hashes: a limiter's
+// endpoints.
+var benchFields = func() []string {
+	fs := make([]string, 10)
+	for i := range fs {
+		fs[i] = fmt.Sprintf("/api/v1/endpoint%d", i)
+	}
+	return fs
+}()
+
+// fieldHash is the i-th hash of a keyspace of limiters that keep a field
+// an endpoint (benchFields), each with its TTL (Observation.FieldTTLs),
+// read at t; seed moves the values.
+func fieldHash(i, seed int, t time.Time) Observation {
+	o := Observation{Key: fmt.Sprintf("quota:user:%08d", i), Type: "hash", PTTL: PTTLNoExpiry, At: t, FieldTTLs: true, Len: int64(len(benchFields))}
+	o.Fields = make([]Field, len(benchFields))
+	for f, name := range benchFields {
+		o.Fields[f] = Field{Name: name, Value: strconv.Itoa((i + f + seed) % 120), PTTL: int64(1000 + (i+f)%60_000)}
+	}
+	return o
+}
+
+// fillFields makes a Store of n hashes of fieldHash, a row a field.
+func fillFields(n int) *Store {
+	s := NewStore(&Rules{List: []Rule{{Pattern: "quota:*", Limit: 100, Window: time.Minute, ExpectTTL: true}}})
+	const chunk = 1000
+	for i := 0; i < n; i += chunk {
+		var b Batch
+		for j := i; j < min(i+chunk, n); j++ {
+			b.Observed = append(b.Observed, fieldHash(j, 0, t0))
+		}
+		s.Apply(b)
+	}
+	return s
+}
+
+// BenchmarkApplyFields is BenchmarkApply/updates for rows of hash fields:
+// 10,000 hashes of 10 fields with TTLs (100,000 rows), a batch of 100 of
+// them read again (1,000 rows), each with new values.
+func BenchmarkApplyFields(b *testing.B) {
+	const n, batchHashes = 10_000, 100
+	s := fillFields(n)
+	batches := make([]Batch, 64)
+	for i := range batches {
+		for j := range batchHashes {
+			batches[i].Observed = append(batches[i].Observed, fieldHash((i*batchHashes+j*7919)%n, i+1, t0.Add(time.Duration(i+1)*time.Second)))
+		}
+	}
+	b.ReportAllocs()
+	i := 0
+	for b.Loop() {
+		batch := batches[i%len(batches)]
+		for j := range batch.Observed {
+			batch.Observed[j].At = batch.Observed[j].At.Add(time.Minute)
+		}
+		s.Apply(batch)
+		i++
+	}
+}
+
+// BenchmarkStoreMemoryFields is BenchmarkStoreMemory for rows of hash
+// fields: 100,000 hashes of 10 fields with TTLs, a million rows, each read
+// once.
+func BenchmarkStoreMemoryFields(b *testing.B) {
+	const n = 100_000
+	rows := n * len(benchFields)
+	for b.Loop() {
+		var before, after runtime.MemStats
+		runtime.GC()
+		runtime.ReadMemStats(&before)
+		s := fillFields(n)
+		if s.Len() != rows {
+			b.Fatalf("%d rows, want %d", s.Len(), rows)
+		}
+		s.Rows(0, 40)
+		runtime.GC()
+		runtime.ReadMemStats(&after)
+		b.ReportMetric(float64(after.HeapAlloc-before.HeapAlloc)/float64(rows), "B/row")
+		runtime.KeepAlive(s)
+	}
+}
+
 // BenchmarkRows is one dashboard frame (40 rows, and the selection's
 // IndexOf) from a million keys, after the changes that trigger one.
 func BenchmarkRows(b *testing.B) {

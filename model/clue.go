@@ -45,6 +45,7 @@ const (
 	whyHashLargest      // all fields integers: the largest
 	whyHashUnknown      // fields of no known layout
 	whyHashTooMany      // too many fields to read, none of the known names
+	whyHashFieldTTL     // a field with a TTL of its own: its own row (Rows)
 
 	// Logs: each of these starts a run of one reason per timeUnit.
 	whyLogCounted                                        // hits inside the window counted
@@ -67,7 +68,7 @@ func (w why) cut() bool {
 func (w why) guess() bool {
 	switch {
 	case w == whyCounter, w == whyOtherType, w >= whyJava && w <= whyRuleOpaqueCut, w == whyJSONNoField, w == whyMsgpackNoField,
-		w == whyHashField, w == whyHashFieldMissing, w == whyHashUnknown, w == whyHashTooMany,
+		w == whyHashField, w == whyHashFieldMissing, w == whyHashUnknown, w == whyHashTooMany, w == whyHashFieldTTL,
 		w >= whyNotTimes:
 		return false
 	}
@@ -149,6 +150,7 @@ var clueTexts = func() (t [5][numWhys]string) {
 	reasons[whyHashLargest] = "every field an integer: the largest is read as the counter (HINCRBY per field; a rule's field = \"NAME\" picks one)"
 	reasons[whyHashUnknown] = "fields of no layout countertop knows (a rule's field = \"NAME\" reads one as a counter)"
 	reasons[whyHashTooMany] = "more than " + strconv.Itoa(MaxHashFields) + " fields, none of the known names (a rule's field = \"NAME\" reads one as a counter)"
+	reasons[whyHashFieldTTL] = "fields with TTLs of their own (HPTTL): each a counter of its own, its window the field's (HINCRBY, then HEXPIRE … FIELDS)"
 	for u := range numTimeUnits {
 		times := "entries are " + unitNames[u] + " since 1970: a log of hits"
 		reasons[whyLogCounted+why(u)] = times + ", counted inside the window"

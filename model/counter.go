@@ -58,12 +58,8 @@ func (c *Counter) Name() string {
 // reads each key once, needs nothing more.
 func NewCounter(o *Observation, rules *Rules) Counter {
 	c := Counter{Key: o.Key, Server: o.Server, Type: o.Type, PTTL: o.PTTL, ObservedAt: o.At, Rule: rules.matchIndex(o.Key)}
-	rule := rules.Effective(int(c.Rule))
-	if o.Field != "" {
-		// A field's row is a counter of its own: its siblings have TTLs,
-		// so one without is lost even where the rule expects none.
-		rule.Field, rule.ExpectTTL, c.FieldRow = o.Field, true, true
-	}
+	rule := rowRule(rules.Effective(int(c.Rule)), o.Field)
+	c.FieldRow = o.Field != ""
 	r := Read(o, rule, o.At)
 	if o.Type == "string" {
 		c.Raw = o.Raw
@@ -71,6 +67,17 @@ func NewCounter(o *Observation, rules *Rules) Counter {
 	c.Value, c.Status = r.Value, Evaluate(&r, c.PTTL, rule, o.At)
 	c.setReading(&r)
 	return c
+}
+
+// rowRule is rule as it applies to the row of a key, or of its field
+// when field is not "". A field's row is a counter of its own: its
+// siblings have TTLs, so one without is lost even where the rule expects
+// none.
+func rowRule(rule Rule, field string) Rule {
+	if field != "" {
+		rule.Field, rule.ExpectTTL = field, true
+	}
+	return rule
 }
 
 // setReading copies what r says beyond the value into c.

@@ -388,7 +388,11 @@ func readHash(o *Observation, rule Rule, now time.Time) Reading {
 			if named == nil {
 				return Reading{Layout: LayoutCounter, Value: Value{Kind: KindInt}, Field: rule.Field, why: whyHashFieldMissing}
 			}
-			return Reading{Layout: LayoutCounter, Value: ParseValue(named.Value), Field: rule.Field, why: whyHashField}
+			w := whyHashField
+			if o.Field != "" { // a field's row (Rows), not the rule's field
+				w = whyHashFieldTTL
+			}
+			return Reading{Layout: LayoutCounter, Value: ParseValue(named.Value), Field: rule.Field, why: w}
 		}
 	}
 	if tat := pick(named, findField(o.Fields, "tat")); tat != nil && (rule.Layout == LayoutAuto || rule.Layout == LayoutGCRA) {

@@ -25,11 +25,13 @@
 //   - rule.go: Rule and Rules, the glob that matches keys to them.
 //   - status.go: Status, the one verdict, and Evaluate.
 //   - counter.go: Counter, what the Store knows of a key: TTL left, % of limit.
+//   - fields.go: Rows, a hash whose fields carry TTLs read as a row a field: RowID, RowName.
 //   - note.go: Note, what readings suggest beyond the status.
 //
 // The Store:
 //   - store.go: the Store and its entries: Apply, Get, Len, RuleOf, EachProblem.
-//   - keyindex.go: the hash table from key name to entry.
+//   - keyindex.go: the hash table from key name (a row's ID) to entry.
+//   - store_fields.go: a hash whose fields carry TTLs held as a row a field, each under its RowID.
 //   - store_layout.go: what an entry keeps of a Reading, and the Reading rebuilt.
 //   - rate.go: the rate: decayed sums, a fall that is a new window, QuietUntil.
 //   - history.go: past readings of the keys that change, and the extending rule.

@@ -14,19 +14,24 @@ const FieldMark = " › "
 // Rows returns the rows o is read as: o itself, or, for a hash whose
 // fields carry TTLs, one observation a field holding a number, in the
 // order read (Fields' order), each with Field set, that field alone in
-// Fields and its own PTTL. Bounded by what was read of the hash.
+// Fields and its own PTTL. A hash none of whose fields holds a number is
+// o itself, read whole (no counter, but a key the patterns watch). Bounded
+// by what was read of the hash.
 func Rows(o *Observation) []Observation {
 	if !o.FieldTTLs || o.Type != "hash" {
 		return []Observation{*o}
 	}
 	rows := make([]Observation, 0, len(o.Fields))
-	for _, f := range o.Fields {
+	for k, f := range o.Fields {
 		if ParseValue(f.Value).Kind == KindNone || f.PTTL == PTTLMissing { // no number, or gone since read
 			continue
 		}
 		r := *o
-		r.Field, r.Fields, r.PTTL, r.Len, r.FieldTTLs = f.Name, []Field{f}, f.PTTL, 1, false
+		r.Field, r.Fields, r.PTTL, r.Len, r.FieldTTLs = f.Name, o.Fields[k:k+1:k+1], f.PTTL, 1, false
 		rows = append(rows, r)
+	}
+	if len(rows) == 0 {
+		return []Observation{*o}
 	}
 	return rows
 }
@@ -45,6 +50,12 @@ func Expand(obs []Observation) []Observation {
 	}
 	return obs
 }
+
+// FieldKeepsHashAlive is what the dashboard says of a field's row with no
+// TTL (no-expiry, stuck): the bug is that one field, not its hash, and a
+// repair of the hash's key would end every field. A clause: it takes the
+// sentence's end.
+const FieldKeepsHashAlive = "This one field has no TTL while other fields of its hash have theirs: it never resets, and it keeps the whole hash alive"
 
 // RowID is what tells rows apart: the key, or for a field's row the key
 // and the field with a NUL between, which no glob pattern matches.

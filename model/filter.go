@@ -141,7 +141,7 @@ func (s *Store) keeps(f *filter, i int32) bool {
 		}
 		return true
 	}
-	name := Printable(e.key)
+	name := s.nameOf(e) // a field's row by "key › field"
 	if !isASCII(name) {
 		name = strings.ToLower(name)
 	}

@@ -186,12 +186,12 @@ type Pushback struct {
 	Proven  bool // it has: the status is extending
 }
 
-// Pushback returns what the Store has seen of key's expiry being pushed
-// back as it grows; ok is false when it has not been, since the key last
+// Pushback returns what the Store has seen of the expiry of the row id
+// (Counter.ID: a key's, or a hash field's) being pushed back as it grows; ok is false when it has not been, since the key last
 // began again, or the key is not a counter whose TTL is its window's
 // (logs, buckets and GCRA keys move their deadline by design).
-func (s *Store) Pushback(key string) (p Pushback, ok bool) {
-	i, found := s.index.find(key, s.entries)
+func (s *Store) Pushback(id string) (p Pushback, ok bool) {
+	i, found := s.index.find(id, s.entries)
 	if !found {
 		return Pushback{}, false
 	}
@@ -202,7 +202,7 @@ func (s *Store) Pushback(key string) (p Pushback, ok bool) {
 	g := s.hist.at(e.hist - 1)
 	var named time.Duration
 	if spec(e.layout).NamedWindow {
-		w, _, _ := parseWindowName(e.key, s.rules.windowAt(int(e.rule)), s.epoch.Add(time.Duration(e.at)), true)
+		w, _, _ := parseWindowName(s.keyOf(e), s.rules.windowAt(int(e.rule)), s.epoch.Add(time.Duration(e.at)), true)
 		named = w.Length
 	}
 	w := s.pushWindow(e, g, named)
@@ -262,11 +262,12 @@ func (s *Store) extendedStatus(e *entry, r *Reading, st Status) Status {
 	return st
 }
 
-// History returns the past readings of key the Store keeps, oldest first,
+// History returns the past readings of the row id (Counter.ID) the Store
+// keeps, oldest first,
 // not including the current one (Get gives that); nil for a key that has
 // not changed since it was first read.
-func (s *Store) History(key string) []Sample {
-	i, ok := s.index.find(key, s.entries)
+func (s *Store) History(id string) []Sample {
+	i, ok := s.index.find(id, s.entries)
 	if !ok {
 		return nil
 	}

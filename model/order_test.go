@@ -54,8 +54,8 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 		var b Batch
 		updatesOnly := rng.IntN(3) == 0 // new readings of known keys, which move no key in or out
 		for range rng.IntN(30) {
-			key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k", "RL:", "k\x1b"}[rng.IntN(5)], rng.IntN(60))
-			if updatesOnly && !live[key] {
+			key := fmt.Sprintf("%s%d", []string{"rl:", "views:", "k", "RL:", "k\x1b", "q:"}[rng.IntN(6)], rng.IntN(60))
+			if updatesOnly && !live[key] && !slices.ContainsFunc(testFields, func(f string) bool { return live[RowID(key, f)] }) {
 				continue
 			}
 			op := rng.IntN(10)
@@ -70,19 +70,44 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 			case 2:
 				b.Observed = append(b.Observed, read(key, "text", PTTLNoExpiry, now))
 			default:
-				pttl := int64(rng.IntN(120_000))
-				if rng.IntN(4) == 0 {
-					pttl = PTTLNoExpiry
+				pttl := func() int64 {
+					if rng.IntN(4) == 0 {
+						return PTTLNoExpiry
+					}
+					return int64(rng.IntN(120_000))
 				}
-				b.Observed = append(b.Observed, read(key, fmt.Sprint(rng.IntN(130)), pttl, now))
+				if !strings.HasPrefix(key, "q:") {
+					b.Observed = append(b.Observed, read(key, fmt.Sprint(rng.IntN(130)), pttl(), now))
+					continue
+				}
+				// A hash, its fields' TTLs read: a row a field when one
+				// has a TTL, else whole.
+				o := Observation{Key: key, Type: "hash", PTTL: PTTLNoExpiry, At: t0.Add(now)}
+				for _, f := range testFields {
+					if rng.IntN(2) == 0 {
+						o.Fields = append(o.Fields, Field{Name: f, Value: fmt.Sprint(rng.IntN(130)), PTTL: pttl()})
+						o.FieldTTLs = o.FieldTTLs || o.Fields[len(o.Fields)-1].PTTL >= 0
+					}
+				}
+				o.Len = int64(len(o.Fields))
+				b.Observed = append(b.Observed, o)
 			}
 		}
 		s.Apply(b)
+		forget := func(key string) {
+			delete(live, key)
+			for _, f := range testFields {
+				delete(live, RowID(key, f))
+			}
+		}
 		for _, k := range b.Removed {
-			delete(live, k)
+			forget(k)
 		}
 		for _, o := range b.Observed {
-			live[o.Key] = o.PTTL != PTTLMissing
+			forget(o.Key)
+			for _, r := range Rows(&o) {
+				live[RowID(r.Key, r.Field)] = o.PTTL != PTTLMissing && o.Type != ""
+			}
 		}
 		switch rng.IntN(6) {
 		case 0:
@@ -107,6 +132,9 @@ func checkAgainstModel(t *testing.T, s *Store, seed uint64) {
 		}
 	}
 }
+
+// testFields are the fields of the hashes checkAgainstModel reads.
+var testFields = []string{"a", "b", "B", "c1"}
 
 func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 	t.Helper()
@@ -134,12 +162,15 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 			continue
 		}
 		c := mustGet(t, s, key)
+		if c.ID() != key {
+			t.Fatalf("step %d: Get(%q) is the row %q", step, key, c.ID())
+		}
 		total++
 		byStatus[c.Status]++
 		if f.statuses&(1<<c.Status) == 0 {
 			continue
 		}
-		name := strings.ToLower(Printable(key))
+		name := strings.ToLower(c.Name())
 		if !slices.ContainsFunc(f.names, func(term string) bool { return !strings.Contains(name, term) }) {
 			want = append(want, c)
 		}
@@ -150,8 +181,8 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 		t.Fatalf("step %d, sort %v, filter %q:\n rows %v\n want %v", step, s.Sort(), s.Filter(), keys(rows), keys(want))
 	}
 	for i, c := range rows {
-		if got := s.IndexOf(c.Key); got != i {
-			t.Fatalf("step %d: IndexOf(%q) = %d, want %d", step, c.Key, got, i)
+		if got := s.IndexOf(c.ID()); got != i {
+			t.Fatalf("step %d: IndexOf(%q) = %d, want %d", step, c.ID(), got, i)
 		}
 	}
 	for _, offset := range []int{1, len(want) / 2, max(len(want)-1, 0)} {
@@ -161,7 +192,7 @@ func checkStoreModel(t *testing.T, step int, s *Store, live map[string]bool) {
 		}
 	}
 	for key, ok := range live {
-		if ok && !slices.ContainsFunc(want, func(c Counter) bool { return c.Key == key }) && s.IndexOf(key) != -1 {
+		if ok && !slices.ContainsFunc(want, func(c Counter) bool { return c.ID() == key }) && s.IndexOf(key) != -1 {
 			t.Fatalf("step %d: IndexOf(%q) = %d for a filtered-out key", step, key, s.IndexOf(key))
 		}
 	}

@@ -168,7 +168,7 @@ func modelCompare(s *Store, a, b Counter) int {
 	case SortKeyName: // the tie break below is the whole order
 	}
 	if c == 0 {
-		c = modelCompareKeys(a.Key, b.Key)
+		c = modelCompareKeys(a.ID(), b.ID())
 	}
 	if s.Reverse() {
 		return -c

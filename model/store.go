@@ -50,6 +50,7 @@ type Store struct {
 	types   map[string]string // type names other than "string", shared by their keys
 	plain   bitset            // a bit per entry: its name is a plainName (a bit, as entry has no byte to spare)
 	notes   map[string]note   // what a hash's reading says beyond its entry; nil until one does
+	fields  fieldRows         // the hashes read field by field, and their rows (see store_fields.go)
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 
@@ -112,7 +113,10 @@ func (s *Store) Rules() *Rules { return s.rules }
 
 // Apply upserts each observation (computing value, status and rate) and
 // deletes each removed key. An observation with PTTL == PTTLMissing or
-// Type "none" removes its key too. It returns how many keys changed.
+// Type "none" removes its key too. A hash whose fields carry TTLs
+// (Observation.FieldTTLs) is a row a numeric field (Rows), under its
+// RowID, and a removed key takes its fields' rows with it (see
+// store_fields.go). It returns how many rows changed.
 //
 // Removals are applied first: a key both removed and read in one batch was
 // read after it was removed, and hiding a key that exists (perhaps a stuck
@@ -135,31 +139,52 @@ func (s *Store) Apply(b Batch) int {
 	}
 	changed := 0
 	for _, key := range b.Removed {
-		if s.remove(key) {
-			changed++
-		}
+		changed += s.removeKey(key)
 	}
 	for i := range b.Observed {
-		if s.observe(&b.Observed[i]) {
-			changed++
-		}
+		changed += s.observe(&b.Observed[i])
 	}
 	return changed
 }
 
-func (s *Store) observe(o *Observation) bool {
-	if o.PTTL == PTTLMissing || o.Type == "none" {
-		return s.remove(o.Key)
+// observe applies one reading, and returns how many rows it changed: a
+// key's reading changes its row; a hash read field by field, its fields'
+// rows (see store_fields.go).
+func (s *Store) observe(o *Observation) int {
+	switch {
+	case o.Field != "":
+		return s.observeField(o)
+	case o.PTTL == PTTLMissing || o.Type == "none":
+		return s.removeKey(o.Key)
+	case o.FieldTTLs:
+		if n, ok := s.observeHash(o); ok {
+			return n
+		}
 	}
+	changed := 0
+	if len(s.fields.byKey) != 0 {
+		if s.fieldsNewer(o) {
+			return 0
+		}
+		changed = s.removeFields(o.Key) // read field by field before, whole now
+	}
+	if s.observeRow(o, o.Key) {
+		changed++
+	}
+	return changed
+}
+
+// observeRow applies o to the row id: o's key's, or its field's.
+func (s *Store) observeRow(o *Observation, id string) bool {
 	if s.index.len() == 0 && len(s.parking.byKey) == 0 {
 		s.epoch = o.At // keeps the monotonic reading, so TTLs count down with it
 		s.quiet = 0
 	}
 	at := int64(o.At.Sub(s.epoch))
 	s.expireParked(at) // an older reading finds nothing older still to expire
-	i, ok := s.index.find(o.Key, s.entries)
+	i, ok := s.index.find(id, s.entries)
 	if !ok {
-		s.add(o, at)
+		s.add(o, at, id)
 		return true
 	}
 	e := &s.entries[i]
@@ -217,8 +242,8 @@ func (s *Store) observe(o *Observation) bool {
 	return changed
 }
 
-func (s *Store) add(o *Observation, at int64) {
-	e := entry{key: o.Key, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key)}
+func (s *Store) add(o *Observation, at int64, id string) {
+	e := entry{key: id, pttl: o.PTTL, at: at, rule: s.rules.matchIndex(o.Key)}
 	r, st := s.read(o, e.rule)
 	s.setValue(&e, o, &r)
 	e.status = st
@@ -230,15 +255,18 @@ func (s *Store) add(o *Observation, at int64) {
 	s.setUntil(e.key, o)
 	i := int32(len(s.entries))
 	s.entries = append(s.entries, e)
-	s.index.insert(o.Key, i, s.entries)
+	s.index.insert(id, i, s.entries)
+	if o.Field != "" {
+		s.addField(o, id)
+	}
 	ord := &s.order
-	s.plain.set(i, plainName(o.Key))
+	s.plain.set(i, plainName(id))
 	ord.add(i, ord.pass != nil && s.keeps(&ord.passed, i), ord.sweep != noSweep && s.keeps(&ord.target, i))
 	s.markMoved(i)
 }
 
-// remove deletes key, moving the last entry into its place, and reports
-// whether it was there.
+// remove deletes the row key (a key's, or a field's: its ID), moving the
+// last entry into its place, and reports whether it was there.
 func (s *Store) remove(key string) bool {
 	i, ok := s.index.find(key, s.entries)
 	if !ok {
@@ -247,6 +275,9 @@ func (s *Store) remove(key string) bool {
 	s.index.remove(key, s.entries)
 	if len(s.notes) != 0 {
 		delete(s.notes, key)
+	}
+	if len(s.fields.keyOf) != 0 {
+		s.dropField(key)
 	}
 	s.byStatus[s.entries[i].status]--
 	s.countValue(&s.entries[i], -1)
@@ -294,7 +325,7 @@ func (s *Store) setValue(e *entry, o *Observation, r *Reading) {
 	default:
 		e.text = o.Raw
 	}
-	s.note(e.key, r)
+	s.note(e.key, r, o.Field)
 }
 
 // countValue adds k (1 or -1) to the Store's counts of e's value: its
@@ -394,6 +425,9 @@ func (s *Store) counter(i int32) Counter {
 		Rate:       s.rateOf(e),
 		KnownUntil: s.knownUntil(e.key),
 	}
+	if key, field, ok := s.fieldRow(e); ok {
+		c.Key, c.Field, c.FieldRow = key, field, true
+	}
 	s.setReading(&c, e)
 	return c
 }
@@ -401,22 +435,24 @@ func (s *Store) counter(i int32) Counter {
 // Len is the number of keys held, ignoring the filter.
 func (s *Store) Len() int { return len(s.entries) }
 
-// Get returns the counter for key.
-func (s *Store) Get(key string) (Counter, bool) {
-	i, ok := s.index.find(key, s.entries)
+// Get returns the counter of the row id: a key's, or a hash field's
+// (RowID, Counter.ID).
+func (s *Store) Get(id string) (Counter, bool) {
+	i, ok := s.index.find(id, s.entries)
 	if !ok {
 		return Counter{}, false
 	}
 	return s.counter(i), true
 }
 
-// EachProblem calls fn with each counter whose status is Repairable (a Problem a repair can fix) that
-// the filter (Filter, applied in full or not) keeps, in no particular
-// order, and the rule that applies to it. It reads the entries as they
+// EachProblem calls fn with the ID of each row (Counter.ID: a key, or a
+// hash field's RowID) whose status is Repairable (a Problem a repair can
+// fix) that the filter (Filter, applied in full or not) keeps, in no
+// particular order, and the rule that applies to it. It reads the entries as they
 // are, without building a Counter or the sorted order, which paging
 // through the rows would, on the dashboard's own thread (BenchmarkEachProblem
 // measures it).
-func (s *Store) EachProblem(fn func(key string, rule Rule)) {
+func (s *Store) EachProblem(fn func(id string, rule Rule)) {
 	for i := range s.entries {
 		if e := &s.entries[i]; e.status.Repairable() && s.keeps(&s.filter, int32(i)) {
 			fn(e.key, s.rules.At(int(e.rule)))
@@ -425,9 +461,14 @@ func (s *Store) EachProblem(fn func(key string, rule Rule)) {
 }
 
 // RuleOf returns the rule that applies to c and whether it was a listed
-// rule (false: the fallback).
+// rule (false: the fallback). A field's row (Counter.FieldRow) is read
+// from its field and expects a TTL, as its siblings have theirs.
 func (s *Store) RuleOf(c Counter) (Rule, bool) {
-	return s.rules.At(int(c.Rule)), c.Rule >= 0
+	r := s.rules.At(int(c.Rule))
+	if c.FieldRow {
+		r = rowRule(r, c.Field)
+	}
+	return r, c.Rule >= 0
 }
 
 func (e *entry) percent(rules *Rules) (float64, bool) {

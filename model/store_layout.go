@@ -18,7 +18,7 @@ type note struct {
 
 // read is Read and Evaluate of o under the rule at index rule, as of o.At.
 func (s *Store) read(o *Observation, rule int16) (Reading, Status) {
-	eff := s.rules.Effective(int(rule))
+	eff := rowRule(s.rules.Effective(int(rule)), o.Field)
 	r := Read(o, eff, o.At)
 	st := Evaluate(&r, o.PTTL, eff, o.At)
 	return r, s.pair(o, &r, st, rule)
@@ -41,9 +41,13 @@ func numOf(r *Reading) uint64 {
 }
 
 // note keeps what r says that the entry of key cannot hold, and drops what
-// an earlier reading left.
-func (s *Store) note(key string, r *Reading) {
+// an earlier reading left. A hash field's row (field, its row's field)
+// needs no note of the field it is read from: its ID says it.
+func (s *Store) note(key string, r *Reading, field string) {
 	n := note{field: r.Field}
+	if field != "" && n.field == field {
+		n.field = ""
+	}
 	if r.Value.Kind != KindNone && !r.At.IsZero() {
 		n.at = r.At.UnixNano()
 	}
@@ -67,17 +71,22 @@ func (s *Store) setReading(c *Counter, e *entry) {
 	if e.kind == KindNone && e.num != 0 {
 		r.At = unixUTC(int64(e.num))
 	}
+	if c.FieldRow {
+		r.Field = c.Field
+	}
 	if n, ok := s.notes[e.key]; ok {
-		r.Field = n.field
+		if n.field != "" {
+			r.Field = n.field
+		}
 		if n.at != 0 {
 			r.At = unixUTC(n.at)
 		}
 	}
 	if spec(e.layout).NamedWindow {
 		if e.why == whyRuleNoPart {
-			r.Window = WindowName{Identity: e.key}
+			r.Window = WindowName{Identity: c.Key}
 		} else {
-			r.Window, _, _ = parseWindowName(e.key, rule.Window, c.ObservedAt, spec(rule.Layout).NamedWindow)
+			r.Window, _, _ = parseWindowName(c.Key, rule.Window, c.ObservedAt, spec(rule.Layout).NamedWindow)
 		}
 	}
 	r.Clue = e.why.text(c.Type)

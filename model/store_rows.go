@@ -50,9 +50,10 @@ func (s *Store) Rows(offset, n int) []Counter {
 	}
 }
 
-// IndexOf is key's position in the filtered, sorted order, or -1.
-func (s *Store) IndexOf(key string) int {
-	i, ok := s.index.find(key, s.entries)
+// IndexOf is the position of the row id (Counter.ID) in the filtered,
+// sorted order, or -1.
+func (s *Store) IndexOf(id string) int {
+	i, ok := s.index.find(id, s.entries)
 	if !ok {
 		return -1
 	}
@@ -66,10 +67,11 @@ type Counts struct {
 	Visible   int              // after the filter shown
 	ByStatus  [NumStatuses]int // over all keys, ignoring the filter
 	Filtering bool             // the filter set last is not shown yet: see Store.Filtering
+	Fields    int              // of Total, the rows of hash fields (a hash whose fields carry TTLs)
 }
 
 // Counts returns the totals for the header.
 func (s *Store) Counts() Counts {
 	s.refresh()
-	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus, Filtering: s.Filtering()}
+	return Counts{Total: len(s.entries), Visible: s.order.shown, ByStatus: s.byStatus, Filtering: s.Filtering(), Fields: len(s.fields.keyOf)}
 }

@@ -28,7 +28,7 @@ func read(key, raw string, pttl int64, at time.Duration) Observation {
 func keys(rows []Counter) []string {
 	out := make([]string, len(rows))
 	for i, c := range rows {
-		out[i] = c.Key
+		out[i] = c.ID()
 	}
 	return out
 }

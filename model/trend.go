@@ -134,10 +134,11 @@ func addToTrend(g *ring, e *entry, v float64, isNum bool, l Layout, pttl, at int
 	}
 }
 
-// Trend returns key's trend as of now, and false for a key the Store keeps
-// none for: one that has not changed since it was first read.
-func (s *Store) Trend(key string, now time.Time) (Trend, bool) {
-	i, ok := s.index.find(key, s.entries)
+// Trend returns the trend of the row id (Counter.ID) as of now, and false
+// for a row the Store keeps none for: one that has not changed since it
+// was first read.
+func (s *Store) Trend(id string, now time.Time) (Trend, bool) {
+	i, ok := s.index.find(id, s.entries)
 	if !ok {
 		return Trend{}, false
 	}

@@ -20,10 +20,15 @@ import (
 //
 // typeClasses are those of the other types countertop reads: h hashes
 // (HINCRBY, HSET), z sorted sets (ZADD) and l lists (LPUSH), the layouts of
-// buckets, hash-field counters and logs. countertop asks for them too
-// (wantedFlags, which --enable-events turns on and the advice names); a
-// master whose setting lacks one is followed all the same, the keys of
-// that type read again every interval (see rereads), as the header says.
+// buckets, hash-field counters and logs. h holds every event of a hash's
+// fields' TTLs too (Redis 7.4 and later: hexpire for HEXPIRE and
+// HPEXPIRE, hpersist, hexpired when a field expires, hdel when one is
+// given a TTL in the past), and a hash whose last field goes sends g's
+// del: a hash read field by field needs no other class. countertop asks
+// for them too (wantedFlags, which --enable-events turns on and the
+// advice names); a master whose setting lacks one is followed all the
+// same, the keys of that type read again every interval (see rereads), as
+// the header says.
 const (
 	keyspaceFlag  = "K"
 	neededClasses = "$gxe"

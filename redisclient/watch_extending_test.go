@@ -27,13 +27,20 @@ func extendingRules() *model.Rules {
 // into a Store with extendingRules, and waits for the first full pass.
 func watchExtending(t *testing.T, s *redistest.Server, mode model.WatchMode) *feed {
 	t.Helper()
-	f := startWatch(t, connect(t, s), redisclient.WatchOptions{
+	return startWatchInto(t, connect(t, s), extendingRules(), redisclient.WatchOptions{
 		PollOptions: redisclient.PollOptions{Patterns: []string{"rl:*"}, Interval: 200 * time.Millisecond},
 		Mode:        mode,
 		ResyncEvery: time.Hour,
 	})
-	f.store = model.NewStore(extendingRules()) // before the first batch is applied
-	f.waitPassIn(mode, 0)
+}
+
+// startWatchInto is startWatch into a Store with rules, waiting for the
+// first full pass in o.Mode.
+func startWatchInto(t *testing.T, c *redisclient.Client, rules *model.Rules, o redisclient.WatchOptions) *feed {
+	t.Helper()
+	f := startWatch(t, c, o)
+	f.store = model.NewStore(rules) // before the first batch is applied
+	f.waitPassIn(o.Mode, 0)
 	return f
 }
 

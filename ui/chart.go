@@ -34,7 +34,7 @@ var limitChars = asciigraph.CreateCharSet("┄")
 // Store holds enough of the key's history, a line says how much it has.
 func (m *Model) historyLines(c *model.Counter, rule model.Rule, now time.Time) []string {
 	label := m.theme.Label.Render(padRight("history", labelWidth))
-	t, ok := m.store.Trend(c.Key, now)
+	t, ok := m.store.Trend(c.ID(), now)
 	say := func(text string) []string {
 		lines := wrapWords(text, max(20, m.width-labelWidth))
 		for i := range lines {

@@ -65,12 +65,19 @@ func (m *Model) confirmView() string {
 // taken out beyond): a few lines, so that the dialog keeps its buttons.
 const maxDialogKey = 2 * maxDialogText
 
-// askDelete asks before deleting key, naming it.
-func (m *Model) askDelete(key string) {
-	name := model.Printable(key)
+// askDelete asks before deleting the key of r, naming it: for a hash
+// field's row, the whole hash.
+func (m *Model) askDelete(r rowRef) {
+	key, name := r.key, model.Printable(r.key)
 	shown := truncateMiddle(name, maxDialogKey)
 	gone := "The key and its value are gone for good; a rate limiter starts it again from 0."
-	if !m.ruleFor(key).ExpectTTL {
+	switch {
+	case r.field != "":
+		// DEL is of the key: the hash goes with every field, not only
+		// the row's (HDEL is the limiter's to send, not countertop's).
+		field := truncateMiddle(model.Printable(r.field), maxDialogKey)
+		gone = "The whole hash goes, every field in it and not " + field + " alone; a rate limiter starts each field again from 0."
+	case !m.ruleFor(r.id).ExpectTTL:
 		gone = "The key and its value are gone for good." // its rule says it lives forever: no limiter restarts it
 	}
 	m.confirm = &confirm{

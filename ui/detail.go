@@ -16,13 +16,13 @@ const labelWidth = 10
 // detailView is every field of the key the detail screen shows, and what
 // its status means for the clients it counts, that first.
 func (m *Model) detailView() []string {
-	c, ok := m.store.Get(m.detailKey)
+	c, ok := m.store.Get(m.detail.id)
 	if !ok {
-		return []string{
-			m.theme.Bold.Render(model.Printable(m.detailKey)),
-			"",
-			"This key no longer exists: it was deleted or it expired. Press esc to go back.",
+		gone := "This key no longer exists: it was deleted or it expired. Press esc to go back."
+		if m.detail.field != "" {
+			gone = "This field no longer exists: it expired or was deleted (HDEL), or its hash was. Press esc to go back."
 		}
+		return []string{m.theme.Bold.Render(m.detail.name), "", gone}
 	}
 	now := m.clock()
 	rule, listed := m.store.RuleOf(c)
@@ -67,7 +67,7 @@ func (m *Model) detailView() []string {
 		}
 	}
 	window := "none"
-	if w, ok := m.windowFor(c.Key, rule); ok {
+	if w, ok := m.windowFor(c.ID(), rule); ok {
 		window = model.FormatDuration(w)
 		switch {
 		case rule.Window > 0:
@@ -79,7 +79,7 @@ func (m *Model) detailView() []string {
 	}
 	st := c.Status
 	var lines []string
-	for _, l := range keyLines(model.Printable(c.Key), m.width) {
+	for _, l := range keyLines(c.Name(), m.width) {
 		lines = append(lines, m.theme.Row[st].Bold(true).Render(l))
 	}
 	// The status and what it means first, then what it comes of: on a
@@ -92,7 +92,7 @@ func (m *Model) detailView() []string {
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
-	if p, ok := m.store.Pushback(c.Key); ok && !p.Proven {
+	if p, ok := m.store.Pushback(c.ID()); ok && !p.Proven {
 		lines = append(lines, wrapped("pushed", pushedText(p, now))...)
 	}
 	lines = append(lines, m.layoutLines(&c, wrapped)...)
@@ -183,27 +183,33 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 	words := c.Layout.Spec().Words // where its layout's differ from a count's
 	switch c.Status {
 	case model.StatusStuck:
-		if words.Stuck != "" {
-			return words.Stuck + " " + m.repairHint(c.Key, rule)
+		switch {
+		case c.FieldRow:
+			return fmt.Sprintf("At or over its limit of %s: every request it counts is refused. %s. %s", limit, model.FieldKeepsHashAlive, m.repairHint(c, rule))
+		case words.Stuck != "":
+			return words.Stuck + " " + m.repairHint(c, rule)
 		}
-		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c.Key, rule))
+		return fmt.Sprintf("No TTL and at or over its limit of %s: every request it counts is refused, and it will never reset. %s", limit, m.repairHint(c, rule))
 	case model.StatusExtending:
 		return fmt.Sprintf("It kept growing for longer than a whole window while its TTL was pushed back (EXPIRE without NX on every hit): its window never closes, so a client that keeps hitting it stays counted, and once over its limit of %s is refused for as long as it keeps trying. Fix the client: EXPIRE … NX, or INCR and EXPIRE NX in one script.", limit)
 	case model.StatusNoExpiry:
 		s := "No TTL, though its rule expects one: it will never reset"
-		if !listed {
+		switch {
+		case c.FieldRow:
+			s = model.FieldKeepsHashAlive
+		case !listed:
 			s = "No TTL, though counters are expected to have one (no rule matched; the default): it will never reset"
 		}
 		if rule.Limit > 0 {
 			s += fmt.Sprintf(", so once it reaches its limit of %s every request it counts is refused for good", limit)
 		}
-		return s + ". " + m.repairHint(c.Key, rule)
+		return s + ". " + m.repairHint(c, rule)
 	case model.StatusLeak:
 		what := "A past window's key with no TTL"
 		if words.Leak != "" {
 			what = words.Leak
 		}
-		return what + ": nobody reads it again and nothing frees it, so it holds memory for good, and under a volatile-* eviction policy (which evicts only keys with a TTL) it is never evicted. " + m.repairHint(c.Key, rule)
+		return what + ": nobody reads it again and nothing frees it, so it holds memory for good, and under a volatile-* eviction policy (which evicts only keys with a TTL) it is never evicted. " + m.repairHint(c, rule)
 	case model.StatusOver:
 		if words.Over != nil {
 			return words.Over(c.At, now)
@@ -242,10 +248,11 @@ func (m *Model) explain(c *model.Counter, rule model.Rule, listed bool, now time
 	return "Text that is not a number: INCR on it fails with \"value is not an integer\"."
 }
 
-// repairHint says which key repairs a counter with no expiry.
-func (m *Model) repairHint(key string, rule model.Rule) string {
-	if w, ok := m.windowFor(key, rule); ok {
-		return fmt.Sprintf("Press e to send %s.", m.repairOf(key, w))
+// repairHint says which key repairs a counter with no expiry, and what
+// it sends.
+func (m *Model) repairHint(c *model.Counter, rule model.Rule) string {
+	if w, ok := m.windowFor(c.ID(), rule); ok {
+		return fmt.Sprintf("Press e to send %s.", m.repairOf(refOf(c), w))
 	}
 	return "Press e to give it an expiry (you will be asked for a window)."
 }

@@ -105,9 +105,12 @@ func (m *Model) apply(b model.Batch, arrived time.Time) {
 
 // held is what arrived while paused, reduced to the latest word on each key
 // (an observation or a removal) and the latest feed state, so a long pause
-// costs memory in proportion to the keys, not to how long it lasted.
+// costs memory in proportion to the keys, not to how long it lasted. A
+// write's word on one hash field's row (a field's repair) is held apart,
+// after its key's: a later word on the key supersedes it.
 type held struct {
 	observed map[string]model.Observation
+	fields   map[string]model.Observation // a field's row's, by its ID; nil until one
 	removed  map[string]struct{}
 	state    *model.FeedState
 	arrived  time.Time // when the last batch with data arrived
@@ -120,10 +123,19 @@ func (h *held) add(b model.Batch) {
 		h.removed = make(map[string]struct{})
 	}
 	for _, o := range b.Observed {
+		if o.Field != "" {
+			if h.fields == nil {
+				h.fields = make(map[string]model.Observation)
+			}
+			h.fields[model.RowID(o.Key, o.Field)] = o
+			continue
+		}
+		h.dropFields(o.Key)
 		h.observed[o.Key] = o
 		delete(h.removed, o.Key)
 	}
 	for _, k := range b.Removed {
+		h.dropFields(k)
 		h.removed[k] = struct{}{}
 		delete(h.observed, k)
 	}
@@ -132,16 +144,28 @@ func (h *held) add(b model.Batch) {
 	}
 }
 
+// dropFields lets go of the words held on key's fields' rows.
+func (h *held) dropFields(key string) {
+	for id, o := range h.fields {
+		if o.Key == key {
+			delete(h.fields, id)
+		}
+	}
+}
+
 // hasData reports whether b says anything about keys.
 func hasData(b model.Batch) bool { return len(b.Observed) > 0 || len(b.Removed) > 0 }
 
 // len is how many keys were read (changed or not) or removed while paused.
-func (h *held) len() int { return len(h.observed) + len(h.removed) }
+func (h *held) len() int { return len(h.observed) + len(h.fields) + len(h.removed) }
 
 // batch is everything held, as one batch to apply on resume.
 func (h *held) batch() model.Batch {
 	b := model.Batch{State: h.state}
 	for _, o := range h.observed {
+		b.Observed = append(b.Observed, o)
+	}
+	for _, o := range h.fields { // after their keys'
 		b.Observed = append(b.Observed, o)
 	}
 	for k := range h.removed {

@@ -68,7 +68,7 @@ func (m *Model) vouched(read, until time.Time) time.Time {
 func (m *Model) shownAsOf() (asOf, until time.Time) {
 	var oldest time.Time
 	if m.screen == screenDetail {
-		if c, ok := m.store.Get(m.detailKey); ok {
+		if c, ok := m.store.Get(m.detail.id); ok {
 			oldest, until = c.ObservedAt, c.KnownUntil
 		}
 	} else {

@@ -251,10 +251,14 @@ func (m *Model) badges() string {
 func (m *Model) countsLine() string {
 	s := m.feedState
 	c := m.store.Counts()
-	keys, all := plural(c.Total, "key"), ""
+	noun := "key"
+	if c.Fields > 0 {
+		noun = "row" // a hash's fields are a row each: more rows than keys
+	}
+	keys, all := plural(c.Total, noun), ""
 	if c.Visible != c.Total {
 		// The alarms count every key, not the filter's: say so.
-		keys, all = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, "key")), " in all"
+		keys, all = fmt.Sprintf("%d of %s", c.Visible, plural(c.Total, noun)), " in all"
 	}
 	sep := m.theme.Dim.Render(" · ")
 	parts := []string{
@@ -267,7 +271,7 @@ func (m *Model) countsLine() string {
 		parts = slices.Insert(parts, 2, m.alarm(n, "extending"))
 	}
 	if all != "" && lipgloss.Width(strings.Join(parts, sep)) > m.width {
-		parts[0] = fmt.Sprintf("%d/%s", c.Visible, plural(c.Total, "key")) // so that "in all" stays in sight
+		parts[0] = fmt.Sprintf("%d/%s", c.Visible, plural(c.Total, noun)) // so that "in all" stays in sight
 	}
 	if s.Scanning {
 		parts = append(parts, fmt.Sprintf("scanning… %s keys seen, %s matched", formatCount(s.Seen), formatCount(s.Matched)))

@@ -9,6 +9,7 @@ import (
 	tea "charm.land/bubbletea/v2"
 
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 // fieldModel is a dashboard on a real Redis whose rule reads the field
@@ -27,14 +28,21 @@ func fieldModel(t *testing.T, keys ...string) (*Model, func(args ...any) any) {
 		},
 		Fallback: model.Rule{ExpectTTL: true},
 	}
+	return fetchedModel(t, c, rules, 120, 40, keys...), do
+}
+
+// fetchedModel is a dashboard of width x height writing through c, its
+// Store under rules holding keys as the feed reads them.
+func fetchedModel(t *testing.T, c *redisclient.Client, rules *model.Rules, width, height int, keys ...string) *Model {
+	t.Helper()
 	obs, err := c.Fetch(context.Background(), keys)
 	if err != nil {
 		t.Fatal(err)
 	}
 	store := model.NewStore(rules)
 	store.Apply(model.Batch{Observed: obs})
-	m, _ := send(New(Options{Store: store, Writer: c, Now: time.Now}), tea.WindowSizeMsg{Width: 120, Height: 40})
-	return m, do
+	m, _ := send(New(Options{Store: store, Writer: c, Now: time.Now}), tea.WindowSizeMsg{Width: width, Height: height})
+	return m
 }
 
 // +, - and i on a hash field counter add to that field with HINCRBY, as its

@@ -156,7 +156,7 @@ func (m *Model) helpFor() help.KeyMap {
 // detailNotCounter reports whether the detail screen shows a key that holds
 // no number (a hash, text), which nothing but d and c act on.
 func (m *Model) detailNotCounter() bool {
-	c, ok := m.store.Get(m.detailKey)
+	c, ok := m.store.Get(m.detail.id)
 	return ok && c.Status == model.StatusNotCounter
 }
 

@@ -45,7 +45,7 @@ func (m *Model) onMouse(msg tea.MouseMsg) {
 			m.follow()
 		}
 	case row >= 0 && row < m.tableRows() && m.offset+row < m.store.Visible():
-		m.picked, m.lost = true, ""
+		m.picked, m.lost = true, rowRef{}
 		m.moveTo(m.offset + row)
 	}
 }
@@ -57,7 +57,7 @@ func (m *Model) scrollTable(delta int) {
 	if rows <= 0 || n == 0 {
 		return
 	}
-	m.picked, m.lost = true, ""
+	m.picked, m.lost = true, rowRef{}
 	m.offset = max(0, min(m.offset+delta, n-rows))
 	cursor := min(max(m.cursor, m.offset), m.offset+rows-1)
 	m.moveTo(cursor)

@@ -44,8 +44,8 @@ func TestTheMouseIsOnlyAskedForWhenWanted(t *testing.T) {
 	}
 	m, _ = send(m, tea.MouseWheelMsg{Button: tea.MouseWheelDown, Y: 10},
 		tea.MouseClickMsg{Button: tea.MouseLeft, X: 5, Y: lineAt(t, m, "ratelimit:api:0005")})
-	if m.offset != 0 || m.selected != "ratelimit:api:0000" {
-		t.Errorf("with the mouse off a wheel and a click moved the table: offset %d, selected %q", m.offset, m.selected)
+	if m.offset != 0 || m.selected.id != "ratelimit:api:0000" {
+		t.Errorf("with the mouse off a wheel and a click moved the table: offset %d, selected %q", m.offset, m.selected.id)
 	}
 }
 
@@ -57,14 +57,14 @@ func TestTheWheelScrollsTheTable(t *testing.T) {
 	m := newModelWith(t, Options{Mouse: true}, 80, 24, manyKeys(100)...)
 	m, _ = press(m, "jjjj") // ratelimit:api:0004
 	m, _ = send(m, down)
-	if m.offset != wheelStep || m.selected != "ratelimit:api:0004" {
-		t.Errorf("after a turn down: offset %d, selected %q; want %d and the same key", m.offset, m.selected, wheelStep)
+	if m.offset != wheelStep || m.selected.id != "ratelimit:api:0004" {
+		t.Errorf("after a turn down: offset %d, selected %q; want %d and the same key", m.offset, m.selected.id, wheelStep)
 	}
 	m, _ = send(m, down)
-	if m.offset != 2*wheelStep || m.selected != fmt.Sprintf("ratelimit:api:%04d", 2*wheelStep) {
-		t.Errorf("after a second turn: offset %d, selected %q; want the first row in sight selected", m.offset, m.selected)
+	if m.offset != 2*wheelStep || m.selected.id != fmt.Sprintf("ratelimit:api:%04d", 2*wheelStep) {
+		t.Errorf("after a second turn: offset %d, selected %q; want the first row in sight selected", m.offset, m.selected.id)
 	}
-	if !strings.Contains(selectedLine(t, m), m.selected) {
+	if !strings.Contains(selectedLine(t, m), m.selected.id) {
 		t.Errorf("the selected key is not the row marked on screen")
 	}
 	for range 100 {
@@ -94,13 +94,13 @@ func TestTheWheelScrollsTheTable(t *testing.T) {
 func TestAClickSelectsARowOrSorts(t *testing.T) {
 	m := newModelWith(t, Options{Mouse: true, Writer: newFakeWriter()}, 120, 40, fixture()...)
 	m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: 8, Y: lineAt(t, m, "ratelimit:api:9")})
-	if m.selected != "ratelimit:api:9" || !strings.Contains(selectedLine(t, m), "ratelimit:api:9") {
-		t.Fatalf("a click on ratelimit:api:9 selected %q", m.selected)
+	if m.selected.id != "ratelimit:api:9" || !strings.Contains(selectedLine(t, m), "ratelimit:api:9") {
+		t.Fatalf("a click on ratelimit:api:9 selected %q", m.selected.id)
 	}
 	// A click below the last row selects nothing new.
 	m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: 8, Y: 30})
-	if m.selected != "ratelimit:api:9" {
-		t.Errorf("a click below the rows moved the selection to %q", m.selected)
+	if m.selected.id != "ratelimit:api:9" {
+		t.Errorf("a click below the rows moved the selection to %q", m.selected.id)
 	}
 
 	titles := lineAt(t, m, "KEY")
@@ -114,8 +114,8 @@ func TestAClickSelectsARowOrSorts(t *testing.T) {
 		if m.store.Sort() != tc.sort {
 			t.Errorf("a click on %s sorts by %v", tc.title, m.store.Sort())
 		}
-		if m.selected != "ratelimit:api:9" {
-			t.Errorf("sorting by %s lost the selection: %q", tc.title, m.selected)
+		if m.selected.id != "ratelimit:api:9" {
+			t.Errorf("sorting by %s lost the selection: %q", tc.title, m.selected.id)
 		}
 		line = strings.Split(plain(m), "\n")[titles]
 		if !strings.Contains(line, tc.title+"▾") {
@@ -126,8 +126,8 @@ func TestAClickSelectsARowOrSorts(t *testing.T) {
 	// The mouse leaves an open dialog alone.
 	m, _ = press(m, "d")
 	m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: 8, Y: lineAt(t, m, "ratelimit:api:7")})
-	if m.confirm == nil || m.selected != "ratelimit:api:9" {
-		t.Errorf("a click with a dialog open changed the selection to %q", m.selected)
+	if m.confirm == nil || m.selected.id != "ratelimit:api:9" {
+		t.Errorf("a click with a dialog open changed the selection to %q", m.selected.id)
 	}
 }
 

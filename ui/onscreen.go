@@ -11,12 +11,14 @@ func (m *Model) tellOnScreen() {
 	}
 	var keys []string
 	if m.screen == screenDetail {
-		keys = []string{m.detailKey}
+		keys = []string{m.detail.key}
 	} else {
 		rows := m.store.Rows(m.offset, m.tableRows())
-		keys = make([]string, len(rows))
+		keys = make([]string, 0, len(rows))
 		for i := range rows {
-			keys[i] = rows[i].Key
+			if !slices.Contains(keys, rows[i].Key) { // a hash's fields' rows: one key to read
+				keys = append(keys, rows[i].Key)
+			}
 		}
 	}
 	if slices.Equal(keys, m.told) {

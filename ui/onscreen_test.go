@@ -39,7 +39,7 @@ func TestTheFeedIsToldTheKeysOnScreen(t *testing.T) {
 	if len(told) != 2 || !slices.Equal(told[1], last) || slices.Equal(last, told[0]) {
 		t.Errorf("after G told %q; want the first rows, then the last %q", told, last)
 	}
-	selected := m.selected
+	selected := m.selected.key
 	press(m, "<enter>")
 	if last := told[len(told)-1]; len(last) != 1 || last[0] != selected {
 		t.Errorf("on the detail screen told %q; want [%q]", last, selected)

@@ -185,8 +185,8 @@ func TestOverviewClick(t *testing.T) {
 	m := newModelWith(t, Options{Mouse: true}, 120, 40, fixture()...)
 	m, _ = press(m, "o")
 	m, _ = send(m, tea.MouseClickMsg{Button: tea.MouseLeft, X: 8, Y: lineAt(t, m, "ratelimit:api:9 ")})
-	if m.selected != "ratelimit:api:9" {
-		t.Errorf("a click on ratelimit:api:9 selected %q", m.selected)
+	if m.selected.id != "ratelimit:api:9" {
+		t.Errorf("a click on ratelimit:api:9 selected %q", m.selected.id)
 	}
 }
 

@@ -170,10 +170,10 @@ func (m *Model) rememberFilter(q string) {
 // askAmount asks how much to add to key; withDefault lets an empty answer
 // mean 1. What cannot be read as an amount is refused before anything is
 // sent.
-func (m *Model) askAmount(key string, withDefault bool) tea.Cmd {
-	label := "increment " + model.Printable(key) + " by: "
+func (m *Model) askAmount(r rowRef, withDefault bool) tea.Cmd {
+	label := "increment " + r.name + " by: "
 	if withDefault {
-		label = "increment " + model.Printable(key) + " by (enter for 1): "
+		label = "increment " + r.name + " by (enter for 1): "
 	}
 	return m.openPrompt(label, "", "", prompt{
 		check: func(s string) error {
@@ -185,10 +185,10 @@ func (m *Model) askAmount(key string, withDefault bool) tea.Cmd {
 		},
 		submit: func(m *Model, s string) tea.Cmd {
 			if withDefault && s == "" {
-				return m.incr(key, model.Amount{Int: 1})
+				return m.incr(r, model.Amount{Int: 1})
 			}
 			by, _ := model.ParseAmount(s) // checked
-			return m.incr(key, by)
+			return m.incr(r, by)
 		},
 	})
 }
@@ -204,10 +204,10 @@ func (m *Model) askKeyName() tea.Cmd {
 			return nil
 		},
 		submit: func(m *Model, name string) tea.Cmd {
-			if m.refuseNotString(name, "INCRBY") {
+			if m.refuseNotString(keyRef(name), "INCRBY") {
 				return nil
 			}
-			return m.askAmount(name, true)
+			return m.askAmount(keyRef(name), true)
 		},
 	})
 }

@@ -53,12 +53,13 @@ func (m *Model) repairAll() tea.Cmd {
 		return nil
 	}
 	var targets []model.Expiry
-	var windowless []string
-	m.store.EachProblem(func(key string, rule model.Rule) {
-		if w, ok := m.windowFor(key, rule); ok {
-			targets = append(targets, m.repairOf(key, w))
+	var windowless []rowRef
+	m.store.EachProblem(func(id string, rule model.Rule) {
+		c, _ := m.store.Get(id)
+		if w, ok := m.windowFor(id, rule); ok {
+			targets = append(targets, repairOfRow(&c, w))
 		} else {
-			windowless = append(windowless, key)
+			windowless = append(windowless, refOf(&c))
 		}
 	})
 	switch {
@@ -68,8 +69,8 @@ func (m *Model) repairAll() tea.Cmd {
 	case len(windowless) > 0:
 		label := fmt.Sprintf("window for the %s whose rule gives none (e.g. 60s): ", plural(len(windowless), "key"))
 		return m.askWindow(label, func(m *Model, w time.Duration) tea.Cmd {
-			for _, k := range windowless {
-				targets = append(targets, m.repairOf(k, w))
+			for _, r := range windowless {
+				targets = append(targets, m.repairOf(r, w))
 			}
 			m.confirmRepair(targets)
 			return nil
@@ -80,20 +81,28 @@ func (m *Model) repairAll() tea.Cmd {
 }
 
 // confirmRepair opens the dialog that says which repair each key gets, as
-// it is sent, with KEY for the key's name.
+// it is sent, with KEY for the key's name and FIELD for a hash field's.
 func (m *Model) confirmRepair(targets []model.Expiry) {
-	perKind := map[model.Expiry]int{} // the repairs with KEY for their keys
+	perKind := map[model.Expiry]int{} // the repairs with KEY (and FIELD) for their keys
 	for _, t := range targets {
-		perKind[model.Expiry{Key: "KEY", Window: t.Window, Shape: t.Shape}]++
+		kind := model.Expiry{Key: "KEY", Window: t.Window, Shape: t.Shape}
+		if t.Field != "" {
+			kind.Field = "FIELD"
+		}
+		perKind[kind]++
 	}
 	kinds := slices.SortedFunc(maps.Keys(perKind), func(a, b model.Expiry) int {
 		return cmp.Or(cmp.Compare(a.Window, b.Window), strings.Compare(a.String(), b.String()))
 	})
 	var details []string
 	for _, k := range kinds {
-		details = append(details, fmt.Sprintf("%s, window %s:", plural(perKind[k], "key"), model.FormatDuration(k.Window)), k.String())
+		what := "key"
+		if k.Field != "" {
+			what = "hash field"
+		}
+		details = append(details, fmt.Sprintf("%s, window %s:", plural(perKind[k], what), model.FormatDuration(k.Window)), k.String())
 	}
-	details = append(details, "A key that changed or got a TTL since it was read is left alone.")
+	details = append(details, "A key or a field that changed or got a TTL since it was read is left alone.")
 	m.confirm = &confirm{
 		question: fmt.Sprintf("Set an expiry on %s that have none?", plural(len(targets), "counter")),
 		details:  details,
@@ -125,7 +134,7 @@ func (m *Model) onRepaired(msg expireDoneMsg) tea.Cmd {
 	j.inFlight--
 	j.tally.Add(msg.outcome)
 	if msg.err != nil {
-		j.lastErr = model.Printable(msg.expiry.Key) + ": " + model.SafeText(msg.err.Error())
+		j.lastErr = model.RowName(msg.expiry.Key, msg.expiry.Field) + ": " + model.SafeText(msg.err.Error())
 		if refusesEveryKey(msg.err) && len(j.queue) > 0 {
 			// Every key left would meet it too: they are not sent, and
 			// the writes under way are let back.

@@ -20,7 +20,7 @@ const (
 // siblings is the detail screen's list of the other windows of its
 // window key's identity, as last looked up (Store.WindowSiblings).
 type siblings struct {
-	key  string    // the detail key it was looked up for; "": none yet
+	key  string    // the detail row it was looked up for (its ID); "": none yet
 	at   time.Time // when
 	keys []string  // newest window first; a block flag's hits keys in key order
 	more int       // how many more there are
@@ -35,11 +35,11 @@ func (m *Model) lookUpSiblings(force bool) {
 		return
 	}
 	now := m.clock()
-	if !force && m.siblings.key == m.detailKey && now.Sub(m.siblings.at) < siblingsEvery {
+	if !force && m.siblings.key == m.detail.id && now.Sub(m.siblings.at) < siblingsEvery {
 		return
 	}
-	m.siblings = siblings{key: m.detailKey, at: now}
-	c, ok := m.store.Get(m.detailKey)
+	m.siblings = siblings{key: m.detail.id, at: now}
+	c, ok := m.store.Get(m.detail.id)
 	var list []model.Counter
 	var more int
 	switch {
@@ -60,7 +60,7 @@ func (m *Model) lookUpSiblings(force bool) {
 // identity: each one's window part, value, status and TTL, as the Store
 // holds them now (one that went meanwhile is left out).
 func (m *Model) siblingLines(c *model.Counter, now time.Time, wrapped func(label, value string) []string) []string {
-	if m.siblings.key != c.Key || !c.Layout.Spec().NamedWindow || c.Window.Part == "" {
+	if m.siblings.key != c.ID() || !c.Layout.Spec().NamedWindow || c.Window.Part == "" {
 		return nil
 	}
 	rows := m.keyRows(now, func(key string) string { return key[min(len(c.Window.Identity)+1, len(key)):] })
@@ -89,7 +89,7 @@ func (m *Model) siblingLines(c *model.Counter, now time.Time, wrapped func(label
 // flag that count its client's hits (Store.BlockHits), as the Store holds
 // them now: each one's name, value, status and TTL.
 func (m *Model) blockHitLines(c *model.Counter, now time.Time, wrapped func(label, value string) []string) []string {
-	if m.siblings.key != c.Key || !c.Layout.Spec().Refuses {
+	if m.siblings.key != c.ID() || !c.Layout.Spec().Refuses {
 		return nil
 	}
 	rows := m.keyRows(now, func(key string) string { return key })

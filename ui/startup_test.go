@@ -54,12 +54,12 @@ func TestRowsAppearWhileScanning(t *testing.T) {
 func TestCursorStaysOnTheFirstRowUntilOneIsPicked(t *testing.T) {
 	m := newModel(t, newFakeWriter(), 120, 20, str("ratelimit:m", "1", 5000))
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{str("ratelimit:a", "1", 5000), str("ratelimit:z", "1", 5000)}}}})
-	if m.selected != "ratelimit:a" || m.cursor != 0 {
-		t.Fatalf("selected %q at row %d, want the first row, ratelimit:a", m.selected, m.cursor)
+	if m.selected.id != "ratelimit:a" || m.cursor != 0 {
+		t.Fatalf("selected %q at row %d, want the first row, ratelimit:a", m.selected.id, m.cursor)
 	}
 	m, _ = press(m, "j") // picks ratelimit:m
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{Observed: []model.Observation{str("ratelimit:0", "1", 5000)}}}})
-	if m.selected != "ratelimit:m" {
-		t.Fatalf("selected %q, want the picked ratelimit:m", m.selected)
+	if m.selected.id != "ratelimit:m" {
+		t.Fatalf("selected %q, want the picked ratelimit:m", m.selected.id)
 	}
 }

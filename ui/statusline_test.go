@@ -83,8 +83,8 @@ func TestALongStatusKeepsTheSelectionInView(t *testing.T) {
 	w.err = errors.New("INCRBY views:home 1 failed: " + strings.Repeat("a long explanation ", 8))
 	m := newModel(t, w, 80, 14, fixture()...)
 	m, _ = press(m, "G")
-	if m.selected != "views:home" {
-		t.Fatalf("G selected %q", m.selected)
+	if m.selected.id != "views:home" {
+		t.Fatalf("G selected %q", m.selected.id)
 	}
 	m, cmd := press(m, "+")
 	m = run(t, m, cmd)

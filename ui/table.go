@@ -330,7 +330,7 @@ func (m *Model) tableView(height int) []string {
 	}
 	names := make([]string, len(rows))
 	for i := range rows {
-		names[i] = model.Printable(rows[i].Key)
+		names[i] = rows[i].Name() // a hash field's row: "key › field"
 	}
 	r := &rowArgs{now: now} // one for all rows: the cells' functions move it to the heap
 	for i := range rows {
@@ -544,7 +544,7 @@ func (m *Model) row(r *rowArgs, cols columns, selected bool) string {
 // share of its limit when it has one (see model.TrendLine); blank for a
 // key that has not changed since it was first read.
 func (m *Model) trendCell(c *model.Counter, rule model.Rule, now time.Time) string {
-	t, ok := m.store.Trend(c.Key, now)
+	t, ok := m.store.Trend(c.ID(), now)
 	if !ok {
 		return ""
 	}
@@ -593,7 +593,7 @@ func (m *Model) follow() {
 		m.moveTo(0)
 		return
 	}
-	if i := m.store.IndexOf(m.selected); m.selected != "" && i >= 0 {
+	if i := m.store.IndexOf(m.selected.id); !m.selected.none() && i >= 0 {
 		m.cursor = i
 	}
 	m.moveTo(m.cursor)
@@ -604,7 +604,7 @@ func (m *Model) follow() {
 // a change of its own) is noted as lost: the row that takes its place was
 // not the user's choice, and the next write must not land on it.
 func (m *Model) followFeed() {
-	if m.picked && m.selected != "" && m.lost == "" && m.store.IndexOf(m.selected) < 0 {
+	if m.picked && !m.selected.none() && m.lost.none() && m.store.IndexOf(m.selected.id) < 0 {
 		m.lost = m.selected
 	}
 	m.follow()
@@ -614,10 +614,10 @@ func (m *Model) followFeed() {
 func (m *Model) moveTo(i int) {
 	n := m.store.Visible()
 	m.cursor = max(0, min(i, n-1))
-	m.selected = ""
+	m.selected = rowRef{}
 	if n > 0 {
 		if rows := m.store.Rows(m.cursor, 1); len(rows) == 1 {
-			m.selected = rows[0].Key
+			m.selected = refOf(&rows[0])
 		}
 	}
 	rows := m.tableRows()

@@ -119,16 +119,17 @@ type Model struct {
 	stallError string
 	stallOver  bool
 
-	// The selection is a key name; cursor and offset are derived from it
-	// after every change so that it stays on the same key when rows move.
-	// Until the user picks a row (moves, or acts on one), the cursor stays
-	// on the first row while rows arrive, as the view does.
-	selected string
+	// The selection is a row (a key's, or a hash field's); cursor and
+	// offset are derived from it after every change so that it stays on
+	// the same row when rows move. Until the user picks a row (moves, or
+	// acts on one), the cursor stays on the first row while rows arrive,
+	// as the view does.
+	selected rowRef
 	picked   bool
-	// lost is the picked key, since gone from the rows by itself (see
+	// lost is the picked row, since gone from the rows by itself (see
 	// followFeed): the next write on the selection, now the row that took
-	// its place, is refused rather than sent to a key the user did not pick.
-	lost   string
+	// its place, is refused rather than sent to a row the user did not pick.
+	lost   rowRef
 	cursor int // selected's index in the filtered, sorted order
 	offset int // index of the first row on screen
 
@@ -138,16 +139,16 @@ type Model struct {
 	tickGen  int  // the live tick chain; ticks of older chains are dropped
 	framing  bool // a frameMsg is on its way (see drawAgain)
 
-	screen    screen
-	detailKey string   // the key the detail screen shows
-	siblings  siblings // the other windows of detailKey's identity, when a window key
-	showHelp  bool     // the full help covers the screen
-	overview  bool     // o: the overview panel is on, above the table
-	scroll    int      // how many lines the help or the detail screen is scrolled down
-	prompt    *prompt
-	confirm   *confirm
-	repair    repairJob
-	status    statusLine
+	screen   screen
+	detail   rowRef   // the row the detail screen shows
+	siblings siblings // the other windows of detail's identity, when a window key
+	showHelp bool     // the full help covers the screen
+	overview bool     // o: the overview panel is on, above the table
+	scroll   int      // how many lines the help or the detail screen is scrolled down
+	prompt   *prompt
+	confirm  *confirm
+	repair   repairJob
+	status   statusLine
 	// statusSince is when an action last changed status (zero for the
 	// hint New shows): see fadeStatus.
 	statusSince time.Time

@@ -19,7 +19,7 @@ func selectKey(t *testing.T, m *Model, key string) *Model {
 	t.Helper()
 	m, _ = press(m, "g")
 	for range m.store.Visible() {
-		if m.selected == key {
+		if m.selected.id == key {
 			return m
 		}
 		m, _ = press(m, "j")
@@ -50,16 +50,16 @@ func TestSelectionStaysOnTheSameKey(t *testing.T) {
 
 	// Keys sorted above it arrive: the cursor moves down with the key.
 	m, _ = send(m, batch(str("aaa:1", "1", 5000), str("aaa:2", "1", 5000)))
-	if m.selected != "ratelimit:api:7" || !strings.Contains(selectedLine(t, m), "ratelimit:api:7") {
-		t.Fatalf("selection moved off ratelimit:api:7 to %q", m.selected)
+	if m.selected.id != "ratelimit:api:7" || !strings.Contains(selectedLine(t, m), "ratelimit:api:7") {
+		t.Fatalf("selection moved off ratelimit:api:7 to %q", m.selected.id)
 	}
 
 	// Sorted by value, a new reading reorders the rows.
 	m, _ = press(m, "s")
 	before := m.cursor
 	m, _ = send(m, batch(model.Observation{Key: "ratelimit:api:7", Type: "string", Raw: "5000", PTTL: 9000, At: t0.Add(time.Second)}))
-	if m.selected != "ratelimit:api:7" || m.cursor == before {
-		t.Fatalf("after a reorder the selection is %q at %d (was at %d)", m.selected, m.cursor, before)
+	if m.selected.id != "ratelimit:api:7" || m.cursor == before {
+		t.Fatalf("after a reorder the selection is %q at %d (was at %d)", m.selected.id, m.cursor, before)
 	}
 	if !strings.Contains(selectedLine(t, m), "5000") {
 		t.Fatalf("selected row does not show the new value: %q", selectedLine(t, m))
@@ -73,8 +73,8 @@ func TestSelectionKeepsItsPlaceWhenTheKeyGoes(t *testing.T) {
 	next := m.store.Rows(at+1, 1)[0].Key
 
 	m, _ = send(m, batchesMsg{batches: []model.Batch{{Removed: []string{"ratelimit:api:42"}}}})
-	if m.cursor != at || m.selected != next {
-		t.Fatalf("selection is %q at %d, want %q at %d", m.selected, m.cursor, next, at)
+	if m.cursor != at || m.selected.id != next {
+		t.Fatalf("selection is %q at %d, want %q at %d", m.selected.id, m.cursor, next, at)
 	}
 }
 
@@ -89,8 +89,8 @@ func TestScrollingKeepsTheCursorInView(t *testing.T) {
 		t.Fatalf("G did not bring the last key into view")
 	}
 	m, _ = press(m, "<pgup><pgup>")
-	if !strings.Contains(selectedLine(t, m), m.selected) {
-		t.Fatalf("after pgup the selected key %q is off screen", m.selected)
+	if !strings.Contains(selectedLine(t, m), m.selected.id) {
+		t.Fatalf("after pgup the selected key %q is off screen", m.selected.id)
 	}
 	m, _ = press(m, "g")
 	if !strings.Contains(selectedLine(t, m), "ratelimit:k:000") {
@@ -156,8 +156,8 @@ func TestSortCycles(t *testing.T) {
 	if first := m.store.Rows(0, 1)[0].Key; first != "views:home" {
 		t.Fatalf("largest value first: got %q", first)
 	}
-	if m.selected != "views:home" || m.cursor != 0 {
-		t.Fatalf("selection should follow views:home to the top, is %q at %d", m.selected, m.cursor)
+	if m.selected.id != "views:home" || m.cursor != 0 {
+		t.Fatalf("selection should follow views:home to the top, is %q at %d", m.selected.id, m.cursor)
 	}
 	for range 4 {
 		m, _ = press(m, "s")
@@ -187,8 +187,8 @@ func TestShiftSReversesTheSort(t *testing.T) {
 	if rows[len(rows)-1].Key != largest || rows[0].Key == largest {
 		t.Errorf("reversed, the largest value %q should come last, rows start with %q", largest, rows[0].Key)
 	}
-	if m.selected != "views:home" {
-		t.Errorf("the selection moved to %q", m.selected)
+	if m.selected.id != "views:home" {
+		t.Errorf("the selection moved to %q", m.selected.id)
 	}
 	m, _ = press(m, "S")
 	if m.store.Reverse() || m.store.Rows(0, 1)[0].Key != largest || strings.Contains(plain(m), "reversed") {

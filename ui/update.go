@@ -93,7 +93,7 @@ func (m *Model) Update(msg tea.Msg) (tea.Model, tea.Cmd) {
 // a shorter name. Forty rows, whatever the store holds.
 func (m *Model) measureKeys() {
 	for _, c := range m.store.Rows(m.offset, m.tableRows()) {
-		m.widestKey = max(m.widestKey, cells(model.Printable(c.Key)))
+		m.widestKey = max(m.widestKey, cells(c.Name()))
 	}
 }
 
@@ -191,7 +191,7 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 	page := max(1, m.tableRows())
 	m.picked = true
 	if !keyMatches(msg, m.keys.Incr, m.keys.Decr, m.keys.IncrBy, m.keys.Expire, m.keys.Delete) {
-		m.lost = "" // the user looks at the rows again
+		m.lost = rowRef{} // the user looks at the rows again
 	}
 	switch {
 	case key.Matches(msg, m.keys.Up):
@@ -229,8 +229,8 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 		m.follow()
 		return nil
 	case key.Matches(msg, m.keys.Detail):
-		if m.selected != "" {
-			m.screen, m.detailKey, m.scroll = screenDetail, m.selected, 0
+		if !m.selected.none() {
+			m.screen, m.detail, m.scroll = screenDetail, m.selected, 0
 			m.lookUpSiblings(true)
 		}
 		return nil
@@ -243,16 +243,20 @@ func (m *Model) tableKey(msg tea.KeyPressMsg) tea.Cmd {
 	return m.writeKey(msg, m.selected)
 }
 
-// copyName puts key's real name, its bytes as Redis holds them, on the
-// clipboard through the terminal (OSC 52, which reaches the user's own
-// terminal through SSH and tmux), and says so with the name escaped.
-func (m *Model) copyName(key string) tea.Cmd {
-	if key == "" {
+// copyName puts the real name of r's key, its bytes as Redis holds them,
+// on the clipboard through the terminal (OSC 52, which reaches the user's
+// own terminal through SSH and tmux), and says so with the name escaped.
+// A hash field's row copies its hash's key, which redis-cli takes.
+func (m *Model) copyName(r rowRef) tea.Cmd {
+	if r.none() {
 		m.status = failed("No key is selected: nothing was copied.")
 		return nil
 	}
-	m.status = done("copied %s to the clipboard", model.Printable(key))
-	return tea.SetClipboard(key)
+	m.status = done("copied %s to the clipboard", model.Printable(r.key))
+	if r.field != "" {
+		m.status.text += " (the hash of " + r.name + ")"
+	}
+	return tea.SetClipboard(r.key)
 }
 
 // detailKeyPress handles a key on the detail screen: back, or a write on
@@ -266,9 +270,9 @@ func (m *Model) detailKeyPress(msg tea.KeyPressMsg) tea.Cmd {
 		return nil
 	}
 	if key.Matches(msg, m.keys.Copy) {
-		return m.copyName(m.detailKey)
+		return m.copyName(m.detail)
 	}
-	return m.writeKey(msg, m.detailKey)
+	return m.writeKey(msg, m.detail)
 }
 
 // scrollKey moves the help or the detail screen, when they do not fit the

@@ -22,7 +22,7 @@ const writeTimeout = 5 * time.Second
 // say it back.
 type (
 	incrDoneMsg struct {
-		key    string
+		row    rowRef // the row it was sent from (a key typed by name: that key's); row.key is the key added to
 		field  string // the hash field added to; "": a string counter
 		by     model.Amount
 		window time.Duration
@@ -46,10 +46,11 @@ type (
 // writesOff reports whether every write is refused.
 func (m *Model) writesOff() bool { return m.readOnly || m.writer == nil }
 
-// writeKey handles the keys that change Redis, acting on key (the selected
-// key, or the one the detail screen shows). Every write is refused before
-// anything is sent when writes are off.
-func (m *Model) writeKey(msg tea.KeyPressMsg, key string) tea.Cmd {
+// writeKey handles the keys that change Redis, acting on the row r (the
+// selected one, or the one the detail screen shows): its key, or for a
+// hash field's row that field. Every write is refused before anything is
+// sent when writes are off.
+func (m *Model) writeKey(msg tea.KeyPressMsg, r rowRef) tea.Cmd {
 	k := m.keys
 	if !keyMatches(msg, k.Incr, k.Decr, k.IncrBy, k.IncrName, k.Expire, k.RepairAll, k.Delete) {
 		return nil
@@ -65,92 +66,112 @@ func (m *Model) writeKey(msg tea.KeyPressMsg, key string) tea.Cmd {
 		return m.askKeyName()
 	case keyMatches(msg, k.RepairAll):
 		return m.repairAll()
-	case key == "":
+	case r.none():
 		m.status = failed("No key is selected: nothing was sent.")
 		return nil
-	case m.lost != "" && key == m.selected && m.screen == screenTable:
+	case !m.lost.none() && r.id == m.selected.id && m.screen == screenTable:
 		m.status = failed("Nothing was sent: %s, which you had selected, left the rows (deleted, expired, or out of the filter), and the cursor moved to %s: press the key again to act on it.",
-			model.Printable(m.lost), model.Printable(key))
-		m.lost = ""
+			m.lost.name, r.name)
+		m.lost = rowRef{}
 		return nil
 	case keyMatches(msg, k.Incr):
-		return m.incr(key, model.Amount{Int: 1})
+		return m.incr(r, model.Amount{Int: 1})
 	case keyMatches(msg, k.Decr):
-		return m.incr(key, model.Amount{Int: -1})
+		return m.incr(r, model.Amount{Int: -1})
 	case keyMatches(msg, k.IncrBy):
-		if m.refuseNotString(key, "INCRBY") {
+		if m.refuseNotString(r, "INCRBY") {
 			return nil
 		}
-		return m.askAmount(key, false)
+		return m.askAmount(r, false)
 	case keyMatches(msg, k.Expire):
-		if m.refuseExpire(key) {
+		if m.refuseExpire(r) {
 			return nil
 		}
-		return m.withWindow(key, m.ruleFor(key), func(m *Model, w time.Duration) tea.Cmd {
-			e := m.repairOf(key, w)
+		return m.withWindow(r, m.ruleFor(r.id), func(m *Model, w time.Duration) tea.Cmd {
+			e := m.repairOf(r, w)
 			m.status = info("%s …", e)
 			return m.expireCmd(e, false)
 		})
 	}
-	m.askDelete(key)
+	m.askDelete(r)
 	return nil
 }
 
 // keyMatches is key.Matches for key presses, as a value the handlers share.
 var keyMatches = key.Matches[tea.KeyPressMsg]
 
-// ruleFor is the rule that applies to key, whether or not the Store holds it
-// yet (`n` can create a key).
-func (m *Model) ruleFor(key string) model.Rule {
-	if c, ok := m.store.Get(key); ok {
+// ruleFor is the rule that applies to the row id, whether or not the
+// Store holds it yet (`n` can create a key): a hash field's row expects a
+// TTL, as its siblings have theirs (model.Store.RuleOf).
+func (m *Model) ruleFor(id string) model.Rule {
+	if c, ok := m.store.Get(id); ok {
 		r, _ := m.store.RuleOf(c)
 		return r
 	}
 	rules := m.store.Rules()
-	return rules.At(rules.Match(key))
+	return rules.At(rules.Match(id))
 }
 
-// windowFor is the expiry to give key under rule: the rule's window, else
-// the fallback's (--window), else the one the user gave for key earlier in
-// this session; ok is false when none is known.
-func (m *Model) windowFor(key string, rule model.Rule) (time.Duration, bool) {
+// windowFor is the expiry to give the row id under rule: the rule's
+// window, else the fallback's (--window), else the one the user gave for
+// it earlier in this session; ok is false when none is known.
+func (m *Model) windowFor(id string, rule model.Rule) (time.Duration, bool) {
 	if w := m.store.Rules().WindowOf(rule); w > 0 {
 		return w, true
 	}
-	w, ok := m.given[key]
+	w, ok := m.given[id]
 	return w, ok
 }
 
-// remember notes w as the window the user gave for key, so that it is not
-// asked for again this session.
-func (m *Model) remember(key string, w time.Duration) {
+// remember notes w as the window the user gave for the row id, so that it
+// is not asked for again this session.
+func (m *Model) remember(id string, w time.Duration) {
 	if m.given == nil {
 		m.given = make(map[string]time.Duration)
 	}
-	m.given[key] = w
+	m.given[id] = w
 }
 
-// repairOf is the repair that gives key window as its TTL, for what the
-// Store read it as. A key it does not hold (yet) is taken for a counter,
-// the only kind e gives an expiry to: the repair checks it in Redis.
-func (m *Model) repairOf(key string, window time.Duration) model.Expiry {
-	shape := model.ShapeCounter
-	if c, ok := m.store.Get(key); ok {
-		if s, ok := model.ShapeOf(&c); ok {
-			shape = s
-		}
+// repairOf is the repair that gives r window as its TTL, for what the
+// Store read it as: its key's, or its field's for a hash field's row
+// (model.RepairOf). A key it does not hold (yet) is taken for a counter,
+// the only kind e gives an expiry to, and a field that left for a number
+// in a hash: the repair checks it in Redis.
+func (m *Model) repairOf(r rowRef, window time.Duration) model.Expiry {
+	if c, ok := m.store.Get(r.id); ok {
+		return repairOfRow(&c, window)
 	}
-	return model.Expiry{Key: key, Window: window, Shape: shape}
+	if r.field != "" {
+		return model.Expiry{Key: r.key, Window: window, Field: r.field, Shape: fieldShape}
+	}
+	return model.Expiry{Key: r.key, Window: window, Shape: model.ShapeCounter}
 }
 
-// withWindow runs then with the window for key, asking the user for one
-// first when none is known, and remembering the answer for key.
-func (m *Model) withWindow(key string, rule model.Rule, then func(*Model, time.Duration) tea.Cmd) tea.Cmd {
-	if w, ok := m.windowFor(key, rule); ok {
+// fieldShape is what a hash field's row is read as: a hash whose field
+// holds a number.
+var fieldShape = model.Shape{Layout: model.LayoutCounter, Type: "hash", Number: true}
+
+// repairOfRow is repairOf for c, a row the Store holds.
+func repairOfRow(c *model.Counter, window time.Duration) model.Expiry {
+	e, ok := model.RepairOf(c, window)
+	switch {
+	case ok:
+	case e.Field != "":
+		e.Shape = fieldShape
+	default:
+		e.Shape = model.ShapeCounter
+	}
+	return e
+}
+
+// withWindow runs then with the window for r, asking the user for one
+// first when none is known, and remembering the answer for r.
+func (m *Model) withWindow(r rowRef, rule model.Rule, then func(*Model, time.Duration) tea.Cmd) tea.Cmd {
+	if w, ok := m.windowFor(r.id, rule); ok {
 		return then(m, w)
 	}
-	return m.askWindow("window for "+model.Printable(key)+" (e.g. 60s): ", func(m *Model, w time.Duration) tea.Cmd {
-		m.remember(key, w)
+	return m.askWindow("window for "+r.name+" (e.g. 60s): ", func(m *Model, w time.Duration) tea.Cmd {
+		m.remember(r.id, w)
 		return then(m, w)
 	})
 }
@@ -161,8 +182,8 @@ func (m *Model) withWindow(key string, rule model.Rule, then func(*Model, time.D
 // it or fail), a hash, or text. Refused before the user is asked for an
 // amount or a window for nothing. It reports whether it refused, having
 // said why, and what the library itself writes, in the status.
-func (m *Model) refuseNotString(key, command string) bool {
-	c, known := m.store.Get(key)
+func (m *Model) refuseNotString(r rowRef, command string) bool {
+	c, known := m.store.Get(r.id)
 	if !known || c.Type == "" {
 		return false
 	}
@@ -170,7 +191,7 @@ func (m *Model) refuseNotString(key, command string) bool {
 	if why == "" {
 		return false
 	}
-	m.status = failed("Nothing was sent: %s %s", model.Printable(key), why)
+	m.status = failed("Nothing was sent: %s %s", r.name, why)
 	return true
 }
 
@@ -178,11 +199,12 @@ func (m *Model) refuseNotString(key, command string) bool {
 // (a hash, a list, text: e would make it vanish one day, unasked) or whose
 // rule says it lives forever (expect_ttl = false). It reports whether it
 // refused, having said why in the status.
-func (m *Model) refuseExpire(key string) bool {
-	c, known := m.store.Get(key)
+func (m *Model) refuseExpire(r rowRef) bool {
+	c, known := m.store.Get(r.id)
 	if !known {
 		return false
 	}
+	name := r.name
 	rule, ruled := m.store.RuleOf(c)
 	switch {
 	case c.Status == model.StatusNotCounter:
@@ -190,11 +212,11 @@ func (m *Model) refuseExpire(key string) bool {
 		if c.Type != "string" {
 			what = "a " + model.Printable(c.Type)
 		}
-		m.status = failed("Nothing was sent: %s holds %s, not a counter, and e gives an expiry to counters only.", model.Printable(key), what)
+		m.status = failed("Nothing was sent: %s holds %s, not a counter, and e gives an expiry to counters only.", name, what)
 	case !rule.ExpectTTL && ruled:
-		m.status = failed("Nothing was sent: the rule %s says %s lives forever (expect_ttl = false), so it needs no expiry.", "'"+model.Printable(rule.Pattern)+"'", model.Printable(key))
+		m.status = failed("Nothing was sent: the rule %s says %s lives forever (expect_ttl = false), so it needs no expiry.", "'"+model.Printable(rule.Pattern)+"'", name)
 	case !rule.ExpectTTL:
-		m.status = failed("Nothing was sent: keys no rule covers are expected to live forever here, so %s needs no expiry.", model.Printable(key))
+		m.status = failed("Nothing was sent: keys no rule covers are expected to live forever here, so %s needs no expiry.", name)
 	default:
 		// The repair would leave a TTL that is still running as it is:
 		// asking for a window first would ask for nothing.
@@ -202,32 +224,37 @@ func (m *Model) refuseExpire(key string) bool {
 		if !ok || left <= 0 {
 			return false
 		}
-		m.status = info("Nothing was sent: %s has a TTL already (%s left), and e gives one only to a counter without one.", model.Printable(key), model.FormatDuration(left))
+		m.status = info("Nothing was sent: %s has a TTL already (%s left), and e gives one only to a counter without one.", name, model.FormatDuration(left))
 	}
 	return true
 }
 
-// incrField is the hash field an increment of key adds to, as its limiter
-// does (HINCRBY): the field the Store reads a hash's counter from, or, for
-// a key it does not hold, the field its rule names; "" for a string.
-func (m *Model) incrField(key string) string {
-	if c, ok := m.store.Get(key); ok && c.Type != "" && c.Type != "none" {
+// incrField is the hash field an increment of r adds to, as its limiter
+// does (HINCRBY): a hash field's row's own field, the field the Store
+// reads a hash's counter from, or, for a row it does not hold, the field
+// its rule names; "" for a string.
+func (m *Model) incrField(r rowRef) string {
+	if c, ok := m.store.Get(r.id); ok && c.Type != "" && c.Type != "none" {
 		if c.Type == "hash" {
 			return c.Field
 		}
 		return ""
 	}
-	return m.ruleFor(key).Field
+	if r.field != "" {
+		return r.field
+	}
+	return m.ruleFor(r.id).Field
 }
 
-// incr fires an atomic increment of key by by. A key whose rule expects no
-// TTL is sent window 0: a plain INCRBY, as its rule wants.
-func (m *Model) incr(key string, by model.Amount) tea.Cmd {
-	if m.refuseNotString(key, by.Command()) {
+// incr fires an atomic increment of r by by: of its key, or of its field
+// for a hash field's row. A row whose rule expects no TTL is sent window
+// 0: a plain INCRBY, as its rule wants.
+func (m *Model) incr(r rowRef, by model.Amount) tea.Cmd {
+	if m.refuseNotString(r, by.Command()) {
 		return nil
 	}
-	rule := m.ruleFor(key)
-	w, known := m.windowFor(key, rule)
+	rule := m.ruleFor(r.id)
+	w, known := m.windowFor(r.id, rule)
 	switch {
 	case !rule.ExpectTTL:
 		w = 0
@@ -237,14 +264,14 @@ func (m *Model) incr(key string, by model.Amount) tea.Cmd {
 		// (see onIncrDone).
 		w = model.WindowUnknown
 	}
-	return m.sendIncr(key, m.incrField(key), by, w)
+	return m.sendIncr(r, m.incrField(r), by, w)
 }
 
-// sendIncr sends the increment of key by by, with window w: of its hash
-// field field, or of the string key when field is "".
-func (m *Model) sendIncr(key, field string, by model.Amount, w time.Duration) tea.Cmd {
-	m.status = info("%s …", incrText(m.expectedCommand(key, field, by), key, field, by))
-	return m.incrCmd(key, field, by, w)
+// sendIncr sends the increment of r's key by by, with window w: of its
+// hash field field, or of the string key when field is "".
+func (m *Model) sendIncr(r rowRef, field string, by model.Amount, w time.Duration) tea.Cmd {
+	m.status = info("%s …", incrText(m.expectedCommand(r.id, field, by), r.key, field, by))
+	return m.incrCmd(r, field, by, w)
 }
 
 // incrText is an increment as people would type it: "INCRBY k 1",
@@ -256,21 +283,21 @@ func incrText(command, key, field string, by model.Amount) string {
 	return command + " " + model.Printable(key) + " " + by.String()
 }
 
-// expectedCommand is the command an increment of key (its field, when
-// not "") by by runs, as far as the rows tell: a whole amount goes to a
-// decimal counter ("3.5", "007") as INCRBYFLOAT. Redis decides when it
+// expectedCommand is the command an increment of the row id (its field,
+// when not "") by by runs, as far as the rows tell: a whole amount goes to
+// a decimal counter ("3.5", "007") as INCRBYFLOAT. Redis decides when it
 // runs, and the answer says what ran.
-func (m *Model) expectedCommand(key, field string, by model.Amount) string {
-	if c, ok := m.store.Get(key); ok && c.Value.Kind == model.KindFloat {
+func (m *Model) expectedCommand(id, field string, by model.Amount) string {
+	if c, ok := m.store.Get(id); ok && c.Value.Kind == model.KindFloat {
 		return model.Amount{IsFloat: true}.CommandOn(field)
 	}
 	return by.CommandOn(field)
 }
 
-// incrCmd sends the increment, within writeTimeout, and reports it as an
-// incrDoneMsg.
-func (m *Model) incrCmd(key, field string, by model.Amount, window time.Duration) tea.Cmd {
-	w := m.writer
+// incrCmd sends the increment of r's key, within writeTimeout, and reports
+// it as an incrDoneMsg.
+func (m *Model) incrCmd(r rowRef, field string, by model.Amount, window time.Duration) tea.Cmd {
+	w, key := m.writer, r.key
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
@@ -281,7 +308,7 @@ func (m *Model) incrCmd(key, field string, by model.Amount, window time.Duration
 		} else {
 			inc, err = w.Incr(ctx, key, by, window)
 		}
-		return incrDoneMsg{key: key, field: field, by: by, window: window, inc: inc, err: err}
+		return incrDoneMsg{row: r, field: field, by: by, window: window, inc: inc, err: err}
 	}
 }
 
@@ -351,10 +378,10 @@ func refused(err error) bool {
 // decimal one that would have turned an integer counter, or a new key,
 // into a decimal was not sent either: the user is asked to confirm.
 func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
-	cmd := incrText(msg.by.CommandOn(msg.field), msg.key, msg.field, msg.by)
+	cmd := incrText(msg.by.CommandOn(msg.field), msg.row.key, msg.field, msg.by)
 	if errors.Is(msg.err, model.ErrMakesDecimal) {
 		if m.prompt != nil || m.confirm != nil {
-			m.status = failed("Nothing was sent: %s would turn %s into a decimal, which needs your yes: press the key again to be asked.", cmd, model.Printable(msg.key))
+			m.status = failed("Nothing was sent: %s would turn %s into a decimal, which needs your yes: press the key again to be asked.", cmd, model.Printable(msg.row.key))
 			return nil
 		}
 		m.askMakeDecimal(msg)
@@ -364,30 +391,30 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 		if m.prompt != nil || m.confirm != nil {
 			// The answer came back while the user types or decides
 			// something else: that is not to be taken over.
-			m.status = failed("Nothing was sent: %s has no TTL yet, so %s needs a window: press the key again to give one.", model.Printable(msg.key), cmd)
+			m.status = failed("Nothing was sent: %s has no TTL yet, so %s needs a window: press the key again to give one.", msg.row.name, cmd)
 			return nil
 		}
 		state := " has no TTL yet" // a key of the rows; one typed by name (n) may not exist
-		if _, known := m.store.Get(msg.key); !known {
+		if _, known := m.store.Get(msg.row.id); !known {
 			state = " is new, or has no TTL"
 		}
-		prompt := model.Printable(msg.key) + state + ": window to give it (e.g. 60s): "
+		prompt := msg.row.name + state + ": window to give it (e.g. 60s): "
 		return m.askWindow(prompt, func(m *Model, w time.Duration) tea.Cmd {
-			m.remember(msg.key, w)
-			return m.sendIncr(msg.key, msg.field, msg.by, w)
+			m.remember(msg.row.id, w)
+			return m.sendIncr(msg.row, msg.field, msg.by, w)
 		})
 	}
 	if msg.err != nil {
 		m.status = m.writeFailed(cmd, msg.err)
 		return nil
 	}
-	ran := incrText(msg.inc.Command, msg.key, msg.field, msg.by)
+	ran := incrText(msg.inc.Command, msg.row.key, msg.field, msg.by)
 	sep := ", "
 	if msg.inc.GaveTTL {
 		sep = "; " // a repair in passing: said, never silent
 	}
 	m.status = done("%s -> %s%s%s", ran, model.Printable(msg.inc.Value()), sep, msg.inc.TTLNote())
-	if !m.watched(msg.key) {
+	if !m.watched(msg.row.key) {
 		// Nothing would read it again: a row would go stale, and stay
 		// after Redis dropped the key. The table holds the watched keys.
 		m.status.text += fmt.Sprintf(" (not in the table: it is outside the watched patterns %s)", quotePatterns(m.patterns))
@@ -402,7 +429,7 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 // on it from then on, and nothing turns it back. msg is the increment
 // Redis did not run; y sends it again with the user's consent.
 func (m *Model) askMakeDecimal(msg incrDoneMsg) {
-	name := model.Printable(msg.key)
+	name := model.Printable(msg.row.key)
 	shown := truncateMiddle(name, maxDialogKey)
 	what, incr, sent := shown, "INCR", "INCRBYFLOAT "+shown
 	if msg.field != "" {
@@ -422,7 +449,7 @@ func (m *Model) askMakeDecimal(msg incrDoneMsg) {
 		yes: func(m *Model) tea.Cmd {
 			by := msg.by
 			by.AllowFloat = true
-			return m.sendIncr(msg.key, msg.field, by, msg.window)
+			return m.sendIncr(msg.row, msg.field, by, msg.window)
 		},
 	}
 }
@@ -444,17 +471,22 @@ func quotePatterns(patterns []string) string {
 }
 
 // onExpireDone reports one repair, or counts it towards a repair-all, and
-// shows the key as the repair found it.
+// shows the key, or the field, as the repair found it.
 func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
-	key := msg.expiry.Key
+	e := msg.expiry
 	switch {
 	case msg.err != nil:
 	case msg.outcome == model.ExpiryGone:
 		// Deleted or expired since it was read: not a failure, and the
-		// row goes now rather than at the next read.
-		m.applyWrite(model.Batch{Removed: []string{key}})
-		if !msg.repair && m.lost == key {
-			m.lost = "" // the status says it is gone; a repair-all's summary names no key
+		// row goes now rather than at the next read. A field's repair
+		// says whether the field went or its whole hash (msg.obs).
+		if e.Field != "" {
+			m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
+		} else {
+			m.applyWrite(model.Batch{Removed: []string{e.Key}})
+		}
+		if !msg.repair && m.lost.id == model.RowID(e.Key, e.Field) {
+			m.lost = rowRef{} // the status says it is gone; a repair-all's summary names no key
 		}
 	default:
 		m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
@@ -469,9 +501,17 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 	case model.ExpirySet:
 		m.status = done("%s -> set, %s", cmd, model.TTLPhrase(msg.obs.PTTL))
 	case model.ExpiryChanged:
-		m.status = info("%s -> left alone: it holds %s now, not %s", cmd, model.Holding(msg.obs), msg.expiry.Shape.Noun())
+		if v, ok := msg.obs.FieldValue(e.Field); e.Field != "" && msg.obs.Type == "hash" && ok {
+			m.status = info("%s -> left alone: the field holds %s now, not a number", cmd, quote(v))
+			break
+		}
+		m.status = info("%s -> left alone: it holds %s now, not %s", cmd, model.Holding(msg.obs), e.Shape.Noun())
 	case model.ExpiryGone:
-		m.status = info("%s -> left alone: the key no longer exists", cmd)
+		what := "the key"
+		if e.Field != "" && msg.obs.Type == "hash" {
+			what = "the field"
+		}
+		m.status = info("%s -> left alone: %s no longer exists", cmd, what)
 	case model.ExpiryHadTTL:
 		m.status = info("%s -> left alone: it has a TTL already (%s)", cmd, model.FormatDuration(model.PTTLDuration(msg.obs.PTTL)))
 	case model.ExpiryFieldTTLs:
@@ -487,10 +527,10 @@ func (m *Model) onDeleteDone(msg deleteDoneMsg) {
 		return
 	}
 	m.applyWrite(model.Batch{Removed: []string{msg.key}})
-	if m.lost == msg.key {
-		m.lost = "" // the user deleted it: the cursor on the next row is no surprise
+	if m.lost.key == msg.key {
+		m.lost = rowRef{} // the user deleted it: the cursor on the next row is no surprise
 	}
-	if m.screen == screenDetail && m.detailKey == msg.key {
+	if m.screen == screenDetail && m.detail.key == msg.key {
 		m.screen, m.scroll = screenTable, 0
 	}
 	if !msg.existed {

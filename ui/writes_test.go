@@ -234,7 +234,7 @@ func TestAWriteAfterTheSelectedKeyLeftTheFilterIsRefused(t *testing.T) {
 	m, _ = press(m, "/<esc>") // the user's own filter change
 	m = selectKey(t, m, "ratelimit:b")
 	m, _ = press(m, "/is:warn<enter>")
-	shown := m.selected // on screen under the cursor: the user sees what + acts on
+	shown := m.selected.id // on screen under the cursor: the user sees what + acts on
 	m, cmd = press(m, "+")
 	if cmd == nil {
 		t.Fatalf("after the user's own filter, + was refused: %q", statusText(m))

@@ -68,3 +68,42 @@ func TestCheckReadsHashFieldsWithTTLs(t *testing.T) {
 		t.Errorf("after repair the hash itself has a TTL of %dms: every field would go with it", p)
 	}
 }
+
+// check --watch reads through the dashboard's Store, which holds such a
+// hash as a row a field too: it names the same field, with the same
+// repair, and snapshot --watch gives each field's row its own ttl_ms.
+func TestCheckWatchReadsHashFieldsWithTTLs(t *testing.T) {
+	t.Parallel()
+	s := redistest.Start(t)
+	s.RequireFieldTTL(t)
+	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
+	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+
+	code, out, errOut := cli(t, s, "check", "--pattern", "quota:*", "--limit", "10", "--window", "60s", "--watch", "1s", "--interval", "200ms", "--mode", "poll")
+	wantRun(t, code, out, errOut, exitProblems, "", "")
+	if !strings.Contains(out, "no-expiry  quota:u1 › login") || !strings.Contains(out, "HPEXPIRE quota:u1 60000 NX FIELDS 1 login") || strings.Contains(out, " PEXPIRE ") {
+		t.Errorf("check --watch must name quota:u1 › login as no-expiry, repaired by HPEXPIRE of that field:\n%s", out)
+	}
+
+	code, out, errOut = cli(t, s, "snapshot", "--pattern", "quota:*", "--limit", "10", "--window", "60s", "--watch", "1s", "--interval", "200ms", "--mode", "poll", "--format", "json")
+	wantRun(t, code, out, errOut, exitOK, "", "")
+	var snap struct {
+		Counters []struct {
+			Key   string  `json:"key"`
+			Field *string `json:"field"`
+			TTLms int64   `json:"ttl_ms"`
+		} `json:"counters"`
+	}
+	if err := json.Unmarshal([]byte(out), &snap); err != nil {
+		t.Fatalf("%v:\n%s", err, out)
+	}
+	got := map[string]int64{}
+	for _, c := range snap.Counters {
+		if c.Field != nil {
+			got[c.Key+" › "+*c.Field] = c.TTLms
+		}
+	}
+	if api, login := got["quota:u1 › api"], got["quota:u1 › login"]; len(got) != 2 || api <= 0 || api > 60000 || login != -1 {
+		t.Errorf("snapshot --watch rows %v; want api's own TTL and login's none (-1)", got)
+	}
+}
