@@ -53,6 +53,7 @@ type Store struct {
 	fields  fieldRows         // the hashes read field by field, and their rows (see store_fields.go)
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
+	named   bool              // it has held a row of a named server: its IDs end in their server (see rowid.go)
 
 	hist     history // past readings of the keys that changed
 	parking  parking // the rings of keys removed lately (see trend_park.go)
@@ -138,11 +139,20 @@ func (s *Store) Apply(b Batch) int {
 		s.order.home = slices.Grow(s.order.home, len(b.Observed))
 	}
 	changed := 0
+	if b.Server != "" {
+		s.named = true
+	}
 	for _, key := range b.Removed {
-		changed += s.removeKey(key)
+		changed += s.removeKey(ServerKey(b.Server, key))
 	}
 	for i := range b.Observed {
-		changed += s.observe(&b.Observed[i])
+		o := &b.Observed[i]
+		if b.Server != "" {
+			o.Server = b.Server
+		} else if o.Server != "" {
+			s.named = true
+		}
+		changed += s.observe(o)
 	}
 	return changed
 }
@@ -155,7 +165,7 @@ func (s *Store) observe(o *Observation) int {
 	case o.Field != "":
 		return s.observeField(o)
 	case o.PTTL == PTTLMissing || o.Type == "none":
-		return s.removeKey(o.Key)
+		return s.removeKey(rowKey(o))
 	case o.FieldTTLs:
 		if n, ok := s.observeHash(o); ok {
 			return n
@@ -166,9 +176,9 @@ func (s *Store) observe(o *Observation) int {
 		if s.fieldsNewer(o) {
 			return 0
 		}
-		changed = s.removeFields(o.Key) // read field by field before, whole now
+		changed = s.removeFields(rowKey(o)) // read field by field before, whole now
 	}
-	if s.observeRow(o, o.Key) {
+	if s.observeRow(o, rowKey(o)) {
 		changed++
 	}
 	return changed
@@ -414,7 +424,7 @@ func (s *Store) counter(i int32) Counter {
 		}
 	}
 	c := Counter{
-		Key:        e.key,
+		Key:        s.keyOf(e),
 		Type:       typ,
 		Raw:        raw,
 		Value:      e.value(),
@@ -425,9 +435,10 @@ func (s *Store) counter(i int32) Counter {
 		Rate:       s.rateOf(e),
 		KnownUntil: s.knownUntil(e.key),
 	}
-	if key, field, ok := s.fieldRow(e); ok {
-		c.Key, c.Field, c.FieldRow = key, field, true
+	if _, field, ok := s.fieldRow(e); ok {
+		c.Field, c.FieldRow = field, true
 	}
+	c.Server = s.serverOf(e)
 	s.setReading(&c, e)
 	return c
 }
