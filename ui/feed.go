@@ -122,7 +122,7 @@ func (m *Model) apply(b model.Batch, arrived time.Time) {
 type held struct {
 	observed map[string]model.Observation
 	fields   map[string]model.Observation // a field's row's, by its ID; nil until one
-	removed  map[string]removal // by model.ServerKey
+	removed  map[string]removal           // by model.ServerKey
 	state    *model.FeedState
 	arrived  time.Time // when the last batch with data arrived
 }

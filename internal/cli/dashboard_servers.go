@@ -171,4 +171,3 @@ func (w *serverWriter) Delete(ctx context.Context, key string) (bool, error) {
 	}
 	return false, w.errNotConnected()
 }
-
