@@ -1,0 +1,89 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
+
+// Ten servers' feeds into one dashboard: the header names three servers
+// on lines of their own, the one that stopped answering first with since
+// when, and sums up the other seven in one line; its rows stay, marked;
+// server:NAME keeps that server's rows; + goes to the selected row's
+// server's Writer alone.
+func TestDashboardOfTenServers(t *testing.T) {
+	var servers []Server
+	writers := map[string]*fakeWriter{}
+	for i := range 10 {
+		name := fmt.Sprintf("s%d", i)
+		writers[name] = newFakeWriter()
+		servers = append(servers, Server{Name: name, Writer: writers[name], Budget: 1000})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 30)
+	var batches []model.Batch
+	for i, s := range servers {
+		batches = append(batches, model.Batch{
+			Server:   s.Name,
+			Observed: []model.Observation{str("rl:shared", fmt.Sprint(i+1), 30000)},
+			State:    &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0.Add(time.Second)},
+			Health:   &model.Health{At: t0.Add(time.Second), Commands: 12},
+		})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Server: "s4", State: &model.FeedState{
+		Mode: model.WatchPoll, Phase: model.FeedReconnecting, LastError: "could not connect to 10.0.0.4:6379: connection refused; countertop keeps trying",
+	}}}})
+
+	screen := plain(m)
+	if m.store.Len() != 10 || !strings.Contains(screen, "10 servers (1 stale)") {
+		t.Fatalf("want 10 rows of rl:shared and the servers counted:\n%s", screen)
+	}
+	lines := strings.Split(screen, "\n")
+	if !strings.HasPrefix(lines[1], "s4 · reconnecting… · stale since") || !strings.Contains(lines[1], "connection refused") {
+		t.Errorf("the stale server's line is not first: %q", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "s0 · polling 1s") || !strings.Contains(lines[2], "12 cmd/s of 1k max") {
+		t.Errorf("s0's line = %q, want its mode and load against its budget", lines[2])
+	}
+	if lines[4] != "7 more answering" {
+		t.Errorf("the summary line = %q, want 7 more answering", lines[4])
+	}
+	if row := lineWith(t, screen, " s4 ✗"); !strings.Contains(row, "rl:shared") {
+		t.Errorf("s4's row is not kept and marked:\n%s", screen)
+	}
+
+	m = filterTo(t, m, "server:s7")
+	if m.store.Visible() != 1 || !strings.Contains(lineWith(t, plain(m), "rl:shared"), " s7 ") {
+		t.Fatalf("server:s7 keeps %d rows:\n%s", m.store.Visible(), plain(m))
+	}
+	writers["s7"].seed(str("rl:shared", "8", 30000))
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if calls := writers["s7"].Calls(); len(calls) != 1 || !strings.Contains(calls[0], "rl:shared") {
+		t.Errorf("s7's writer got %q, want one INCRBY of rl:shared", calls)
+	}
+	for name, w := range writers {
+		if name != "s7" && len(w.Calls()) > 0 {
+			t.Errorf("%s's writer got %q from + on s7's row", name, w.Calls())
+		}
+	}
+	if c, ok := m.store.Get(model.RowOf("s7", "rl:shared", "")); !ok || c.Value.Int != 9 {
+		t.Errorf("s7's row after + = %v, want 9", c.Value.Int)
+	}
+}
+
+// filterTo types q in the filter prompt and waits for the Store to apply it.
+func filterTo(t *testing.T, m *Model, q string) *Model {
+	t.Helper()
+	m, _ = press(m, "/")
+	m, _ = press(m, q)
+	m, _ = send(m, keys("<enter>")...)
+	for m.store.Filtering() {
+		m.store.Visible()
+	}
+	return m
+}
+
