@@ -211,7 +211,8 @@ func TestRepairOfTwoServers(t *testing.T) {
 }
 
 // The commands that act on one server say how to pick one when several
-// are chosen; --server picks it.
+// are chosen; --server picks it. (The dashboard watches several: see the
+// root package's TestDashboardOverThreeServersEndToEnd.)
 func TestOneServerCommands(t *testing.T) {
 	t.Parallel()
 	a, b := redistest.Start(t), redistest.Start(t)
@@ -219,7 +220,6 @@ func TestOneServerCommands(t *testing.T) {
 	for _, args := range [][]string{
 		{"incr", "ratelimit:api:1"},
 		{"serve"},
-		{},
 	} {
 		code, out, errOut := runIn(append(args, "--config", file)...)
 		if code != exitFailed || out != "" || !strings.Contains(errOut, `, and 2 are chosen (a and b): pick one with --server NAME, or give one --url`) || strings.Count(errOut, "\n") != 1 {
