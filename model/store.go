@@ -54,6 +54,7 @@ type Store struct {
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
 	named   bool              // it has held a row of a named server: its IDs end in their server (see rowid.go)
+	shards  shardRows         // the shard groups and their rows' copies (see store_shards.go)
 
 	hist     history // past readings of the keys that changed
 	parking  parking // the rings of keys removed lately (see trend_park.go)
@@ -269,6 +270,7 @@ func (s *Store) add(o *Observation, at int64, id string) {
 	if o.Field != "" {
 		s.addField(o, id)
 	}
+	s.countCopy(&s.entries[i], 1)
 	ord := &s.order
 	s.plain.set(i, plainName(id))
 	ord.add(i, ord.pass != nil && s.keeps(&ord.passed, i), ord.sweep != noSweep && s.keeps(&ord.target, i))
@@ -282,6 +284,7 @@ func (s *Store) remove(key string) bool {
 	if !ok {
 		return false
 	}
+	s.countCopy(&s.entries[i], -1) // while its field row is known
 	s.index.remove(key, s.entries)
 	if len(s.notes) != 0 {
 		delete(s.notes, key)
