@@ -110,3 +110,6 @@ func (s *Store) SharedOf(c *Counter) (Shared, bool) {
 // SharedRows is how many rows' names more than one server of their group
 // holds: the rows SharedKeys would find, each name once.
 func (s *Store) SharedRows() int { return s.shards.shared }
+
+// Shards are the groups SetShards declared.
+func (s *Store) Shards() []ShardGroup { return s.shards.groups }

@@ -133,15 +133,16 @@ func (m *Model) summarize() (model.FeedState, model.Health) {
 // down reports whether s does not answer now.
 func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastError != "" }
 
-// serverWidth is SERVER's width: the longest name and its mark; 0 with
-// one server, which needs no column.
+// serverWidth is SERVER's width: the longest name and its mark (stale,
+// or the copies of a row shards share); 0 with one server, which needs no
+// column.
 func (m *Model) serverWidth() int {
 	if !m.several() {
 		return 0
 	}
 	w := len(model.ColumnServer.Title())
 	for _, s := range m.servers {
-		w = max(w, cells(model.Printable(s.Name))+len(staleMark))
+		w = max(w, cells(model.Printable(s.Name))+max(cells(staleMark), m.sharedMarkWidth()))
 	}
 	return w
 }
@@ -153,12 +154,34 @@ const minServerWidth = 6
 // rows' SERVER cells: its rows are as last read, since the header says when.
 const staleMark = " ✗"
 
+// sharedMark follows the server's name of a row that n servers of one
+// shard group hold: " ×2", each copy counting the limit once.
+func sharedMark(n int) string { return fmt.Sprintf(" ×%d", n) }
+
+// sharedMarkWidth is the widest sharedMark a row can have: as many copies
+// as the largest group has servers; 0 without shards.
+func (m *Model) sharedMarkWidth() int {
+	n := 0
+	for _, g := range m.store.Shards() {
+		n = max(n, len(g.Servers))
+	}
+	if n < 2 {
+		return 0
+	}
+	return cells(sharedMark(n))
+}
+
 // serverCell is the SERVER cell of r's row: the server's name, marked
-// and in the error style while that server does not answer.
+// and in the error style while that server does not answer, or marked
+// with its copies (×2) when shards of one group hold it.
 func (m *Model) serverCell(r *rowArgs) string {
 	name := model.Printable(r.c.Server)
 	if s := m.serverOf(r.c.Server); s != nil && s.down() {
-		return m.theme.Error.Render(r.pad(truncate(name, max(1, r.width-len(staleMark))) + staleMark))
+		return m.theme.Error.Render(r.pad(truncate(name, max(1, r.width-cells(staleMark))) + staleMark))
+	}
+	if n := m.store.Copies(r.c); n > 1 {
+		mark := sharedMark(n)
+		return m.theme.Shared.Render(r.pad(truncate(name, max(1, r.width-cells(mark))) + mark))
 	}
 	return r.look.tones[tonePlain].render(r.pad(truncate(name, r.width)))
 }
@@ -298,7 +321,11 @@ func (m *Model) serversTitle(room int) string {
 	if down > 0 {
 		count += m.theme.Error.Render(fmt.Sprintf(" (%d stale)", down))
 	}
-	line := m.theme.Title.Render(m.title) + sep + count + sep + m.age()
+	line := m.theme.Title.Render(m.title) + sep + count
+	if n := m.store.SharedRows(); n > 0 {
+		line += sep + m.theme.Shared.Render(fmt.Sprintf("%s on two shards or more", plural(n, "key")))
+	}
+	line += sep + m.age()
 	if cost := m.cost(); cost != "" {
 		line += sep + cost + " busiest"
 	}
@@ -306,4 +333,47 @@ func (m *Model) serversTitle(room int) string {
 		return truncate(line, room)
 	}
 	return line
+}
+
+// serverDetail is the detail screen's lines on c's server among several:
+// which server holds the row (and since when it does not answer), and,
+// when shards of one group hold it, every copy with its value and TTL and
+// what the copies cost: the limit counted once on each.
+func (m *Model) serverDetail(c *model.Counter, rule model.Rule, now time.Time, wrapped func(label, value string) []string) []string {
+	if !m.several() {
+		return nil
+	}
+	server := quote(c.Server)
+	if s := m.serverOf(c.Server); s != nil && s.down() {
+		server += m.theme.Error.Render(" (not answering since " + m.sinceText(s.downSince) + ": the row is as last read)")
+	}
+	lines := wrapped("server", server)
+	shared, ok := m.store.SharedOf(c)
+	if !ok {
+		return lines
+	}
+	n := len(shared.Copies)
+	what := fmt.Sprintf("on %d servers of the shard group %s, each copy counting the limit once", n, quote(shared.Group))
+	if rule.Limit > 0 {
+		what += fmt.Sprintf(": a client whose hits land on all of them gets up to %d times its limit of %s (%s)", n, formatNumber(rule.Limit), formatNumber(float64(n)*rule.Limit))
+	} else {
+		what += fmt.Sprintf(": a client whose hits land on all of them gets up to %d times its limit", n)
+	}
+	what += ". A ring whose servers changed writes a key on two shards; delete the copies that are not on the shard the ring now picks."
+	lines = append(lines, wrapped("shared", what)...)
+	width := 0
+	for _, cp := range shared.Copies {
+		width = max(width, cells(model.Printable(cp.Server)))
+	}
+	for _, cp := range shared.Copies {
+		r, _ := m.store.RuleOf(*cp)
+		ttl, _ := m.ttlCell(cp, r, now)
+		line := strings.Repeat(" ", labelWidth) + m.theme.Shared.Render(padRight(model.Printable(cp.Server), width)) +
+			"  value " + formatValue(cp, now) + "  TTL " + ttl + "  " + cp.Status.String()
+		if cp.Server == c.Server {
+			line += m.theme.Dim.Render("  (this row)")
+		}
+		lines = append(lines, truncate(line, m.width))
+	}
+	return lines
 }

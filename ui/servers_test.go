@@ -87,3 +87,59 @@ func filterTo(t *testing.T, m *Model, q string) *Model {
 	return m
 }
 
+
+// A key that two shards of one ring hold is marked ×2 in SERVER, the
+// header counts it, and its detail names both copies with their values
+// and TTLs and says the limit counts once on each; the same name on a
+// server of no group (another region) is never marked.
+func TestDashboardMarksAKeyOnTwoShards(t *testing.T) {
+	var servers []Server
+	for _, name := range []string{"a", "b", "c", "eu"} {
+		servers = append(servers, Server{Name: name, Writer: newFakeWriter()})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 40)
+	m.store.SetShards([]model.ShardGroup{{Name: "ring", Servers: []string{"a", "b", "c"}}})
+	watching := &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{
+		{Server: "a", State: watching, Observed: []model.Observation{str("ratelimit:u1", "60", 30_000), str("ratelimit:u2", "5", 30_000)}},
+		{Server: "b", State: watching, Observed: []model.Observation{str("ratelimit:u3", "7", 30_000)}},
+		{Server: "c", State: watching, Observed: []model.Observation{str("ratelimit:u1", "55", 12_000)}},
+		{Server: "eu", State: watching, Observed: []model.Observation{str("ratelimit:u1", "90", 30_000), str("ratelimit:u2", "9", 30_000)}},
+	}})
+	screen := plain(m)
+	if !strings.Contains(screen, "1 key on two shards or more") {
+		t.Errorf("the header does not count the shared key:\n%s", screen)
+	}
+	for _, row := range strings.Split(screen, "\n") {
+		shared := strings.Contains(row, "ratelimit:u1") && (strings.Contains(row, " a ×2") || strings.Contains(row, " c ×2"))
+		if strings.Contains(row, "×") && !shared {
+			t.Errorf("a row is marked that no two shards hold: %q", row)
+		}
+	}
+	for _, mark := range []string{" a ×2", " c ×2"} {
+		if row := lineWith(t, screen, mark); !strings.Contains(row, "ratelimit:u1") {
+			t.Errorf("the row marked %q is not ratelimit:u1's: %q", mark, row)
+		}
+	}
+	if row := lineWith(t, screen, " eu "); strings.Contains(row, "×") {
+		t.Errorf("eu's row is marked, though eu is no shard: %q", row)
+	}
+
+	m = filterTo(t, m, "server:c u1")
+	m, _ = press(m, "<enter>")
+	detail := plain(m)
+	for _, want := range []string{
+		`server    "c"`,
+		`on 2 servers of the shard group "ring", each copy counting the limit once`,
+		"times its limit of 100 (200)",
+		"a  value 60  TTL 28s  ok",
+		"c  value 55  TTL 10s  ok  (this row)",
+	} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("the detail does not say %q:\n%s", want, detail)
+		}
+	}
+	if strings.Contains(detail, "eu  value") {
+		t.Errorf("the detail counts eu's key of the same name as a copy:\n%s", detail)
+	}
+}

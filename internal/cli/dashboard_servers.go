@@ -53,8 +53,10 @@ func runServersDashboard(ctx context.Context, cfg config.Config, stdout io.Write
 		close(feed)
 	}()
 	rules := cfg.Rules
+	store := model.NewStore(&rules)
+	store.SetShards(cfg.Shards) // a key two shards hold is marked as rows come
 	m := ui.New(ui.Options{
-		Store:    model.NewStore(&rules),
+		Store:    store,
 		Feed:     feed,
 		Servers:  servers,
 		ReadOnly: cfg.Redis.ReadOnly,
