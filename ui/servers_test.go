@@ -87,7 +87,6 @@ func filterTo(t *testing.T, m *Model, q string) *Model {
 	return m
 }
 
-
 // A key that two shards of one ring hold is marked ×2 in SERVER, the
 // header counts it, and its detail names both copies with their values
 // and TTLs and says the limit counts once on each; the same name on a
