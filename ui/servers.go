@@ -377,3 +377,33 @@ func (m *Model) serverDetail(c *model.Counter, rule model.Rule, now time.Time, w
 	}
 	return lines
 }
+
+// nameServer puts server's name before the status line set since seq
+// (the status then), among several servers: "eu-1: DEL k -> deleted",
+// so that a write's outcome says where it went. Called deferred by the
+// handlers of a write's answer; a status left as it was is not touched.
+func (m *Model) nameServer(server string, seq uint64) {
+	if m.several() && server != "" && m.status.seq != seq {
+		m.status.text = model.Printable(server) + ": " + m.status.text
+	}
+}
+
+// serversOf is how many of the repairs' servers there are, and a detail
+// line that counts each one's keys ("a: 5 keys, b: 2 keys"), when the
+// dashboard watches several servers; 0 and "" with one.
+func (m *Model) serversOf(targets []model.Expiry) (int, string) {
+	if !m.several() {
+		return 0, ""
+	}
+	per := map[string]int{}
+	for _, t := range targets {
+		per[t.Server]++
+	}
+	var parts []string
+	for _, s := range m.servers { // in the servers' order
+		if n := per[s.Name]; n > 0 {
+			parts = append(parts, model.Printable(s.Name)+": "+plural(n, "key"))
+		}
+	}
+	return len(per), "Each goes to its own server: " + strings.Join(parts, ", ") + "."
+}

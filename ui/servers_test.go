@@ -142,3 +142,60 @@ func TestDashboardMarksAKeyOnTwoShards(t *testing.T) {
 		t.Errorf("the detail counts eu's key of the same name as a copy:\n%s", detail)
 	}
 }
+
+// E over several servers asks once, saying how many keys on how many
+// servers and each one's count, and sends each repair to its row's server
+// alone; a write's status line names its server; the detail names it.
+func TestRepairAllAcrossServers(t *testing.T) {
+	writers := map[string]*fakeWriter{}
+	var servers []Server
+	for _, name := range []string{"a", "b", "c"} {
+		writers[name] = newFakeWriter()
+		servers = append(servers, Server{Name: name, Writer: writers[name]})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 30)
+	stuck := map[string][]model.Observation{
+		"a": {str("ratelimit:u1", "5", model.PTTLNoExpiry), str("ratelimit:u2", "5", model.PTTLNoExpiry)},
+		"b": {str("ratelimit:u1", "5", model.PTTLNoExpiry)},
+		"c": {str("ratelimit:u9", "5", 30_000)}, // has a TTL: nothing to repair on c
+	}
+	var batches []model.Batch
+	for name, obs := range stuck {
+		writers[name].seed(obs...)
+		batches = append(batches, model.Batch{Server: name, Observed: obs, State: &model.FeedState{
+			Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0}})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+
+	m, _ = press(m, "E")
+	screen := plain(m)
+	for _, want := range []string{"Set an expiry on 3 counters on 2 servers that have none?", "Each goes to its own server: a: 2 keys, b: 1 key."} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the confirmation does not say %q:\n%s", want, screen)
+		}
+	}
+	m, cmd := press(m, "y")
+	m = run(t, m, cmd)
+	for name, want := range map[string]int{"a": 2, "b": 1, "c": 0} {
+		calls := writers[name].Calls()
+		if len(calls) != want {
+			t.Errorf("%s's writer got %q, want %d EXPIREs of its own keys", name, calls, want)
+		}
+		for _, c := range calls {
+			if !strings.HasPrefix(c, "EXPIRE ratelimit:u") {
+				t.Errorf("%s's writer got %q", name, c)
+			}
+		}
+	}
+
+	m = filterTo(t, m, "server:b")
+	m, _ = press(m, "d")
+	m, cmd = press(m, "y")
+	m = run(t, m, cmd)
+	if got := statusText(m); !strings.HasPrefix(got, "b: DEL ratelimit:u1 -> deleted") {
+		t.Errorf("the status of a delete on b = %q, want it to name b", got)
+	}
+	if calls := writers["a"].Calls(); len(calls) != 2 {
+		t.Errorf("a's writer got %q after a delete on b", calls)
+	}
+}

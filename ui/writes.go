@@ -379,6 +379,7 @@ func refused(err error) bool {
 // decimal one that would have turned an integer counter, or a new key,
 // into a decimal was not sent either: the user is asked to confirm.
 func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
+	defer m.nameServer(msg.row.server, m.status.seq)
 	cmd := incrText(msg.by.CommandOn(msg.field), msg.row.key, msg.field, msg.by)
 	if errors.Is(msg.err, model.ErrMakesDecimal) {
 		if m.prompt != nil || m.confirm != nil {
@@ -498,6 +499,7 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 	if msg.repair {
 		return m.onRepaired(msg)
 	}
+	defer m.nameServer(e.Server, m.status.seq)
 	cmd := msg.expiry.String()
 	switch msg.outcome {
 	case model.ExpiryFailed:
@@ -526,6 +528,7 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 
 // onDeleteDone reports a DEL, and takes the key off the table at once.
 func (m *Model) onDeleteDone(msg deleteDoneMsg) {
+	defer m.nameServer(msg.server, m.status.seq)
 	if msg.err != nil {
 		m.status = m.writeFailed("DEL "+model.Printable(msg.key), msg.err)
 		return
