@@ -34,24 +34,11 @@ func runServersDashboard(ctx context.Context, cfg config.Config, stdout io.Write
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	feed := make(chan model.Batch, 64)
-	var (
-		wg      sync.WaitGroup
-		servers []ui.Server
-		shown   []chan []string
-	)
-	for _, s := range cfg.Targets() {
-		scfg := withDashboardBudget(cfg.For(s))
-		w := &serverWriter{name: s.Name}
-		servers = append(servers, ui.Server{Name: s.Name, Writer: w, Budget: float64(scfg.Redis.MaxCommands)})
-		sh := make(chan []string, 1)
-		shown = append(shown, sh)
-		wg.Go(func() { watchServer(ctx, s.Name, scfg, w, sh, feed) })
+	watched, feed := watchServers(ctx, cfg, true)
+	var servers []ui.Server
+	for _, w := range watched {
+		servers = append(servers, ui.Server{Name: w.name, Writer: w.writer, Budget: float64(w.cfg.Redis.MaxCommands)})
 	}
-	go func() {
-		wg.Wait()
-		close(feed)
-	}()
 	rules := cfg.Rules
 	store := model.NewStore(&rules)
 	store.SetShards(cfg.Shards) // a key two shards hold is marked as rows come
@@ -62,8 +49,8 @@ func runServersDashboard(ctx context.Context, cfg config.Config, stdout io.Write
 		ReadOnly: cfg.Redis.ReadOnly,
 		Patterns: cfg.Patterns,
 		OnScreen: func(keys []string) {
-			for _, sh := range shown {
-				redisclient.OfferShown(sh, keys)
+			for _, w := range watched {
+				redisclient.OfferShown(w.shown, keys)
 			}
 		},
 	})
@@ -75,6 +62,43 @@ func runServersDashboard(ctx context.Context, cfg config.Config, stdout io.Write
 	for range feed { // every watch is done with its client
 	}
 	return err
+}
+
+// watchedServer is one of several servers watched side by side: its
+// name, its config (cfg.For, with the dashboard's budget), the writer of
+// its client, and where the rows on screen are offered to it (nil: none).
+type watchedServer struct {
+	name   string
+	cfg    config.Config
+	writer *serverWriter
+	shown  chan []string
+}
+
+// watchServers connects to and watches each of cfg's servers side by
+// side, each in a goroutine of its own (watchServer) in its own mode and
+// budget, until ctx is done, and sends their batches, named, on the feed
+// it returns, closed once every watch is done with its client. The
+// dashboard and serve both read it; shown says whether the rows on screen
+// are offered to the watches (the dashboard's).
+func watchServers(ctx context.Context, cfg config.Config, shown bool) ([]watchedServer, <-chan model.Batch) {
+	feed := make(chan model.Batch, 64)
+	var (
+		wg      sync.WaitGroup
+		watched []watchedServer
+	)
+	for _, s := range cfg.Targets() {
+		w := watchedServer{name: s.Name, cfg: withDashboardBudget(cfg.For(s)), writer: &serverWriter{name: s.Name}}
+		if shown {
+			w.shown = make(chan []string, 1)
+		}
+		watched = append(watched, w)
+		wg.Go(func() { watchServer(ctx, w.name, w.cfg, w.writer, w.shown, feed) })
+	}
+	go func() {
+		wg.Wait()
+		close(feed)
+	}()
+	return watched, feed
 }
 
 // watchServer connects to one of several servers, tried again every

@@ -244,7 +244,7 @@ func (f *feed) live(maxBehind time.Duration) (bool, string) {
 	switch {
 	case f.closed != "":
 		return false, "countertop stopped watching: " + f.closed
-	case !f.heard:
+	case !f.heard, f.state.Phase == model.FeedConnecting && f.state.LastError == "":
 		return false, "countertop has not heard from Redis yet: it is connecting"
 	case !f.state.Connected || f.state.LastError != "":
 		why, _, _ := strings.Cut(f.state.LastError, "; countertop keeps trying")
