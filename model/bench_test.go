@@ -433,3 +433,32 @@ func BenchmarkEachProblem(b *testing.B) {
 		}
 	}
 }
+
+// BenchmarkApplyShards is the first batches of two shards' keys, half of
+// them on both, with and without the shard group that counts their
+// copies as they arrive (store_shards.go): what declaring shards costs.
+func BenchmarkApplyShards(b *testing.B) {
+	const n = 100_000
+	batch := func(server string, from int) Batch {
+		bt := Batch{Server: server, Observed: make([]Observation, n)}
+		for i := range bt.Observed {
+			bt.Observed[i] = Observation{Key: benchKey(from + i), Type: "string", Raw: "1", PTTL: 60_000, At: t0}
+		}
+		return bt
+	}
+	a, c := batch("a", 0), batch("b", n/2)
+	for _, groups := range [][]ShardGroup{nil, {{Name: "ring", Servers: []string{"a", "b"}}}} {
+		b.Run(fmt.Sprintf("groups=%d", len(groups)), func(b *testing.B) {
+			b.ReportAllocs()
+			for b.Loop() {
+				s := NewStore(&Rules{})
+				s.SetShards(groups)
+				s.Apply(a)
+				s.Apply(c)
+				if len(groups) > 0 && s.SharedRows() != n/2 {
+					b.Fatalf("%d shared rows, want %d", s.SharedRows(), n/2)
+				}
+			}
+		})
+	}
+}

@@ -38,9 +38,18 @@ type Counter struct {
 	NotShown int64
 }
 
-// ID is what tells c's row apart from every other (RowID): its key, or
-// for a field's row its key and field.
+// ID is what tells c's row apart from every other (RowOf): its key, or
+// for a field's row its key and field, with its server among several.
 func (c *Counter) ID() string {
+	if c.FieldRow {
+		return RowOf(c.Server, c.Key, c.Field)
+	}
+	return ServerKey(c.Server, c.Key)
+}
+
+// NameID is ID without the server: the same key (or hash field) on two
+// servers has one NameID, two IDs.
+func (c *Counter) NameID() string {
 	if c.FieldRow {
 		return RowID(c.Key, c.Field)
 	}

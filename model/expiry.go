@@ -57,13 +57,16 @@ type Expiry struct {
 	// the repair of a field's row (Counter.FieldRow). Shape is then the
 	// hash's, Number saying the field must still hold a number.
 	Field string
+	// Server is where the key is, among several servers (Counter.Server):
+	// the writer of that server sends it. "" with one.
+	Server string
 }
 
 // RepairOf returns the repair of c's row with window: its key's, or its
 // field's for a field's row. False as ShapeOf says.
 func RepairOf(c *Counter, window time.Duration) (Expiry, bool) {
 	shape, ok := ShapeOf(c)
-	e := Expiry{Key: c.Key, Window: window, Shape: shape}
+	e := Expiry{Key: c.Key, Window: window, Shape: shape, Server: c.Server}
 	if c.FieldRow {
 		e.Field = c.Field
 	}

@@ -13,15 +13,15 @@ func TestExpiryCommandAndText(t *testing.T) {
 		args []string
 		text string
 	}{
-		{Expiry{"ratelimit:x", time.Minute, ShapeCounter, ""}, []string{"PEXPIRE", "ratelimit:x", "60000", "NX"},
+		{Expiry{"ratelimit:x", time.Minute, ShapeCounter, "", ""}, []string{"PEXPIRE", "ratelimit:x", "60000", "NX"},
 			"PEXPIRE ratelimit:x 60000 NX (if still a counter without a TTL)"},
-		{Expiry{"k", 1500 * time.Millisecond, ShapeCounter, ""}, []string{"PEXPIRE", "k", "1500", "NX"},
+		{Expiry{"k", 1500 * time.Millisecond, ShapeCounter, "", ""}, []string{"PEXPIRE", "k", "1500", "NX"},
 			"PEXPIRE k 1500 NX (if still a counter without a TTL)"},
 		// The key is sent as it is and shown escaped.
-		{Expiry{"rl:\x1b[2J", time.Second, ShapeCounter, ""}, []string{"PEXPIRE", "rl:\x1b[2J", "1000", "NX"},
+		{Expiry{"rl:\x1b[2J", time.Second, ShapeCounter, "", ""}, []string{"PEXPIRE", "rl:\x1b[2J", "1000", "NX"},
 			`PEXPIRE rl:\e[2J 1000 NX (if still a counter without a TTL)`},
 		// A field's repair gives the field its TTL, never the whole hash.
-		{Expiry{"quota:u1", time.Minute, Shape{Layout: LayoutCounter, Type: "hash", Number: true}, "log\x1bin"},
+		{Expiry{"quota:u1", time.Minute, Shape{Layout: LayoutCounter, Type: "hash", Number: true}, "log\x1bin", ""},
 			[]string{"HPEXPIRE", "quota:u1", "60000", "NX", "FIELDS", "1", "log\x1bin"},
 			`HPEXPIRE quota:u1 60000 NX FIELDS 1 log\ein (if the field still holds a number without a TTL)`},
 	} {

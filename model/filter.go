@@ -9,7 +9,9 @@ import (
 // SetFilter sets the filter: space-separated terms that must all hold; a term
 // "is:STATUS" (is:stuck, is:no-expiry, ...) keeps that status, "is:problem"
 // keeps the statuses check fails on (Status.Problem), any other term keeps
-// keys whose printable name contains it, ignoring case. Filter returns it
+// keys whose printable name contains it, ignoring case, and "server:NAME"
+// keeps the rows of that server (several such terms: of any of them).
+// Filter returns it
 // at once; the rows follow as Filtering says.
 func (s *Store) SetFilter(q string) {
 	if q != s.filter.query {
@@ -51,6 +53,7 @@ type filter struct {
 	query    string
 	statuses uint8    // a bit per Status that passes; allStatuses without is: terms
 	names    []string // lower-case text the printable key name must contain
+	servers  []string // lower-case names of the servers whose rows pass; nil: every server's
 }
 
 const allStatuses = 1<<NumStatuses - 1
@@ -69,6 +72,10 @@ func parseFilter(q string) filter {
 	f := filter{query: q, statuses: allStatuses}
 	for _, term := range strings.Fields(q) {
 		term = strings.ToLower(term)
+		if name, ok := strings.CutPrefix(term, "server:"); ok && name != "" {
+			f.servers = append(f.servers, name)
+			continue
+		}
 		if name, ok := strings.CutPrefix(term, "is:"); ok {
 			if name == "problem" {
 				f.statuses &= problemStatuses
@@ -96,12 +103,17 @@ func parseFilter(q string) filter {
 	return f
 }
 
-func (f *filter) isEmpty() bool { return f.statuses == allStatuses && len(f.names) == 0 }
+func (f *filter) isEmpty() bool {
+	return f.statuses == allStatuses && len(f.names) == 0 && len(f.servers) == 0
+}
 
 // implies reports whether every key f keeps, g keeps too: f asks for
 // fewer statuses, and each of g's terms is part of one of f's.
 func (f *filter) implies(g *filter) bool {
 	if f.statuses&^g.statuses != 0 {
+		return false
+	}
+	if len(g.servers) > 0 && (len(f.servers) == 0 || slices.ContainsFunc(f.servers, func(s string) bool { return !slices.Contains(g.servers, s) })) {
 		return false
 	}
 	for _, t := range g.names {
@@ -115,7 +127,7 @@ func (f *filter) implies(g *filter) bool {
 // beyond is f less the terms that every key g keeps holds already: what
 // is left to check of a key that passes g.
 func (f *filter) beyond(g *filter) filter {
-	left := filter{query: f.query, statuses: f.statuses}
+	left := filter{query: f.query, statuses: f.statuses, servers: f.servers}
 	for _, t := range f.names {
 		if !slices.ContainsFunc(g.names, func(u string) bool { return strings.Contains(u, t) }) {
 			left.names = append(left.names, t)
@@ -128,6 +140,9 @@ func (f *filter) beyond(g *filter) filter {
 func (s *Store) keeps(f *filter, i int32) bool {
 	e := &s.entries[i]
 	if f.statuses&(1<<e.status) == 0 {
+		return false
+	}
+	if len(f.servers) > 0 && !slices.Contains(f.servers, strings.ToLower(s.serverOf(e))) {
 		return false
 	}
 	switch {

@@ -81,6 +81,11 @@ type Field struct {
 // Batch is what a watcher sends the dashboard: keys it read, keys it found
 // gone, and optionally a new state of the feed itself, or of its servers.
 type Batch struct {
+	// Server names the server the batch is of, among several: its
+	// observations are read there (Apply sets their Server), its keys
+	// removed there, and its State and Health are that server's. "" with
+	// one server.
+	Server   string
 	Observed []Observation
 	Removed  []string   // keys that no longer exist (deleted, expired, evicted)
 	State    *FeedState // nil when the feed's state did not change

@@ -47,7 +47,7 @@ func SharedKeys(rows []*Counter, groups []ShardGroup) []Shared {
 		if !ok {
 			continue
 		}
-		r := row{p.group, c.ID()}
+		r := row{p.group, c.NameID()}
 		i, seen := at[r]
 		if !seen {
 			at[r] = len(found)

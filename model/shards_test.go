@@ -5,6 +5,7 @@ import (
 	"slices"
 	"strings"
 	"testing"
+	"time"
 )
 
 // A key on two shards of one limiter is counted once on each: the rows
@@ -70,5 +71,112 @@ func TestNewCounterKeepsItsServer(t *testing.T) {
 	o := Observation{Key: "rl:1", Server: "eu-1", Type: "string", Raw: "3", PTTL: 1000, At: now}
 	if c := NewCounter(&o, &Rules{}); c.Server != "eu-1" {
 		t.Errorf("NewCounter's Server = %q, want eu-1", c.Server)
+	}
+}
+
+// The Store keeps the rows two shards hold as rows come and go: after
+// each step its shared rows are SharedKeys' over its rows, each row's
+// Copies is its group's count, and SharedOf names every copy.
+func TestStoreSharedRows(t *testing.T) {
+	groups := []ShardGroup{{Name: "ring", Servers: []string{"a", "b", "c"}}, {Name: "other", Servers: []string{"x", "y"}}}
+	// A step is a server's batch: keys read ("key", or "key/field/value"
+	// for a field of a hash with field TTLs), keys removed ("-key").
+	type step struct {
+		server string
+		keys   []string
+	}
+	tests := []struct {
+		name  string
+		steps []step
+		want  []string // "group: server/name ..." per shared row, in key order
+	}{
+		{"one key on two shards", []step{{"a", []string{"k"}}, {"b", []string{"k"}}}, []string{"ring: a/k b/k"}},
+		{"three copies", []step{{"c", []string{"k"}}, {"a", []string{"k"}}, {"b", []string{"k"}}}, []string{"ring: a/k b/k c/k"}},
+		{"a copy removed is no longer shared", []step{{"a", []string{"k"}}, {"b", []string{"k"}}, {"b", []string{"-k"}}}, nil},
+		{"one of three removed: still shared", []step{{"a", []string{"k"}}, {"b", []string{"k"}}, {"c", []string{"k"}}, {"a", []string{"-k"}}}, []string{"ring: b/k c/k"}},
+		{"read again: one copy still", []step{{"a", []string{"k"}}, {"a", []string{"k"}}}, nil},
+		{"regions are never shared", []step{{"eu", []string{"k"}}, {"us", []string{"k"}}}, nil},
+		{"two groups apart", []step{{"a", []string{"k"}}, {"x", []string{"k"}}}, nil},
+		{"each group its own", []step{{"a", []string{"k"}}, {"x", []string{"k"}}, {"b", []string{"k"}}, {"y", []string{"k"}}}, []string{"ring: a/k b/k", "other: x/k y/k"}},
+		{"fields: one field on two shards", []step{{"a", []string{"h/f1/1"}}, {"b", []string{"h/f2/1"}}, {"c", []string{"h/f1/2"}}}, []string{"ring: a/h›f1 c/h›f1"}},
+		{"fields: a hash removed takes its copies", []step{{"a", []string{"h/f1/1"}}, {"b", []string{"h/f1/2"}}, {"a", []string{"-h"}}}, nil},
+	}
+	for _, tc := range tests {
+		t.Run(tc.name, func(t *testing.T) {
+			s := NewStore(&Rules{Fallback: Rule{Limit: 10, Window: time.Minute}})
+			s.SetShards(groups)
+			for i, st := range tc.steps {
+				b := Batch{Server: st.server}
+				for _, k := range st.keys {
+					switch parts := strings.Split(k, "/"); {
+					case strings.HasPrefix(k, "-"):
+						b.Removed = append(b.Removed, k[1:])
+					case len(parts) == 3:
+						o := hash(parts[0])
+						o.PTTL, o.FieldTTLs, o.Len = PTTLNoExpiry, true, 1
+						o.Fields = []Field{{Name: parts[1], Value: parts[2], PTTL: 60000}}
+						o.At = t0.Add(time.Duration(i) * time.Second)
+						b.Observed = append(b.Observed, o)
+					default:
+						b.Observed = append(b.Observed, read(k, "1", 60000, time.Duration(i)*time.Second))
+					}
+				}
+				s.Apply(b)
+			}
+			rows := s.Rows(0, s.Len())
+			ptrs := make([]*Counter, len(rows))
+			for i := range rows {
+				ptrs[i] = &rows[i]
+			}
+			reference := SharedKeys(ptrs, groups)
+			var got []string
+			for _, sh := range reference {
+				mine, ok := s.SharedOf(sh.Copies[0])
+				if !ok {
+					t.Fatalf("SharedOf(%s on %s) = not shared, SharedKeys says it is", sh.Copies[0].Name(), sh.Copies[0].Server)
+				}
+				var copies []string
+				for j, c := range mine.Copies {
+					copies = append(copies, c.Server+"/"+strings.ReplaceAll(c.Name(), FieldMark, "›"))
+					if c.ID() != sh.Copies[j].ID() {
+						t.Errorf("SharedOf's copy %d is %q, SharedKeys' %q", j, c.ID(), sh.Copies[j].ID())
+					}
+				}
+				got = append(got, mine.Group+": "+strings.Join(copies, " "))
+			}
+			if !slices.Equal(got, tc.want) {
+				t.Errorf("shared rows %q, want %q", got, tc.want)
+			}
+			if s.SharedRows() != len(tc.want) {
+				t.Errorf("SharedRows() = %d, want %d", s.SharedRows(), len(tc.want))
+			}
+			held := map[string]int{}
+			for _, sh := range reference {
+				for _, c := range sh.Copies {
+					held[c.ID()] = len(sh.Copies)
+				}
+			}
+			for i := range rows {
+				got, want := s.Copies(&rows[i]), held[rows[i].ID()]
+				if want == 0 && got > 1 || want > 0 && got != want {
+					t.Errorf("Copies(%s on %s) = %d, want %d", rows[i].Name(), rows[i].Server, got, want)
+				}
+			}
+		})
+	}
+}
+
+// Shards declared after rows arrived count those rows.
+func TestSetShardsCountsRowsHeld(t *testing.T) {
+	s := NewStore(&Rules{})
+	s.Apply(Batch{Server: "a", Observed: []Observation{read("k", "1", 60000, 0)}})
+	s.Apply(Batch{Server: "b", Observed: []Observation{read("k", "2", 60000, 0)}})
+	c := mustGet(t, s, RowOf("a", "k", ""))
+	if s.Copies(&c) != 0 {
+		t.Errorf("Copies without groups = %d, want 0", s.Copies(&c))
+	}
+	s.SetShards([]ShardGroup{{Name: "ring", Servers: []string{"a", "b"}}})
+	if s.Copies(&c) != 2 || s.SharedRows() != 1 {
+		t.Errorf("after SetShards: Copies %d, SharedRows %d; want 2 and 1", s.Copies(&c), s.SharedRows())
 	}
 }

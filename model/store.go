@@ -53,6 +53,8 @@ type Store struct {
 	fields  fieldRows         // the hashes read field by field, and their rows (see store_fields.go)
 	epoch   time.Time         // entry.at counts from here (the first reading's time)
 	quiet   int64             // no key changed up to here unless read since (see QuietUntil); 0: not known
+	named   bool              // it has held a row of a named server: its IDs end in their server (see rowid.go)
+	shards  shardRows         // the shard groups and their rows' copies (see store_shards.go)
 
 	hist     history // past readings of the keys that changed
 	parking  parking // the rings of keys removed lately (see trend_park.go)
@@ -138,11 +140,20 @@ func (s *Store) Apply(b Batch) int {
 		s.order.home = slices.Grow(s.order.home, len(b.Observed))
 	}
 	changed := 0
+	if b.Server != "" {
+		s.named = true
+	}
 	for _, key := range b.Removed {
-		changed += s.removeKey(key)
+		changed += s.removeKey(ServerKey(b.Server, key))
 	}
 	for i := range b.Observed {
-		changed += s.observe(&b.Observed[i])
+		o := &b.Observed[i]
+		if b.Server != "" {
+			o.Server = b.Server
+		} else if o.Server != "" {
+			s.named = true
+		}
+		changed += s.observe(o)
 	}
 	return changed
 }
@@ -155,7 +166,7 @@ func (s *Store) observe(o *Observation) int {
 	case o.Field != "":
 		return s.observeField(o)
 	case o.PTTL == PTTLMissing || o.Type == "none":
-		return s.removeKey(o.Key)
+		return s.removeKey(rowKey(o))
 	case o.FieldTTLs:
 		if n, ok := s.observeHash(o); ok {
 			return n
@@ -166,9 +177,9 @@ func (s *Store) observe(o *Observation) int {
 		if s.fieldsNewer(o) {
 			return 0
 		}
-		changed = s.removeFields(o.Key) // read field by field before, whole now
+		changed = s.removeFields(rowKey(o)) // read field by field before, whole now
 	}
-	if s.observeRow(o, o.Key) {
+	if s.observeRow(o, rowKey(o)) {
 		changed++
 	}
 	return changed
@@ -259,6 +270,7 @@ func (s *Store) add(o *Observation, at int64, id string) {
 	if o.Field != "" {
 		s.addField(o, id)
 	}
+	s.countCopy(&s.entries[i], 1)
 	ord := &s.order
 	s.plain.set(i, plainName(id))
 	ord.add(i, ord.pass != nil && s.keeps(&ord.passed, i), ord.sweep != noSweep && s.keeps(&ord.target, i))
@@ -272,6 +284,7 @@ func (s *Store) remove(key string) bool {
 	if !ok {
 		return false
 	}
+	s.countCopy(&s.entries[i], -1) // while its field row is known
 	s.index.remove(key, s.entries)
 	if len(s.notes) != 0 {
 		delete(s.notes, key)
@@ -414,7 +427,7 @@ func (s *Store) counter(i int32) Counter {
 		}
 	}
 	c := Counter{
-		Key:        e.key,
+		Key:        s.keyOf(e),
 		Type:       typ,
 		Raw:        raw,
 		Value:      e.value(),
@@ -426,9 +439,12 @@ func (s *Store) counter(i int32) Counter {
 		KnownUntil: s.knownUntil(e.key),
 	}
 	if key, field, ok := s.fieldRow(e); ok {
-		c.Key, c.Field, c.FieldRow = key, field, true
+		// key is the row's ServerKey, so that the same hash on two servers
+		// keeps its own count.
+		c.Field, c.FieldRow = field, true
 		c.NotShown = s.fields.notShown[key]
 	}
+	c.Server = s.serverOf(e)
 	s.setReading(&c, e)
 	return c
 }

@@ -34,19 +34,40 @@ func (s *Store) fieldRow(e *entry) (key, field string, ok bool) {
 
 // keyOf is the Redis key of e's row: its own, or its hash's.
 func (s *Store) keyOf(e *entry) string {
+	k := e.key
 	if key, _, ok := s.fieldRow(e); ok {
-		return key
+		k = key
 	}
-	return e.key
+	if s.named {
+		k, _ = splitServer(k)
+	}
+	return k
+}
+
+// serverOf is the server of e's row: "" with one server.
+func (s *Store) serverOf(e *entry) string {
+	if !s.named {
+		return ""
+	}
+	k := e.key
+	if key, _, ok := s.fieldRow(e); ok {
+		k = key
+	}
+	_, server := splitServer(k)
+	return server
 }
 
 // nameOf is e's row's name for people, escaped (RowName).
 func (s *Store) nameOf(e *entry) string {
-	if key, field, ok := s.fieldRow(e); ok {
-		return RowName(key, field)
+	if _, field, ok := s.fieldRow(e); ok {
+		return RowName(s.keyOf(e), field)
 	}
-	return Printable(e.key)
+	return Printable(s.keyOf(e))
 }
+
+// rowKey is o's key as the Store holds it: with its server among several
+// (ServerKey).
+func rowKey(o *Observation) string { return ServerKey(o.Server, o.Key) }
 
 // observeHash applies the reading o of a hash whose fields carry TTLs: a
 // row a numeric field, the rows of the fields it no longer holds removed,
@@ -59,26 +80,26 @@ func (s *Store) observeHash(o *Observation) (changed int, ok bool) {
 	if len(rows) == 0 || rows[0].Field == "" {
 		return 0, false
 	}
-	if s.readAfter(o.Key, o) {
+	if s.readAfter(rowKey(o), o) {
 		return 0, true
 	}
-	if s.remove(o.Key) {
+	if s.remove(rowKey(o)) {
 		changed++ // read whole before, field by field now
 	}
-	if held := s.fields.byKey[o.Key]; len(held) > 0 && !holdsAll(held, rows) {
+	if held := s.fields.byKey[rowKey(o)]; len(held) > 0 && !holdsAll(held, rows) {
 		now := make(map[string]struct{}, len(rows))
 		for i := range rows {
 			now[rows[i].Field] = struct{}{}
 		}
 		for f := range held {
 			// Expired, or deleted (HDEL), since the last reading.
-			if _, still := now[f]; !still && !s.readAfter(RowID(o.Key, f), o) && s.remove(RowID(o.Key, f)) {
+			if _, still := now[f]; !still && !s.readAfter(RowID(rowKey(o), f), o) && s.remove(RowID(rowKey(o), f)) {
 				changed++
 			}
 		}
 	}
 	for i := range rows {
-		if s.observeRow(&rows[i], RowID(o.Key, rows[i].Field)) {
+		if s.observeRow(&rows[i], RowID(rowKey(o), rows[i].Field)) {
 			changed++
 		}
 	}
@@ -122,8 +143,8 @@ func (s *Store) readAfter(id string, o *Observation) bool {
 // fieldsNewer reports whether the Store holds a row of o's key's fields
 // read after o, which is then older than what the Store shows.
 func (s *Store) fieldsNewer(o *Observation) bool {
-	for f := range s.fields.byKey[o.Key] {
-		if s.readAfter(RowID(o.Key, f), o) {
+	for f := range s.fields.byKey[rowKey(o)] {
+		if s.readAfter(RowID(rowKey(o), f), o) {
 			return true
 		}
 	}
@@ -135,10 +156,10 @@ func (s *Store) fieldsNewer(o *Observation) bool {
 // row, the key gone every row of it; a key that is no hash any more loses
 // the row, and the feed's next reading shows what it holds.
 func (s *Store) observeField(o *Observation) int {
-	id := RowID(o.Key, o.Field)
+	id := RowID(rowKey(o), o.Field)
 	switch {
 	case o.Type == "none":
-		return s.removeKey(o.Key)
+		return s.removeKey(rowKey(o))
 	case o.PTTL == PTTLMissing || o.Type != "hash":
 		if s.remove(id) {
 			return 1
@@ -146,7 +167,7 @@ func (s *Store) observeField(o *Observation) int {
 		return 0
 	}
 	changed := 0
-	if s.remove(o.Key) {
+	if s.remove(rowKey(o)) {
 		changed++
 	}
 	if s.observeRow(o, id) {
@@ -161,13 +182,13 @@ func (s *Store) addField(o *Observation, id string) {
 	if f.byKey == nil {
 		f.byKey, f.keyOf = map[string]map[string]struct{}{}, map[string]int{}
 	}
-	held := f.byKey[o.Key]
+	held := f.byKey[rowKey(o)]
 	if held == nil {
 		held = map[string]struct{}{}
-		f.byKey[o.Key] = held
+		f.byKey[rowKey(o)] = held
 	}
 	held[o.Field] = struct{}{}
-	f.keyOf[id] = len(o.Key)
+	f.keyOf[id] = len(rowKey(o))
 }
 
 // dropField forgets that id, a row leaving the Store, was a field's.

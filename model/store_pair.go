@@ -109,15 +109,17 @@ func (s *Store) pair(o *Observation, r *Reading, st Status, rule int16) Status {
 	if !ok {
 		return st
 	}
+	key := rowKey(o) // the clock and the count are on one server
+	stem = ServerKey(o.Server, stem)
 	if isClock {
 		c, known := s.clocks[stem]
-		if known && c.key != o.Key {
+		if known && c.key != key {
 			return st // a third key of the stem: the first clock stands
 		}
 		if s.clocks == nil {
 			s.clocks = map[string]clockKey{}
 		}
-		c.key, c.at = o.Key, ns
+		c.key, c.at = key, ns
 		s.clocks[stem] = c
 		if !c.paired {
 			if count, found := s.countBeside(stem, suffix); found {
@@ -133,7 +135,7 @@ func (s *Store) pair(o *Observation, r *Reading, st Status, rule int16) Status {
 		return st
 	}
 	c, known := s.clocks[stem]
-	if !known || c.key == o.Key || isVersion(suffix) {
+	if !known || c.key == key || isVersion(suffix) {
 		return st
 	}
 	r.Layout, r.At, r.why = LayoutBucket, unixUTC(c.at), whyBucketPair
@@ -163,11 +165,21 @@ func (s *Store) countBeside(stem, clockSuffix string) (string, bool) {
 		if suf == clockSuffix {
 			continue
 		}
-		if i, ok := s.index.find(stem+suf, s.entries); ok && s.entries[i].why == whyCounter {
-			return stem + suf, true
+		if i, ok := s.index.find(s.besideKey(stem, suf), s.entries); ok && s.entries[i].why == whyCounter {
+			return s.besideKey(stem, suf), true
 		}
 	}
 	return "", false
+}
+
+// besideKey is the key suffix makes of stem, a ServerKey's stem on a
+// Store of several servers: the stem's server goes after the suffix.
+func (s *Store) besideKey(stem, suffix string) string {
+	if !s.named {
+		return stem + suffix
+	}
+	name, server := splitServer(stem)
+	return ServerKey(server, name+suffix)
 }
 
 // reread reads a held string key again from what the Store holds of it,
@@ -179,7 +191,7 @@ func (s *Store) reread(key string) {
 		return
 	}
 	c := s.counter(i)
-	o := Observation{Key: key, Type: "string", Raw: c.Raw, PTTL: c.PTTL, At: c.ObservedAt, InWindow: -1}
+	o := Observation{Key: c.Key, Server: c.Server, Type: "string", Raw: c.Raw, PTTL: c.PTTL, At: c.ObservedAt, InWindow: -1}
 	s.observe(&o)
 }
 
@@ -188,7 +200,12 @@ func (s *Store) dropClock(key string) {
 	if len(s.clocks) == 0 {
 		return
 	}
-	if stem, _, ok := pairName(key); ok {
+	name, server := key, ""
+	if s.named {
+		name, server = splitServer(key)
+	}
+	if stem, _, ok := pairName(name); ok {
+		stem = ServerKey(server, stem)
 		if c, known := s.clocks[stem]; known && c.key == key {
 			delete(s.clocks, stem)
 		}

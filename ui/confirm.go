@@ -85,7 +85,7 @@ func (m *Model) askDelete(r rowRef) {
 		details:  []string{"DEL " + shown, gone},
 		yes: func(m *Model) tea.Cmd {
 			m.status = info("DEL %s …", name)
-			return m.deleteCmd(key)
+			return m.deleteCmd(r.server, key)
 		},
 	}
 }

@@ -92,6 +92,7 @@ func (m *Model) detailView() []string {
 	for _, l := range wrapWords(explain, max(20, m.width-labelWidth)) {
 		lines = append(lines, strings.Repeat(" ", labelWidth)+l)
 	}
+	lines = append(lines, m.serverDetail(&c, rule, now, wrapped)...)
 	if p, ok := m.store.Pushback(c.ID()); ok && !p.Proven {
 		lines = append(lines, wrapped("pushed", pushedText(p, now))...)
 	}

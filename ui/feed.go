@@ -50,7 +50,18 @@ func listen(feed <-chan model.Batch) tea.Cmd {
 func (m *Model) onBatches(msg batchesMsg) tea.Cmd {
 	now := m.now()
 	for _, b := range msg.batches {
-		if b.Health != nil {
+		if m.several() && b.Server != "" {
+			// One server's word: its own line takes it, paused or not, and
+			// the rest of the dashboard reads the servers summed up.
+			m.applyServer(&b, now)
+			st, h := m.summarize()
+			if b.Health != nil {
+				m.onHealth(h)
+			}
+			if b.State != nil {
+				b.State = &st
+			}
+		} else if b.Health != nil {
 			m.onHealth(*b.Health) // about the servers now, paused or not
 		}
 		if m.paused {
@@ -111,7 +122,7 @@ func (m *Model) apply(b model.Batch, arrived time.Time) {
 type held struct {
 	observed map[string]model.Observation
 	fields   map[string]model.Observation // a field's row's, by its ID; nil until one
-	removed  map[string]struct{}
+	removed  map[string]removal           // by model.ServerKey
 	state    *model.FeedState
 	arrived  time.Time // when the last batch with data arrived
 }
@@ -120,23 +131,31 @@ type held struct {
 func (h *held) add(b model.Batch) {
 	if h.observed == nil {
 		h.observed = make(map[string]model.Observation)
-		h.removed = make(map[string]struct{})
+		h.removed = make(map[string]removal)
 	}
 	for _, o := range b.Observed {
 		if o.Field != "" {
 			if h.fields == nil {
 				h.fields = make(map[string]model.Observation)
 			}
-			h.fields[model.RowID(o.Key, o.Field)] = o
+			if o.Server == "" {
+				o.Server = b.Server
+			}
+			h.fields[model.RowOf(o.Server, o.Key, o.Field)] = o
 			continue
 		}
-		h.dropFields(o.Key)
-		h.observed[o.Key] = o
-		delete(h.removed, o.Key)
+		if o.Server == "" {
+			o.Server = b.Server
+		}
+		k := model.ServerKey(o.Server, o.Key)
+		h.dropFields(o.Server, o.Key)
+		h.observed[k] = o
+		delete(h.removed, k)
 	}
-	for _, k := range b.Removed {
-		h.dropFields(k)
-		h.removed[k] = struct{}{}
+	for _, key := range b.Removed {
+		k := model.ServerKey(b.Server, key)
+		h.dropFields(b.Server, key)
+		h.removed[k] = removal{server: b.Server, key: key}
 		delete(h.observed, k)
 	}
 	if b.State != nil {
@@ -144,10 +163,13 @@ func (h *held) add(b model.Batch) {
 	}
 }
 
-// dropFields lets go of the words held on key's fields' rows.
-func (h *held) dropFields(key string) {
+// removal is a key removed on a server, held.
+type removal struct{ server, key string }
+
+// dropFields lets go of the words held on key's fields' rows on server.
+func (h *held) dropFields(server, key string) {
 	for id, o := range h.fields {
-		if o.Key == key {
+		if o.Key == key && o.Server == server {
 			delete(h.fields, id)
 		}
 	}
@@ -168,8 +190,12 @@ func (h *held) batch() model.Batch {
 	for _, o := range h.fields { // after their keys'
 		b.Observed = append(b.Observed, o)
 	}
-	for k := range h.removed {
-		b.Removed = append(b.Removed, k)
+	for _, r := range h.removed {
+		if r.server != "" { // a removal names its server as a batch does
+			b.Observed = append(b.Observed, model.Observation{Key: r.key, Server: r.server, Type: "none", PTTL: model.PTTLMissing})
+			continue
+		}
+		b.Removed = append(b.Removed, r.key)
 	}
 	return b
 }

@@ -17,7 +17,7 @@ const maxFeedLines = 3
 // headerLines is how many lines the header takes: three, and one or two
 // more (up to maxFeedLines) while the feed has an error or a note to tell.
 func (m *Model) headerLines() int {
-	return 3 + len(m.feedLines())
+	return 3 + len(m.serverLines()) + len(m.feedLines())
 }
 
 // headerView is where the data comes from and how fresh it is, then what
@@ -31,11 +31,14 @@ func (m *Model) headerView() []string {
 	if badges != "" {
 		room -= lipgloss.Width(badges) + 1
 	}
-	lines := []string{
-		spread(m.sourceLine(room), badges, m.width),
-		m.watchedLine(),
-		truncate(m.countsLine(), m.width),
+	first := ""
+	if m.several() {
+		first = m.serversTitle(room)
+	} else {
+		first = m.sourceLine(room)
 	}
+	lines := append([]string{spread(first, badges, m.width)}, m.serverLines()...)
+	lines = append(lines, m.watchedLine(), truncate(m.countsLine(), m.width))
 	return append(lines, m.feedLines()...)
 }
 

@@ -103,8 +103,15 @@ func (m *Model) confirmRepair(targets []model.Expiry) {
 		details = append(details, fmt.Sprintf("%s, window %s:", plural(perKind[k], what), model.FormatDuration(k.Window)), k.String())
 	}
 	details = append(details, "A key or a field that changed or got a TTL since it was read is left alone.")
+	question := fmt.Sprintf("Set an expiry on %s that have none?", plural(len(targets), "counter"))
+	if n, each := m.serversOf(targets); n > 0 {
+		// Several servers: how many, and each one's keys, where one
+		// yes sends writes to each of them.
+		question = fmt.Sprintf("Set an expiry on %s on %s that have none?", plural(len(targets), "counter"), plural(n, "server"))
+		details = append([]string{each}, details...)
+	}
 	m.confirm = &confirm{
-		question: fmt.Sprintf("Set an expiry on %s that have none?", plural(len(targets), "counter")),
+		question: question,
 		details:  details,
 		yes: func(m *Model) tea.Cmd {
 			m.repair = repairJob{queue: targets, total: len(targets)}
@@ -135,6 +142,9 @@ func (m *Model) onRepaired(msg expireDoneMsg) tea.Cmd {
 	j.tally.Add(msg.outcome)
 	if msg.err != nil {
 		j.lastErr = model.RowName(msg.expiry.Key, msg.expiry.Field) + ": " + model.SafeText(msg.err.Error())
+		if m.several() {
+			j.lastErr = model.Printable(msg.expiry.Server) + ": " + j.lastErr
+		}
 		if refusesEveryKey(msg.err) && len(j.queue) > 0 {
 			// Every key left would meet it too: they are not sent, and
 			// the writes under way are let back.

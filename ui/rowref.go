@@ -9,11 +9,12 @@ import "github.com/countertop/countertop/model"
 // names it once it has left the Store.
 type rowRef struct {
 	id, key, field, name string
+	server               string // among several, the server it is on (model.Counter.Server)
 }
 
 // refOf is c's row.
 func refOf(c *model.Counter) rowRef {
-	r := rowRef{id: c.ID(), key: c.Key, name: c.Name()}
+	r := rowRef{id: c.ID(), key: c.Key, name: c.Name(), server: c.Server}
 	if c.FieldRow {
 		r.field = c.Field
 	}

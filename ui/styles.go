@@ -34,6 +34,7 @@ type theme struct {
 	Selected lipgloss.Style // added to every cell of the row under the cursor
 	Dialog   lipgloss.Style // confirmation box
 	Label    lipgloss.Style // field names in the detail view
+	Shared   lipgloss.Style // a row two shards of one limiter hold: its SERVER mark, the header's count, the detail's copies
 
 	// Status is the look of each status's STATUS cell.
 	Status [model.NumStatuses]lipgloss.Style
@@ -134,6 +135,7 @@ func newTheme(isDark bool, p colorprofile.Profile) theme {
 			BorderForeground(c.grey).
 			Padding(0, 1),
 		Label:     dim,
+		Shared:    plain.Foreground(c.orange).Bold(true), // as over: the copies let a client past its limit
 		backdrops: c.backdrops,
 	}
 	key, desc, sep := plain.Foreground(c.helpKey), plain.Foreground(c.helpDesc), plain.Foreground(c.helpSep)

@@ -38,7 +38,7 @@ const (
 const persistent, persistentShort = "∞ persistent", "∞"
 
 // numTableColumns is how many columns tableColumns has.
-const numTableColumns = 8
+const numTableColumns = 9
 
 // column is one column of the table: all that its width, its title, its
 // cell of each row and a click on its title come from. The table is
@@ -62,6 +62,14 @@ type column struct {
 // the sort it stands for in model's sorts).
 var tableColumns = [numTableColumns]column{
 	{id: model.ColumnKey, cell: func(_ *Model, r *rowArgs) (string, bool) { return r.pad(r.name), true }},
+	{
+		// Only with several servers (0 wide with one): the row's server,
+		// marked while that server does not answer (see serverCell).
+		id:    model.ColumnServer,
+		wide:  func(f *fit) int { return f.server },
+		gives: []give{{keyFair, 0, func(_ *fit, c *columns, i int) { c.widths[i] = min(c.widths[i], minServerWidth) }}},
+		cell:  func(m *Model, r *rowArgs) (string, bool) { return m.serverCell(r), false },
+	},
 	{
 		id: model.ColumnValue, right: true,
 		wide: func(f *fit) int { return max(f.value, f.title(model.ColumnValue)) },
@@ -193,6 +201,7 @@ var tableSteps = func() []step {
 type fit struct {
 	width  int           // the screen's
 	value  int           // the widest value on screen
+	server int           // SERVER's width: 0 with one server
 	key    int           // the widest name seen
 	sorted model.SortKey // the rows' order, whose column's title has a ▾
 	fair   int           // KEY's fair share of width
@@ -249,8 +258,8 @@ const roundedValue = "-9.22e18"
 // under minKeyWidth, what only adds goes, the sorted column's last, as it
 // explains the rows' order; under KEY's fair share (a third of the row, or
 // what the names need), the others narrow or go.
-func layout(width, value, key int, sorted model.SortKey) columns {
-	f := fit{width: width, value: value, key: key, sorted: sorted}
+func layout(width, value, key, server int, sorted model.SortKey) columns {
+	f := fit{width: width, value: value, key: key, server: server, sorted: sorted}
 	f.fair = min(minKeyWidth, (width-gutterWidth)/3, max(key, f.title(model.ColumnKey)))
 	c := columns{gap: gap}
 	for i, col := range tableColumns {
@@ -309,7 +318,7 @@ func (m *Model) columnsFor(rows []model.Counter) columns {
 	for i := range rows {
 		valueWidth = max(valueWidth, min(maxValue, cells(formatValue(&rows[i], now))))
 	}
-	return layout(m.width, valueWidth, m.widestKey, m.store.Sort())
+	return layout(m.width, valueWidth, m.widestKey, m.serverWidth(), m.store.Sort())
 }
 
 // tableRows is how many counters fit under the column titles (and the

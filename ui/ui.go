@@ -47,6 +47,10 @@ type Options struct {
 	Feed <-chan model.Batch
 	// Writer sends writes; nil means no write is possible.
 	Writer Writer
+	// Servers are the servers watched, when more than one: each batch of
+	// the feed names its own (model.Batch.Server), and each server's
+	// Writer takes the writes on its rows. nil with one server.
+	Servers []Server
 	// ReadOnly refuses every write before anything is sent.
 	ReadOnly bool
 	// Now is the clock TTL countdowns are computed with; nil is time.Now.
@@ -90,6 +94,7 @@ type Model struct {
 	store    *model.Store
 	feed     <-chan model.Batch
 	writer   Writer
+	servers  []*serverFeed // with several servers, each one's feed (see servers.go); nil with one
 	readOnly bool
 	patterns []string // the feed's, to tell when a key written is outside them
 	db       int
@@ -210,6 +215,11 @@ func New(o Options) *Model {
 		m.dark, m.fixed = false, true
 	}
 	m.keys.readOnly = o.ReadOnly
+	if len(o.Servers) > 1 {
+		for _, s := range o.Servers {
+			m.servers = append(m.servers, &serverFeed{Server: s})
+		}
+	}
 	if o.Hint != "" {
 		m.status = info("%s", o.Hint)
 	}

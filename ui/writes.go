@@ -37,6 +37,7 @@ type (
 		repair  bool // one of the writes of a repair-all
 	}
 	deleteDoneMsg struct {
+		server  string // among several, the key's
 		key     string
 		existed bool // false: it had expired, or someone deleted it first
 		err     error
@@ -44,7 +45,7 @@ type (
 )
 
 // writesOff reports whether every write is refused.
-func (m *Model) writesOff() bool { return m.readOnly || m.writer == nil }
+func (m *Model) writesOff() bool { return m.readOnly || m.writer == nil && !m.several() }
 
 // writeKey handles the keys that change Redis, acting on the row r (the
 // selected one, or the one the detail screen shows): its key, or for a
@@ -59,7 +60,7 @@ func (m *Model) writeKey(msg tea.KeyPressMsg, r rowRef) tea.Cmd {
 	case m.readOnly:
 		m.status = failed("Read-only: nothing was sent (countertop was started with --read-only).")
 		return nil
-	case m.writer == nil:
+	case m.writer == nil && !m.several():
 		m.status = failed("This dashboard cannot write to Redis: nothing was sent.")
 		return nil
 	case keyMatches(msg, k.IncrName):
@@ -142,9 +143,9 @@ func (m *Model) repairOf(r rowRef, window time.Duration) model.Expiry {
 		return repairOfRow(&c, window)
 	}
 	if r.field != "" {
-		return model.Expiry{Key: r.key, Window: window, Field: r.field, Shape: fieldShape}
+		return model.Expiry{Key: r.key, Window: window, Field: r.field, Shape: fieldShape, Server: r.server}
 	}
-	return model.Expiry{Key: r.key, Window: window, Shape: model.ShapeCounter}
+	return model.Expiry{Key: r.key, Window: window, Shape: model.ShapeCounter, Server: r.server}
 }
 
 // fieldShape is what a hash field's row is read as: a hash whose field
@@ -297,7 +298,7 @@ func (m *Model) expectedCommand(id, field string, by model.Amount) string {
 // incrCmd sends the increment of r's key, within writeTimeout, and reports
 // it as an incrDoneMsg.
 func (m *Model) incrCmd(r rowRef, field string, by model.Amount, window time.Duration) tea.Cmd {
-	w, key := m.writer, r.key
+	w, key := m.writerFor(r.server), r.key
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
@@ -315,7 +316,7 @@ func (m *Model) incrCmd(r rowRef, field string, by model.Amount, window time.Dur
 // expireCmd sends the repair e, within writeTimeout, and reports it as an
 // expireDoneMsg; repair marks one of a repair-all's writes.
 func (m *Model) expireCmd(e model.Expiry, repair bool) tea.Cmd {
-	w := m.writer
+	w := m.writerFor(e.Server)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
@@ -326,13 +327,13 @@ func (m *Model) expireCmd(e model.Expiry, repair bool) tea.Cmd {
 
 // deleteCmd sends DEL, within writeTimeout, and reports it as a
 // deleteDoneMsg.
-func (m *Model) deleteCmd(key string) tea.Cmd {
-	w := m.writer
+func (m *Model) deleteCmd(server, key string) tea.Cmd {
+	w := m.writerFor(server)
 	return func() tea.Msg {
 		ctx, cancel := context.WithTimeout(context.Background(), writeTimeout)
 		defer cancel()
 		existed, err := w.Delete(ctx, key)
-		return deleteDoneMsg{key: key, existed: existed, err: err}
+		return deleteDoneMsg{server: server, key: key, existed: existed, err: err}
 	}
 }
 
@@ -378,6 +379,7 @@ func refused(err error) bool {
 // decimal one that would have turned an integer counter, or a new key,
 // into a decimal was not sent either: the user is asked to confirm.
 func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
+	defer m.nameServer(msg.row.server, m.status.seq)
 	cmd := incrText(msg.by.CommandOn(msg.field), msg.row.key, msg.field, msg.by)
 	if errors.Is(msg.err, model.ErrMakesDecimal) {
 		if m.prompt != nil || m.confirm != nil {
@@ -424,7 +426,9 @@ func (m *Model) onIncrDone(msg incrDoneMsg) tea.Cmd {
 		m.status.text += fmt.Sprintf(" (not in the table: it is outside the watched patterns %s)", quotePatterns(m.patterns))
 		return nil
 	}
-	m.applyWrite(model.Batch{Observed: []model.Observation{msg.inc.Observation}})
+	o := msg.inc.Observation
+	o.Server = msg.row.server
+	m.applyWrite(model.Batch{Observed: []model.Observation{o}})
 	return nil
 }
 
@@ -478,6 +482,7 @@ func quotePatterns(patterns []string) string {
 // shows the key, or the field, as the repair found it.
 func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 	e := msg.expiry
+	msg.obs.Server = e.Server
 	switch {
 	case msg.err != nil:
 	case msg.outcome == model.ExpiryGone:
@@ -487,9 +492,9 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 		if e.Field != "" {
 			m.applyWrite(model.Batch{Observed: []model.Observation{msg.obs}})
 		} else {
-			m.applyWrite(model.Batch{Removed: []string{e.Key}})
+			m.applyWrite(model.Batch{Server: e.Server, Removed: []string{e.Key}})
 		}
-		if !msg.repair && m.lost.id == model.RowID(e.Key, e.Field) {
+		if !msg.repair && m.lost.id == model.RowOf(e.Server, e.Key, e.Field) {
 			m.lost = rowRef{} // the status says it is gone; a repair-all's summary names no key
 		}
 	default:
@@ -498,6 +503,7 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 	if msg.repair {
 		return m.onRepaired(msg)
 	}
+	defer m.nameServer(e.Server, m.status.seq)
 	cmd := msg.expiry.String()
 	switch msg.outcome {
 	case model.ExpiryFailed:
@@ -526,15 +532,16 @@ func (m *Model) onExpireDone(msg expireDoneMsg) tea.Cmd {
 
 // onDeleteDone reports a DEL, and takes the key off the table at once.
 func (m *Model) onDeleteDone(msg deleteDoneMsg) {
+	defer m.nameServer(msg.server, m.status.seq)
 	if msg.err != nil {
 		m.status = m.writeFailed("DEL "+model.Printable(msg.key), msg.err)
 		return
 	}
-	m.applyWrite(model.Batch{Removed: []string{msg.key}})
-	if m.lost.key == msg.key {
+	m.applyWrite(model.Batch{Server: msg.server, Removed: []string{msg.key}})
+	if m.lost.key == msg.key && m.lost.server == msg.server {
 		m.lost = rowRef{} // the user deleted it: the cursor on the next row is no surprise
 	}
-	if m.screen == screenDetail && m.detail.key == msg.key {
+	if m.screen == screenDetail && m.detail.key == msg.key && m.detail.server == msg.server {
 		m.screen, m.scroll = screenTable, 0
 	}
 	if !msg.existed {

@@ -200,7 +200,7 @@ func checkOf(targets []*target, parts []checkPart, cfg config.Config, minKeys in
 func pushedCounters(store *model.Store, counters []*model.Counter) []report.Pushed {
 	var out []report.Pushed
 	for _, c := range counters {
-		if p, ok := store.Pushback(c.ID()); ok && !p.Proven {
+		if p, ok := store.Pushback(c.NameID()); ok && !p.Proven {
 			out = append(out, report.Pushed{Counter: c, Pushback: p})
 		}
 	}

@@ -34,10 +34,13 @@ func (a *app) dashboardCommand() *cobra.Command {
 	completeValues(cmd, map[string][]string{})
 	cmd.RunE = a.run(func(cmd *cobra.Command, _ []string) (int, error) {
 		cfg, err := load()
-		if err == nil {
-			cfg, err = oneServer(cfg, "the dashboard watches one server (snapshot, check and repair read several)")
-		}
 		if err != nil {
+			return exitFailed, err
+		}
+		if len(cfg.Targets()) > 1 {
+			return exitOK, runServersDashboard(cmd.Context(), cfg, a.stdout)
+		}
+		if cfg, err = oneServer(cfg, "the dashboard watches one server"); err != nil {
 			return exitFailed, err
 		}
 		return exitOK, runDashboard(cmd.Context(), cfg, a.stdout, a.stderr)

@@ -16,6 +16,7 @@ import (
 
 	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/serve"
+	"github.com/countertop/countertop/internal/words"
 	"github.com/countertop/countertop/model"
 )
 
@@ -51,7 +52,7 @@ func (a *app) serveCommand() *cobra.Command {
 			return exitFailed, fmt.Errorf("--metrics-keys %d is not a number of keys: use 0 (none) or more, like 20", metricsKeys)
 		}
 		cfg, err := load()
-		if err == nil {
+		if err == nil && len(cfg.Targets()) == 1 {
 			cfg, err = oneServer(cfg, "serve watches one server")
 		}
 		if err != nil {
@@ -62,9 +63,12 @@ func (a *app) serveCommand() *cobra.Command {
 	return cmd
 }
 
-// runServe watches the keys as the dashboard does and serves what it
-// holds over HTTP on listen until SIGTERM or ctrl+c (exit 0), or until the
-// watch stops for good (exit 2, with why).
+// runServe watches the keys as the dashboard does, on one server or on
+// several side by side (watchServers, as the dashboard), and serves what
+// it holds over HTTP on listen until SIGTERM or ctrl+c (exit 0), or until
+// the watch stops for good (exit 2, with why). One server that cannot be
+// connected to at the start is an error; among several, it is a server
+// down, which /healthz names while countertop keeps trying.
 func runServe(ctx context.Context, cfg config.Config, listen string, metricsKeys int, stderr io.Writer) (int, error) {
 	ln, err := net.Listen("tcp", listen)
 	if err != nil {
@@ -73,23 +77,38 @@ func runServe(ctx context.Context, cfg config.Config, listen string, metricsKeys
 	defer ln.Close()
 	ctx, stop := signal.NotifyContext(ctx, syscall.SIGTERM)
 	defer stop()
-
-	cfg = withDashboardBudget(cfg)
-	client, err := connect(ctx, cfg, stderr)
-	if err != nil {
-		return exitFailed, err
-	}
-	defer client.Close()
-
-	v, commit := buildVersion()
-	w := serve.NewWatcher(&cfg.Rules, serve.Options{
-		Budget: float64(max(cfg.Redis.MaxCommands, 0)), Version: v, Commit: commit, MetricsKeys: metricsKeys,
-	})
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	o := watchOptions(cfg)
-	o.EnableEvents = cfg.Redis.EnableEvents
-	feed, watchErr := startWatch(ctx, client, o)
+
+	v, commit := buildVersion()
+	opts := serve.Options{Version: v, Commit: commit, MetricsKeys: metricsKeys}
+	var (
+		feed     <-chan model.Batch
+		watchErr <-chan error // nil among several: each server's watch says its end on the feed
+		watching string
+	)
+	if servers := cfg.Targets(); len(servers) > 1 {
+		watched, f := watchServers(ctx, cfg, false)
+		var names []string
+		for _, s := range watched {
+			opts.Servers = append(opts.Servers, serve.Server{Name: s.name, Budget: float64(max(s.cfg.Redis.MaxCommands, 0))})
+			names = append(names, model.Printable(s.name))
+		}
+		feed, watching = f, fmt.Sprintf("%d servers: %s", len(names), words.And(names))
+	} else {
+		cfg = withDashboardBudget(cfg)
+		client, err := connect(ctx, cfg, stderr)
+		if err != nil {
+			return exitFailed, err
+		}
+		defer client.Close()
+		opts.Budget = float64(max(cfg.Redis.MaxCommands, 0))
+		o := watchOptions(cfg)
+		o.EnableEvents = cfg.Redis.EnableEvents
+		feed, watchErr = startWatch(ctx, client, o)
+		watching = model.Printable(client.Addr())
+	}
+	w := serve.NewWatcher(&cfg.Rules, opts)
 
 	srv := &http.Server{Handler: w.Handler(), ReadHeaderTimeout: 5 * time.Second}
 	served := make(chan error, 1)
@@ -98,14 +117,19 @@ func runServe(ctx context.Context, cfg config.Config, listen string, metricsKeys
 	if ip := ln.Addr().(*net.TCPAddr).IP; !ip.IsLoopback() {
 		where += " (reachable from other machines)"
 	}
-	fmt.Fprintf(stderr, "countertop: serving /metrics, /healthz and /problems on http://%s, watching %s\n", where, model.Printable(client.Addr()))
+	fmt.Fprintf(stderr, "countertop: serving /metrics, /healthz and /problems on http://%s, watching %s\n", where, watching)
 
 	var failed error
 	for failed == nil {
 		select {
 		case b, ok := <-feed:
 			if !ok {
-				failed = <-watchErr
+				switch {
+				case watchErr != nil:
+					failed = <-watchErr
+				case ctx.Err() == nil:
+					failed = errors.New("the watch of every server stopped for good: countertop serve has nothing left to watch")
+				}
 				if failed == nil { // ctx is done: SIGTERM or ctrl+c
 					return exitOK, shutdown(srv)
 				}
@@ -118,7 +142,7 @@ func runServe(ctx context.Context, cfg config.Config, listen string, metricsKeys
 		}
 	}
 	cancel()
-	for range feed { // Watch is done with the client before it is closed
+	for range feed { // the watches are done with their clients before they are closed
 	}
 	_ = shutdown(srv)
 	return exitFailed, failed

@@ -211,15 +211,15 @@ func TestRepairOfTwoServers(t *testing.T) {
 }
 
 // The commands that act on one server say how to pick one when several
-// are chosen; --server picks it.
+// are chosen; --server picks it. (The dashboard watches several: see the
+// root package's TestDashboardOverThreeServersEndToEnd; serve too, see
+// TestServeOverTwoServers.)
 func TestOneServerCommands(t *testing.T) {
 	t.Parallel()
 	a, b := redistest.Start(t), redistest.Start(t)
 	file := serversConfig(t, []*redistest.Server{a, b}, []string{"a", "b"}, "")
 	for _, args := range [][]string{
 		{"incr", "ratelimit:api:1"},
-		{"serve"},
-		{},
 	} {
 		code, out, errOut := runIn(append(args, "--config", file)...)
 		if code != exitFailed || out != "" || !strings.Contains(errOut, `, and 2 are chosen (a and b): pick one with --server NAME, or give one --url`) || strings.Count(errOut, "\n") != 1 {

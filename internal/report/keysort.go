@@ -25,7 +25,7 @@ func (s *KeySorter) Add(batch []model.Counter) {
 	}
 	keys := make([]string, len(batch))
 	for i := range batch {
-		keys[i] = batch[i].ID() // a hash's field rows are rows apart
+		keys[i] = batch[i].NameID() // a hash's field rows are rows apart
 	}
 	s.order.add(keys, 0)
 	s.batches = append(s.batches, batch)
@@ -282,7 +282,7 @@ func Merge(lists [][]*model.Counter) []*model.Counter {
 		}
 	}
 	for _, h := range heads {
-		ids[h] = lists[h][0].ID()
+		ids[h] = lists[h][0].NameID()
 	}
 	for i := len(heads)/2 - 1; i >= 0; i-- {
 		down(i)
@@ -292,7 +292,7 @@ func Merge(lists [][]*model.Counter) []*model.Counter {
 		h := heads[0]
 		out = append(out, lists[h][next[h]])
 		if next[h]++; next[h] < len(lists[h]) {
-			ids[h] = lists[h][next[h]].ID()
+			ids[h] = lists[h][next[h]].NameID()
 		} else {
 			heads[0] = heads[len(heads)-1]
 			heads = heads[:len(heads)-1]

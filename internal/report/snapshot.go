@@ -199,7 +199,7 @@ func (s *Snapshot) add(n int, server string, counter func(i int) model.Counter) 
 	keys := make([]string, n)
 	for i := range n {
 		c := counter(i)
-		keys[i] = c.ID() // a hash's field rows are rows apart
+		keys[i] = c.NameID() // a hash's field rows are rows apart
 		b.text = s.render(b.text, &b.rows[i], &c)
 	}
 	s.order.add(keys, b.server)

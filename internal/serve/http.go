@@ -45,7 +45,7 @@ func (w *Watcher) serveProblems(rw http.ResponseWriter, _ *http.Request) {
 	rules := w.store.Rules()
 	counters := make([]model.Counter, 0, len(w.problems))
 	for i := range w.problems {
-		if c, ok := w.store.Get(w.problems[i].key); ok {
+		if c, ok := w.store.Get(w.problems[i].id); ok {
 			counters = append(counters, c)
 		}
 	}

@@ -22,26 +22,53 @@ var (
 	descFirstSeen = prometheus.NewDesc("countertop_problem_first_seen_timestamp_seconds",
 		"When the oldest current problem of the rule and status was first seen with that status.",
 		[]string{"rule", "status"}, nil)
-	descCommands = prometheus.NewDesc("countertop_commands_per_second",
-		"Commands a second countertop sent lately to its busiest server.", nil, nil)
-	descBudget = prometheus.NewDesc("countertop_command_budget",
-		"countertop's budget of commands a second per server (--max-commands); 0: no limit.", nil, nil)
-	descMode = prometheus.NewDesc("countertop_watch_mode",
-		"1 for the watch mode in force (events, tracking, polling, reconnecting...).", []string{"mode"}, nil)
-	descLastPass = prometheus.NewDesc("countertop_last_pass_timestamp_seconds",
-		"When the last complete pass over the keys ended.", nil, nil)
-	descLag = prometheus.NewDesc("countertop_feed_lag_seconds",
-		"How far behind Redis the changes followed by events or tracking are (0 while it keeps up).", nil, nil)
-	descErrors = prometheus.NewDesc("countertop_errors_total",
-		"Times the feed entered an error: disconnected, feed (reads failing), unanswered (a command hanging), stopped.",
-		[]string{"kind"}, nil)
 	descLive = prometheus.NewDesc("countertop_live",
-		"1 while the feed is live and fresh (what /healthz answers 200 for), else 0.", nil, nil)
+		"1 while every server's feed is live and fresh (what /healthz answers 200 for), else 0.", nil, nil)
 	descBuild = prometheus.NewDesc("countertop_build_info",
 		"1, labelled with the version and commit countertop was built from.", []string{"version", "commit"}, nil)
-	descProblemKey = prometheus.NewDesc("countertop_problem_key",
-		"1 for each of the --metrics-keys most severe problem keys (key escaped as snapshot JSON does).",
-		[]string{"rule", "key", "status"}, nil)
+)
+
+// perServer are the metrics that are a server's own: its feed's load,
+// budget, mode, passes, lag and errors, and its problem keys. Among
+// several servers each carries a server label (its name); with one, none,
+// as before there were several.
+type perServer struct {
+	commands, budget, mode, lastPass, lag, errors, problemKey *prometheus.Desc
+}
+
+// newPerServer returns the descriptors of perServer, with the server
+// label first when labelled.
+func newPerServer(labelled bool) perServer {
+	labels := func(l ...string) []string {
+		if labelled {
+			return append([]string{"server"}, l...)
+		}
+		return l
+	}
+	return perServer{
+		commands: prometheus.NewDesc("countertop_commands_per_second",
+			"Commands a second countertop sent lately to the server.", labels(), nil),
+		budget: prometheus.NewDesc("countertop_command_budget",
+			"countertop's budget of commands a second for the server (--max-commands); 0: no limit.", labels(), nil),
+		mode: prometheus.NewDesc("countertop_watch_mode",
+			"1 for the watch mode in force on the server (events, tracking, polling, reconnecting...).", labels("mode"), nil),
+		lastPass: prometheus.NewDesc("countertop_last_pass_timestamp_seconds",
+			"When the last complete pass over the server's keys ended.", labels(), nil),
+		lag: prometheus.NewDesc("countertop_feed_lag_seconds",
+			"How far behind the server the changes followed by events or tracking are (0 while it keeps up).", labels(), nil),
+		errors: prometheus.NewDesc("countertop_errors_total",
+			"Times the server's feed entered an error: disconnected, feed (reads failing), unanswered (a command hanging), stopped.",
+			labels("kind"), nil),
+		problemKey: prometheus.NewDesc("countertop_problem_key",
+			"1 for each of the --metrics-keys most severe problem keys (key escaped as snapshot JSON does).",
+			labels("rule", "key", "status"), nil),
+	}
+}
+
+// The per-server descriptors with one server, and among several.
+var (
+	oneServer     = newPerServer(false)
+	severalServer = newPerServer(true)
 )
 
 // errorKinds are the kinds countertop_errors_total always has, 0 until
@@ -50,10 +77,19 @@ var errorKinds = []string{"disconnected", "feed", "unanswered", "stopped"}
 
 // Describe sends the descriptors of the metrics Collect sends.
 func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
-	for _, d := range []*prometheus.Desc{descKeys, descFill, descFirstSeen, descCommands, descBudget, descMode,
-		descLastPass, descLag, descErrors, descLive, descBuild, descProblemKey} {
+	p := w.perServer()
+	for _, d := range []*prometheus.Desc{descKeys, descFill, descFirstSeen, p.commands, p.budget, p.mode,
+		p.lastPass, p.lag, p.errors, descLive, descBuild, p.problemKey} {
 		ch <- d
 	}
+}
+
+// perServer is the Watcher's per-server descriptors.
+func (w *Watcher) perServer() *perServer {
+	if w.several() {
+		return &severalServer
+	}
+	return &oneServer
 }
 
 // group is a rule and status, the labels of
@@ -70,11 +106,7 @@ type summary struct {
 	tally    model.Tally
 	first    map[group]time.Time
 	problems []seen // every problem key with --metrics-keys, else none
-	state    model.FeedState
-	heard    bool
-	health   model.Health
-	lastPass time.Time
-	errs     map[string]float64
+	feeds    []feed // each server's, copied
 }
 
 // summary copies what Collect sends, under the lock: the counts the Store
@@ -84,8 +116,12 @@ type summary struct {
 func (w *Watcher) summary() summary {
 	w.mu.Lock()
 	defer w.mu.Unlock()
-	sum := summary{rules: w.store.Rules(), tally: w.store.Tally(), first: map[group]time.Time{},
-		state: w.state, heard: w.heard, health: w.health, lastPass: w.lastPass, errs: maps.Clone(w.errs)}
+	sum := summary{rules: w.store.Rules(), tally: w.store.Tally(), first: map[group]time.Time{}}
+	for _, f := range w.feeds {
+		c := *f
+		c.errs = maps.Clone(f.errs)
+		sum.feeds = append(sum.feeds, c)
+	}
 	for i := range w.problems {
 		p := &w.problems[i]
 		g := group{p.rule, p.status}
@@ -121,7 +157,7 @@ func severest(problems []seen, n int) []seen {
 // then the longest-standing, then by name, so that the same keys keep
 // their series from one scrape to the next.
 func severer(a, b *seen) bool {
-	return cmp.Or(cmp.Compare(a.status, b.status), a.since.Compare(b.since), cmp.Compare(a.key, b.key)) < 0
+	return cmp.Or(cmp.Compare(a.status, b.status), a.since.Compare(b.since), cmp.Compare(a.key, b.key), cmp.Compare(a.server, b.server)) < 0
 }
 
 // Collect reads the Store and the feed's state under the lock (summary),
@@ -145,22 +181,34 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 	for g, t := range sum.first {
 		ch <- prometheus.MustNewConstMetric(descFirstSeen, prometheus.GaugeValue, seconds(t), ruleLabel(g.rule), g.status.String())
 	}
-	ch <- prometheus.MustNewConstMetric(descCommands, prometheus.GaugeValue, sum.health.Commands)
-	ch <- prometheus.MustNewConstMetric(descBudget, prometheus.GaugeValue, w.opts.Budget)
-	if sum.heard {
-		ch <- prometheus.MustNewConstMetric(descMode, prometheus.GaugeValue, 1, modeOf(&sum.state))
-	}
-	if !sum.lastPass.IsZero() {
-		ch <- prometheus.MustNewConstMetric(descLastPass, prometheus.GaugeValue, seconds(sum.lastPass))
-	}
-	ch <- prometheus.MustNewConstMetric(descLag, prometheus.GaugeValue, sum.health.Behind.Seconds())
-	for _, k := range errorKinds {
-		ch <- prometheus.MustNewConstMetric(descErrors, prometheus.CounterValue, sum.errs[k], k)
+	p := w.perServer()
+	for i := range sum.feeds {
+		f := &sum.feeds[i]
+		var server []string // the label among several
+		if w.several() {
+			server = []string{f.name}
+		}
+		ch <- prometheus.MustNewConstMetric(p.commands, prometheus.GaugeValue, f.health.Commands, server...)
+		ch <- prometheus.MustNewConstMetric(p.budget, prometheus.GaugeValue, f.budget, server...)
+		if f.heard {
+			ch <- prometheus.MustNewConstMetric(p.mode, prometheus.GaugeValue, 1, append(server, modeOf(&f.state))...)
+		}
+		if !f.lastPass.IsZero() {
+			ch <- prometheus.MustNewConstMetric(p.lastPass, prometheus.GaugeValue, seconds(f.lastPass), server...)
+		}
+		ch <- prometheus.MustNewConstMetric(p.lag, prometheus.GaugeValue, f.health.Behind.Seconds(), server...)
+		for _, k := range errorKinds {
+			ch <- prometheus.MustNewConstMetric(p.errors, prometheus.CounterValue, f.errs[k], append(server, k)...)
+		}
 	}
 	ch <- prometheus.MustNewConstMetric(descLive, prometheus.GaugeValue, b2f(live))
 	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, w.opts.Version, w.opts.Commit)
-	for _, p := range severest(sum.problems, w.opts.MetricsKeys) {
-		ch <- prometheus.MustNewConstMetric(descProblemKey, prometheus.GaugeValue, 1, ruleLabel(p.rule), model.JSONKey(p.key), p.status.String())
+	for _, k := range severest(sum.problems, w.opts.MetricsKeys) {
+		labels := []string{ruleLabel(k.rule), model.JSONKey(k.key), k.status.String()}
+		if w.several() {
+			labels = append([]string{k.server}, labels...)
+		}
+		ch <- prometheus.MustNewConstMetric(p.problemKey, prometheus.GaugeValue, 1, labels...)
 	}
 }
 

@@ -68,7 +68,7 @@ func recounted(w *Watcher) map[string]float64 {
 				fill[c.Rule] = f
 			}
 		}
-		i, ok := w.problemAt[c.Key]
+		i, ok := w.problemAt[c.ID()]
 		if !c.Status.Problem() || !ok {
 			continue
 		}
@@ -77,7 +77,7 @@ func recounted(w *Watcher) map[string]float64 {
 		if was, seen := first[g]; !seen || s.since.Before(was) {
 			first[g] = s.since
 		}
-		problems = append(problems, seen{c.Key, c.Rule, c.Status, s.since})
+		problems = append(problems, seen{id: c.ID(), key: c.Key, server: c.Server, rule: c.Rule, status: c.Status, since: s.since})
 	}
 	for r, f := range fill {
 		out[fmt.Sprintf("countertop_fill_ratio_max{rule=%s}", label(r))] = f

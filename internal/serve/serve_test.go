@@ -139,3 +139,39 @@ func TestProblems(t *testing.T) {
 		t.Errorf("/problems: %d\n%s", code, body)
 	}
 }
+
+// Over two servers: /healthz is 200 while both are live and 503 naming
+// the one that is not, the per-server metrics carry its name, and
+// /problems names each row's server, the live one's rows still there.
+func TestServeOverTwoServers(t *testing.T) {
+	w := NewWatcher(testRules(), Options{MetricsKeys: 5, Servers: []Server{{Name: "eu", Budget: 500}, {Name: "us", Budget: 200}}})
+	h := w.Handler()
+	t0 := time.Unix(1_700_000_000, 0)
+	w.Apply(model.Batch{Server: "eu", State: live(t0), Observed: []model.Observation{obs("rl:a", "12", model.PTTLNoExpiry, t0)}}, t0)
+	w.Apply(model.Batch{Server: "us", State: live(t0), Observed: []model.Observation{obs("rl:a", "3", model.PTTLNoExpiry, t0)}}, t0)
+	if code, body := get(t, h, "/healthz"); code != 200 || body != "live: watching 2 keys on 2 servers\n" {
+		t.Errorf("both live: %d %q", code, body)
+	}
+	down := &model.FeedState{Phase: model.FeedReconnecting, LastError: "Redis at 10.0.0.2:6379 refused the connection; countertop keeps trying"}
+	w.Apply(model.Batch{Server: "us", State: down}, t0)
+	if code, body := get(t, h, "/healthz"); code != 503 || body != "1 of 2 servers not live: us: Redis at 10.0.0.2:6379 refused the connection\n" {
+		t.Errorf("us down: %d %q, want 503 naming us", code, body)
+	}
+	_, text := get(t, h, "/metrics")
+	has(t, text,
+		`countertop_command_budget{server="eu"} 500`,
+		`countertop_command_budget{server="us"} 200`,
+		`countertop_watch_mode{mode="poll",server="eu"} 1`,
+		`countertop_errors_total{kind="disconnected",server="us"} 1`,
+		`countertop_errors_total{kind="disconnected",server="eu"} 0`,
+		`countertop_problem_key{key="rl:a",rule="rl:*",server="eu",status="stuck"} 1`,
+		`countertop_problem_key{key="rl:a",rule="rl:*",server="us",status="no-expiry"} 1`,
+		`countertop_live 0`,
+	)
+	_, body := get(t, h, "/problems")
+	for _, want := range []string{`"server": "eu"`, `"server": "us"`} {
+		if !strings.Contains(body, want) {
+			t.Errorf("/problems does not name %s:\n%s", want, body)
+		}
+	}
+}

@@ -1,7 +1,7 @@
 // Package serve is what `countertop serve` answers over HTTP: the
 // Prometheus metrics, the health check and the problem keys, all read from
-// what the watcher last told (a model.Store and the feed's state) under one
-// lock, so that a scrape sends nothing to Redis.
+// what the watcher last told (a model.Store and each server's feed state)
+// under one lock, so that a scrape sends nothing to Redis.
 package serve
 
 import (
@@ -15,21 +15,44 @@ import (
 
 // Options are what the Watcher reports besides the keys.
 type Options struct {
-	Budget      float64       // countertop's budget of commands a second per server; 0: none
+	Budget float64 // countertop's budget of commands a second on its one server; 0: none
+	// Servers are the servers watched, when more than one: each batch
+	// names its own (model.Batch.Server), and the metrics that are a
+	// server's carry a server label. Nil with one server (Budget).
+	Servers     []Server
 	Version     string        // the build's version, for countertop_build_info
 	Commit      string        // its commit, "" when not known
 	MetricsKeys int           // how many problem keys get a labelled gauge of their own
-	MaxBehind   time.Duration // how far behind the feed may be before /healthz says it is not fresh
+	MaxBehind   time.Duration // how far behind a feed may be before /healthz says it is not fresh
 }
 
-// A Watcher holds what the feed told: the keys in a Store, the feed's
-// state and health, when each current problem was first seen. Apply
-// writes; the handlers read, each under the lock.
+// Server is one of several servers the Watcher hears from.
+type Server struct {
+	Name   string
+	Budget float64 // its --max-commands; 0: none
+}
+
+// A Watcher holds what the feeds told: the keys in a Store, each
+// server's feed state and health, when each current problem was first
+// seen. Apply writes; the handlers read, each under the lock.
 type Watcher struct {
 	opts Options
 
-	mu       sync.Mutex
-	store    *model.Store
+	mu    sync.Mutex
+	store *model.Store
+	feeds []*feed // one a server, in the order given
+	// problems is every row whose status is a problem, with when it was
+	// first seen so, in no order; problemAt is each one's place in it, by
+	// row ID. A scrape reads them there, one after the other, rather than
+	// the Store.
+	problems  []seen
+	problemAt map[string]int32
+}
+
+// feed is what one server's feed told.
+type feed struct {
+	name     string // "" with one server
+	budget   float64
 	state    model.FeedState
 	heard    bool // a state arrived
 	health   model.Health
@@ -38,17 +61,14 @@ type Watcher struct {
 	lastPass time.Time // when the last complete pass ended
 	errs     map[string]float64
 	failing  string // the error kind now in force, counted once when it began
-	// problems is every key whose status is a problem, with when it was
-	// first seen so, in no order; problemAt is each one's place in it. A
-	// scrape reads them there, one after the other, rather than the Store.
-	problems  []seen
-	problemAt map[string]int32
 }
 
-// seen is a problem key: the rule that covers it, its status, and when it
-// was first seen with that status.
+// seen is a problem row: its ID, key and server, the rule that covers
+// it, its status, and when it was first seen with that status.
 type seen struct {
+	id     string
 	key    string
+	server string
 	rule   int16
 	status model.Status
 	since  time.Time
@@ -61,140 +81,207 @@ func NewWatcher(rules *model.Rules, opts Options) *Watcher {
 	}
 	store := model.NewStore(rules)
 	store.Tally() // on an empty Store: from now on Apply keeps the counts a scrape reads
-	return &Watcher{opts: opts, store: store, errs: map[string]float64{}, problemAt: map[string]int32{}}
+	w := &Watcher{opts: opts, store: store, problemAt: map[string]int32{}}
+	if len(opts.Servers) > 1 {
+		for _, s := range opts.Servers {
+			w.feeds = append(w.feeds, &feed{name: s.Name, budget: s.Budget, errs: map[string]float64{}})
+		}
+	} else {
+		w.feeds = []*feed{{budget: opts.Budget, errs: map[string]float64{}}}
+	}
+	return w
+}
+
+// Store returns the Watcher's Store, for a caller to declare what it
+// holds before the first batch (model.Store.SetShards).
+func (w *Watcher) Store() *model.Store { return w.store }
+
+// several reports whether the Watcher hears from more than one server.
+func (w *Watcher) several() bool { return len(w.feeds) > 1 }
+
+// feedOf is the feed of server: the one feed with one server.
+func (w *Watcher) feedOf(server string) *feed {
+	if !w.several() {
+		return w.feeds[0]
+	}
+	for _, f := range w.feeds {
+		if f.name == server {
+			return f
+		}
+	}
+	return nil
 }
 
 // modeOf is the watch mode a state says, as a label: its name, as --mode
 // spells it.
 func modeOf(s *model.FeedState) string { return s.Mode.String() }
 
-// Apply applies b to the Store, as of now, and keeps the feed's state.
+// Apply applies b, of the server it names, to the Store, as of now, and
+// keeps that server's feed state.
 func (w *Watcher) Apply(b model.Batch, now time.Time) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	w.store.Apply(b)
 	for _, k := range b.Removed {
-		w.solved(k)
+		w.solved(model.ServerKey(b.Server, k))
 	}
 	for i := range b.Observed {
-		w.track(b.Observed[i].Key, now)
+		w.track(model.ServerKey(b.Server, b.Observed[i].Key), now)
+	}
+	f := w.feedOf(b.Server)
+	if f == nil {
+		return
 	}
 	if b.Health != nil {
-		w.health = *b.Health
-		w.count(w.kind())
+		f.health = *b.Health
+		f.count(f.kind())
 	}
 	if b.State != nil {
-		w.setState(b.State, now)
+		f.setState(b.State, now)
 	}
 }
 
-// track notes when key took its current status, if a problem.
-func (w *Watcher) track(key string, now time.Time) {
-	c, ok := w.store.Get(key)
+// track notes when the row id took its current status, if a problem.
+func (w *Watcher) track(id string, now time.Time) {
+	c, ok := w.store.Get(id)
 	if !ok || !c.Status.Problem() {
-		w.solved(key)
+		w.solved(id)
 		return
 	}
-	i, ok := w.problemAt[key]
+	i, ok := w.problemAt[id]
 	switch {
 	case !ok:
-		w.problemAt[c.Key] = int32(len(w.problems)) // the Store's copy of the name, not the reading's
-		w.problems = append(w.problems, seen{key: c.Key, rule: c.Rule, status: c.Status, since: now})
+		id = c.ID() // the Store's copy of the name, not the reading's
+		w.problemAt[id] = int32(len(w.problems))
+		w.problems = append(w.problems, seen{id: id, key: c.Key, server: c.Server, rule: c.Rule, status: c.Status, since: now})
 	case w.problems[i].status != c.Status:
 		w.problems[i].status, w.problems[i].since = c.Status, now
 	}
 }
 
-// solved drops key from the problems, if there, moving the last one into
-// its place.
-func (w *Watcher) solved(key string) {
-	i, ok := w.problemAt[key]
+// solved drops the row id from the problems, if there, moving the last
+// one into its place.
+func (w *Watcher) solved(id string) {
+	i, ok := w.problemAt[id]
 	if !ok {
 		return
 	}
-	delete(w.problemAt, key)
+	delete(w.problemAt, id)
 	last := int32(len(w.problems) - 1)
 	if i != last {
 		w.problems[i] = w.problems[last]
-		w.problemAt[w.problems[i].key] = i
+		w.problemAt[w.problems[i].id] = i
 	}
 	w.problems[last] = seen{} // let go of its key
 	w.problems = w.problems[:last]
 }
 
 // setState keeps s; a pass that ends with Redis answering is a complete
-// one, and a new error kind counts once.
-func (w *Watcher) setState(s *model.FeedState, now time.Time) {
-	w.heard = true
-	w.state = *s
+// one, and a new error kind counts once. A feed that says it stopped
+// (model.FeedStopped, a server's watch that cannot go on) is closed.
+func (f *feed) setState(s *model.FeedState, now time.Time) {
+	f.heard = true
+	f.state = *s
+	if s.Phase == model.FeedStopped && f.closed == "" {
+		f.closed = s.LastError
+		if f.closed == "" {
+			f.closed = "the watch stopped"
+		}
+	}
 	healthy := s.Connected && s.LastError == ""
 	if s.Scanning {
-		w.scanning = true
-	} else if w.scanning && healthy {
-		w.scanning = false
-		w.lastPass = now
+		f.scanning = true
+	} else if f.scanning && healthy {
+		f.scanning = false
+		f.lastPass = now
 	}
-	w.count(w.kind())
+	f.count(f.kind())
 }
 
 // kind is the kind of error in force, "" when none: the feed lost Redis
 // (disconnected), reads failing while connected (feed), a command left
 // unanswered (unanswered), the feed stopped for good (stopped).
-func (w *Watcher) kind() string {
+func (f *feed) kind() string {
 	switch {
-	case w.closed != "":
+	case f.closed != "":
 		return "stopped"
-	case !w.heard, w.state.Phase == model.FeedConnecting && w.state.LastError == "":
+	case !f.heard, f.state.Phase == model.FeedConnecting && f.state.LastError == "":
 		return "" // the first connection is not lost yet
-	case !w.state.Connected:
+	case !f.state.Connected:
 		return "disconnected"
-	case w.state.LastError != "":
+	case f.state.LastError != "":
 		return "feed"
-	case w.health.Silent != "":
+	case f.health.Silent != "":
 		return "unanswered"
 	}
 	return ""
 }
 
 // count counts kind once when it begins, then not while it lasts.
-func (w *Watcher) count(kind string) {
-	if kind != "" && kind != w.failing {
-		w.errs[kind]++
+func (f *feed) count(kind string) {
+	if kind != "" && kind != f.failing {
+		f.errs[kind]++
 	}
-	w.failing = kind
+	f.failing = kind
 }
 
-// Close records that the feed stopped for good, and why.
+// Close records that every feed stopped for good, and why.
 func (w *Watcher) Close(why string) {
 	w.mu.Lock()
 	defer w.mu.Unlock()
 	if why == "" {
 		why = "the watch stopped"
 	}
-	w.closed = why
-	w.count(w.kind())
+	for _, f := range w.feeds {
+		f.closed = why
+		f.count(f.kind())
+	}
 }
 
-// Health returns whether the feed is live and fresh, and one sentence
-// saying so or why not.
-func (w *Watcher) Health() (bool, string) {
-	w.mu.Lock()
-	defer w.mu.Unlock()
+// live returns whether f is live and fresh, and if not, one sentence
+// saying why.
+func (f *feed) live(maxBehind time.Duration) (bool, string) {
 	switch {
-	case w.closed != "":
-		return false, "countertop stopped watching: " + w.closed
-	case !w.heard:
+	case f.closed != "":
+		return false, "countertop stopped watching: " + f.closed
+	case !f.heard, f.state.Phase == model.FeedConnecting && f.state.LastError == "":
 		return false, "countertop has not heard from Redis yet: it is connecting"
-	case !w.state.Connected || w.state.LastError != "":
-		why, _, _ := strings.Cut(w.state.LastError, "; countertop keeps trying")
+	case !f.state.Connected || f.state.LastError != "":
+		why, _, _ := strings.Cut(f.state.LastError, "; countertop keeps trying")
 		if why == "" {
 			why = "the connection to Redis was lost"
 		}
 		return false, why
-	case w.health.Silent != "":
-		return false, fmt.Sprintf("Redis at %s has left a command unanswered since %s", w.health.Silent, w.health.Since.UTC().Format(time.RFC3339))
-	case w.health.Behind > w.opts.MaxBehind:
-		return false, fmt.Sprintf("the feed is %s behind Redis, more than %s", model.FormatDuration(w.health.Behind), model.FormatDuration(w.opts.MaxBehind))
+	case f.health.Silent != "":
+		return false, fmt.Sprintf("Redis at %s has left a command unanswered since %s", f.health.Silent, f.health.Since.UTC().Format(time.RFC3339))
+	case f.health.Behind > maxBehind:
+		return false, fmt.Sprintf("the feed is %s behind Redis, more than %s", model.FormatDuration(f.health.Behind), model.FormatDuration(maxBehind))
 	}
-	return true, fmt.Sprintf("live: watching %d keys at %s (%s)", w.store.Len(), w.state.Addr, modeOf(&w.state))
+	return true, ""
+}
+
+// Health returns whether every feed is live and fresh, and one sentence
+// saying so or, server by server, why not.
+func (w *Watcher) Health() (bool, string) {
+	w.mu.Lock()
+	defer w.mu.Unlock()
+	var down []string
+	for _, f := range w.feeds {
+		if ok, why := f.live(w.opts.MaxBehind); !ok {
+			if w.several() {
+				why = model.Printable(f.name) + ": " + why
+			}
+			down = append(down, why)
+		}
+	}
+	switch {
+	case len(down) > 0 && w.several():
+		return false, fmt.Sprintf("%d of %d servers not live: %s", len(down), len(w.feeds), strings.Join(down, "; "))
+	case len(down) > 0:
+		return false, down[0]
+	case w.several():
+		return true, fmt.Sprintf("live: watching %d keys on %d servers", w.store.Len(), len(w.feeds))
+	}
+	f := w.feeds[0]
+	return true, fmt.Sprintf("live: watching %d keys at %s (%s)", w.store.Len(), f.state.Addr, modeOf(&f.state))
 }

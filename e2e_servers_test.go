@@ -1,0 +1,85 @@
+package main
+
+import (
+	"strings"
+	"testing"
+
+	"github.com/countertop/countertop/internal/redistest"
+)
+
+// The real dashboard over three servers the test starts, named in the
+// config: one table with a SERVER column, a key of one name on two
+// servers two rows, a header line a server; + on a row writes to that
+// row's server alone; server:NAME keeps one server's rows; a server
+// stopped goes stale, its rows marked and kept, while the others stay live.
+func TestDashboardOverThreeServersEndToEnd(t *testing.T) {
+	eu, us, ap := redistest.Start(t), redistest.Start(t), redistest.Start(t)
+	eu.Do(t, "SET", "rl:shared", "7")
+	us.Do(t, "SET", "rl:shared", "40")
+	ap.Do(t, "SET", "rl:ap-only", "3", "EX", "300")
+	cfg := writeFile(t, "countertop.toml", `
+[[server]]
+name = "eu"
+url = "`+eu.URL()+`"
+
+[[server]]
+name = "us"
+url = "`+us.URL()+`"
+
+[[server]]
+name = "ap"
+url = "`+ap.URL()+`"
+
+[[rule]]
+pattern = "rl:*"
+limit = 100
+window = "60s"
+`)
+	term := startTerminal(t, 120, 30, []string{"TERM=xterm-256color"},
+		binary(t), "--config", cfg, "--pattern", "rl:*", "--mode", "poll", "--interval", "200ms")
+
+	s := term.waitFor("three servers' rows", func(s string) bool {
+		return strings.Count(s, "rl:shared") == 2 && strings.Contains(s, "rl:ap-only")
+	})
+	if !strings.Contains(s, "SERVER") || !strings.Contains(s, "3 servers") {
+		t.Errorf("no SERVER column or servers' count:\n%s", s)
+	}
+	for _, name := range []string{"eu", "us", "ap"} {
+		if line := lineWith(s, name+" · poll"); line == "" {
+			t.Errorf("no header line for %s:\n%s", name, s)
+		}
+	}
+	// The rows of rl:shared come in the servers' name order: eu, then us.
+	term.keys("/", "server:us", "Enter")
+	term.waitFor("server:us to keep us's row alone", func(s string) bool {
+		row := lineWith(s, "rl:shared")
+		return strings.Contains(row, " us ") && strings.Contains(row, " 40 ") && strings.Count(s, "rl:shared") == 1 && !strings.Contains(s, "rl:ap-only")
+	})
+	term.keys("+")
+	term.waitText("INCRBY rl:shared 1 -> 41")
+	if got := us.Do(t, "GET", "rl:shared"); got != "41" {
+		t.Errorf("us's rl:shared = %v after +, want 41", got)
+	}
+	if got := eu.Do(t, "GET", "rl:shared"); got != "7" {
+		t.Errorf("eu's rl:shared = %v after + on us's row, want 7 untouched", got)
+	}
+
+	term.keys("/", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "BSpace", "Enter")
+	term.waitFor("every server's rows again", func(s string) bool { return strings.Count(s, "rl:shared") == 2 })
+	us.Stop()
+	s = term.waitFor("us to go stale while eu and ap stay", func(s string) bool {
+		return strings.Contains(lineWith(s, "us · "), "stale since") && strings.Contains(s, "(1 stale)")
+	})
+	if row := lineWith(s, "41"); !strings.Contains(row, "us ✗") {
+		t.Errorf("us's row is not kept and marked stale: %q\n%s", row, s)
+	}
+	eu.Do(t, "SET", "rl:shared", "9")
+	term.waitFor("eu's rows to go on live", func(s string) bool {
+		for _, l := range strings.Split(s, "\n") {
+			if strings.Contains(l, "rl:shared") && strings.Contains(l, " eu ") && strings.Contains(l, " 9 ") {
+				return true
+			}
+		}
+		return false
+	})
+}

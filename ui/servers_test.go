@@ -1,0 +1,201 @@
+package ui
+
+import (
+	"fmt"
+	"strings"
+	"testing"
+	"time"
+
+	"github.com/countertop/countertop/model"
+)
+
+// Ten servers' feeds into one dashboard: the header names three servers
+// on lines of their own, the one that stopped answering first with since
+// when, and sums up the other seven in one line; its rows stay, marked;
+// server:NAME keeps that server's rows; + goes to the selected row's
+// server's Writer alone.
+func TestDashboardOfTenServers(t *testing.T) {
+	var servers []Server
+	writers := map[string]*fakeWriter{}
+	for i := range 10 {
+		name := fmt.Sprintf("s%d", i)
+		writers[name] = newFakeWriter()
+		servers = append(servers, Server{Name: name, Writer: writers[name], Budget: 1000})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 30)
+	var batches []model.Batch
+	for i, s := range servers {
+		batches = append(batches, model.Batch{
+			Server:   s.Name,
+			Observed: []model.Observation{str("rl:shared", fmt.Sprint(i+1), 30000)},
+			State:    &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0.Add(time.Second)},
+			Health:   &model.Health{At: t0.Add(time.Second), Commands: 12},
+		})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+	m, _ = send(m, batchesMsg{batches: []model.Batch{{Server: "s4", State: &model.FeedState{
+		Mode: model.WatchPoll, Phase: model.FeedReconnecting, LastError: "could not connect to 10.0.0.4:6379: connection refused; countertop keeps trying",
+	}}}})
+
+	screen := plain(m)
+	if m.store.Len() != 10 || !strings.Contains(screen, "10 servers (1 stale)") {
+		t.Fatalf("want 10 rows of rl:shared and the servers counted:\n%s", screen)
+	}
+	lines := strings.Split(screen, "\n")
+	if !strings.HasPrefix(lines[1], "s4 · reconnecting… · stale since") || !strings.Contains(lines[1], "connection refused") {
+		t.Errorf("the stale server's line is not first: %q", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "s0 · polling 1s") || !strings.Contains(lines[2], "12 cmd/s of 1k max") {
+		t.Errorf("s0's line = %q, want its mode and load against its budget", lines[2])
+	}
+	if lines[4] != "7 more answering" {
+		t.Errorf("the summary line = %q, want 7 more answering", lines[4])
+	}
+	if row := lineWith(t, screen, " s4 ✗"); !strings.Contains(row, "rl:shared") {
+		t.Errorf("s4's row is not kept and marked:\n%s", screen)
+	}
+
+	m = filterTo(t, m, "server:s7")
+	if m.store.Visible() != 1 || !strings.Contains(lineWith(t, plain(m), "rl:shared"), " s7 ") {
+		t.Fatalf("server:s7 keeps %d rows:\n%s", m.store.Visible(), plain(m))
+	}
+	writers["s7"].seed(str("rl:shared", "8", 30000))
+	m, cmd := press(m, "+")
+	m = run(t, m, cmd)
+	if calls := writers["s7"].Calls(); len(calls) != 1 || !strings.Contains(calls[0], "rl:shared") {
+		t.Errorf("s7's writer got %q, want one INCRBY of rl:shared", calls)
+	}
+	for name, w := range writers {
+		if name != "s7" && len(w.Calls()) > 0 {
+			t.Errorf("%s's writer got %q from + on s7's row", name, w.Calls())
+		}
+	}
+	if c, ok := m.store.Get(model.RowOf("s7", "rl:shared", "")); !ok || c.Value.Int != 9 {
+		t.Errorf("s7's row after + = %v, want 9", c.Value.Int)
+	}
+}
+
+// filterTo types q in the filter prompt and waits for the Store to apply it.
+func filterTo(t *testing.T, m *Model, q string) *Model {
+	t.Helper()
+	m, _ = press(m, "/")
+	m, _ = press(m, q)
+	m, _ = send(m, keys("<enter>")...)
+	for m.store.Filtering() {
+		m.store.Visible()
+	}
+	return m
+}
+
+// A key that two shards of one ring hold is marked ×2 in SERVER, the
+// header counts it, and its detail names both copies with their values
+// and TTLs and says the limit counts once on each; the same name on a
+// server of no group (another region) is never marked.
+func TestDashboardMarksAKeyOnTwoShards(t *testing.T) {
+	var servers []Server
+	for _, name := range []string{"a", "b", "c", "eu"} {
+		servers = append(servers, Server{Name: name, Writer: newFakeWriter()})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 40)
+	m.store.SetShards([]model.ShardGroup{{Name: "ring", Servers: []string{"a", "b", "c"}}})
+	watching := &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{
+		{Server: "a", State: watching, Observed: []model.Observation{str("ratelimit:u1", "60", 30_000), str("ratelimit:u2", "5", 30_000)}},
+		{Server: "b", State: watching, Observed: []model.Observation{str("ratelimit:u3", "7", 30_000)}},
+		{Server: "c", State: watching, Observed: []model.Observation{str("ratelimit:u1", "55", 12_000)}},
+		{Server: "eu", State: watching, Observed: []model.Observation{str("ratelimit:u1", "90", 30_000), str("ratelimit:u2", "9", 30_000)}},
+	}})
+	screen := plain(m)
+	if !strings.Contains(screen, "1 key on two shards or more") {
+		t.Errorf("the header does not count the shared key:\n%s", screen)
+	}
+	for _, row := range strings.Split(screen, "\n") {
+		shared := strings.Contains(row, "ratelimit:u1") && (strings.Contains(row, " a ×2") || strings.Contains(row, " c ×2"))
+		if strings.Contains(row, "×") && !shared {
+			t.Errorf("a row is marked that no two shards hold: %q", row)
+		}
+	}
+	for _, mark := range []string{" a ×2", " c ×2"} {
+		if row := lineWith(t, screen, mark); !strings.Contains(row, "ratelimit:u1") {
+			t.Errorf("the row marked %q is not ratelimit:u1's: %q", mark, row)
+		}
+	}
+	if row := lineWith(t, screen, " eu "); strings.Contains(row, "×") {
+		t.Errorf("eu's row is marked, though eu is no shard: %q", row)
+	}
+
+	m = filterTo(t, m, "server:c u1")
+	m, _ = press(m, "<enter>")
+	detail := plain(m)
+	for _, want := range []string{
+		`server    "c"`,
+		`on 2 servers of the shard group "ring", each copy counting the limit once`,
+		"times its limit of 100 (200)",
+		"a  value 60  TTL 28s  ok",
+		"c  value 55  TTL 10s  ok  (this row)",
+	} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("the detail does not say %q:\n%s", want, detail)
+		}
+	}
+	if strings.Contains(detail, "eu  value") {
+		t.Errorf("the detail counts eu's key of the same name as a copy:\n%s", detail)
+	}
+}
+
+// E over several servers asks once, saying how many keys on how many
+// servers and each one's count, and sends each repair to its row's server
+// alone; a write's status line names its server; the detail names it.
+func TestRepairAllAcrossServers(t *testing.T) {
+	writers := map[string]*fakeWriter{}
+	var servers []Server
+	for _, name := range []string{"a", "b", "c"} {
+		writers[name] = newFakeWriter()
+		servers = append(servers, Server{Name: name, Writer: writers[name]})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 30)
+	stuck := map[string][]model.Observation{
+		"a": {str("ratelimit:u1", "5", model.PTTLNoExpiry), str("ratelimit:u2", "5", model.PTTLNoExpiry)},
+		"b": {str("ratelimit:u1", "5", model.PTTLNoExpiry)},
+		"c": {str("ratelimit:u9", "5", 30_000)}, // has a TTL: nothing to repair on c
+	}
+	var batches []model.Batch
+	for name, obs := range stuck {
+		writers[name].seed(obs...)
+		batches = append(batches, model.Batch{Server: name, Observed: obs, State: &model.FeedState{
+			Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0}})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+
+	m, _ = press(m, "E")
+	screen := plain(m)
+	for _, want := range []string{"Set an expiry on 3 counters on 2 servers that have none?", "Each goes to its own server: a: 2 keys, b: 1 key."} {
+		if !strings.Contains(screen, want) {
+			t.Errorf("the confirmation does not say %q:\n%s", want, screen)
+		}
+	}
+	m, cmd := press(m, "y")
+	m = run(t, m, cmd)
+	for name, want := range map[string]int{"a": 2, "b": 1, "c": 0} {
+		calls := writers[name].Calls()
+		if len(calls) != want {
+			t.Errorf("%s's writer got %q, want %d EXPIREs of its own keys", name, calls, want)
+		}
+		for _, c := range calls {
+			if !strings.HasPrefix(c, "EXPIRE ratelimit:u") {
+				t.Errorf("%s's writer got %q", name, c)
+			}
+		}
+	}
+
+	m = filterTo(t, m, "server:b")
+	m, _ = press(m, "d")
+	m, cmd = press(m, "y")
+	m = run(t, m, cmd)
+	if got := statusText(m); !strings.HasPrefix(got, "b: DEL ratelimit:u1 -> deleted") {
+		t.Errorf("the status of a delete on b = %q, want it to name b", got)
+	}
+	if calls := writers["a"].Calls(); len(calls) != 2 {
+		t.Errorf("a's writer got %q after a delete on b", calls)
+	}
+}
