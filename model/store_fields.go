@@ -14,8 +14,9 @@ package model
 type fieldRows struct {
 	byKey map[string]map[string]struct{} // a hash's key -> the fields it has rows for; nil until one
 	keyOf map[string]int                 // a field's row ID -> the length of its key in the ID
-	// notShown: a hash's key -> how many of its fields its last reading
-	// left unread (Observation.NotShown), for those that left some.
+	// notShown: a hash's key, with its server (ServerKey) -> how many of
+	// its fields its last reading left unread (Observation.NotShown), for
+	// those that left some.
 	notShown map[string]int64
 }
 
@@ -103,7 +104,7 @@ func (s *Store) observeHash(o *Observation) (changed int, ok bool) {
 			changed++
 		}
 	}
-	s.fields.noteNotShown(o.Key, o.NotShown)
+	s.fields.noteNotShown(rowKey(o), o.NotShown)
 	return changed, true
 }
 

@@ -266,3 +266,31 @@ func TestStoreFieldRowsNotShown(t *testing.T) {
 		}
 	}
 }
+
+// The same hash read on two servers keeps two counts of fields not shown,
+// one a server, as it keeps two rows a field: a reading on one server that
+// read all its fields leaves the other server's count as it was.
+func TestStoreFieldRowsNotShownPerServer(t *testing.T) {
+	rules := &Rules{Fallback: Rule{Limit: 10, Window: time.Minute}}
+	s := NewStore(rules)
+	for i, tc := range []struct {
+		server   string
+		notShown int64
+		want     map[string]int64 // server -> the login row's NotShown
+	}{
+		{server: "a", notShown: 120, want: map[string]int64{"a": 120}},
+		{server: "b", notShown: 7, want: map[string]int64{"a": 120, "b": 7}},
+		{server: "a", notShown: 0, want: map[string]int64{"a": 0, "b": 7}},
+		{server: "b", notShown: 9, want: map[string]int64{"a": 0, "b": 9}},
+	} {
+		o := quota(time.Duration(i)*time.Second, "api", "17", 60000, "login", "3", -1)
+		o.NotShown, o.NotShownNoTTL = tc.notShown, -1
+		s.Apply(Batch{Server: tc.server, Observed: []Observation{o}})
+		for server, want := range tc.want {
+			c := mustGet(t, s, RowOf(server, "quota:u1", "login"))
+			if c.Server != server || c.NotShown != want {
+				t.Errorf("reading %d: the row on %q is on %q with NotShown %d, want %d", i, server, c.Server, c.NotShown, want)
+			}
+		}
+	}
+}
