@@ -70,16 +70,27 @@ window = "60s"
 	s = term.waitFor("us to go stale while eu and ap stay", func(s string) bool {
 		return strings.Contains(lineWith(s, "us · "), "stale since") && strings.Contains(s, "(1 stale)")
 	})
-	if row := lineWith(s, "41"); !strings.Contains(row, "us ✗") {
+	if row := rowWith(s, "rl:shared", " 41 "); !strings.Contains(row, "us ✗") {
 		t.Errorf("us's row is not kept and marked stale: %q\n%s", row, s)
 	}
 	eu.Do(t, "SET", "rl:shared", "9")
 	term.waitFor("eu's rows to go on live", func(s string) bool {
-		for _, l := range strings.Split(s, "\n") {
-			if strings.Contains(l, "rl:shared") && strings.Contains(l, " eu ") && strings.Contains(l, " 9 ") {
-				return true
-			}
-		}
-		return false
+		return rowWith(s, "rl:shared", " eu ", " 9 ") != ""
 	})
+}
+
+// rowWith is the first line of screen that holds every one of texts: a
+// row told by its key and value, where one text alone may also be in a
+// header line (a server's port can hold "41").
+func rowWith(screen string, texts ...string) string {
+	for _, l := range strings.Split(screen, "\n") {
+		all := true
+		for _, t := range texts {
+			all = all && strings.Contains(l, t)
+		}
+		if all {
+			return l
+		}
+	}
+	return ""
 }
