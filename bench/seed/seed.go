@@ -10,6 +10,7 @@ import (
 	"encoding/binary"
 	"fmt"
 	"strconv"
+	"strings"
 	"time"
 
 	"github.com/redis/go-redis/v9"
@@ -112,6 +113,15 @@ const (
 // over the keys already there. It is not atomic: a failure leaves part of
 // it written.
 func Seed(ctx context.Context, rdb redis.UniversalClient, spec Spec) error {
+	return SeedShards(ctx, []redis.UniversalClient{rdb}, spec)
+}
+
+// SeedShards writes the keyspace spec describes over shards as a Redis
+// Cluster of len(shards) masters holds it: each key on the shard that
+// serves its hash slot (see Shard), so that standalone servers seeded so
+// hold what the masters of such a cluster hold, and a cluster's masters
+// can be seeded directly, each with its own keys.
+func SeedShards(ctx context.Context, shards []redis.UniversalClient, spec Spec) error {
 	if spec.Matching > spec.Keys {
 		return fmt.Errorf("seed: %d matching keys cannot fit in %d keys", spec.Matching, spec.Keys)
 	}
@@ -120,30 +130,85 @@ func Seed(ctx context.Context, rdb redis.UniversalClient, spec Spec) error {
 	for start := 0; start < spec.Keys; start += pipelineSize {
 		end := min(start+pipelineSize, spec.Keys)
 		g.Go(func() error {
-			pipe := rdb.Pipeline()
-			for i := start; i < end; i++ {
-				spec.write(ctx, pipe, i)
+			pipes := make([]redis.Pipeliner, len(shards))
+			pipeFor := func(key string) redis.Pipeliner {
+				i := Shard(key, len(shards))
+				if pipes[i] == nil {
+					pipes[i] = shards[i].Pipeline()
+				}
+				return pipes[i]
 			}
-			_, err := pipe.Exec(ctx)
-			return err
+			for i := start; i < end; i++ {
+				spec.write(ctx, pipeFor, i)
+			}
+			for _, pipe := range pipes {
+				if pipe == nil {
+					continue
+				}
+				if _, err := pipe.Exec(ctx); err != nil {
+					return err
+				}
+			}
+			return nil
 		})
 	}
 	return g.Wait()
 }
 
-// write queues the i-th key of the keyspace: the counters first, then the
-// other keys.
-func (spec Spec) write(ctx context.Context, pipe redis.Pipeliner, i int) {
+// slots is the number of hash slots a Redis Cluster divides keys into.
+const slots = 16384
+
+// Shard is the index of the master, among n, that serves key in a cluster
+// whose slots are split evenly, in order: master i serves slots
+// i*16384/n to (i+1)*16384/n-1, as bench/lib.sh's start_cluster (and
+// internal/redistest's StartCluster) assign them.
+func Shard(key string, n int) int {
+	slot := Slot(key)
+	i := slot * n / slots
+	for (i+1)*slots/n <= slot {
+		i++
+	}
+	return i
+}
+
+// Slot is key's hash slot, as CLUSTER KEYSLOT gives it: CRC16 (XMODEM) of
+// the key, or of its hash tag (what the first {...} holds, when not
+// empty), modulo 16384.
+func Slot(key string) int {
+	if open := strings.IndexByte(key, '{'); open >= 0 {
+		if end := strings.IndexByte(key[open+1:], '}'); end > 0 {
+			key = key[open+1 : open+1+end]
+		}
+	}
+	var crc uint16
+	for i := 0; i < len(key); i++ {
+		crc ^= uint16(key[i]) << 8
+		for range 8 {
+			if crc&0x8000 != 0 {
+				crc = crc<<1 ^ 0x1021
+			} else {
+				crc <<= 1
+			}
+		}
+	}
+	return int(crc) % slots
+}
+
+// write queues the i-th key of the keyspace on the pipeline pipeFor gives
+// for its name: the counters first, then the other keys.
+func (spec Spec) write(ctx context.Context, pipeFor func(key string) redis.Pipeliner, i int) {
 	ttl := spec.TTL + time.Duration(i%3600)*time.Second
 	if i >= spec.Matching {
-		pipe.Set(ctx, OtherKey(i-spec.Matching), "x", ttl)
+		key := OtherKey(i - spec.Matching)
+		pipeFor(key).Set(ctx, key, "x", ttl)
 		return
 	}
 	if spec.Mixed {
-		spec.writeMixed(ctx, pipe, i, ttl)
+		spec.writeMixed(ctx, pipeFor, i, ttl)
 		return
 	}
 	key := CounterKey(i)
+	pipe := pipeFor(key)
 	switch {
 	case every(i, spec.HashEvery):
 		pipe.HSet(ctx, key, "hits", i%120)
@@ -163,9 +228,10 @@ func every(i, n int) bool { return n > 0 && i%n == n-1 }
 // limiter writes it, with its TTL unless NoTTLEvery says it has none.
 // Times are now's: log entries spread over the last two minutes, so that
 // about half are inside a one-minute window.
-func (spec Spec) writeMixed(ctx context.Context, pipe redis.Pipeliner, i int, ttl time.Duration) {
+func (spec Spec) writeMixed(ctx context.Context, pipeFor func(key string) redis.Pipeliner, i int, ttl time.Duration) {
 	now := time.Now()
 	key := MixedKey(i, now.Unix()/60)
+	pipe := pipeFor(key)
 	if every(i, spec.NoTTLEvery) {
 		ttl = 0
 	}

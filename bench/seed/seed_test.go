@@ -9,6 +9,8 @@ import (
 	"testing"
 	"time"
 
+	"github.com/redis/go-redis/v9"
+
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
 	"github.com/countertop/countertop/redisclient"
@@ -121,5 +123,41 @@ func TestLogSize(t *testing.T) {
 				t.Errorf("LogSize(%d) = %d, want %d", j, got, want)
 			}
 		})
+	}
+}
+
+// Standalone servers seeded as shards hold what the masters of a cluster
+// hold: each master of a real cluster, seeded directly, accepts every key
+// it is given (a key of another master's slot would be refused with
+// MOVED), the hash-tagged keys of a mixed keyspace among them.
+func TestSeedShardsAsClusterMasters(t *testing.T) {
+	c := redistest.StartCluster(t, 3, 0)
+	ctx := context.Background()
+	var shards []redis.UniversalClient
+	for _, n := range c.Nodes { // in the order of their slots
+		shards = append(shards, n.Client(t))
+	}
+	for _, spec := range []Spec{
+		{Keys: 3000, Matching: 600, NoTTLEvery: 10, HashEvery: 100, TTL: time.Hour},
+		{Keys: 1600, Matching: 1400, TTL: time.Hour, Mixed: true},
+	} {
+		for _, s := range shards {
+			if err := s.FlushAll(ctx).Err(); err != nil {
+				t.Fatal(err)
+			}
+		}
+		if err := SeedShards(ctx, shards, spec); err != nil {
+			t.Fatalf("mixed %t: %v", spec.Mixed, err)
+		}
+		var sizes []int64
+		var sum int64
+		for _, s := range shards {
+			n := s.DBSize(ctx).Val()
+			sizes = append(sizes, n)
+			sum += n
+		}
+		if sum != int64(spec.Keys) || slices.Contains(sizes, 0) {
+			t.Errorf("mixed %t: the masters hold %v keys, want %d in all, some on each", spec.Mixed, sizes, spec.Keys)
+		}
 	}
 }

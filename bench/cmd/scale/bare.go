@@ -25,23 +25,41 @@ import (
 // keys that are not strings, but written as bytes on raw sockets and every
 // reply skipped as it is read, with no client library and nothing kept but
 // the keys SCAN returns. Its ratio to Redis time is what any client doing
-// this work, on this machine, can at best hope for.
-func bare(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
-	opt := rdb.Options()
-	if opt.TLSConfig != nil || opt.Network != "tcp" {
-		return snapshotRun{}, errors.New("the bare client speaks plain TCP only: give scale a redis:// URL")
+// this work, on this machine, can at best hope for. Each node of fl is
+// read so, all at once.
+func bare(ctx context.Context, fl *fleet, cfg config) (snapshotRun, error) {
+	for _, node := range fl.nodes {
+		if opt := node.Options(); opt.TLSConfig != nil || opt.Network != "tcp" {
+			return snapshotRun{}, errors.New("the bare client speaks plain TCP only: give scale a redis:// URL")
+		}
 	}
-	before, err := readStats(ctx, rdb)
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	start := time.Now()
+	return fl.measure(ctx, func() (snapshotRun, error) {
+		start := time.Now()
+		g, gctx := errgroup.WithContext(ctx)
+		rows := make([]int, len(fl.nodes))
+		for i, node := range fl.nodes {
+			g.Go(func() (err error) {
+				rows[i], err = bareNode(gctx, node.Options(), cfg.pattern)
+				return err
+			})
+		}
+		err := g.Wait()
+		r := snapshotRun{wall: time.Since(start)}
+		for _, n := range rows {
+			r.rows += n
+		}
+		return r, err
+	})
+}
+
+// bareNode is bare's work on one node: it returns how many keys it read.
+func bareNode(ctx context.Context, opt *redis.Options, pattern string) (int, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	found := make(chan []string, 64)
 	walkers, wctx := errgroup.WithContext(gctx)
 	const stripes = 3 // as redisclient's snapshotStripes
 	for i := range stripes {
-		walkers.Go(func() error { return bareStripe(wctx, opt, cfg.pattern, i, stripes, found) })
+		walkers.Go(func() error { return bareStripe(wctx, opt, pattern, i, stripes, found) })
 	}
 	g.Go(func() error {
 		defer close(found)
@@ -82,15 +100,9 @@ func bare(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, erro
 		})
 	}
 	if err := g.Wait(); err != nil {
-		return snapshotRun{}, err
+		return 0, err
 	}
-	r := snapshotRun{wall: time.Since(start), rows: <-rows + <-rows}
-	after, err := readStats(ctx, rdb)
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	r.server = after.since(before)
-	return r, nil
+	return <-rows + <-rows, nil
 }
 
 // bareConn is a raw connection to the benchmark Redis, logged in. It is

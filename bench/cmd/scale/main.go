@@ -18,6 +18,11 @@
 // Frame cost (5) is a Go benchmark: see bench/scale.sh. With
 // -snapshot-only it measures (1) and the SLOWLOG alone, as for a mixed
 // keyspace (bench/scale.sh --mixed), whose keys no bare client reads.
+//
+// Given a node of a cluster as -url, or -url again for several servers,
+// it measures (1) and the SLOWLOG over all of them (issue 33, item 7):
+// each node's Redis time, in the run and when the bare client reads it
+// alone, and the snapshot's wall time against their sum (nodes.go).
 package main
 
 import (
@@ -53,17 +58,21 @@ const (
 
 func main() {
 	var cfg config
-	flag.StringVar(&cfg.url, "url", "", "the benchmark Redis, seeded by bench/cmd/seed (required; never a shared one)")
+	flag.Func("url", "the benchmark Redis, seeded by bench/cmd/seed (required; never a shared one): a node of a cluster for the cluster, again for each of several servers", func(u string) error {
+		cfg.urls = append(cfg.urls, u)
+		return nil
+	})
 	flag.StringVar(&cfg.bin, "countertop", "", "the countertop binary to time (required)")
 	flag.StringVar(&cfg.pattern, "pattern", seed.Pattern, "the pattern the seeded counters match")
 	flag.IntVar(&cfg.runs, "runs", 11, "snapshot runs; the median is reported")
 	flag.IntVar(&cfg.sample, "sample", 1000, "keys the redis-cli-per-key baseline reads (it is slow)")
 	flag.BoolVar(&cfg.heap, "heap", true, "also track every key of the keyspace, to measure heap per key")
 	flag.DurationVar(&cfg.steady, "steady", 20*time.Second, "how long to watch the poller once its first pass is over")
-	flag.BoolVar(&cfg.snapshotOnly, "snapshot-only", false, "measure the cold snapshot (1) and the SLOWLOG only")
+	flag.BoolVar(&cfg.snapshotOnly, "snapshot-only", false, "measure the cold snapshot (1) and the SLOWLOG only (always, for several nodes)")
+	flag.BoolVar(&cfg.bare, "bare", false, "with -snapshot-only, time the bare client too, on every node at once and on each alone (strings only; always, for several nodes)")
 	flag.DurationVar(&cfg.window, "window", 0, "the window of every key (--window), which a log's count inside it needs; 0: none")
 	flag.Parse()
-	if cfg.url == "" || cfg.bin == "" {
+	if len(cfg.urls) == 0 || cfg.bin == "" {
 		fmt.Fprintln(os.Stderr, "scale: -url and -countertop are required: run bench/scale.sh, which sets them")
 		os.Exit(2)
 	}
@@ -71,15 +80,18 @@ func main() {
 		fmt.Fprintf(os.Stderr, "scale: %v\n", err)
 		os.Exit(1)
 	}
+	fmt.Printf("\nload average at the end: %s\n", loadAverage())
 }
 
 type config struct {
-	url, bin, pattern string
-	runs, sample      int
-	heap              bool
-	steady            time.Duration
-	snapshotOnly      bool
-	window            time.Duration
+	urls         []string
+	bin, pattern string
+	runs, sample int
+	heap         bool
+	steady       time.Duration
+	snapshotOnly bool
+	bare         bool
+	window       time.Duration
 }
 
 // rules are the rules countertop reads under: the window of -window.
@@ -106,58 +118,85 @@ type figures struct {
 	sample         int
 	heap           float64 // bytes per key, 0 when not measured
 	heapKeys       int
+	fleet          *fleet          // the nodes read
+	alone          []serverStats   // each node's figures when the bare client reads it alone (see medianAlone), when measured
 }
 
 func run(ctx context.Context, cfg config, w io.Writer) error {
-	opt, err := redis.ParseURL(cfg.url)
+	fl, err := newFleet(ctx, cfg.urls)
 	if err != nil {
 		return err
 	}
-	rdb := redis.NewClient(opt)
-	defer rdb.Close()
-	var f figures
-	if f.keyspace, err = rdb.DBSize(ctx).Result(); err != nil {
-		return fmt.Errorf("cannot reach the benchmark Redis: %w", err)
+	defer fl.Close()
+	if fl.several() {
+		cfg.snapshotOnly, cfg.bare = true, true // the dashboard reads one server
+	}
+	rdb := fl.nodes[0]
+	opt := rdb.Options()
+	f := figures{fleet: fl}
+	if f.keyspace, err = fl.dbSize(ctx); err != nil {
+		return err
 	}
 	info, err := rdb.InfoMap(ctx, "server").Result()
 	if err != nil {
 		return err
 	}
-	fmt.Fprintf(w, "machine: %d CPUs, %s; redis %s; %s\n", runtime.NumCPU(), cpuModel(), info["Server"]["redis_version"], runtime.Version())
-	fmt.Fprintf(w, "keyspace: %d keys; pattern %s\n\n", f.keyspace, cfg.pattern)
+	fmt.Fprintf(w, "machine: %d CPUs, %s; redis %s; %s; load average %s\n", runtime.NumCPU(), cpuModel(), info["Server"]["redis_version"], runtime.Version(), loadAverage())
+	fmt.Fprintf(w, "keyspace: %d keys on %s; pattern %s\n\n", f.keyspace, fl.what(), cfg.pattern)
 
 	// Every command countertop sends from here on must stay out of the
 	// SLOWLOG.
-	if err := rdb.ConfigSet(ctx, "slowlog-log-slower-than", fmt.Sprint(targetSlowest.Microseconds())).Err(); err != nil {
-		return err
-	}
-	if err := rdb.SlowLogReset(ctx).Err(); err != nil {
+	err = fl.each(ctx, func(ctx context.Context, node *redis.Client) error {
+		if err := node.ConfigSet(ctx, "slowlog-log-slower-than", fmt.Sprint(targetSlowest.Microseconds())).Err(); err != nil {
+			return err
+		}
+		return node.SlowLogReset(ctx).Err()
+	})
+	if err != nil {
 		return err
 	}
 
 	// (1) Cold snapshots, of the pattern and of one nothing matches (the
-	// walk alone); then (2) one more with another client's PING.
+	// walk alone), and the same reads in this process and by the bare
+	// client (on every node at once, then on each alone), turn about, so
+	// that a busy moment of the machine falls on all alike; then (2) one
+	// more with another client's PING.
 	walkOnly := cfg
 	walkOnly.pattern = "countertop-scale-nothing:*"
-	if f.snapshots, err = repeat(cfg.runs, func() (snapshotRun, error) { return snapshot(ctx, rdb, cfg) }); err != nil {
+	measures := []func() (snapshotRun, error){
+		func() (snapshotRun, error) { return snapshot(ctx, fl, cfg) },
+		func() (snapshotRun, error) { return snapshot(ctx, fl, walkOnly) },
+		func() (snapshotRun, error) { return discardAll(ctx, fl, cfg) },
+	}
+	if !cfg.snapshotOnly || cfg.bare {
+		measures = append(measures, func() (snapshotRun, error) { return bare(ctx, fl, cfg) })
+	}
+	if fl.several() {
+		for i := range fl.nodes {
+			measures = append(measures, func() (snapshotRun, error) { return bare(ctx, fl.alone(i), cfg) })
+		}
+	}
+	series, err := turnAbout(cfg.runs, measures...)
+	if err != nil {
 		return err
 	}
-	if f.walks, err = repeat(cfg.runs, func() (snapshotRun, error) { return snapshot(ctx, rdb, walkOnly) }); err != nil {
-		return err
+	f.snapshots, f.walks, f.discards = series[0], series[1], series[2]
+	if len(series) > 3 {
+		f.bares = series[3]
 	}
-	if f.discards, err = repeat(cfg.runs, func() (snapshotRun, error) { return discard(ctx, rdb, cfg) }); err != nil {
-		return err
+	if fl.several() {
+		f.alone = medianAlone(series[4:])
 	}
 	if cfg.snapshotOnly {
-		if f.slow, f.slowest, err = slowlog(ctx, rdb); err != nil {
+		if f.slow, f.slowest, err = fl.slowlog(ctx); err != nil {
 			return err
 		}
 		f.reportSnapshot(w)
+		if fl.several() {
+			f.reportNodes(w)
+		}
 		f.reportSlowlog(w)
 		return nil
-	}
-	if f.bares, err = repeat(cfg.runs, func() (snapshotRun, error) { return bare(ctx, rdb, cfg) }); err != nil {
-		return err
 	}
 	if f.idle, err = idleLatency(ctx, opt); err != nil {
 		return err
@@ -166,13 +205,13 @@ func run(ctx context.Context, cfg config, w io.Writer) error {
 	if err != nil {
 		return err
 	}
-	if _, err := snapshot(ctx, rdb, cfg); err != nil {
+	if _, err := snapshot(ctx, fl, cfg); err != nil {
 		return err
 	}
 	f.during = p.End()
 
 	// (3) The dashboard's first pass; (4) refreshes of what it found.
-	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: opt.Password})
+	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.urls[0], Password: opt.Password})
 	if err != nil {
 		return err
 	}
@@ -286,15 +325,27 @@ func (f *figures) reportSnapshot(w io.Writer) {
 	med := f.snapshots[len(f.snapshots)/2]
 	redisTime := med.server.time(readCommands...)
 	ratio := float64(med.wall) / float64(redisTime)
-	fmt.Fprintf(w, "(1) cold `countertop snapshot` of %d matching keys among %d (median of %s)\n", med.rows, f.keyspace, walls(f.snapshots))
+	on := ""
+	if f.fleet.several() {
+		on = " on " + f.fleet.what()
+	}
+	fmt.Fprintf(w, "(1) cold `countertop snapshot` of %d matching keys among %d%s (median of %s)\n", med.rows, f.keyspace, on, walls(f.snapshots))
 	fmt.Fprintf(w, "    wall time                  %s\n", secs(med.wall))
 	fmt.Fprintf(w, "    Redis time (commandstats)  %s  (%s)\n", secs(redisTime), med.server.breakdown())
 	fmt.Fprintf(w, "    Redis CPU (INFO cpu)       %s  (%.2fx its command time: parsing, replies, sockets)\n", secs(med.server.cpu), float64(med.server.cpu)/float64(redisTime))
-	fmt.Fprintf(w, "    wall / Redis time          %.2fx    target <= %.1fx   %s\n", ratio, targetRatio, verdict(ratio <= targetRatio))
+	if f.fleet.several() {
+		fmt.Fprintf(w, "    wall / Redis time          %.2fx    (the nodes' times in the run, summed: they inflate one another on a shared core; see below)\n", ratio)
+	} else {
+		fmt.Fprintf(w, "    wall / Redis time          %.2fx    target <= %.1fx   %s\n", ratio, targetRatio, verdict(ratio <= targetRatio))
+	}
 	fmt.Fprintf(w, "    wall / Redis CPU           %.2fx    (1.0: Redis busy from start to exit; it was busy %.0f%% of the time)\n",
 		float64(med.wall)/float64(med.server.cpu), 100*float64(med.server.cpu)/float64(med.wall))
 	if split := med.server.split(); split != "" {
-		fmt.Fprintf(w, "    Redis's main thread        %s\n", split)
+		if f.fleet.several() {
+			fmt.Fprintf(w, "    Redis's main threads       %s (summed over the nodes)\n", split)
+		} else {
+			fmt.Fprintf(w, "    Redis's main thread        %s\n", split)
+		}
 		fmt.Fprintf(w, "                               (running alone is %.2fx its command time; idle is the part a client decides:\n", float64(med.server.sched.ran)/float64(redisTime))
 		fmt.Fprintf(w, "                               round trips, and countertop's start, sorting, output and exit)\n")
 	}
@@ -324,7 +375,8 @@ type snapshotRun struct {
 	wall   time.Duration
 	cpu    time.Duration // countertop's, user and system
 	rows   int
-	server serverStats
+	server serverStats   // every node's together
+	nodes  []serverStats // each node's, in the fleet's order
 }
 
 // idle is how long Redis's main thread waited for r's client, for the
@@ -338,65 +390,41 @@ func idle(r snapshotRun) string {
 
 func byWall(a, b snapshotRun) int { return cmp.Compare(a.wall, b.wall) }
 
-// repeat runs measure n times and returns the runs sorted by wall time.
-func repeat(n int, measure func() (snapshotRun, error)) ([]snapshotRun, error) {
-	runs := make([]snapshotRun, 0, n)
+// turnAbout runs each of measures in turn, n rounds, and returns each
+// one's runs sorted by wall time.
+func turnAbout(n int, measures ...func() (snapshotRun, error)) ([][]snapshotRun, error) {
+	series := make([][]snapshotRun, len(measures))
 	for range n {
-		r, err := measure()
-		if err != nil {
-			return nil, err
+		for i, measure := range measures {
+			r, err := measure()
+			if err != nil {
+				return nil, err
+			}
+			series[i] = append(series[i], r)
 		}
-		runs = append(runs, r)
 	}
-	slices.SortFunc(runs, byWall)
-	return runs, nil
+	for _, runs := range series {
+		slices.SortFunc(runs, byWall)
+	}
+	return series, nil
 }
 
-func snapshot(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
-	before, err := readStats(ctx, rdb)
-	if err != nil {
-		return snapshotRun{}, err
+func snapshot(ctx context.Context, fl *fleet, cfg config) (snapshotRun, error) {
+	args := []string{"snapshot", "--pattern", cfg.pattern}
+	for _, u := range cfg.urls {
+		args = append(args, "--url", u)
 	}
-	args := []string{"snapshot", "--url", cfg.url, "--pattern", cfg.pattern}
 	if cfg.window > 0 {
 		args = append(args, "--window", cfg.window.String())
 	}
-	r, err := countertop(ctx, cfg.bin, args...)
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	after, err := readStats(ctx, rdb)
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	r.server = after.since(before)
-	return r, nil
+	return fl.measure(ctx, func() (snapshotRun, error) { return countertop(ctx, cfg.bin, args...) })
 }
 
-// discard times redisclient.Snapshot of the pattern in this process, with
-// a callback that keeps nothing: the reads alone, the least any snapshot
-// this way can take.
-func discard(ctx context.Context, rdb *redis.Client, cfg config) (snapshotRun, error) {
-	client, err := redisclient.Connect(ctx, redisclient.Options{URL: cfg.url, Password: rdb.Options().Password, Rules: cfg.rules()})
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	defer client.Close()
-	before, err := readStats(ctx, rdb)
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	start := time.Now()
-	if err := client.Snapshot(ctx, []string{cfg.pattern}, 0, func([]model.Observation) error { return nil }); err != nil {
-		return snapshotRun{}, err
-	}
-	r := snapshotRun{wall: time.Since(start)}
-	after, err := readStats(ctx, rdb)
-	if err != nil {
-		return snapshotRun{}, err
-	}
-	r.server = after.since(before)
-	return r, nil
+// discard runs redisclient.Snapshot of the pattern through client in this
+// process, with a callback that keeps nothing: the reads alone, the least
+// any snapshot this way can take.
+func discard(ctx context.Context, client *redisclient.Client, cfg config) error {
+	return client.Snapshot(ctx, []string{cfg.pattern}, 0, func([]model.Observation) error { return nil })
 }
 
 // countertop runs the binary with args, away from any config file, and
@@ -494,6 +522,16 @@ func cpuModel() string {
 		}
 	}
 	return "unknown CPU"
+}
+
+// loadAverage is the machine's load over 1, 5 and 15 minutes, as
+// /proc/loadavg gives it: how busy the machine was, for the figures.
+func loadAverage() string {
+	b, err := os.ReadFile("/proc/loadavg")
+	if f := strings.Fields(string(b)); err == nil && len(f) >= 3 {
+		return strings.Join(f[:3], " ")
+	}
+	return "unknown"
 }
 
 func verdict(ok bool) string {

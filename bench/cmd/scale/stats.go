@@ -144,6 +144,21 @@ func (s serverStats) since(before serverStats) serverStats {
 	return d
 }
 
+// plus is what s and o did together: two nodes', say.
+func (s serverStats) plus(o serverStats) serverStats {
+	sum := serverStats{calls: maps.Clone(s.calls), usec: maps.Clone(s.usec), cpu: s.cpu + o.cpu}
+	for k, v := range o.calls {
+		sum.calls[k] += v
+	}
+	for k, v := range o.usec {
+		sum.usec[k] += v
+	}
+	if s.sched.known && o.sched.known { // the spans add up too: idle is the nodes' idle time summed
+		sum.sched = schedStat{known: true, span: s.sched.span + o.sched.span, ran: s.sched.ran + o.sched.ran, queued: s.sched.queued + o.sched.queued}
+	}
+	return sum
+}
+
 // time is the execution time of cmds.
 func (s serverStats) time(cmds ...string) time.Duration {
 	var us int64
