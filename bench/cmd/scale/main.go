@@ -118,8 +118,8 @@ type figures struct {
 	sample         int
 	heap           float64 // bytes per key, 0 when not measured
 	heapKeys       int
-	fleet          *fleet          // the nodes read
-	alone          []serverStats   // each node's figures when the bare client reads it alone (see medianAlone), when measured
+	fleet          *fleet        // the nodes read
+	alone          []serverStats // each node's figures when the bare client reads it alone (see medianAlone), when measured
 }
 
 func run(ctx context.Context, cfg config, w io.Writer) error {

@@ -212,7 +212,9 @@ func medianAlone(alone [][]snapshotRun) []serverStats {
 	var stats []serverStats
 	for _, runs := range alone {
 		runs = slices.Clone(runs)
-		slices.SortFunc(runs, func(a, b snapshotRun) int { return cmp.Compare(a.server.time(readCommands...), b.server.time(readCommands...)) })
+		slices.SortFunc(runs, func(a, b snapshotRun) int {
+			return cmp.Compare(a.server.time(readCommands...), b.server.time(readCommands...))
+		})
 		stats = append(stats, runs[len(runs)/2].server)
 	}
 	return stats
