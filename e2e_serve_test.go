@@ -14,6 +14,7 @@ import (
 	"os/exec"
 	"path/filepath"
 	"regexp"
+	"slices"
 	"strings"
 	"syscall"
 	"testing"
@@ -230,5 +231,71 @@ func TestServeAlertsInPrometheus(t *testing.T) {
 	}
 	if strings.Contains(stderr.String(), password) || strings.Contains(shown.String(), password) {
 		t.Errorf("serve showed Redis's password on stderr or over HTTP:\n%s\n%s", stderr.String(), shown.String())
+	}
+}
+
+// On a Redis with hash-field TTLs, a hash whose fields carry TTLs is a row
+// a field in serve as on the screen: the field left without a TTL is a
+// no-expiry problem in /problems (its key and field) and a series of its
+// own, while its sibling with a TTL is none; given a TTL, it leaves both.
+func TestServeListsHashFieldRows(t *testing.T) {
+	srv := redistest.Start(t)
+	srv.RequireFieldTTL(t)
+	srv.Do(t, "HSET", "quota:u1", "api", "3", "login", "4")
+	srv.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	listen := freeAddr(t)
+	var stderr strings.Builder
+	serve := exec.Command(binary(t), "serve", "--url", srv.URL(), "--pattern", "quota:*", "--limit", "10", "--window", "1m",
+		"--mode", "poll", "--interval", "200ms", "--listen", listen, "--metrics-keys", "10")
+	serve.Stderr = &stderr
+	if err := serve.Start(); err != nil {
+		t.Fatal(err)
+	}
+	t.Cleanup(func() {
+		serve.Process.Kill()
+		serve.Wait()
+		if t.Failed() {
+			t.Logf("serve's stderr:\n%s", stderr.String())
+		}
+	})
+	// problems is what /problems lists: "key field status" a row.
+	problems := func() ([]string, string) {
+		code, body := httpGet("http://" + listen + "/problems")
+		var doc struct {
+			Counters []struct {
+				Key    string  `json:"key"`
+				Field  *string `json:"field"`
+				Status string  `json:"status"`
+			} `json:"counters"`
+		}
+		if code != http.StatusOK || json.Unmarshal([]byte(body), &doc) != nil {
+			return nil, fmt.Sprint(code, " ", body)
+		}
+		var rows []string
+		for _, c := range doc.Counters {
+			field := "(whole key)"
+			if c.Field != nil {
+				field = *c.Field
+			}
+			rows = append(rows, c.Key+" "+field+" "+c.Status)
+		}
+		return rows, body
+	}
+	eventually(t, 20*time.Second, "/problems listing quota:u1's login field as no-expiry", func() (bool, string) {
+		rows, body := problems()
+		return slices.Equal(rows, []string{"quota:u1 login no-expiry"}), body
+	})
+	if _, body := httpGet("http://" + listen + "/metrics"); !strings.Contains(body, `countertop_problem_key{key="quota:u1 › login",rule="",status="no-expiry"} 1`) ||
+		strings.Contains(body, `key="quota:u1 › api"`) {
+		t.Errorf("/metrics: want one problem series, for quota:u1's login field:\n%s", body)
+	}
+
+	srv.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "login")
+	eventually(t, 20*time.Second, "/problems empty once login has a TTL", func() (bool, string) {
+		rows, body := problems()
+		return rows == nil && strings.Contains(body, `"counters"`), body
+	})
+	if _, body := httpGet("http://" + listen + "/metrics"); strings.Contains(body, "countertop_problem_key{") {
+		t.Errorf("/metrics still has a problem series once every field has a TTL:\n%s", body)
 	}
 }

@@ -6,6 +6,7 @@ package demo
 import (
 	"context"
 	"fmt"
+	"math"
 	"math/rand/v2"
 	"strconv"
 	"sync"
@@ -101,6 +102,7 @@ func Start(ctx context.Context, o Options) (*Demo, error) {
 // it runs inside a script, or a MULTI, as HPEXPIRE would. countertop's
 // repair of a field, and its increments of one, send HPEXPIRE.
 func hpexpire(srv *server.Server) server.Cmd {
+	const maxExpireMS = int64(math.MaxInt64/time.Millisecond) - 1000
 	return func(c *server.Peer, _ string, args []string) {
 		if len(args) < 2 {
 			c.WriteError("ERR wrong number of arguments for 'hpexpire' command")
@@ -109,6 +111,13 @@ func hpexpire(srv *server.Server) server.Cmd {
 		ms, err := strconv.ParseInt(args[1], 10, 64)
 		if err != nil || ms < 0 {
 			c.WriteError("ERR value is not an integer or out of range")
+			return
+		}
+		if ms > maxExpireMS {
+			// Rounded up, then made a time.Duration by HEXPIRE, it would
+			// wrap to a short TTL: refused, as Redis refuses an expire
+			// time past its clock's range.
+			c.WriteError("ERR invalid expire time in 'hpexpire' command")
 			return
 		}
 		secs := strconv.FormatInt((ms+999)/1000, 10)

@@ -654,3 +654,24 @@ func TestShowsAFieldThatLostItsTTL(t *testing.T) {
 		t.Errorf("the hash got PTTL %d: every field would go with it", pttl)
 	}
 }
+
+// The demo's HPEXPIRE gives a field its TTL in milliseconds, rounded up to
+// whole seconds, and refuses one too large to hold (it wrapped to a TTL of
+// a second or two), leaving the field as it was.
+func TestHPEXPIREUnitsAndBounds(t *testing.T) {
+	_, rdb := open(t, 1)
+	ctx := t.Context()
+	rdb.HSet(ctx, "h", "f", 1)
+	if err := rdb.Do(ctx, "HPEXPIRE", "h", "9223372036854775807", "FIELDS", "1", "f").Err(); err == nil {
+		t.Error("HPEXPIRE of the largest int64 ms: no error")
+	}
+	if ttl := fmt.Sprint(rdb.Do(ctx, "HPTTL", "h", "FIELDS", "1", "f").Val()); ttl != "[-1]" {
+		t.Errorf("after a refused HPEXPIRE the field's TTL is %s, want [-1] (none)", ttl)
+	}
+	if got := fmt.Sprint(rdb.Do(ctx, "HPEXPIRE", "h", "1500", "FIELDS", "1", "f").Val()); got != "[1]" {
+		t.Errorf("HPEXPIRE h 1500: %s, want [1] (set)", got)
+	}
+	if ttl := fmt.Sprint(rdb.Do(ctx, "HPTTL", "h", "FIELDS", "1", "f").Val()); ttl != "[2000]" {
+		t.Errorf("HPEXPIRE 1500 ms gave the TTL %s, want [2000]: rounded up to whole seconds", ttl)
+	}
+}

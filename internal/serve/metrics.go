@@ -154,10 +154,21 @@ func severest(problems []seen, n int) []seen {
 }
 
 // severer orders countertop_problem_key's keys: the most severe first,
-// then the longest-standing, then by name, so that the same keys keep
-// their series from one scrape to the next.
+// then the longest-standing, then by name (and field), so that the same
+// keys keep their series from one scrape to the next.
 func severer(a, b *seen) bool {
-	return cmp.Or(cmp.Compare(a.status, b.status), a.since.Compare(b.since), cmp.Compare(a.key, b.key), cmp.Compare(a.server, b.server)) < 0
+	return cmp.Or(cmp.Compare(a.status, b.status), a.since.Compare(b.since), cmp.Compare(a.key, b.key),
+		cmp.Compare(a.field, b.field), cmp.Compare(a.server, b.server)) < 0
+}
+
+// keyLabel is countertop_problem_key's key label of p: its key escaped
+// as snapshot JSON does, and for a field's row " › " and its field, so
+// that two fields of one hash are two series.
+func keyLabel(p *seen) string {
+	if p.field == "" {
+		return model.JSONKey(p.key)
+	}
+	return model.JSONKey(p.key) + model.FieldMark + model.JSONKey(p.field)
 }
 
 // Collect reads the Store and the feed's state under the lock (summary),
@@ -204,7 +215,7 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 	ch <- prometheus.MustNewConstMetric(descLive, prometheus.GaugeValue, b2f(live))
 	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, w.opts.Version, w.opts.Commit)
 	for _, k := range severest(sum.problems, w.opts.MetricsKeys) {
-		labels := []string{ruleLabel(k.rule), model.JSONKey(k.key), k.status.String()}
+		labels := []string{ruleLabel(k.rule), keyLabel(&k), k.status.String()}
 		if w.several() {
 			labels = append([]string{k.server}, labels...)
 		}

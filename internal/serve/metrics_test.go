@@ -94,18 +94,25 @@ func recounted(w *Watcher) map[string]float64 {
 	return out
 }
 
-// listed is the keys and statuses /problems lists.
+// listed is the keys (" › " and the field, for a field's row) and
+// statuses /problems lists.
 func listed(t *testing.T, w *Watcher) []string {
 	t.Helper()
 	code, body := get(t, w.Handler(), "/problems")
 	var doc struct {
-		Counters []struct{ Key, Status string }
+		Counters []struct {
+			Key, Status string
+			Field       *string
+		}
 	}
 	if err := json.Unmarshal([]byte(body), &doc); code != 200 || err != nil {
 		t.Fatalf("/problems: %d %v\n%s", code, err, body)
 	}
 	var out []string
 	for _, c := range doc.Counters {
+		if c.Field != nil {
+			c.Key += model.FieldMark + *c.Field
+		}
 		out = append(out, c.Key+" "+c.Status)
 	}
 	slices.Sort(out)
@@ -119,7 +126,11 @@ func problemKeys(w *Watcher) []string {
 	var out []string
 	for _, c := range w.store.Rows(0, w.store.Len()) {
 		if c.Status.Problem() {
-			out = append(out, model.JSONKey(c.Key)+" "+c.Status.String())
+			key := model.JSONKey(c.Key)
+			if c.FieldRow {
+				key += model.FieldMark + model.JSONKey(c.Field)
+			}
+			out = append(out, key+" "+c.Status.String())
 		}
 	}
 	slices.Sort(out)
@@ -163,4 +174,62 @@ func TestScrapeIsARecount(t *testing.T) {
 			t.Fatalf("step %d: /problems lists %q, a walk of the keys finds %q", step, got, want)
 		}
 	}
+}
+
+// hashObs is a reading of a hash whose fields carry TTLs, a field a
+// "name=value/pttl".
+func hashObs(key string, at time.Time, fields ...string) model.Observation {
+	o := model.Observation{Key: key, Type: "hash", PTTL: model.PTTLNoExpiry, At: at, FieldTTLs: true, Len: int64(len(fields))}
+	for _, f := range fields {
+		name, rest, _ := strings.Cut(f, "=")
+		value, pttl, _ := strings.Cut(rest, "/")
+		ms, _ := strconv.ParseInt(pttl, 10, 64)
+		o.Fields = append(o.Fields, model.Field{Name: name, Value: value, PTTL: ms})
+	}
+	return o
+}
+
+// A hash whose fields carry TTLs is a row a field: each field without a
+// TTL is a problem of its own in /problems and in countertop_problem_key,
+// and leaves them when it expires, when the hash is gone, and when the
+// hash is read whole again; /problems always lists what a walk of every
+// row finds.
+func TestProblemsOfHashFieldRows(t *testing.T) {
+	w := NewWatcher(testRules(), Options{MetricsKeys: 5})
+	t0 := time.Unix(1_700_000_000, 0)
+	step := func(what string, b model.Batch, want ...string) {
+		t.Helper()
+		w.Apply(b, t0)
+		got := listed(t, w)
+		if !slices.Equal(got, want) || !slices.Equal(got, problemKeys(w)) {
+			t.Errorf("%s: /problems lists %q, want %q (a walk of the rows: %q)", what, got, want, problemKeys(w))
+		}
+		var series []string
+		for s := range scraped(t, w) {
+			if strings.HasPrefix(s, "countertop_problem_key{") {
+				series = append(series, s)
+			}
+		}
+		slices.Sort(series)
+		var wantSeries []string
+		for _, p := range want {
+			i := strings.LastIndexByte(p, ' ')
+			key, status := p[:i], p[i+1:]
+			wantSeries = append(wantSeries, fmt.Sprintf("countertop_problem_key{key=%q,rule=\"rl:*\",status=%q}", key, status))
+		}
+		if !slices.Equal(series, wantSeries) {
+			t.Errorf("%s: series %q, want %q", what, series, wantSeries)
+		}
+	}
+	step("two fields without a TTL", model.Batch{State: live(t0), Observed: []model.Observation{
+		hashObs("rl:h", t0, "api=3/30000", "login=4/-1", "search=5/-1")}},
+		"rl:h › login no-expiry", "rl:h › search no-expiry")
+	step("login expired", model.Batch{Observed: []model.Observation{hashObs("rl:h", t0.Add(time.Second), "api=3/30000", "search=5/-1")}},
+		"rl:h › search no-expiry")
+	step("the hash deleted", model.Batch{Removed: []string{"rl:h"}})
+	step("back", model.Batch{Observed: []model.Observation{hashObs("rl:h", t0.Add(2*time.Second), "login=4/-1")}},
+		"rl:h › login no-expiry")
+	whole := hashObs("rl:h", t0.Add(3*time.Second), "login=4/-1")
+	whole.FieldTTLs = false
+	step("read whole: the hash without a TTL", model.Batch{Observed: []model.Observation{whole}}, "rl:h no-expiry")
 }

@@ -6,6 +6,7 @@ package serve
 
 import (
 	"fmt"
+	"slices"
 	"strings"
 	"sync"
 	"time"
@@ -47,6 +48,11 @@ type Watcher struct {
 	// the Store.
 	problems  []seen
 	problemAt map[string]int32
+	// fieldProblems is, by hash (its ServerKey), the IDs of its field
+	// rows among the problems: a reading or a removal of the hash may end
+	// them (a field expired, the hash gone or read whole again), and
+	// nothing else names them.
+	fieldProblems map[string][]string
 }
 
 // feed is what one server's feed told.
@@ -63,11 +69,13 @@ type feed struct {
 	failing  string // the error kind now in force, counted once when it began
 }
 
-// seen is a problem row: its ID, key and server, the rule that covers
-// it, its status, and when it was first seen with that status.
+// seen is a problem row: its ID, key (and field, for a field's row) and
+// server, the rule that covers it, its status, and when it was first seen
+// with that status.
 type seen struct {
 	id     string
 	key    string
+	field  string
 	server string
 	rule   int16
 	status model.Status
@@ -81,7 +89,7 @@ func NewWatcher(rules *model.Rules, opts Options) *Watcher {
 	}
 	store := model.NewStore(rules)
 	store.Tally() // on an empty Store: from now on Apply keeps the counts a scrape reads
-	w := &Watcher{opts: opts, store: store, problemAt: map[string]int32{}}
+	w := &Watcher{opts: opts, store: store, problemAt: map[string]int32{}, fieldProblems: map[string][]string{}}
 	if len(opts.Servers) > 1 {
 		for _, s := range opts.Servers {
 			w.feeds = append(w.feeds, &feed{name: s.Name, budget: s.Budget, errs: map[string]float64{}})
@@ -123,10 +131,27 @@ func (w *Watcher) Apply(b model.Batch, now time.Time) {
 	defer w.mu.Unlock()
 	w.store.Apply(b)
 	for _, k := range b.Removed {
-		w.solved(model.ServerKey(b.Server, k))
+		key := model.ServerKey(b.Server, k)
+		w.solved(key)
+		for _, id := range slices.Clone(w.fieldProblems[key]) {
+			w.solved(id)
+		}
 	}
 	for i := range b.Observed {
-		w.track(model.ServerKey(b.Server, b.Observed[i].Key), now)
+		o := &b.Observed[i]
+		key := model.ServerKey(b.Server, o.Key)
+		w.track(key, now)
+		// A hash whose fields carry TTLs is a row a field (model.Rows):
+		// each field read, and each field row a problem before, is
+		// looked up again (one that is no row, or no longer, is solved).
+		if o.FieldTTLs {
+			for k := range o.Fields {
+				w.track(model.RowID(key, o.Fields[k].Name), now)
+			}
+		}
+		for _, id := range slices.Clone(w.fieldProblems[key]) {
+			w.track(id, now)
+		}
 	}
 	f := w.feedOf(b.Server)
 	if f == nil {
@@ -153,11 +178,21 @@ func (w *Watcher) track(id string, now time.Time) {
 	case !ok:
 		id = c.ID() // the Store's copy of the name, not the reading's
 		w.problemAt[id] = int32(len(w.problems))
-		w.problems = append(w.problems, seen{id: id, key: c.Key, server: c.Server, rule: c.Rule, status: c.Status, since: now})
+		p := seen{id: id, key: c.Key, server: c.Server, rule: c.Rule, status: c.Status, since: now}
+		if c.FieldRow && c.Field != "" { // a field named "" has its hash's ID (model.RowID)
+			p.field = c.Field
+			hash := hashOf(&p)
+			w.fieldProblems[hash] = append(w.fieldProblems[hash], id)
+		}
+		w.problems = append(w.problems, p)
 	case w.problems[i].status != c.Status:
 		w.problems[i].status, w.problems[i].since = c.Status, now
 	}
 }
+
+// hashOf is the ServerKey of the hash of p, a field's row: its ID
+// (model.RowID) without the field.
+func hashOf(p *seen) string { return p.id[:len(p.id)-len(p.field)-1] }
 
 // solved drops the row id from the problems, if there, moving the last
 // one into its place.
@@ -167,6 +202,15 @@ func (w *Watcher) solved(id string) {
 		return
 	}
 	delete(w.problemAt, id)
+	if p := &w.problems[i]; p.field != "" {
+		hash := hashOf(p)
+		ids := w.fieldProblems[hash]
+		if ids = slices.DeleteFunc(ids, func(s string) bool { return s == id }); len(ids) == 0 {
+			delete(w.fieldProblems, hash)
+		} else {
+			w.fieldProblems[hash] = ids
+		}
+	}
 	last := int32(len(w.problems) - 1)
 	if i != last {
 		w.problems[i] = w.problems[last]
