@@ -32,6 +32,7 @@ type serverFeed struct {
 	health    model.Health
 	lastData  time.Time // when its feed last brought data
 	downSince time.Time // when it last stopped answering; zero while it answers
+	liveAt    time.Time // when its feed was last live (see noteLive): none of its rows is older
 }
 
 // several reports whether the dashboard watches more than one server.
@@ -129,6 +130,16 @@ func (m *Model) summarize() (model.FeedState, model.Health) {
 	}
 	return st, h
 }
+
+// following reports whether s's feed sends events or invalidations, s
+// answers and is not silent: its feed vouches for its rows as of when it
+// is behind by (see Model.following).
+func (s *serverFeed) following() bool {
+	return s.state.Pushed() && reachable(s.state) && s.health.Silent == ""
+}
+
+// live reports whether s's feed vouches for every row of s as of now.
+func (s *serverFeed) live() bool { return s.following() && s.health.Behind == 0 }
 
 // down reports whether s does not answer now.
 func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastError != "" }
@@ -232,7 +243,7 @@ func (m *Model) serverLine(s *serverFeed) string {
 		parts = append(parts, m.theme.Error.Render("stale since "+m.sinceText(s.downSince)))
 	case s.lastData.IsZero() && s.state.UpdatedAt.IsZero():
 		parts = append(parts, m.theme.Dim.Render("no data yet"))
-	case s.state.Pushed() && s.health.Silent == "" && s.health.Behind == 0:
+	case s.live():
 		parts = append(parts, "live")
 	default:
 		last := s.lastData
