@@ -14,10 +14,11 @@ import (
 // maxFeedLines bounds how much of the header the feed's message may take.
 const maxFeedLines = 3
 
-// headerLines is how many lines the header takes: three, and one or two
-// more (up to maxFeedLines) while the feed has an error or a note to tell.
+// headerLines is how many lines the header takes: three, a line a server
+// among several (serverLineCount), and one or two more (up to
+// maxFeedLines) while the feed has an error or a note to tell.
 func (m *Model) headerLines() int {
-	return 3 + len(m.serverLines()) + len(m.feedLines())
+	return 3 + m.serverLineCount() + len(m.feedLines())
 }
 
 // headerView is where the data comes from and how fresh it is, then what

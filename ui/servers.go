@@ -233,6 +233,18 @@ func (m *Model) serverLines() []string {
 	return append(lines, truncate(m.restLine(shown[maxServerLines:]), m.width))
 }
 
+// serverLineCount is how many lines serverLines makes, without drawing
+// them: Update asks for the header's height at every message.
+func (m *Model) serverLineCount() int {
+	switch n := len(m.servers); {
+	case n < 2:
+		return 0
+	case n <= maxServerLines+1:
+		return n
+	}
+	return maxServerLines + 1
+}
+
 // serverLine is one server's header line: its name, its mode, how fresh
 // its rows are, its load against its budget, and its error.
 func (m *Model) serverLine(s *serverFeed) string {

@@ -252,3 +252,21 @@ func TestTitleIsLiveOnlyForLiveServersRows(t *testing.T) {
 		t.Errorf("b's row's detail does not say it was read 40s ago, or says it is unchanged since:\n%s", detail)
 	}
 }
+
+// The header's height counts as many server lines as it draws, for one
+// server to many, some of them stale: the table starts right under them.
+func TestServerLineCountIsWhatIsDrawn(t *testing.T) {
+	for n := 1; n <= 7; n++ {
+		var servers []Server
+		for i := range n {
+			servers = append(servers, Server{Name: fmt.Sprintf("s%d", i)})
+		}
+		m := newModelWith(t, Options{Servers: servers}, 140, 30)
+		m, _ = send(m, batchesMsg{batches: []model.Batch{{Server: "s0", State: &model.FeedState{
+			Mode: model.WatchPoll, Phase: model.FeedReconnecting, LastError: "could not connect",
+		}}}})
+		if got, want := m.serverLineCount(), len(m.serverLines()); got != want {
+			t.Errorf("%d servers: serverLineCount = %d, serverLines draws %d", n, got, want)
+		}
+	}
+}
