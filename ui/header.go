@@ -202,13 +202,18 @@ func (m *Model) watchedLine() string {
 // cut; with less room it shows none.
 const minConfigCells = 12
 
-// mode is how data arrives, from the feed's latest state: its mode's
-// word, with the interval of a mode that reads every interval.
+// mode is how data arrives, from the feed's latest state (modeOf).
 func (m *Model) mode() string {
-	s := m.feedState
 	if m.feedClosed {
 		return "feed stopped"
 	}
+	return m.modeOf(m.feedState)
+}
+
+// modeOf is a feed's mode as its state says: its phase while it is not
+// watching, else its mode's word, with the interval of a mode that reads
+// every interval.
+func (m *Model) modeOf(s model.FeedState) string {
 	switch s.Phase {
 	case model.FeedConnecting:
 		return "connecting…"

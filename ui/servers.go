@@ -249,7 +249,7 @@ func (m *Model) serverLineCount() int {
 // its rows are, its load against its budget, and its error.
 func (m *Model) serverLine(s *serverFeed) string {
 	sep := m.theme.Dim.Render(" · ")
-	parts := []string{m.theme.Title.Render(model.Printable(s.Name)), m.serverMode(s)}
+	parts := []string{m.theme.Title.Render(model.Printable(s.Name)), m.modeOf(s.state)}
 	switch {
 	case s.down():
 		parts = append(parts, m.theme.Error.Render("stale since "+m.sinceText(s.downSince)))
@@ -281,24 +281,6 @@ func (m *Model) serverLine(s *serverFeed) string {
 		line += sep + m.theme.Error.Render("no answer for "+model.FormatDuration(m.now().Sub(s.health.Since)))
 	}
 	return line
-}
-
-// serverMode is a server's mode as its feed's phase says.
-func (m *Model) serverMode(s *serverFeed) string {
-	switch s.state.Phase {
-	case model.FeedConnecting:
-		return "connecting…"
-	case model.FeedReconnecting:
-		return m.theme.Status[model.StatusWarn].Render("reconnecting…")
-	case model.FeedStopped:
-		return "stopped"
-	case model.FeedWatching:
-	}
-	spec := s.state.Mode.Spec()
-	if spec.StaleIntervals > 0 && s.state.Interval > 0 {
-		return spec.Word + " " + s.state.Interval.String()
-	}
-	return model.Printable(spec.Word)
 }
 
 // restLine sums up the servers without a line: how many are live, and
