@@ -85,7 +85,8 @@ func (m *Model) applyServer(b *model.Batch, arrived time.Time) {
 // summarize is every server's state and health as one, for what reads
 // the feed's: connected and watching while any server is, scanning while
 // any is, an error only when none answers (each server's line says its
-// own), the busiest server's load, the longest silence.
+// own), the busiest server's load. A silent server is told on its own
+// line, and its rows are not live (serverFeed.following).
 func (m *Model) summarize() (model.FeedState, model.Health) {
 	var st model.FeedState
 	var h model.Health
@@ -151,9 +152,9 @@ func (m *Model) serverWidth() int {
 	if !m.several() {
 		return 0
 	}
-	w := len(model.ColumnServer.Title())
+	w, mark := len(model.ColumnServer.Title()), max(cells(staleMark), m.sharedMarkWidth())
 	for _, s := range m.servers {
-		w = max(w, cells(model.Printable(s.Name))+max(cells(staleMark), m.sharedMarkWidth()))
+		w = max(w, cells(model.Printable(s.Name))+mark)
 	}
 	return w
 }
