@@ -59,7 +59,7 @@ type Store struct {
 	hist     history // past readings of the keys that changed
 	parking  parking // the rings of keys removed lately (see trend_park.go)
 	ages     ages    // the keys by when they were last read (see OldestRead)
-	untils   untils  // the readings vouched for until a time (see KnownUntilOf)
+	untils   untils  // the readings vouched for until a time (see EachShownRead)
 	byStatus [NumStatuses]int
 	floats   int      // entries holding a decimal (see countValue)
 	hugeInts int      // entries holding an integer beyond 2^53

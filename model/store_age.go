@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"time"
 )
 
@@ -77,16 +76,15 @@ func (s *Store) OldestRead() time.Time {
 	return s.epoch.Add(time.Duration(s.ages.base << ageShift))
 }
 
-// OldestReadOf is when the key read longest ago among the n rows from
-// offset (those Rows(offset, n) returns) was read, exactly; zero when
-// there are none. It builds no rows, for a header drawn at every frame.
-func (s *Store) OldestReadOf(offset, n int) time.Time {
-	oldest := int64(math.MaxInt64)
-	s.eachShown(offset, n, func(e *entry) { oldest = min(oldest, e.at) })
-	if oldest == math.MaxInt64 {
-		return time.Time{}
-	}
-	return s.epoch.Add(time.Duration(oldest))
+// EachShownRead calls fn with the server, the reading time and the
+// KnownUntil (zero when the feed vouches for it while live) of each of
+// the n rows from offset (those Rows(offset, n) returns), in order. It
+// builds no rows, for a header drawn at every frame that vouches for each
+// server's rows by that server's feed.
+func (s *Store) EachShownRead(offset, n int, fn func(server string, read, until time.Time)) {
+	s.eachShown(offset, n, func(e *entry) {
+		fn(s.serverOf(e), s.epoch.Add(time.Duration(e.at)), s.knownUntil(e.key))
+	})
 }
 
 // eachShown calls fn with each of the n rows' entries from offset (those

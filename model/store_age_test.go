@@ -102,9 +102,21 @@ func TestOldestReadRandom(t *testing.T) {
 	}
 }
 
-// TestOldestReadOf: the oldest reading among rows is that of the rows Rows
-// returns, in the sort and the filter.
-func TestOldestReadOf(t *testing.T) {
+// oldestShown is the oldest reading EachShownRead tells of the n rows
+// from offset; zero when it tells of none.
+func oldestShown(s *Store, offset, n int) time.Time {
+	var oldest time.Time
+	s.EachShownRead(offset, n, func(_ string, read, _ time.Time) {
+		if oldest.IsZero() || read.Before(oldest) {
+			oldest = read
+		}
+	})
+	return oldest
+}
+
+// TestEachShownRead: the oldest reading among rows is that of the rows
+// Rows returns, in the sort and the filter.
+func TestEachShownRead(t *testing.T) {
 	s := NewStore(testRules())
 	var obs []Observation
 	for i := range 1000 {
@@ -128,8 +140,8 @@ func TestOldestReadOf(t *testing.T) {
 					want = c.ObservedAt
 				}
 			}
-			if got := s.OldestReadOf(span[0], span[1]); !got.Equal(want) {
-				t.Errorf("sort %v, filter %q, rows %v: OldestReadOf = %v, want %v", s.Sort(), s.Filter(), span, got, want)
+			if got := oldestShown(s, span[0], span[1]); !got.Equal(want) {
+				t.Errorf("sort %v, filter %q, rows %v: oldest shown = %v, want %v", s.Sort(), s.Filter(), span, got, want)
 			}
 		}
 	}

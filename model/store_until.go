@@ -1,7 +1,6 @@
 package model
 
 import (
-	"math"
 	"time"
 )
 
@@ -57,25 +56,6 @@ func (s *Store) knownUntil(key string) time.Time {
 		return s.epoch.Add(time.Duration(at))
 	}
 	return time.Time{}
-}
-
-// KnownUntilOf is the soonest KnownUntil among the n rows from offset
-// (those Rows(offset, n) returns); zero when none has one. Like
-// OldestReadOf, it builds no rows.
-func (s *Store) KnownUntilOf(offset, n int) time.Time {
-	if len(s.untils.byKey) == 0 {
-		return time.Time{}
-	}
-	soonest := int64(math.MaxInt64)
-	s.eachShown(offset, n, func(e *entry) {
-		if at, ok := s.untils.byKey[e.key]; ok {
-			soonest = min(soonest, at)
-		}
-	})
-	if soonest == math.MaxInt64 {
-		return time.Time{}
-	}
-	return s.epoch.Add(time.Duration(soonest))
 }
 
 // SoonestKnownUntil is about the soonest KnownUntil of all the keys,

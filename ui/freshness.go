@@ -29,56 +29,87 @@ func (m *Model) following() bool {
 
 // noteLive moves liveAt on to now while the feed is live (see live), or to
 // as far behind as it is while it falls behind, at each message: from when
-// it stops, the rows age as polled rows do.
+// it stops, the rows age as polled rows do. Among several servers each
+// server's liveAt moves by its own feed, so that one server's live feed
+// vouches for none of another's rows.
 func (m *Model) noteLive() {
+	if m.paused {
+		return
+	}
+	now := m.now()
+	moveLive(&m.liveAt, m.following(), m.health.Behind, now)
+	for _, s := range m.servers {
+		moveLive(&s.liveAt, s.following() && !m.feedClosed, s.health.Behind, now)
+	}
+}
+
+// moveLive moves liveAt on to now while a feed that follows is not
+// behind, or to as far behind as it is.
+func moveLive(liveAt *time.Time, following bool, behind time.Duration, now time.Time) {
 	switch {
-	case m.paused || !m.following():
-	case m.health.Behind == 0:
-		m.liveAt = m.now()
-	case m.now().Add(-m.health.Behind).After(m.liveAt):
-		m.liveAt = m.now().Add(-m.health.Behind)
+	case !following:
+	case behind == 0:
+		*liveAt = now
+	case now.Add(-behind).After(*liveAt):
+		*liveAt = now.Add(-behind)
 	}
 }
 
-// asOf is when a row read at read is known to be true: then, or later
-// when a live feed said it did not change since.
-func (m *Model) asOf(read time.Time) time.Time {
-	if m.liveAt.After(read) {
-		return m.liveAt
-	}
-	return read
-}
-
-// vouched is asOf(read), but no later than until when until is not zero:
-// a reading the feed vouches for only until then (a type whose events the
-// server does not send, a log whose hits leave its window: see
+// vouched is when a row read at read is known true, by a feed last live
+// at liveAt: then, or later when a live feed said it did not change
+// since; but no later than until when until is not zero: a reading the
+// feed vouches for only until then (a type whose events the server does
+// not send, a log whose hits leave its window: see
 // model.Observation.KnownUntil) is known true until then at most.
-func (m *Model) vouched(read, until time.Time) time.Time {
-	at := m.asOf(read)
+func vouched(liveAt, read, until time.Time) time.Time {
+	at := read
+	if liveAt.After(read) {
+		at = liveAt
+	}
 	if !until.IsZero() && until.Before(at) {
 		return until
 	}
 	return at
 }
 
-// shownAsOf is the oldest asOf of the keys on screen (the table's rows, or
-// the detail screen's key), and the soonest time until which the feed
-// vouches for one of them, zero when it vouches for all while live; both
-// zero when there are no keys.
-func (m *Model) shownAsOf() (asOf, until time.Time) {
-	var oldest time.Time
+// liveOf is when the feed that reads server's rows was last live (see
+// noteLive), and whether it is live now: among several servers that
+// server's own feed, else the one feed.
+func (m *Model) liveOf(server string) (time.Time, bool) {
+	if m.several() {
+		if s := m.serverOf(server); s != nil {
+			return s.liveAt, s.live() && !m.feedClosed
+		}
+	}
+	return m.liveAt, m.live()
+}
+
+// shownAsOf is the oldest time the rows on screen (the table's, or the
+// detail screen's row) are known true as of, each vouched for by its own
+// server's feed; the soonest time until which the feed vouches for one
+// of them, zero when it vouches for all while live; and whether the feed
+// of every one of them is live. Both times are zero when there are no
+// rows.
+func (m *Model) shownAsOf() (asOf, until time.Time, live bool) {
+	live = true
+	see := func(server string, read, till time.Time) {
+		liveAt, ok := m.liveOf(server)
+		live = live && ok
+		if at := vouched(liveAt, read, till); asOf.IsZero() || at.Before(asOf) {
+			asOf = at
+		}
+		if !till.IsZero() && (until.IsZero() || till.Before(until)) {
+			until = till
+		}
+	}
 	if m.screen == screenDetail {
 		if c, ok := m.store.Get(m.detail.id); ok {
-			oldest, until = c.ObservedAt, c.KnownUntil
+			see(c.Server, c.ObservedAt, c.KnownUntil)
 		}
 	} else {
-		oldest = m.store.OldestReadOf(m.offset, m.tableRows())
-		until = m.store.KnownUntilOf(m.offset, m.tableRows())
+		m.store.EachShownRead(m.offset, m.tableRows(), see)
 	}
-	if oldest.IsZero() {
-		return oldest, until
-	}
-	return m.vouched(oldest, until), until
+	return asOf, until, live
 }
 
 // age is how fresh the data is, by the screen's clock: "live" while the
@@ -99,8 +130,9 @@ func (m *Model) age() string {
 		// are as Redis held them this long ago.
 		return m.theme.Status[model.StatusWarn].Render("behind by " + model.FormatDuration(m.health.Behind))
 	}
-	shown, until := m.shownAsOf()
+	shown, until, live := m.shownAsOf()
 	if shown.IsZero() { // no rows: when the feed last read, finding none
+		live = m.live()
 		shown = m.lastData
 		if m.feedState.UpdatedAt.After(shown) {
 			shown = m.feedState.UpdatedAt
@@ -109,13 +141,13 @@ func (m *Model) age() string {
 	switch {
 	case shown.IsZero():
 		return m.theme.Dim.Render("no data yet")
-	case m.live() && (until.IsZero() || until.After(now)):
+	case live && (until.IsZero() || until.After(now)):
 		return "live"
 	}
 	age := max(0, now.Sub(shown))
 	text := "read " + model.FormatDuration(age) + " ago"
 	if all := m.store.OldestRead(); !all.IsZero() {
-		if allAge := now.Sub(m.vouched(all, m.store.SoonestKnownUntil())); allAge > age+staleDifference {
+		if allAge := now.Sub(vouched(m.oldestLiveAt(), all, m.store.SoonestKnownUntil())); allAge > age+staleDifference {
 			text += " (oldest " + model.FormatDuration(allAge) + ")"
 		}
 	}
@@ -126,6 +158,22 @@ func (m *Model) age() string {
 		return m.theme.Error.Render(text)
 	}
 	return text
+}
+
+// oldestLiveAt is when the feed of every row was last live: among
+// several servers the soonest of theirs, so that the oldest row of all is
+// not vouched for by another server's feed.
+func (m *Model) oldestLiveAt() time.Time {
+	if !m.several() {
+		return m.liveAt
+	}
+	var oldest time.Time
+	for i, s := range m.servers {
+		if i == 0 || s.liveAt.Before(oldest) {
+			oldest = s.liveAt
+		}
+	}
+	return oldest
 }
 
 // cost is what countertop costs its busiest server, in commands a second;
@@ -154,10 +202,15 @@ func (m *Model) silence() string {
 // has left its window.
 func (m *Model) readAgo(c *model.Counter, now time.Time) string {
 	text := model.FormatDuration(max(0, now.Sub(c.ObservedAt))) + " ago"
+	_, live := m.liveOf(c.Server)
+	mode := m.feedState.Mode
+	if s := m.serverOf(c.Server); s != nil && m.several() {
+		mode = s.state.Mode // the row's server's, not the summary's
+	}
 	switch until := c.KnownUntil; {
-	case !m.live():
+	case !live:
 	case until.IsZero() || until.After(now):
-		text += " (unchanged since, as " + m.feedState.Mode.Spec().Word + " tell)"
+		text += " (unchanged since, as " + mode.Spec().Word + " tell)"
 	case !until.After(c.ObservedAt):
 		text += " (the server sends no events of its type: read every interval)"
 	default:

@@ -14,10 +14,11 @@ import (
 // maxFeedLines bounds how much of the header the feed's message may take.
 const maxFeedLines = 3
 
-// headerLines is how many lines the header takes: three, and one or two
-// more (up to maxFeedLines) while the feed has an error or a note to tell.
+// headerLines is how many lines the header takes: three, a line a server
+// among several (serverLineCount), and one or two more (up to
+// maxFeedLines) while the feed has an error or a note to tell.
 func (m *Model) headerLines() int {
-	return 3 + len(m.serverLines()) + len(m.feedLines())
+	return 3 + m.serverLineCount() + len(m.feedLines())
 }
 
 // headerView is where the data comes from and how fresh it is, then what
@@ -201,13 +202,18 @@ func (m *Model) watchedLine() string {
 // cut; with less room it shows none.
 const minConfigCells = 12
 
-// mode is how data arrives, from the feed's latest state: its mode's
-// word, with the interval of a mode that reads every interval.
+// mode is how data arrives, from the feed's latest state (modeOf).
 func (m *Model) mode() string {
-	s := m.feedState
 	if m.feedClosed {
 		return "feed stopped"
 	}
+	return m.modeOf(m.feedState)
+}
+
+// modeOf is a feed's mode as its state says: its phase while it is not
+// watching, else its mode's word, with the interval of a mode that reads
+// every interval.
+func (m *Model) modeOf(s model.FeedState) string {
 	switch s.Phase {
 	case model.FeedConnecting:
 		return "connecting…"

@@ -32,6 +32,7 @@ type serverFeed struct {
 	health    model.Health
 	lastData  time.Time // when its feed last brought data
 	downSince time.Time // when it last stopped answering; zero while it answers
+	liveAt    time.Time // when its feed was last live (see noteLive): none of its rows is older
 }
 
 // several reports whether the dashboard watches more than one server.
@@ -84,7 +85,8 @@ func (m *Model) applyServer(b *model.Batch, arrived time.Time) {
 // summarize is every server's state and health as one, for what reads
 // the feed's: connected and watching while any server is, scanning while
 // any is, an error only when none answers (each server's line says its
-// own), the busiest server's load, the longest silence.
+// own), the busiest server's load. A silent server is told on its own
+// line, and its rows are not live (serverFeed.following).
 func (m *Model) summarize() (model.FeedState, model.Health) {
 	var st model.FeedState
 	var h model.Health
@@ -130,6 +132,16 @@ func (m *Model) summarize() (model.FeedState, model.Health) {
 	return st, h
 }
 
+// following reports whether s's feed sends events or invalidations, s
+// answers and is not silent: its feed vouches for its rows as of when it
+// is behind by (see Model.following).
+func (s *serverFeed) following() bool {
+	return s.state.Pushed() && reachable(s.state) && s.health.Silent == ""
+}
+
+// live reports whether s's feed vouches for every row of s as of now.
+func (s *serverFeed) live() bool { return s.following() && s.health.Behind == 0 }
+
 // down reports whether s does not answer now.
 func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastError != "" }
 
@@ -140,9 +152,9 @@ func (m *Model) serverWidth() int {
 	if !m.several() {
 		return 0
 	}
-	w := len(model.ColumnServer.Title())
+	w, mark := len(model.ColumnServer.Title()), max(cells(staleMark), m.sharedMarkWidth())
 	for _, s := range m.servers {
-		w = max(w, cells(model.Printable(s.Name))+max(cells(staleMark), m.sharedMarkWidth()))
+		w = max(w, cells(model.Printable(s.Name))+mark)
 	}
 	return w
 }
@@ -222,17 +234,29 @@ func (m *Model) serverLines() []string {
 	return append(lines, truncate(m.restLine(shown[maxServerLines:]), m.width))
 }
 
+// serverLineCount is how many lines serverLines makes, without drawing
+// them: Update asks for the header's height at every message.
+func (m *Model) serverLineCount() int {
+	switch n := len(m.servers); {
+	case n < 2:
+		return 0
+	case n <= maxServerLines+1:
+		return n
+	}
+	return maxServerLines + 1
+}
+
 // serverLine is one server's header line: its name, its mode, how fresh
 // its rows are, its load against its budget, and its error.
 func (m *Model) serverLine(s *serverFeed) string {
 	sep := m.theme.Dim.Render(" · ")
-	parts := []string{m.theme.Title.Render(model.Printable(s.Name)), m.serverMode(s)}
+	parts := []string{m.theme.Title.Render(model.Printable(s.Name)), m.modeOf(s.state)}
 	switch {
 	case s.down():
 		parts = append(parts, m.theme.Error.Render("stale since "+m.sinceText(s.downSince)))
 	case s.lastData.IsZero() && s.state.UpdatedAt.IsZero():
 		parts = append(parts, m.theme.Dim.Render("no data yet"))
-	case s.state.Pushed() && s.health.Silent == "" && s.health.Behind == 0:
+	case s.live():
 		parts = append(parts, "live")
 	default:
 		last := s.lastData
@@ -258,24 +282,6 @@ func (m *Model) serverLine(s *serverFeed) string {
 		line += sep + m.theme.Error.Render("no answer for "+model.FormatDuration(m.now().Sub(s.health.Since)))
 	}
 	return line
-}
-
-// serverMode is a server's mode as its feed's phase says.
-func (m *Model) serverMode(s *serverFeed) string {
-	switch s.state.Phase {
-	case model.FeedConnecting:
-		return "connecting…"
-	case model.FeedReconnecting:
-		return m.theme.Status[model.StatusWarn].Render("reconnecting…")
-	case model.FeedStopped:
-		return "stopped"
-	case model.FeedWatching:
-	}
-	spec := s.state.Mode.Spec()
-	if spec.StaleIntervals > 0 && s.state.Interval > 0 {
-		return spec.Word + " " + s.state.Interval.String()
-	}
-	return model.Printable(spec.Word)
 }
 
 // restLine sums up the servers without a line: how many are live, and

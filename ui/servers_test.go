@@ -6,6 +6,8 @@ import (
 	"testing"
 	"time"
 
+	tea "charm.land/bubbletea/v2"
+
 	"github.com/countertop/countertop/model"
 )
 
@@ -197,5 +199,74 @@ func TestRepairAllAcrossServers(t *testing.T) {
 	}
 	if calls := writers["a"].Calls(); len(calls) != 2 {
 		t.Errorf("a's writer got %q after a delete on b", calls)
+	}
+}
+
+// One server's live feed vouches for its own rows only: once b stops
+// answering, its rows on screen keep the header's title from saying
+// "live" and it says how long ago they were read; with only a's rows on
+// screen the title says live again; b's row's detail does not say it is
+// unchanged since; a row's detail names its own server's mode.
+func TestTitleIsLiveOnlyForLiveServersRows(t *testing.T) {
+	c := &clock{t: t0}
+	m := New(Options{Store: model.NewStore(testRules()), Now: c.now, Servers: []Server{{Name: "a"}, {Name: "b"}}})
+	m, _ = send(m, tea.WindowSizeMsg{Width: 140, Height: 30})
+	tracking := &model.FeedState{Mode: model.WatchTracking, Phase: model.FeedWatching, Connected: true, UpdatedAt: t0}
+	events := &model.FeedState{Mode: model.WatchEvents, Phase: model.FeedWatching, Connected: true, UpdatedAt: t0}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{
+		{Server: "a", State: tracking, Observed: []model.Observation{str("ratelimit:a", "1", 600_000)}},
+		{Server: "b", State: events, Observed: []model.Observation{str("ratelimit:b", "2", 600_000)}},
+	}})
+	title := func() string { return strings.Split(plain(m), "\n")[0] }
+	if !strings.Contains(title(), " · live") {
+		t.Fatalf("both servers live, the title = %q, want live", title())
+	}
+	m, _ = press(m, "<down>")
+	m, _ = press(m, "<enter>")
+	if detail := plain(m); !strings.Contains(detail, "(unchanged since, as events tell)") {
+		t.Errorf("b's row's detail does not name b's mode, events:\n%s", detail)
+	}
+	m, _ = press(m, "<esc>")
+
+	c.t = t0.Add(10 * time.Second)
+	m, _ = send(m, tickMsg{m.tickGen}, batchesMsg{batches: []model.Batch{{Server: "b", State: &model.FeedState{
+		Mode: model.WatchEvents, Phase: model.FeedReconnecting, LastError: "could not connect to 10.0.0.2:6379: connection refused",
+	}}}})
+	c.t = t0.Add(40 * time.Second)
+	m, _ = send(m, tickMsg{m.tickGen}, batchesMsg{batches: []model.Batch{{Server: "a", State: tracking}}})
+	if got := title(); strings.Contains(got, " · live") || !strings.Contains(got, "read 30s ago") {
+		t.Errorf("b stale since 10s with its row on screen, the title = %q, want read 30s ago, not live", got)
+	}
+
+	m = filterTo(t, m, "server:a")
+	if got := title(); !strings.Contains(got, " · live") {
+		t.Errorf("only a's live row on screen, the title = %q, want live", got)
+	}
+	m, _ = press(m, "<esc>") // clears the filter
+	m = filterTo(t, m, "server:b")
+	if got := title(); !strings.Contains(got, "read 30s ago") {
+		t.Errorf("only b's stale row on screen, the title = %q, want read 30s ago", got)
+	}
+	m, _ = press(m, "<enter>")
+	if detail := plain(m); !strings.Contains(detail, "read      40s ago") || strings.Contains(detail, "unchanged since") {
+		t.Errorf("b's row's detail does not say it was read 40s ago, or says it is unchanged since:\n%s", detail)
+	}
+}
+
+// The header's height counts as many server lines as it draws, for one
+// server to many, some of them stale: the table starts right under them.
+func TestServerLineCountIsWhatIsDrawn(t *testing.T) {
+	for n := 1; n <= 7; n++ {
+		var servers []Server
+		for i := range n {
+			servers = append(servers, Server{Name: fmt.Sprintf("s%d", i)})
+		}
+		m := newModelWith(t, Options{Servers: servers}, 140, 30)
+		m, _ = send(m, batchesMsg{batches: []model.Batch{{Server: "s0", State: &model.FeedState{
+			Mode: model.WatchPoll, Phase: model.FeedReconnecting, LastError: "could not connect",
+		}}}})
+		if got, want := m.serverLineCount(), len(m.serverLines()); got != want {
+			t.Errorf("%d servers: serverLineCount = %d, serverLines draws %d", n, got, want)
+		}
 	}
 }
