@@ -536,15 +536,7 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 // ttl_ms and status) and reason.
 func (k *Check) appendShared(buf []byte, takenAt time.Time) []byte {
 	return appendJSONArray(buf, "  ", "shared", k.Shared, func(buf []byte, s model.Shared) []byte {
-		first := s.Copies[0]
-		buf = append(buf, "\n    {\n      \"key\": "...)
-		buf = appendJSONString(buf, model.JSONKey(first.Key))
-		buf = append(buf, ",\n      \"field\": "...)
-		if first.FieldRow {
-			buf = appendJSONString(buf, model.JSONKey(first.Field))
-		} else {
-			buf = append(buf, "null"...)
-		}
+		buf = appendJSONKeyField(buf, s.Copies[0])
 		buf = append(buf, ",\n      \"group\": "...)
 		buf = appendJSONString(buf, model.JSONKey(s.Group))
 		buf = appendJSONArray(buf, "      ", "copies", s.Copies, func(buf []byte, c *model.Counter) []byte {
