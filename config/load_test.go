@@ -5,6 +5,7 @@ import (
 	"os"
 	"path/filepath"
 	"reflect"
+	"regexp"
 	"slices"
 	"strings"
 	"testing"
@@ -942,6 +943,37 @@ func TestExampleFile(t *testing.T) {
 	}
 	if !reflect.DeepEqual(c, want) {
 		t.Errorf("config.example.toml:\n got %+v\nwant %+v", c, want)
+	}
+}
+
+// TestExampleServers keeps the example's commented [[server]] and
+// [[shards]] tables working: uncommented, and [redis]'s url dropped as
+// their comment says, they load as two servers, eu-1 with its own budget,
+// and a group of both.
+func TestExampleServers(t *testing.T) {
+	src, err := os.ReadFile("../config.example.toml")
+	if err != nil {
+		t.Fatal(err)
+	}
+	at := strings.Index(string(src), "# Several servers")
+	if at < 0 {
+		t.Fatal(`config.example.toml has no "# Several servers" paragraph`)
+	}
+	head, tables := string(src[:at]), string(src[at:])
+	head = strings.Replace(head, "\nurl = ", "\n# url = ", 1)
+	code := regexp.MustCompile(`(?m)^# (\[\[[a-z]+\]\]$|[a-z_]+ = )`)
+	file := writeFile(t, t.TempDir(), "c.toml", head+code.ReplaceAllString(tables, "$1"))
+	c, err := load(t, nil, "--config", file)
+	if err != nil {
+		t.Fatal(err)
+	}
+	servers := c.Targets()
+	if len(servers) != 2 || servers[0].Name != "eu-1" || servers[0].Redis.URL != "redis://10.0.0.1:6379/0" || servers[0].Redis.MaxCommands != 5000 ||
+		servers[1].Name != "eu-2" || servers[1].Redis.URL != "redis://10.0.0.2:6379/0" {
+		t.Errorf("servers %+v; want eu-1 (max_commands 5000) and eu-2 at their URLs", servers)
+	}
+	if want := []model.ShardGroup{{Name: "limits", Servers: []string{"eu-1", "eu-2"}}}; !reflect.DeepEqual(c.Shards, want) {
+		t.Errorf("shards %+v, want %+v", c.Shards, want)
 	}
 }
 

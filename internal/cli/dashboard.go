@@ -37,13 +37,10 @@ func (a *app) dashboardCommand() *cobra.Command {
 		if err != nil {
 			return exitFailed, err
 		}
-		if len(cfg.Targets()) > 1 {
-			return exitOK, runServersDashboard(cmd.Context(), cfg, a.stdout)
+		if servers := cfg.Targets(); len(servers) == 1 {
+			return exitOK, runDashboard(cmd.Context(), cfg.For(servers[0]), a.stdout, a.stderr)
 		}
-		if cfg, err = oneServer(cfg, "the dashboard watches one server"); err != nil {
-			return exitFailed, err
-		}
-		return exitOK, runDashboard(cmd.Context(), cfg, a.stdout, a.stderr)
+		return exitOK, runServersDashboard(cmd.Context(), cfg, a.stdout)
 	})
 	return cmd
 }

@@ -206,6 +206,23 @@ func TestIncrFieldWithItsOwnTTLSaysWhatItSent(t *testing.T) {
 	}
 }
 
+// bigHash gives s the hash quota:big of n fields, each holding its
+// number, and a TTL of a minute to each but the last lost of them, as
+// HSET clears a field's TTL.
+func bigHash(t *testing.T, s *redistest.Server, n, lost int) {
+	t.Helper()
+	set := []any{"HSET", "quota:big"}
+	expire := []any{"HPEXPIRE", "quota:big", "60000", "FIELDS", n - lost}
+	for i := range n {
+		set = append(set, fmt.Sprintf("f%03d", i), i)
+		if i < n-lost {
+			expire = append(expire, fmt.Sprintf("f%03d", i))
+		}
+	}
+	s.Do(t, set...)
+	s.Do(t, expire...)
+}
+
 // check with --max-fields below a hash's size says how many more fields
 // there are and how many of them hold a number without a TTL, which fails
 // it: each keeps the hash alive.
@@ -213,16 +230,7 @@ func TestCheckCountsFieldsNotShown(t *testing.T) {
 	t.Parallel()
 	s := redistest.Start(t)
 	s.RequireFieldTTL(t)
-	args := []any{"HSET", "quota:big"}
-	for i := range 500 {
-		args = append(args, fmt.Sprintf("f%03d", i), i)
-	}
-	s.Do(t, args...)
-	expire := []any{"HPEXPIRE", "quota:big", "60000", "FIELDS", "497"}
-	for i := range 497 { // three lost their TTL
-		expire = append(expire, fmt.Sprintf("f%03d", i))
-	}
-	s.Do(t, expire...)
+	bigHash(t, s, 500, 3)
 	code, out, errOut := cli(t, s, "check", "--pattern", "quota:*", "--limit", "1000", "--window", "60s", "--max-fields", "10")
 	wantRun(t, code, out, errOut, exitProblems, "", "")
 	shownLost := strings.Count(out, "no-expiry  quota:big › ")
@@ -244,20 +252,8 @@ func TestCheckCountsFieldsNotShownOnEachServer(t *testing.T) {
 	eu, us := redistest.Start(t), redistest.Start(t)
 	eu.RequireFieldTTL(t)
 	us.RequireFieldTTL(t)
-	fill := func(s *redistest.Server, lost int) {
-		args := []any{"HSET", "quota:big"}
-		for i := range 50 {
-			args = append(args, fmt.Sprintf("f%02d", i), i)
-		}
-		s.Do(t, args...)
-		expire := []any{"HPEXPIRE", "quota:big", "60000", "FIELDS", strconv.Itoa(50 - lost)}
-		for i := range 50 - lost {
-			expire = append(expire, fmt.Sprintf("f%02d", i))
-		}
-		s.Do(t, expire...)
-	}
-	fill(eu, 0)
-	fill(us, 2)
+	bigHash(t, eu, 50, 0)
+	bigHash(t, us, 50, 2)
 	config := serversConfig(t, []*redistest.Server{eu, us}, []string{"eu", "us"}, "")
 	args := []string{"--config", config, "--pattern", "quota:*", "--limit", "1000", "--window", "60s", "--max-fields", "10"}
 

@@ -52,11 +52,11 @@ func (a *app) serveCommand() *cobra.Command {
 			return exitFailed, fmt.Errorf("--metrics-keys %d is not a number of keys: use 0 (none) or more, like 20", metricsKeys)
 		}
 		cfg, err := load()
-		if err == nil && len(cfg.Targets()) == 1 {
-			cfg, err = oneServer(cfg, "serve watches one server")
-		}
 		if err != nil {
 			return exitFailed, err
+		}
+		if servers := cfg.Targets(); len(servers) == 1 {
+			cfg = cfg.For(servers[0])
 		}
 		return runServe(cmd.Context(), cfg, listen, metricsKeys, a.stderr)
 	})

@@ -125,10 +125,9 @@ func sayFailed(stderr io.Writer, targets []*target) int {
 	return len(bad)
 }
 
-// oneServer returns cfg as the config of its one server, for the commands
-// that read or write one (the dashboard, serve, incr); a config that
-// names several is an error, which says what the command does (does: "incr
-// writes to one server") and how to pick one.
+// oneServer returns cfg as the config of its one server, for incr, which
+// writes to one; a config that names several is an error, which says what
+// the command does (does: "incr writes to one server") and how to pick one.
 func oneServer(cfg config.Config, does string) (config.Config, error) {
 	servers := cfg.Targets()
 	if len(servers) == 1 {

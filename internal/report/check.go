@@ -460,81 +460,51 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		buf = append(buf, "\": "...)
 		buf = strconv.AppendInt(buf, int64(n), 10)
 	}
-	buf = append(buf, "\n  },\n  \"patterns\": ["...)
-	for i, p := range k.Patterns {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
+	buf = append(buf, "\n  }"...)
+	buf = appendJSONArray(buf, "  ", "patterns", k.Patterns, func(buf []byte, p PatternCount) []byte {
 		buf = append(buf, "\n    {\n      \"pattern\": "...)
 		buf = appendJSONString(buf, model.JSONKey(p.Pattern))
 		buf = append(buf, ",\n      \"keys\": "...)
 		buf = strconv.AppendInt(buf, int64(p.Keys), 10)
 		buf = append(buf, ",\n      \"enough\": "...)
 		buf = strconv.AppendBool(buf, p.Keys >= k.MinKeys)
-		buf = append(buf, "\n    }"...)
-	}
-	buf = closeJSONArray(buf, len(k.Patterns) > 0)
-	buf = append(buf, ",\n  \"unmatched\": ["...)
-	unmatched := 0
+		return append(buf, "\n    }"...)
+	})
+	var unmatched []PatternCount
 	for _, p := range k.Patterns {
 		if p.Keys == 0 {
-			if unmatched > 0 {
-				buf = append(buf, ',')
-			}
-			buf = append(buf, "\n    "...)
-			buf = appendJSONString(buf, model.JSONKey(p.Pattern))
-			unmatched++
+			unmatched = append(unmatched, p)
 		}
 	}
-	buf = closeJSONArray(buf, unmatched > 0)
-	buf = append(buf, ",\n  \"problems\": ["...)
+	buf = appendJSONArray(buf, "  ", "unmatched", unmatched, func(buf []byte, p PatternCount) []byte {
+		buf = append(buf, "\n    "...)
+		return appendJSONString(buf, model.JSONKey(p.Pattern))
+	})
 	texts := newRuleTexts(k.rules)
-	problems := 0
-	for status := range model.NumStatuses { // most severe first, as the text
-		if !status.Problem() {
-			continue
-		}
-		for _, c := range k.Counters {
-			if c.Status != status {
-				continue
-			}
-			if problems > 0 {
-				buf = append(buf, ',')
-			}
-			buf = appendJSONHead(buf, c)
-			buf = strconv.AppendInt(buf, ttlLeft(c.PTTL, takenAt.Sub(c.ObservedAt)), 10)
-			buf = appendJSONRule(buf, c, texts.of(c))
-			buf = append(buf, ",\n      \"reason\": "...)
-			buf = appendJSONString(buf, problemReason(c, k.rules))
-			buf = append(buf, "\n    }"...)
-			problems++
-		}
-	}
-	buf = closeJSONArray(buf, problems > 0)
-	buf = append(buf, ",\n  \"undecided\": ["...)
-	undecided := k.Undecided()
-	for i, p := range undecided {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		c := p.Counter
+	// appendCounter appends c as the snapshot's JSON writes it, up to the
+	// keys that follow its rule's.
+	appendCounter := func(buf []byte, c *model.Counter) []byte {
 		buf = appendJSONHead(buf, c)
 		buf = strconv.AppendInt(buf, ttlLeft(c.PTTL, takenAt.Sub(c.ObservedAt)), 10)
-		buf = appendJSONRule(buf, c, texts.of(c))
+		return appendJSONRule(buf, c, texts.of(c))
+	}
+	buf = appendJSONArray(buf, "  ", "problems", problemRows(k.Counters), func(buf []byte, c *model.Counter) []byte {
+		buf = appendCounter(buf, c)
+		buf = append(buf, ",\n      \"reason\": "...)
+		buf = appendJSONString(buf, problemReason(c, k.rules))
+		return append(buf, "\n    }"...)
+	})
+	buf = appendJSONArray(buf, "  ", "undecided", k.Undecided(), func(buf []byte, p Pushed) []byte {
+		buf = appendCounter(buf, p.Counter)
 		buf = append(buf, ",\n      \"pushes\": "...)
 		buf = strconv.AppendInt(buf, int64(p.Pushes), 10)
 		buf = append(buf, ",\n      \"watch_s\": "...)
 		buf = strconv.AppendFloat(buf, watchToTell([]Pushed{p}).Seconds(), 'f', -1, 64)
 		buf = append(buf, ",\n      \"reason\": "...)
 		buf = appendJSONString(buf, k.undecidedReason(p))
-		buf = append(buf, "\n    }"...)
-	}
-	buf = closeJSONArray(buf, len(undecided) > 0)
-	buf = append(buf, ",\n  \"fields_not_shown\": ["...)
-	for i, h := range k.NotShown {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
+		return append(buf, "\n    }"...)
+	})
+	buf = appendJSONArray(buf, "  ", "fields_not_shown", k.NotShown, func(buf []byte, h NotShown) []byte {
 		buf = append(buf, "\n    {\n      \"key\": "...)
 		buf = appendJSONString(buf, model.JSONKey(h.Key))
 		buf = append(buf, ",\n      \"server\": "...)
@@ -549,9 +519,8 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 		}
 		buf = append(buf, ",\n      \"reason\": "...)
 		buf = appendJSONString(buf, notShownReason(h))
-		buf = append(buf, "\n    }"...)
-	}
-	buf = closeJSONArray(buf, len(k.NotShown) > 0)
+		return append(buf, "\n    }"...)
+	})
 	if len(k.Servers) > 1 {
 		buf = k.appendShared(buf, takenAt)
 		buf = k.appendUnreached(buf)
@@ -566,27 +535,11 @@ func (k *Check) WriteJSON(w io.Writer, takenAt time.Time) error {
 // each key's key, field, group, copies (each copy's server, value, raw,
 // ttl_ms and status) and reason.
 func (k *Check) appendShared(buf []byte, takenAt time.Time) []byte {
-	buf = append(buf, ",\n  \"shared\": ["...)
-	for i, s := range k.Shared {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
-		first := s.Copies[0]
-		buf = append(buf, "\n    {\n      \"key\": "...)
-		buf = appendJSONString(buf, model.JSONKey(first.Key))
-		buf = append(buf, ",\n      \"field\": "...)
-		if first.FieldRow {
-			buf = appendJSONString(buf, model.JSONKey(first.Field))
-		} else {
-			buf = append(buf, "null"...)
-		}
+	return appendJSONArray(buf, "  ", "shared", k.Shared, func(buf []byte, s model.Shared) []byte {
+		buf = appendJSONKeyField(buf, s.Copies[0])
 		buf = append(buf, ",\n      \"group\": "...)
 		buf = appendJSONString(buf, model.JSONKey(s.Group))
-		buf = append(buf, ",\n      \"copies\": ["...)
-		for j, c := range s.Copies {
-			if j > 0 {
-				buf = append(buf, ',')
-			}
+		buf = appendJSONArray(buf, "      ", "copies", s.Copies, func(buf []byte, c *model.Counter) []byte {
 			buf = append(buf, "\n        {\n          \"server\": "...)
 			buf = appendJSONString(buf, model.JSONKey(c.Server))
 			buf = append(buf, ",\n          \"value\": "...)
@@ -601,30 +554,24 @@ func (k *Check) appendShared(buf []byte, takenAt time.Time) []byte {
 			buf = strconv.AppendInt(buf, ttlLeft(c.PTTL, takenAt.Sub(c.ObservedAt)), 10)
 			buf = append(buf, ",\n          \"status\": \""...)
 			buf = append(buf, c.Status.String()...)
-			buf = append(buf, "\"\n        }"...)
-		}
-		buf = append(buf, "\n      ],\n      \"reason\": "...)
+			return append(buf, "\"\n        }"...)
+		})
+		buf = append(buf, ",\n      \"reason\": "...)
 		buf = appendJSONString(buf, k.sharedReason(s))
-		buf = append(buf, "\n    }"...)
-	}
-	return closeJSONArray(buf, len(k.Shared) > 0)
+		return append(buf, "\n    }"...)
+	})
 }
 
 // appendUnreached appends the servers that could not be checked: an
 // array of each one's server and error.
 func (k *Check) appendUnreached(buf []byte) []byte {
-	buf = append(buf, ",\n  \"unreached\": ["...)
-	for i, u := range k.Unreached {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
+	return appendJSONArray(buf, "  ", "unreached", k.Unreached, func(buf []byte, u Unreached) []byte {
 		buf = append(buf, "\n    {\n      \"server\": "...)
 		buf = appendJSONString(buf, model.JSONKey(u.Server))
 		buf = append(buf, ",\n      \"error\": "...)
 		buf = appendJSONString(buf, model.JSONKey(u.Error))
-		buf = append(buf, "\n    }"...)
-	}
-	return closeJSONArray(buf, len(k.Unreached) > 0)
+		return append(buf, "\n    }"...)
+	})
 }
 
 // appendEvictions appends the check's evictions: an array of each master's
@@ -635,11 +582,7 @@ func (k *Check) appendEvictions(buf []byte) []byte {
 		buf = append(buf, ",\n  \"evictions\": null,\n  \"evictions_unknown\": "...)
 		return appendJSONString(buf, model.JSONKey(k.EvictionsUnknown))
 	}
-	buf = append(buf, ",\n  \"evictions\": ["...)
-	for i, e := range k.Evictions {
-		if i > 0 {
-			buf = append(buf, ',')
-		}
+	return appendJSONArray(buf, "  ", "evictions", k.Evictions, func(buf []byte, e model.ServerEvictions) []byte {
 		buf = append(buf, "\n    {\n      \"server\": "...)
 		buf = appendJSONString(buf, model.JSONKey(e.Addr))
 		buf = append(buf, ",\n      \"evicted_keys\": "...)
@@ -648,9 +591,8 @@ func (k *Check) appendEvictions(buf []byte) []byte {
 		buf = appendJSONString(buf, model.JSONKey(e.Policy))
 		buf = append(buf, ",\n      \"uptime_s\": "...)
 		buf = strconv.AppendInt(buf, int64(e.Uptime/time.Second), 10)
-		buf = append(buf, "\n    }"...)
-	}
-	return closeJSONArray(buf, len(k.Evictions) > 0)
+		return append(buf, "\n    }"...)
+	})
 }
 
 // WriteCheckFailedJSON writes the JSON object of a check that could not be
@@ -683,11 +625,23 @@ func appendCheckHead(buf []byte, takenAt time.Time, verdict string) []byte {
 	return strconv.AppendInt(buf, int64(code), 10)
 }
 
-// closeJSONArray ends an array whose items were appended after its "[",
-// as encoding/json's indent does: "[]" when it has none.
-func closeJSONArray(buf []byte, items bool) []byte {
-	if items {
-		buf = append(buf, "\n  "...)
+// appendJSONArray appends the key name, at indent, and its array: each
+// item as each appends it (its line break and indent first), commas
+// between, closed as encoding/json's indent closes one ("[]" when empty).
+func appendJSONArray[T any](buf []byte, indent, name string, items []T, each func([]byte, T) []byte) []byte {
+	buf = append(buf, ",\n"...)
+	buf = append(buf, indent...)
+	buf = appendJSONString(buf, name)
+	buf = append(buf, ": ["...)
+	for i, item := range items {
+		if i > 0 {
+			buf = append(buf, ',')
+		}
+		buf = each(buf, item)
+	}
+	if len(items) > 0 {
+		buf = append(buf, '\n')
+		buf = append(buf, indent...)
 	}
 	return append(buf, ']')
 }
@@ -717,20 +671,30 @@ func WriteProblems(w io.Writer, rows []*model.Counter, rules *model.Rules) error
 
 // writeProblems is WriteProblems, each key named by name.
 func writeProblems(w io.Writer, rows []*model.Counter, rules *model.Rules, name func(*model.Counter) string) error {
-	for status := range model.NumStatuses { // most severe first
+	for _, c := range problemRows(rows) {
+		if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, name(c), c.Layout, problemReason(c, rules)); err != nil {
+			return err
+		}
+	}
+	return nil
+}
+
+// problemRows returns the rows with a problem status, the most severe
+// status first, each status's in the order of rows: the order of the
+// check's text and of its JSON.
+func problemRows(rows []*model.Counter) []*model.Counter {
+	var problems []*model.Counter
+	for status := range model.NumStatuses {
 		if !status.Problem() {
 			continue
 		}
 		for _, c := range rows {
-			if c.Status != status {
-				continue
-			}
-			if _, err := fmt.Fprintf(w, "%-9s  %s  %-9s  %s\n", c.Status, name(c), c.Layout, problemReason(c, rules)); err != nil {
-				return err
+			if c.Status == status {
+				problems = append(problems, c)
 			}
 		}
 	}
-	return nil
+	return problems
 }
 
 // problemReason returns why c is a problem and how to fix it, and what

@@ -308,17 +308,22 @@ func appendJSONServer(buf []byte, server string) []byte {
 	return appendJSONString(buf, model.JSONKey(server))
 }
 
-// appendJSONHead appends c's object as JSON up to the value of ttl_ms,
-// which comes next; appendJSONTail the rest.
-func appendJSONHead(buf []byte, c *model.Counter) []byte {
+// appendJSONKeyField opens c's object as JSON with its key and field
+// (null for a whole key), as every object about a row starts.
+func appendJSONKeyField(buf []byte, c *model.Counter) []byte {
 	buf = append(buf, "\n    {\n      \"key\": "...)
 	buf = appendJSONString(buf, model.JSONKey(c.Key))
 	buf = append(buf, ",\n      \"field\": "...)
 	if c.FieldRow {
-		buf = appendJSONString(buf, model.JSONKey(c.Field))
-	} else {
-		buf = append(buf, "null"...)
+		return appendJSONString(buf, model.JSONKey(c.Field))
 	}
+	return append(buf, "null"...)
+}
+
+// appendJSONHead appends c's object as JSON up to the value of ttl_ms,
+// which comes next; appendJSONTail the rest.
+func appendJSONHead(buf []byte, c *model.Counter) []byte {
+	buf = appendJSONKeyField(buf, c)
 	buf = append(buf, ",\n      \"server\": "...)
 	buf = appendJSONServer(buf, c.Server)
 	buf = append(buf, ",\n      \"type\": "...)
