@@ -23,9 +23,9 @@ import (
 
 // maxListPage is the most fields one HSCAN of a listing asks for (its
 // COUNT), and hpttlBatch the most fields one HPTTL asks the TTLs of, so
-// that Redis runs each in well under a millisecond: a page of 1000 took
-// Redis 8 about a millisecond (2 ms at its 99th percentile), one of 250 a
-// fifth of that (see BENCHMARKS.md).
+// that Redis runs each in well under a millisecond, where a page four
+// times larger held it up longer than that (BenchmarkHScanPages; the
+// figures are in BENCHMARKS.md).
 const (
 	maxListPage = 250
 	hpttlBatch  = 250
