@@ -2,8 +2,6 @@ package redisclient_test
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
@@ -30,13 +28,7 @@ func TestExpireFieldSendsWhatItShows(t *testing.T) {
 	if err != nil || got != model.ExpirySet {
 		t.Fatalf("Expire(%s) = %v, %v; want set", e, got, err)
 	}
-	sent, byScript := m.Next(t, "HPEXPIRE")
-	if !slices.Equal(sent, e.Command()) || !byScript {
-		t.Errorf("the server ran %q (by a script: %v); want %q, by the repair script", sent, byScript, e.Command())
-	}
-	if shown := e.String(); !strings.HasPrefix(shown, strings.Join(sent, " ")+" (") {
-		t.Errorf("shown %q, sent %q", shown, sent)
-	}
+	ranAsShown(t, m, e)
 	if p := pttl(t, s, "quota:u1"); p != model.PTTLNoExpiry {
 		t.Errorf("the hash's own PTTL is %d after a field's repair; want none: a key TTL would end every field", p)
 	}
