@@ -20,8 +20,7 @@ func TestExpireFieldSendsWhatItShows(t *testing.T) {
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
 	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
-	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u1")
 	e := model.Expiry{Key: "quota:u1", Window: time.Minute, Shape: fieldShape, Field: "login"}
 	m := s.Monitor(t)
 	got, obs, err := c.Expire(ctx, e)
@@ -55,8 +54,7 @@ func TestExpireNeverEndsAHashOfFieldTTLs(t *testing.T) {
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
 	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u2", "api", "4", "login", "2")
-	s.Do(t, "HPEXPIRE", "quota:u2", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u2")
 	e := model.Expiry{Key: "quota:u2", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
 	got, _, err := c.Expire(ctx, e)
 	if err != nil || got != model.ExpiryFieldTTLs {
@@ -76,8 +74,7 @@ func TestExpireLeavesAHashItMayNotCheck(t *testing.T) {
 	s, _ := startConnected(t)
 	s.RequireFieldTTL(t)
 	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u3", "api", "4", "login", "2")
-	s.Do(t, "HPEXPIRE", "quota:u3", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u3")
 	c := connectAs(t, s, "+@all", "-hpttl")
 	if _, err := c.Fetch(ctx, []string{"quota:u3"}); err != nil {
 		t.Fatalf("a user who may not run HPTTL could not read the hash: %v", err)
