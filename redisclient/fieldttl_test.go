@@ -5,7 +5,9 @@ import (
 	"testing"
 	"time"
 
+	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 // fieldShape is what a field's row is read as: a hash whose field holds a
@@ -53,14 +55,21 @@ func TestExpireNeverEndsAHashOfFieldTTLs(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
-	ctx := context.Background()
 	hashOfFieldTTLs(t, s, "quota:u2")
-	e := model.Expiry{Key: "quota:u2", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
-	got, _, err := c.Expire(ctx, e)
+	repairLeavesAlone(t, s, c, "quota:u2")
+}
+
+// repairLeavesAlone checks that the key's repair of the hash key, whose
+// fields carry TTLs, leaves it alone (model.ExpiryFieldTTLs) and gives
+// it no TTL.
+func repairLeavesAlone(t *testing.T, s *redistest.Server, c *redisclient.Client, key string) {
+	t.Helper()
+	e := model.Expiry{Key: key, Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
+	got, _, err := c.Expire(context.Background(), e)
 	if err != nil || got != model.ExpiryFieldTTLs {
 		t.Errorf("Expire(%s) = %v, %v; want left alone for its field TTLs", e, got, err)
 	}
-	if p := pttl(t, s, "quota:u2"); p != model.PTTLNoExpiry {
+	if p := pttl(t, s, key); p != model.PTTLNoExpiry {
 		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
 	}
 }
@@ -79,12 +88,5 @@ func TestExpireLeavesAHashItMayNotCheck(t *testing.T) {
 	if _, err := c.Fetch(ctx, []string{"quota:u3"}); err != nil {
 		t.Fatalf("a user who may not run HPTTL could not read the hash: %v", err)
 	}
-	e := model.Expiry{Key: "quota:u3", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
-	got, _, err := c.Expire(ctx, e)
-	if err != nil || got != model.ExpiryFieldTTLs {
-		t.Errorf("Expire(%s) as a user without HPTTL = %v, %v; want left alone", e, got, err)
-	}
-	if p := pttl(t, s, "quota:u3"); p != model.PTTLNoExpiry {
-		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
-	}
+	repairLeavesAlone(t, s, c, "quota:u3")
 }
