@@ -2,12 +2,12 @@ package redisclient_test
 
 import (
 	"context"
-	"slices"
-	"strings"
 	"testing"
 	"time"
 
+	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
+	"github.com/countertop/countertop/redisclient"
 )
 
 // fieldShape is what a field's row is read as: a hash whose field holds a
@@ -22,21 +22,14 @@ func TestExpireFieldSendsWhatItShows(t *testing.T) {
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
 	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
-	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u1")
 	e := model.Expiry{Key: "quota:u1", Window: time.Minute, Shape: fieldShape, Field: "login"}
 	m := s.Monitor(t)
 	got, obs, err := c.Expire(ctx, e)
 	if err != nil || got != model.ExpirySet {
 		t.Fatalf("Expire(%s) = %v, %v; want set", e, got, err)
 	}
-	sent, byScript := m.Next(t, "HPEXPIRE")
-	if !slices.Equal(sent, e.Command()) || !byScript {
-		t.Errorf("the server ran %q (by a script: %v); want %q, by the repair script", sent, byScript, e.Command())
-	}
-	if shown := e.String(); !strings.HasPrefix(shown, strings.Join(sent, " ")+" (") {
-		t.Errorf("shown %q, sent %q", shown, sent)
-	}
+	ranAsShown(t, m, e)
 	if p := pttl(t, s, "quota:u1"); p != model.PTTLNoExpiry {
 		t.Errorf("the hash's own PTTL is %d after a field's repair; want none: a key TTL would end every field", p)
 	}
@@ -62,15 +55,21 @@ func TestExpireNeverEndsAHashOfFieldTTLs(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
-	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u2", "api", "4", "login", "2")
-	s.Do(t, "HPEXPIRE", "quota:u2", "60000", "FIELDS", "1", "api")
-	e := model.Expiry{Key: "quota:u2", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
-	got, _, err := c.Expire(ctx, e)
+	hashOfFieldTTLs(t, s, "quota:u2")
+	repairLeavesAlone(t, s, c, "quota:u2")
+}
+
+// repairLeavesAlone checks that the key's repair of the hash key, whose
+// fields carry TTLs, leaves it alone (model.ExpiryFieldTTLs) and gives
+// it no TTL.
+func repairLeavesAlone(t *testing.T, s *redistest.Server, c *redisclient.Client, key string) {
+	t.Helper()
+	e := model.Expiry{Key: key, Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
+	got, _, err := c.Expire(context.Background(), e)
 	if err != nil || got != model.ExpiryFieldTTLs {
 		t.Errorf("Expire(%s) = %v, %v; want left alone for its field TTLs", e, got, err)
 	}
-	if p := pttl(t, s, "quota:u2"); p != model.PTTLNoExpiry {
+	if p := pttl(t, s, key); p != model.PTTLNoExpiry {
 		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
 	}
 }
@@ -84,18 +83,10 @@ func TestExpireLeavesAHashItMayNotCheck(t *testing.T) {
 	s, _ := startConnected(t)
 	s.RequireFieldTTL(t)
 	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u3", "api", "4", "login", "2")
-	s.Do(t, "HPEXPIRE", "quota:u3", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u3")
 	c := connectAs(t, s, "+@all", "-hpttl")
 	if _, err := c.Fetch(ctx, []string{"quota:u3"}); err != nil {
 		t.Fatalf("a user who may not run HPTTL could not read the hash: %v", err)
 	}
-	e := model.Expiry{Key: "quota:u3", Window: time.Minute, Shape: model.Shape{Layout: model.LayoutCounter, Type: "hash"}}
-	got, _, err := c.Expire(ctx, e)
-	if err != nil || got != model.ExpiryFieldTTLs {
-		t.Errorf("Expire(%s) as a user without HPTTL = %v, %v; want left alone", e, got, err)
-	}
-	if p := pttl(t, s, "quota:u3"); p != model.PTTLNoExpiry {
-		t.Errorf("the hash got a TTL of %dms: every field would go with it", p)
-	}
+	repairLeavesAlone(t, s, c, "quota:u3")
 }

@@ -23,9 +23,9 @@ import (
 
 // maxListPage is the most fields one HSCAN of a listing asks for (its
 // COUNT), and hpttlBatch the most fields one HPTTL asks the TTLs of, so
-// that Redis runs each in well under a millisecond: a page of 1000 took
-// Redis 8 about a millisecond (2 ms at its 99th percentile), one of 250 a
-// fifth of that (see BENCHMARKS.md).
+// that Redis runs each in well under a millisecond, where a page four
+// times larger held it up longer than that (BenchmarkHScanPages; the
+// figures are in BENCHMARKS.md).
 const (
 	maxListPage = 250
 	hpttlBatch  = 250
@@ -186,8 +186,9 @@ func (c *Client) fieldTTLs(ctx context.Context, obs []model.Observation, idx []i
 // field with fields not shown (o.NotShown), that hold a number without a
 // TTL, into o.NotShownNoTTL: it lists the hash a page at a time (HSCAN
 // COUNT maxListPage) with each page's HPTTL in the same pipeline, so that no
-// command holds Redis up whatever the hash's size, each inside the
-// command budget, and leaves the count -1 past maxCountedFields fields,
+// command holds Redis up whatever the hash's size, each pipeline paid from
+// the budget of the key's server before its deadline starts (see
+// prepaid), as a walk's SCAN is, and leaves the count -1 past maxCountedFields fields,
 // or when the key is no longer a hash. The fields shown are not counted
 // again; a field a listing gives twice (Redis may, while it rehashes) is
 // counted once.
@@ -201,6 +202,10 @@ func (c *Client) CountNotShown(ctx context.Context, o *model.Observation) error 
 	for _, f := range o.Fields {
 		shown[f.Name] = true
 	}
+	where := c.hostPort // the server that holds the key: in a cluster, its master
+	if m := c.byMaster(ctx, []string{o.Key}); len(m) == 1 {
+		where = m[0].addr
+	}
 	lost := map[string]bool{}
 	cursor, listed, first := uint64(0), 0, true
 	var page []model.Field // the page whose TTLs go with the next HSCAN
@@ -210,7 +215,15 @@ func (c *Client) CountNotShown(ctx context.Context, o *model.Observation) error 
 		}
 		var scan *redis.ScanCmd
 		var ttls []*redis.IntSliceCmd
+		n := (len(page) + hpttlBatch - 1) / hpttlBatch // the HPTTLs, and the HSCAN
+		if first || cursor != 0 {
+			n++
+		}
 		err := c.rerouted(ctx, func() error {
+			ctx, err := c.prepaid(ctx, where, n)
+			if err != nil {
+				return err
+			}
 			ctx, cancel := c.withPipelineTimeout(ctx)
 			defer cancel()
 			pipe := c.rdb.Pipeline()
@@ -223,12 +236,12 @@ func (c *Client) CountNotShown(ctx context.Context, o *model.Observation) error 
 			return execPipe(ctx, pipe)
 		})
 		if err != nil {
-			return c.explainAt(err, c.hostPort)
+			return c.explainAt(err, where)
 		}
 		if len(page) > 0 {
 			got, err := joined(ttls)
 			if changed, err := answered(err); err != nil {
-				return c.readError(o.Key, err, c.hostPort)
+				return c.readError(o.Key, err, where)
 			} else if changed || len(got) != len(page) {
 				return nil // no longer a hash: the count is unknown
 			}
@@ -242,7 +255,7 @@ func (c *Client) CountNotShown(ctx context.Context, o *model.Observation) error 
 		if scan != nil {
 			names, next, err := scan.Result()
 			if changed, err := answered(err); err != nil {
-				return c.readError(o.Key, err, c.hostPort)
+				return c.readError(o.Key, err, where)
 			} else if changed {
 				return nil
 			}

@@ -52,7 +52,7 @@ var incrScript = newScript(incrSource)
 
 // incrPrelude is what the increment scripts (incrScript, fieldIncrScript)
 // share: the checks of window and mayFloat, which they declare first, and
-// the helpers refused, isint and failed.
+// the helpers noperm, refused, isint and failed.
 const incrPrelude = `local known = window ~= '?'
 if known and (#window > 15 or not string.match(window, '^%d+$')) then
   return redis.error_reply('ERR countertop: the window must be a whole number of milliseconds, not ' .. window)
@@ -64,12 +64,17 @@ local expire = known and tonumber(window) > 0
 local function denied(call)
   return redis.acl_check_cmd and not redis.acl_check_cmd(unpack(call))
 end
+-- noperm is the refusal of command name on the key, in the words of
+-- Redis 7.0's own; why, when given, says what that command is for.
+local function noperm(name, why)
+  return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(name) .. "' command on this key" .. (why or ''))
+end
 -- refused returns the error of the first of calls the user may not run,
--- or nil; why, when given, says what that command is for.
+-- or nil.
 local function refused(calls, why)
   for _, call in ipairs(calls) do
     if denied(call) then
-      return redis.error_reply("NOPERM this user has no permissions to run the '" .. string.lower(call[1]) .. "' command on this key" .. (why or ''))
+      return noperm(call[1], why)
     end
   end
 end
@@ -112,8 +117,9 @@ end
 local ran = cmd
 local reply = redis.pcall(cmd, key, by)
 if cmd == 'INCRBY' and failed(reply) and string.find(reply.err, 'not an integer', 1, true) then
-  if denied({'INCRBYFLOAT', key, by}) then
-    return redis.error_reply("NOPERM this user has no permissions to run the 'incrbyfloat' command on this key, which a decimal value needs")
+  local no = refused({{'INCRBYFLOAT', key, by}}, ', which a decimal value needs')
+  if no then
+    return no
   end
   local again = redis.pcall('INCRBYFLOAT', key, by)
   if not failed(again) then

@@ -67,7 +67,7 @@ local probe = redis.pcall('HPTTL', key, 'FIELDS', 1, field)
 if failed(probe) then
   -- Unknown before Redis 7.4 and in Valkey 8: no field has a TTL there.
   if not string.find(string.lower(probe.err), 'unknown') and asked and (asks == '1' or typ == 'hash' and ttl < 0) then
-    return redis.error_reply("NOPERM this user has no permissions to run the 'hpttl' command on this key, which tells whether the window goes to the field, whose TTL is its own, or to the hash")
+    return noperm('hpttl', ', which tells whether the window goes to the field, whose TTL is its own, or to the hash')
   end
 else
   fttl = probe[1]
@@ -125,8 +125,9 @@ end
 local ran = cmd
 local reply = redis.pcall(cmd, key, field, by)
 if cmd == 'HINCRBY' and failed(reply) and string.find(reply.err, 'not an integer', 1, true) then
-  if denied({'HINCRBYFLOAT', key, field, by}) then
-    return redis.error_reply("NOPERM this user has no permissions to run the 'hincrbyfloat' command on this key, which a decimal value needs")
+  local no = refused({{'HINCRBYFLOAT', key, field, by}}, ', which a decimal value needs')
+  if no then
+    return no
   end
   local again = redis.pcall('HINCRBYFLOAT', key, field, by)
   if not failed(again) then

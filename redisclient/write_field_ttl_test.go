@@ -48,6 +48,15 @@ func fieldPTTL(t *testing.T, s *redistest.Server, key, field string) int64 {
 	return s.Do(t, "HPTTL", key, "FIELDS", "1", field).([]any)[0].(int64)
 }
 
+// hashOfFieldTTLs sets key to the hash api=17, login=3 in which api alone
+// has a TTL of its own, of a minute: a hash that counts per field, whose
+// login has no TTL yet.
+func hashOfFieldTTLs(t *testing.T, s *redistest.Server, key string) {
+	t.Helper()
+	s.Do(t, "HSET", key, "api", "17", "login", "3")
+	s.Do(t, "HPEXPIRE", key, "60000", "FIELDS", "1", "api")
+}
+
 // An increment of a hash field whose hash counts per field (a field has a
 // TTL of its own, or the rule says so) is HINCRBY then HPEXPIRE ... NX of
 // that field, in one script; never a key's TTL, which would end every
@@ -136,8 +145,7 @@ func TestIncrFieldWithItsOwnTTLNeedsAWindow(t *testing.T) {
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
 	ctx := context.Background()
-	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
-	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u1")
 	m := s.Monitor(t)
 	r, err := c.IncrField(ctx, "quota:u1", "login", by(t, "1"), model.WindowUnknown)
 	if !errors.Is(err, model.ErrNeedsWindow) || !r.FieldTTL {
@@ -172,8 +180,7 @@ func TestIncrFieldWithItsOwnTTLNoPerm(t *testing.T) {
 	} {
 		t.Run(tc.deny, func(t *testing.T) {
 			s.Do(t, "DEL", "quota:u1")
-			s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
-			s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+			hashOfFieldTTLs(t, s, "quota:u1")
 			c := connectAs(t, s, "+@all", tc.deny)
 			_, err := c.IncrField(ctx, "quota:u1", "login", by(t, "1"), time.Minute)
 			checkSentence(t, err, tc.want, "")
@@ -193,8 +200,7 @@ func TestBurstOnAFieldWithItsOwnTTL(t *testing.T) {
 	t.Parallel()
 	s, c := startConnected(t)
 	s.RequireFieldTTL(t)
-	s.Do(t, "HSET", "quota:u1", "api", "17", "login", "3")
-	s.Do(t, "HPEXPIRE", "quota:u1", "60000", "FIELDS", "1", "api")
+	hashOfFieldTTLs(t, s, "quota:u1")
 	r, err := c.Burst(context.Background(), "quota:u1", by(t, "1"), time.Minute, redisclient.BurstOptions{Count: 200, Clients: 4, Field: "login"})
 	if err != nil {
 		t.Fatal(err)
