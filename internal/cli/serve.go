@@ -94,6 +94,7 @@ func runServe(ctx context.Context, cfg config.Config, listen string, metricsKeys
 			opts.Servers = append(opts.Servers, serve.Server{Name: s.name, Budget: float64(max(s.cfg.Redis.MaxCommands, 0))})
 			names = append(names, model.Printable(s.name))
 		}
+		opts.Shards = cfg.Shards // countertop_shared_keys, a group at a time
 		feed, watching = f, fmt.Sprintf("%d servers: %s", len(names), words.And(names))
 	} else {
 		cfg = withDashboardBudget(cfg)
