@@ -94,3 +94,48 @@ func rowWith(screen string, texts ...string) string {
 	}
 	return ""
 }
+
+// What one server's connection says (a user without CLIENT SETNAME
+// leaves countertop's connections unnamed), which one server's dashboard
+// puts on its status line, reaches the screen among three real servers:
+// on that server's header line, and whole, with how to grant the name, in
+// its rows' detail; the other servers' lines do not say it.
+func TestDashboardSaysWhatEachServerSaid(t *testing.T) {
+	eu, us, ap := redistest.Start(t), redistest.Start(t), redistest.Start(t)
+	us.Do(t, "ACL", "SETUSER", "limiter", "on", ">pw", "~*", "&*", "+@all", "-client|setname")
+	for _, s := range []*redistest.Server{eu, us, ap} {
+		s.Do(t, "SET", "rl:api:1", "3", "EX", "300")
+	}
+	cfg := writeFile(t, "countertop.toml", `
+[[server]]
+name = "eu"
+url = "`+eu.URL()+`"
+
+[[server]]
+name = "us"
+url = "redis://limiter:pw@`+us.Addr+`/0"
+
+[[server]]
+name = "ap"
+url = "`+ap.URL()+`"
+`)
+	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
+		binary(t), "--config", cfg, "--pattern", "rl:*", "--mode", "poll", "--interval", "200ms")
+	s := term.waitFor("us's line to say its connections are unnamed", func(s string) bool {
+		return strings.Contains(lineWith(s, "us · "), "countertop's connections show unnamed") && strings.Count(s, "rl:api:1") == 3
+	})
+	for _, name := range []string{"eu", "ap"} {
+		if line := lineWith(s, name+" · "); strings.Contains(line, "unnamed") {
+			t.Errorf("%s's line says its connections are unnamed: %q", name, line)
+		}
+	}
+	term.keys("/", "server:us", "Enter")
+	term.waitFor("us's row alone", func(s string) bool { return strings.Count(s, "rl:api:1") == 1 })
+	term.keys("Enter")
+	s = term.waitFor("the detail to say why and how to grant the name", func(s string) bool {
+		return strings.Contains(s, "note      countertop's connections show unnamed") && strings.Contains(s, "+client|setname")
+	})
+	if !strings.Contains(s, `server    "us" at `+us.Addr) {
+		t.Errorf("the detail does not say where us is:\n%s", s)
+	}
+}
