@@ -1,6 +1,7 @@
 package main
 
 import (
+	"fmt"
 	"strings"
 	"testing"
 
@@ -17,19 +18,7 @@ func TestDashboardOverThreeServersEndToEnd(t *testing.T) {
 	eu.Do(t, "SET", "rl:shared", "7")
 	us.Do(t, "SET", "rl:shared", "40")
 	ap.Do(t, "SET", "rl:ap-only", "3", "EX", "300")
-	cfg := writeFile(t, "countertop.toml", `
-[[server]]
-name = "eu"
-url = "`+eu.URL()+`"
-
-[[server]]
-name = "us"
-url = "`+us.URL()+`"
-
-[[server]]
-name = "ap"
-url = "`+ap.URL()+`"
-
+	cfg := serversFile(t, []string{"eu", eu.URL(), "us", us.URL(), "ap", ap.URL()}, `
 [[rule]]
 pattern = "rl:*"
 limit = 100
@@ -79,6 +68,17 @@ window = "60s"
 	})
 }
 
+// serversFile writes a config file of a [[server]] table for each name
+// and URL of nameURLs, in order, then extra, and returns its path.
+func serversFile(t *testing.T, nameURLs []string, extra string) string {
+	t.Helper()
+	var text strings.Builder
+	for i := 0; i+1 < len(nameURLs); i += 2 {
+		fmt.Fprintf(&text, "[[server]]\nname = %q\nurl = %q\n\n", nameURLs[i], nameURLs[i+1])
+	}
+	return writeFile(t, "countertop.toml", text.String()+extra)
+}
+
 // rowWith is the first line of screen that holds every one of texts: a
 // row told by its key and value, where one text alone may also be in a
 // header line (a server's port can hold "41").
@@ -106,19 +106,7 @@ func TestDashboardSaysWhatEachServerSaid(t *testing.T) {
 	for _, s := range []*redistest.Server{eu, us, ap} {
 		s.Do(t, "SET", "rl:api:1", "3", "EX", "300")
 	}
-	cfg := writeFile(t, "countertop.toml", `
-[[server]]
-name = "eu"
-url = "`+eu.URL()+`"
-
-[[server]]
-name = "us"
-url = "redis://limiter:pw@`+us.Addr+`/0"
-
-[[server]]
-name = "ap"
-url = "`+ap.URL()+`"
-`)
+	cfg := serversFile(t, []string{"eu", eu.URL(), "us", "redis://limiter:pw@" + us.Addr + "/0", "ap", ap.URL()}, "")
 	term := startTerminal(t, 120, 40, []string{"TERM=xterm-256color"},
 		binary(t), "--config", cfg, "--pattern", "rl:*", "--mode", "poll", "--interval", "200ms")
 	s := term.waitFor("us's line to say its connections are unnamed", func(s string) bool {

@@ -22,20 +22,8 @@ func TestWatchServersSayWhatConnectingSaid(t *testing.T) {
 	for _, s := range []*redistest.Server{eu, us, ap} {
 		s.Do(t, "SET", "ratelimit:api:1", "3", "EX", "60")
 	}
-	file := writeFile(t, "countertop.toml", writeConfig+`
-[[server]]
-name = "eu"
-url = "`+eu.URL()+`"
-
-[[server]]
-name = "us"
-url = "redis://limiter:pw@`+us.Addr+`/0"
-
-[[server]]
-name = "ap"
-url = "`+ap.URL()+`"
-`)
-	cfg, err := loadFor(t, "--config", file, "--mode", "poll", "--interval", "200ms", "--pattern", "ratelimit:*")
+	usURL := "redis://limiter:pw@" + us.Addr + "/0"
+	cfg, err := loadFor(t, "--url", eu.URL(), "--url", usURL, "--url", ap.URL(), "--mode", "poll", "--interval", "200ms", "--pattern", "ratelimit:*")
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -53,15 +41,15 @@ url = "`+ap.URL()+`"
 		}
 	}
 	const unnamed = "countertop's connections show unnamed in CLIENT LIST and SLOWLOG: CLIENT SETNAME "
-	if !strings.HasPrefix(notes["us"], unnamed) || !strings.Contains(notes["us"], "grant it with ACL SETUSER <user> +client|setname") {
-		t.Errorf("us's note = %q, want why its connections are unnamed and how to grant the name", notes["us"])
+	if note := notes[us.Addr]; !strings.HasPrefix(note, unnamed) || !strings.Contains(note, "grant it with ACL SETUSER <user> +client|setname") {
+		t.Errorf("us's note = %q, want why its connections are unnamed and how to grant the name", note)
 	}
-	for _, name := range []string{"eu", "ap"} {
-		if strings.Contains(notes[name], "unnamed") {
-			t.Errorf("%s's note = %q, though its connections are named", name, notes[name])
+	for _, other := range []string{eu.Addr, ap.Addr} {
+		if strings.Contains(notes[other], "unnamed") {
+			t.Errorf("%s's note = %q, though its connections are named", other, notes[other])
 		}
 	}
-	if got := log.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "countertop: us: "+unnamed) {
-		t.Errorf("the log = %q, want one line naming us", got)
+	if got := log.String(); strings.Count(got, "\n") != 1 || !strings.HasPrefix(got, "countertop: "+us.Addr+": "+unnamed) {
+		t.Errorf("the log = %q, want one line naming us (%s)", got, us.Addr)
 	}
 }

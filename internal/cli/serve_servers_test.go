@@ -10,6 +10,7 @@ import (
 	"testing"
 	"time"
 
+	"github.com/countertop/countertop/config"
 	"github.com/countertop/countertop/internal/redistest"
 )
 
@@ -26,22 +27,7 @@ func TestServeOverTwoServers(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	exited := make(chan error, 1)
-	go func() {
-		_, err := runServe(ctx, cfg, "127.0.0.1:0", 5, &stderr)
-		exited <- err
-	}()
-	var base string
-	waitFor(t, "serve to say where it listens", func() bool {
-		m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(stderr.String())
-		if m != nil {
-			base = "http://" + m[1]
-		}
-		return m != nil
-	}, stderr.String)
+	base, stderr, stop := startServe(t, cfg, 5)
 	if !strings.Contains(stderr.String(), "watching 2 servers: a and b") {
 		t.Errorf("serve does not name its servers: %q", stderr.String())
 	}
@@ -71,14 +57,41 @@ func TestServeOverTwoServers(t *testing.T) {
 			t.Errorf("no line %q in /metrics:\n%s", want, metrics)
 		}
 	}
-	cancel()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("serve stopped with %v, want nil on ctrl+c", err)
+	stop()
+}
+
+// startServe runs serve on cfg on a free port of loopback, with
+// --metrics-keys metricsKeys, and returns its base URL once it says where
+// it listens, its stderr, and stop, which presses ctrl+c and fails the
+// test unless serve ends cleanly within 10s.
+func startServe(t *testing.T, cfg config.Config, metricsKeys int) (base string, stderr *syncBuffer, stop func()) {
+	t.Helper()
+	ctx, cancel := context.WithCancel(context.Background())
+	t.Cleanup(cancel)
+	stderr = &syncBuffer{}
+	exited := make(chan error, 1)
+	go func() {
+		_, err := runServe(ctx, cfg, "127.0.0.1:0", metricsKeys, stderr)
+		exited <- err
+	}()
+	waitFor(t, "serve to say where it listens", func() bool {
+		m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(stderr.String())
+		if m != nil {
+			base = "http://" + m[1]
 		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop within 10s of ctrl+c")
+		return m != nil
+	}, stderr.String)
+	return base, stderr, func() {
+		t.Helper()
+		cancel()
+		select {
+		case err := <-exited:
+			if err != nil {
+				t.Errorf("serve stopped with %v, want nil on ctrl+c", err)
+			}
+		case <-time.After(10 * time.Second):
+			t.Fatal("serve did not stop within 10s of ctrl+c")
+		}
 	}
 }
 
@@ -100,22 +113,7 @@ func TestServeCountsKeysOnTwoShards(t *testing.T) {
 	if err != nil {
 		t.Fatal(err)
 	}
-	ctx, cancel := context.WithCancel(context.Background())
-	defer cancel()
-	var stderr syncBuffer
-	exited := make(chan error, 1)
-	go func() {
-		_, err := runServe(ctx, cfg, "127.0.0.1:0", 0, &stderr)
-		exited <- err
-	}()
-	var base string
-	waitFor(t, "serve to say where it listens", func() bool {
-		m := regexp.MustCompile(`http://(127\.0\.0\.1:\d+)`).FindStringSubmatch(stderr.String())
-		if m != nil {
-			base = "http://" + m[1]
-		}
-		return m != nil
-	}, stderr.String)
+	base, _, stop := startServe(t, cfg, 0)
 	var body string
 	waitFor(t, "every server's keys read", func() bool {
 		code, b := httpGet(t, base+"/healthz")
@@ -132,15 +130,7 @@ func TestServeCountsKeysOnTwoShards(t *testing.T) {
 	if want := []string{`countertop_shared_keys{group="ring"} 1`}; !slices.Equal(shared, want) {
 		t.Errorf("countertop_shared_keys series = %q, want %q:\n%s", shared, want, metrics)
 	}
-	cancel()
-	select {
-	case err := <-exited:
-		if err != nil {
-			t.Errorf("serve stopped with %v, want nil on ctrl+c", err)
-		}
-	case <-time.After(10 * time.Second):
-		t.Fatal("serve did not stop within 10s of ctrl+c")
-	}
+	stop()
 }
 
 // waitFor polls ok until it holds, failing with what says after 20s.
