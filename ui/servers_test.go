@@ -270,3 +270,73 @@ func TestServerLineCountIsWhatIsDrawn(t *testing.T) {
 		}
 	}
 }
+
+// What one server's header says under it (why it watches in the mode it
+// does, that its connections are unnamed) a server says on its own line
+// among several, as much as the line holds, and whole in its rows'
+// detail with where it is connected; a server down says its error
+// instead. Past four servers, those with a note are named before the
+// rest, and the summary line names those it holds.
+func TestServersSayTheirNotes(t *testing.T) {
+	const (
+		polling = "poll: keyspace notifications are off on the server (notify-keyspace-events=\"\"); CONFIG SET notify-keyspace-events K$gxe for live updates"
+		unnamed = "countertop's connections show unnamed in CLIENT LIST and SLOWLOG: CLIENT SETNAME countertop-1 was refused (NOPERM)"
+	)
+	state := func(note string) *model.FeedState {
+		return &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true,
+			UpdatedAt: t0, Addr: "10.0.0.2:6379/0", Topology: "standalone", Note: note}
+	}
+	var servers []Server
+	for _, name := range []string{"eu", "us", "ap"} {
+		servers = append(servers, Server{Name: name, Writer: newFakeWriter()})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 120, 40)
+	m, _ = send(m, batchesMsg{batches: []model.Batch{
+		{Server: "eu", State: state(""), Observed: []model.Observation{str("rl:1", "3", 30_000)}},
+		{Server: "us", State: state(polling + "; " + unnamed), Observed: []model.Observation{str("rl:1", "4", 30_000)}},
+		{Server: "ap", State: &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedReconnecting, Note: polling,
+			LastError: "could not connect to 10.0.0.3:6379: connection refused; countertop keeps trying"}},
+	}})
+	screen := plain(m)
+	if line := lineWith(t, screen, "us · "); !strings.Contains(line, "· poll: keyspace notifications are off") || !strings.HasSuffix(line, "…") {
+		t.Errorf("us's line does not say its note as far as it fits: %q", line)
+	}
+	if line := lineWith(t, screen, "eu · "); strings.Contains(line, "notifications") {
+		t.Errorf("eu's line has another server's note: %q", line)
+	}
+	if line := lineWith(t, screen, "ap · "); !strings.Contains(line, "connection refused") || strings.Contains(line, "notifications") {
+		t.Errorf("ap, down, does not say its error alone: %q", line)
+	}
+	m = filterTo(t, m, "server:us")
+	m, _ = press(m, "<enter>")
+	detail := flat(m)
+	for _, want := range []string{`server "us" at 10.0.0.2:6379/0 (standalone)`, "note " + polling + "; " + unnamed} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("us's row's detail does not say %q:\n%s", want, plain(m))
+		}
+	}
+
+	// Six servers: the one down, then two of the three with a note on
+	// lines of their own; the summary names the third.
+	servers = nil
+	for i := range 6 {
+		servers = append(servers, Server{Name: fmt.Sprintf("s%d", i)})
+	}
+	m = newModelWith(t, Options{Servers: servers}, 160, 40)
+	var batches []model.Batch
+	for i, s := range servers {
+		note := ""
+		if i == 2 || i == 4 || i == 5 {
+			note = polling
+		}
+		batches = append(batches, model.Batch{Server: s.Name, State: state(note)})
+	}
+	batches = append(batches, model.Batch{Server: "s3", State: &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedReconnecting, LastError: "connection refused"}})
+	m, _ = send(m, batchesMsg{batches: batches})
+	lines := strings.Split(plain(m), "\n")
+	for i, want := range []string{"s3 · ", "s2 · ", "s4 · ", "3 more answering (1 with a note, in their rows' detail: s5)"} {
+		if !strings.HasPrefix(lines[1+i], want) {
+			t.Errorf("header line %d = %q, want it to start %q", 1+i, lines[1+i], want)
+		}
+	}
+}
