@@ -145,6 +145,14 @@ func (s *serverFeed) live() bool { return s.following() && s.health.Behind == 0 
 // down reports whether s does not answer now.
 func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastError != "" }
 
+// waiting reports whether s has not answered yet, with no error to tell:
+// connecting, maybe to a server that accepts and never answers, until the
+// dial's timeout says so.
+func (s *serverFeed) waiting() bool { return !reachable(s.state) && s.state.LastError == "" }
+
+// answering reports whether s answers now.
+func (s *serverFeed) answering() bool { return reachable(s.state) }
+
 // serverWidth is SERVER's width: the longest name and its mark (stale,
 // or the copies of a row shards share); 0 with one server, which needs no
 // column.
@@ -203,8 +211,9 @@ func (m *Model) serverCell(r *rowArgs) string {
 const maxServerLines = 3
 
 // serverLines are the header's lines on the servers, one a server, or up
-// to maxServerLines of them (those that do not answer first) and a line
-// that sums up the rest; none with one server.
+// to maxServerLines of them (those that do not answer first, then those
+// that do not answer yet) and a line that sums up the rest; none with one
+// server.
 func (m *Model) serverLines() []string {
 	if !m.several() {
 		return nil
@@ -217,14 +226,11 @@ func (m *Model) serverLines() []string {
 		return lines
 	}
 	shown := make([]*serverFeed, 0, len(m.servers))
-	for _, s := range m.servers { // those in trouble first, then in order
-		if s.down() {
-			shown = append(shown, s)
-		}
-	}
-	for _, s := range m.servers {
-		if !s.down() {
-			shown = append(shown, s)
+	for _, first := range []func(*serverFeed) bool{(*serverFeed).down, (*serverFeed).waiting, (*serverFeed).answering} {
+		for _, s := range m.servers { // in order within each
+			if first(s) {
+				shown = append(shown, s)
+			}
 		}
 	}
 	lines := make([]string, 0, maxServerLines+1)
@@ -284,19 +290,25 @@ func (m *Model) serverLine(s *serverFeed) string {
 	return line
 }
 
-// restLine sums up the servers without a line: how many are live, and
-// the stale ones by name with since when.
+// restLine sums up the servers without a line: how many answer, how many
+// do not yet, and the stale ones by name with since when.
 func (m *Model) restLine(rest []*serverFeed) string {
-	live := 0
+	live, waiting := 0, 0
 	var stale []string
 	for _, s := range rest {
-		if s.down() {
+		switch {
+		case s.down():
 			stale = append(stale, model.Printable(s.Name)+" (since "+m.sinceText(s.downSince)+")")
-		} else {
+		case s.waiting():
+			waiting++
+		default:
 			live++
 		}
 	}
 	text := fmt.Sprintf("%d more answering", live)
+	if waiting > 0 {
+		text += fmt.Sprintf(", %d connecting", waiting)
+	}
 	if len(stale) > 0 {
 		text += fmt.Sprintf(", %d stale: %s", len(stale), strings.Join(stale, ", "))
 		return m.theme.Error.Render(text)
