@@ -79,6 +79,48 @@ func serversFile(t *testing.T, nameURLs []string, extra string) string {
 	return writeFile(t, "countertop.toml", text.String()+extra)
 }
 
+// The real dashboard over ten servers, the first of which accepts and never
+// answers: the other nine's rows and lines are on screen while it is still
+// connecting (its dial timeout is longer than the test waits), its line
+// first, saying so, and the summary counting it apart from those answering.
+func TestDashboardOverTenServersOneHanging(t *testing.T) {
+	toml := `
+[[server]]
+name = "hang"
+url = "redis://` + redistest.Silent(t) + `/0?dial_timeout=60s"
+`
+	for i := range 9 {
+		srv := redistest.Start(t)
+		srv.Do(t, "SET", fmt.Sprintf("rl:s%d", i), fmt.Sprint(i+1), "EX", "300")
+		toml += fmt.Sprintf("\n[[server]]\nname = \"s%d\"\nurl = \"%s\"\n", i, srv.URL())
+	}
+	cfg := writeFile(t, "countertop.toml", toml)
+	term := startTerminal(t, 120, 30, []string{"TERM=xterm-256color"},
+		binary(t), "--config", cfg, "--pattern", "rl:*", "--mode", "poll", "--interval", "200ms")
+
+	s := term.waitFor("the nine servers' rows", func(s string) bool {
+		for i := range 9 {
+			if rowWith(s, fmt.Sprintf("rl:s%d ", i), fmt.Sprintf(" s%d ", i)) == "" {
+				return false
+			}
+		}
+		return true
+	})
+	lines := strings.Split(s, "\n")
+	if !strings.HasPrefix(lines[0], "countertop · 10 servers · ") || strings.Contains(lines[0], "stale") {
+		t.Errorf("the title = %q, want 10 servers, none stale", lines[0])
+	}
+	if !strings.HasPrefix(lines[1], "hang · connecting…") {
+		t.Errorf("the hanging server's line = %q, want it first, connecting:\n%s", lines[1], s)
+	}
+	if !strings.HasPrefix(lines[2], "s0 · polling") || !strings.HasPrefix(lines[3], "s1 · polling") {
+		t.Errorf("the lines after it = %q, %q, want s0's and s1's, polling:\n%s", lines[2], lines[3], s)
+	}
+	if lines[4] != "7 more answering" {
+		t.Errorf("the summary line = %q, want the other seven answering:\n%s", lines[4], s)
+	}
+}
+
 // rowWith is the first line of screen that holds every one of texts: a
 // row told by its key and value, where one text alone may also be in a
 // header line (a server's port can hold "41").

@@ -147,6 +147,14 @@ func (s *serverFeed) live() bool { return s.following() && s.health.Behind == 0 
 // down reports whether s does not answer now.
 func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastError != "" }
 
+// waiting reports whether s has not answered yet, with no error to tell:
+// connecting, maybe to a server that accepts and never answers, until the
+// dial's timeout says so.
+func (s *serverFeed) waiting() bool { return !reachable(s.state) && s.state.LastError == "" }
+
+// answering reports whether s answers now.
+func (s *serverFeed) answering() bool { return reachable(s.state) }
+
 // serverWidth is SERVER's width: the longest name and its mark (stale,
 // or the copies of a row shards share); 0 with one server, which needs no
 // column.
@@ -205,8 +213,9 @@ func (m *Model) serverCell(r *rowArgs) string {
 const maxServerLines = 3
 
 // serverLines are the header's lines on the servers, one a server, or up
-// to maxServerLines of them (those that do not answer first) and a line
-// that sums up the rest; none with one server.
+// to maxServerLines of them (in rank order: those that do not answer,
+// those that do not answer yet, those with a note) and a line that sums up
+// the rest; none with one server.
 func (m *Model) serverLines() []string {
 	if !m.several() {
 		return nil
@@ -284,16 +293,20 @@ func (m *Model) serverLine(s *serverFeed) string {
 }
 
 // rank is s's place among the header's server lines: those in trouble
-// first, then those with a note (a mode it fell back to, connections left
-// unnamed), then the rest.
+// first (stale, then still connecting: one that accepts and never answers
+// says connecting… until the dial's timeout makes it stale), then those
+// with a note (a mode it fell back to, connections left unnamed), then
+// the rest.
 func (s *serverFeed) rank() int {
 	switch {
 	case s.down():
 		return 0
-	case s.note() != "":
+	case s.waiting():
 		return 1
+	case s.note() != "":
+		return 2
 	}
-	return 2
+	return 3
 }
 
 // note is what s's feed says of how it watches (model.FeedState.Note),
@@ -305,16 +318,18 @@ func (s *serverFeed) note() string {
 	return s.state.Note
 }
 
-// restLine sums up the servers without a line: how many are live, those
-// with a note by name (their rows' detail has it), and the stale ones by
-// name with since when.
+// restLine sums up the servers without a line: how many answer, those
+// with a note by name (their rows' detail has it), how many do not answer
+// yet, and the stale ones by name with since when.
 func (m *Model) restLine(rest []*serverFeed) string {
-	live := 0
+	live, waiting := 0, 0
 	var stale, noted []string
 	for _, s := range rest {
 		switch {
 		case s.down():
 			stale = append(stale, model.Printable(s.Name)+" (since "+m.sinceText(s.downSince)+")")
+		case s.waiting():
+			waiting++
 		case s.note() != "":
 			noted = append(noted, model.Printable(s.Name))
 			live++
@@ -325,6 +340,9 @@ func (m *Model) restLine(rest []*serverFeed) string {
 	text := fmt.Sprintf("%d more answering", live)
 	if len(noted) > 0 {
 		text += fmt.Sprintf(" (%d with a note, in their rows' detail: %s)", len(noted), strings.Join(noted, ", "))
+	}
+	if waiting > 0 {
+		text += fmt.Sprintf(", %d connecting", waiting)
 	}
 	if len(stale) > 0 {
 		text += fmt.Sprintf(", %d stale: %s", len(stale), strings.Join(stale, ", "))

@@ -77,6 +77,58 @@ func TestDashboardOfTenServers(t *testing.T) {
 	}
 }
 
+// Nine servers answer while a tenth is still connecting (one that accepts
+// and never answers, until the dial's timeout): the nine's rows are on
+// screen, the tenth's line comes first and says it is connecting, and the
+// summary counts it as connecting, not as answering; before any answers,
+// every server is connecting.
+func TestTenServersWhileOneIsConnecting(t *testing.T) {
+	var servers []Server
+	for i := range 10 {
+		servers = append(servers, Server{Name: fmt.Sprintf("s%d", i), Writer: newFakeWriter(), Budget: 20000})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 30)
+	connecting := &model.FeedState{Mode: model.WatchAuto, Phase: model.FeedConnecting}
+	var batches []model.Batch
+	for _, s := range servers {
+		batches = append(batches, model.Batch{Server: s.Name, State: connecting})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+	if lines := strings.Split(plain(m), "\n"); lines[4] != "0 more answering, 7 connecting" {
+		t.Errorf("before any server answers, the summary line = %q", lines[4])
+	}
+
+	batches = nil
+	for i, s := range servers[:9] {
+		batches = append(batches, model.Batch{
+			Server:   s.Name,
+			Observed: []model.Observation{str(fmt.Sprintf("rl:%s", s.Name), fmt.Sprint(i+1), 30000)},
+			State:    &model.FeedState{Mode: model.WatchTracking, Phase: model.FeedWatching, Connected: true, UpdatedAt: t0.Add(time.Second)},
+			Health:   &model.Health{At: t0.Add(time.Second), Commands: 40},
+		})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+	screen := plain(m)
+	lines := strings.Split(screen, "\n")
+	if !strings.HasPrefix(lines[0], "countertop · 10 servers · ") || strings.Contains(lines[0], "stale") {
+		t.Errorf("the title = %q, want 10 servers and none stale", lines[0])
+	}
+	if lines[1] != "s9 · connecting… · no data yet" {
+		t.Errorf("the connecting server's line = %q, want it first, connecting", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "s0 · tracking · live") || !strings.HasPrefix(lines[3], "s1 · tracking · live") {
+		t.Errorf("the lines after it = %q, %q, want s0's and s1's, live", lines[2], lines[3])
+	}
+	if lines[4] != "7 more answering" {
+		t.Errorf("the summary line = %q, want the other seven answering", lines[4])
+	}
+	for _, s := range servers[:9] {
+		if row := lineWith(t, screen, "rl:"+s.Name); !strings.Contains(row, " "+s.Name+" ") {
+			t.Errorf("%s's row is not on screen with its server: %q", s.Name, row)
+		}
+	}
+}
+
 // filterTo types q in the filter prompt and waits for the Store to apply it.
 func filterTo(t *testing.T, m *Model, q string) *Model {
 	t.Helper()
