@@ -152,9 +152,6 @@ func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastErr
 // dial's timeout says so.
 func (s *serverFeed) waiting() bool { return !reachable(s.state) && s.state.LastError == "" }
 
-// answering reports whether s answers now.
-func (s *serverFeed) answering() bool { return reachable(s.state) }
-
 // serverWidth is SERVER's width: the longest name and its mark (stale,
 // or the copies of a row shards share); 0 with one server, which needs no
 // column.
