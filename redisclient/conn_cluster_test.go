@@ -466,6 +466,40 @@ func TestCluster(t *testing.T) {
 	})
 }
 
+// A snapshot reads each master's keys on that master's own connections.
+// A key whose slot moved to another master after the walk found it (a
+// resharding under way) answers MOVED there: it is read where it lives
+// now, with its value, and so are the keys that stayed.
+func TestClusterSnapshotReadsAKeyThatMovedAway(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0)
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	from := rc.Nodes[0]
+	var found []string // as the walk of from found them
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if n, err := rc.Client(t).MasterForKey(context.Background(), k); err == nil && n.Options().Addr == from.Addr {
+			found = append(found, k)
+		}
+	}
+	moved := found[len(found)/2]
+	rc.AddMaster(t, moved) // its slot, and it, leave from
+
+	obs, err := c.ReadFoundOn(context.Background(), from.Addr, found)
+	if err != nil {
+		t.Fatalf("reading the keys found on %s, %s among them, which moved: %v", from.Addr, moved, err)
+	}
+	got := map[string]string{}
+	for _, o := range obs {
+		got[o.Key] = o.Raw
+	}
+	for _, k := range found {
+		if got[k] != want[k] {
+			t.Errorf("%s read as %q, want %q", k, got[k], want[k])
+		}
+	}
+}
+
 // TestTLSCluster reads, watches and writes a cluster that speaks only TLS,
 // between its nodes too, and asks for client certificates, as managed
 // clusters with encryption in transit do: countertop dials every node it
