@@ -500,6 +500,50 @@ func TestClusterSnapshotReadsAKeyThatMovedAway(t *testing.T) {
 	}
 }
 
+// A master of Redis 7.4+ or Valkey 8 keeps a table per slot, and SCAN's
+// cursor names the slot: a snapshot walks such a master whole, its keys in
+// many slots, with small pages so that the walk crosses from slot to slot
+// many times. Cut in stripes as a single table is, the walk skipped about
+// a third of them.
+func TestClusterSnapshotWalksAMasterOfManySlots(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 1, 0) // every slot on one master
+	ctx := context.Background()
+	want := map[string]string{}
+	slots := map[int64]bool{}
+	var keyslots []*redis.IntCmd
+	_, err := rc.Client(t).Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := range 2000 {
+			key := fmt.Sprintf("w:%d", i)
+			want[key] = strconv.Itoa(i)
+			p.Set(ctx, key, i, 10*time.Minute)
+			keyslots = append(keyslots, p.ClusterKeySlot(ctx, key))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range keyslots {
+		slots[s.Val()] = true
+	}
+	if len(slots) < 1000 {
+		t.Fatalf("the keys fill %d slots: too few for the walk to cross many", len(slots))
+	}
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	obs, err := snapshot(ctx, c, []string{"w:*"}, 10)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]string, len(obs))
+	for _, o := range obs {
+		got[o.Key] = o.Raw
+	}
+	if !maps.Equal(got, want) {
+		t.Errorf("Snapshot found %d of the %d keys in %d slots (or wrong values)", len(got), len(want), len(slots))
+	}
+}
+
 // TestTLSCluster reads, watches and writes a cluster that speaks only TLS,
 // between its nodes too, and asks for client certificates, as managed
 // clusters with encryption in transit do: countertop dials every node it

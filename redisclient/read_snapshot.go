@@ -31,10 +31,10 @@ import (
 // waiting for the answer: a single Redis is walked in snapshotStripes
 // stripes at once (see walk), and the keys found are read on other
 // connections as soon as there is a pipeline's worth, while the walk goes
-// on. A cluster's masters are each read so, all at once, each on its own
-// connections (see snapshotMaster): reading them one after another, or
-// through the cluster's routing, left each waiting for the others' round
-// trips. Each command stays as short as in any other pass.
+// on. A cluster's masters are read all at once, each with one cursor and
+// on its own connections (see snapshotNode): reading them one after
+// another, or through the cluster's routing, left each waiting for the
+// others' round trips. Each command stays as short as in any other pass.
 func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int64, fn func(obs []model.Observation) error) error {
 	var mu sync.Mutex // one call to fn at a time, and none after it failed
 	var failed bool
@@ -49,7 +49,7 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 		return err
 	}
 	if _, ok := c.rdb.(*redis.ClusterClient); !ok {
-		return c.snapshotNode(ctx, c.rdb, patterns, scanCount, deliver)
+		return c.snapshotNode(ctx, c.rdb, snapshotStripes, patterns, scanCount, deliver)
 	}
 	masters, err := c.masters(ctx)
 	if err != nil {
@@ -57,19 +57,23 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 	}
 	g, ctx := errgroup.WithContext(ctx)
 	for _, m := range masters {
-		g.Go(func() error { return c.snapshotNode(ctx, m, patterns, scanCount, deliver) })
+		// One stripe each: the masters side by side keep Redis busy, and
+		// stripes would skip keys on a master that keeps a table per slot
+		// (see scanStripe).
+		g.Go(func() error { return c.snapshotNode(ctx, m, 1, patterns, scanCount, deliver) })
 	}
 	return g.Wait()
 }
 
 // snapshotNode is Snapshot's pass over node: a single Redis, or a master
-// of the cluster, whose keys alone it walks and reads.
-func (c *Client) snapshotNode(ctx context.Context, node redis.Cmdable, patterns []string, scanCount int64, deliver func([]model.Observation) error) error {
+// of the cluster, whose keys alone it walks, in stripes stripes (see
+// walk), and reads.
+func (c *Client) snapshotNode(ctx context.Context, node redis.Cmdable, stripes int, patterns []string, scanCount int64, deliver func([]model.Observation) error) error {
 	g, ctx := errgroup.WithContext(ctx)
-	pages := make(chan []string, snapshotStripes)
+	pages := make(chan []string, stripes)
 	g.Go(func() error {
 		defer close(pages)
-		return c.walk(ctx, node, patterns, scanCount, func(keys []string) error {
+		return c.walk(ctx, node, stripes, patterns, scanCount, func(keys []string) error {
 			select {
 			case pages <- keys:
 				return nil
@@ -181,10 +185,10 @@ const snapshotStripes = 3
 
 // walk runs SCAN MATCH over each pattern on node, a single Redis or a
 // master of a cluster, and calls fn, from several goroutines at once,
-// with each reply's keys. It walks node in snapshotStripes stripes at once
-// (see scanStripe): a key SCAN repeats, or one at the edge of two stripes,
-// may come twice, but not, as a rule, a key that two patterns match.
-func (c *Client) walk(ctx context.Context, node redis.Cmdable, patterns []string, count int64, fn func(keys []string) error) error {
+// with each reply's keys. It walks node in stripes stripes at once (see
+// scanStripe): a key SCAN repeats, or one at the edge of two stripes, may
+// come twice, but not, as a rule, a key that two patterns match.
+func (c *Client) walk(ctx context.Context, node redis.Cmdable, stripes int, patterns []string, count int64, fn func(keys []string) error) error {
 	if count <= 0 {
 		count = defaultScanCount
 	}
@@ -193,7 +197,7 @@ func (c *Client) walk(ctx context.Context, node redis.Cmdable, patterns []string
 	for j := range firsts {
 		firsts[j].done = make(chan struct{})
 	}
-	for i := range snapshotStripes {
+	for i := range stripes {
 		g.Go(func() error {
 			for j, p := range patterns {
 				// A key an earlier pattern matches was passed on with it.
@@ -202,7 +206,7 @@ func (c *Client) walk(ctx context.Context, node redis.Cmdable, patterns []string
 				// servers built where char is unsigned, and a key dropped
 				// by mistake would vanish; a repeat costs only a read.
 				earlier := slices.DeleteFunc(slices.Clone(patterns[:j]), func(e string) bool { return strings.Contains(e, "[") })
-				err := c.scanStripe(ctx, node, p, count, i, snapshotStripes, &firsts[j], func(keys []string) error {
+				err := c.scanStripe(ctx, node, p, count, i, stripes, &firsts[j], func(keys []string) error {
 					keys = slices.DeleteFunc(keys, func(k string) bool {
 						return slices.ContainsFunc(earlier, func(e string) bool { return model.GlobMatch(e, k) })
 					})
@@ -239,6 +243,14 @@ type firstPage struct {
 // (i+1)/n: together, the stripes walk the whole keyspace once, with
 // SCAN's guarantee that a key there from start to end is returned.
 // Stripes after the first start once first says the walk goes on.
+//
+// That holds for a database of one table: any Redis but a cluster node,
+// and a cluster node before Redis 7.4. A cluster node of Redis 7.4+ or
+// Valkey 8 keeps a table per slot and puts the slot in the cursor's low
+// 14 bits, above them the position in that slot's table: cut as one
+// table's, its stripes would start and stop in the wrong places and skip
+// keys. A cluster's master is walked in one stripe (n = 1), from cursor 0
+// back to 0, which SCAN walks whole on every layout.
 func (c *Client) scanStripe(ctx context.Context, node redis.Cmdable, pattern string, count int64, i, n int, first *firstPage, fn func(keys []string) error) error {
 	announce := func(more bool) {} // the first stripe's first answer, for the others
 	if i == 0 {
