@@ -1,6 +1,7 @@
 package model
 
 import (
+	"fmt"
 	"slices"
 	"testing"
 	"time"
@@ -78,5 +79,41 @@ func TestStoreFieldRowsOfSeveralServers(t *testing.T) {
 	}
 	if c := mustGet(t, s, RowOf("a", "rl:h", "f")); c.Value.Int != 3 {
 		t.Errorf("a's field row = %v, want 3 untouched", c.Value.Int)
+	}
+}
+
+// Rows of several servers sort as one list: by value or TTL each row
+// finds its place by its own reading, whatever its server, so that the
+// highest count or the nearest expiry anywhere comes first; a key's rows
+// on two servers come together only under the sort by name (or a tie),
+// by server name, runs of digits by their number (eu-9 before eu-10);
+// reversed, each order is its mirror image.
+func TestSortRowsOfSeveralServers(t *testing.T) {
+	s := NewStore(testRules())
+	s.Apply(Batch{Server: "eu-10", Observed: []Observation{read("rl:1", "90", 50_000, 0), read("rl:2", "7", 40_000, 0)}})
+	s.Apply(Batch{Server: "eu-9", Observed: []Observation{read("rl:1", "5", 10_000, 0), read("rl:3", "7", PTTLNoExpiry, 0)}})
+	s.Apply(Batch{Server: "us", Observed: []Observation{read("rl:1", "60", 30_000, 0)}})
+	for _, tc := range []struct {
+		sort    SortKey
+		reverse bool
+		want    []string
+	}{
+		{SortKeyName, false, []string{"eu-9/rl:1", "eu-10/rl:1", "us/rl:1", "eu-10/rl:2", "eu-9/rl:3"}},
+		{SortKeyName, true, []string{"eu-9/rl:3", "eu-10/rl:2", "us/rl:1", "eu-10/rl:1", "eu-9/rl:1"}},
+		{SortValue, false, []string{"eu-10/rl:1", "us/rl:1", "eu-10/rl:2", "eu-9/rl:3", "eu-9/rl:1"}}, // a tie (7) by name
+		{SortValue, true, []string{"eu-9/rl:1", "eu-9/rl:3", "eu-10/rl:2", "us/rl:1", "eu-10/rl:1"}},
+		{SortTTL, false, []string{"eu-9/rl:3", "eu-9/rl:1", "us/rl:1", "eu-10/rl:2", "eu-10/rl:1"}}, // no expiry first
+		{SortTTL, true, []string{"eu-10/rl:1", "eu-10/rl:2", "us/rl:1", "eu-9/rl:1", "eu-9/rl:3"}},
+	} {
+		t.Run(fmt.Sprintf("%s reversed %v", tc.sort, tc.reverse), func(t *testing.T) {
+			s.SetSort(tc.sort)
+			s.SetReverse(tc.reverse)
+			for s.Sorting() {
+				s.Visible()
+			}
+			if got := serverRows(s.Rows(0, 10)); !slices.Equal(got, tc.want) {
+				t.Errorf("rows = %q, want %q", got, tc.want)
+			}
+		})
 	}
 }

@@ -75,8 +75,9 @@ func TestNewCounterKeepsItsServer(t *testing.T) {
 }
 
 // The Store keeps the rows two shards hold as rows come and go: after
-// each step its shared rows are SharedKeys' over its rows, each row's
-// Copies is its group's count, and SharedOf names every copy.
+// each step its shared rows are SharedKeys' over its rows, counted in
+// all and in each group, each row's Copies is its group's count, and
+// SharedOf names every copy.
 func TestStoreSharedRows(t *testing.T) {
 	groups := []ShardGroup{{Name: "ring", Servers: []string{"a", "b", "c"}}, {Name: "other", Servers: []string{"x", "y"}}}
 	// A step is a server's batch: keys read ("key", or "key/field/value"
@@ -149,6 +150,17 @@ func TestStoreSharedRows(t *testing.T) {
 			}
 			if s.SharedRows() != len(tc.want) {
 				t.Errorf("SharedRows() = %d, want %d", s.SharedRows(), len(tc.want))
+			}
+			for g, group := range groups {
+				want := 0
+				for _, w := range tc.want {
+					if strings.HasPrefix(w, group.Name+": ") {
+						want++
+					}
+				}
+				if got := s.SharedRowsIn(g); got != want {
+					t.Errorf("SharedRowsIn(%s) = %d, want %d", group.Name, got, want)
+				}
 			}
 			held := map[string]int{}
 			for _, sh := range reference {

@@ -11,11 +11,12 @@ import (
 // name's windows, or the same name with another part in the block part's
 // place (`free:…` and `counter:…` beside ExpressBruteFlexible's
 // `block:…`). Only keys of a layout that holds state, and no other flag,
-// count.
+// count, and only on server: a key of the same name on another server is
+// another limiter's (a region's) or another shard's.
 //
 // It walks every key once, as WindowSiblings does: the detail screen calls
 // it when it opens and now and then after, never once per frame.
-func (s *Store) BlockHits(key string, n int) (hits []Counter, more int) {
+func (s *Store) BlockHits(server, key string, n int) (hits []Counter, more int) {
 	i, j, ok := blockPart(key)
 	if !ok || n <= 0 {
 		return nil, 0
@@ -31,16 +32,20 @@ func (s *Store) BlockHits(key string, n int) (hits []Counter, more int) {
 	}
 	var found []int32
 	for e := range s.entries {
-		k := s.entries[e].key
 		sp := spec(s.entries[e].layout)
-		if k == key || !sp.State || sp.Refuses {
+		if !sp.State || sp.Refuses {
+			continue
+		}
+		k, on := s.keyOn(&s.entries[e], server)
+		if !on || k == key {
 			continue
 		}
 		if k == bare || bare != "" && isWindowOf(k, bare) || beside(k, before, after) {
 			found = append(found, int32(e))
 		}
 	}
-	slices.SortFunc(found, func(a, b int32) int { return CompareKeys(s.entries[a].key, s.entries[b].key) })
+	keyAt := func(j int32) string { k, _ := s.keyOn(&s.entries[j], server); return k }
+	slices.SortFunc(found, func(a, b int32) int { return CompareKeys(keyAt(a), keyAt(b)) })
 	for _, e := range found[:min(n, len(found))] {
 		hits = append(hits, s.counter(e))
 	}

@@ -12,7 +12,7 @@ type shardRows struct {
 	groups  []ShardGroup
 	groupOf map[string]int // a server's name -> its group's index in groups
 	copies  map[shardName]int32
-	shared  int // names with more than one copy
+	shared  []int // by group, in groups' order: names with more than one copy
 }
 
 // shardName is a row's name in a group.
@@ -27,7 +27,7 @@ type shardName struct {
 // held so far once; afterwards each row added or removed costs a map
 // update, and only when its server is in a group.
 func (s *Store) SetShards(groups []ShardGroup) {
-	s.shards = shardRows{groups: groups}
+	s.shards = shardRows{groups: groups, shared: make([]int, len(groups))}
 	for g, group := range groups {
 		for _, server := range group.Servers {
 			if s.shards.groupOf == nil {
@@ -70,9 +70,9 @@ func (s *Store) countCopy(e *entry, by int32) {
 	}
 	switch {
 	case was < 2 && now >= 2:
-		s.shards.shared++
+		s.shards.shared[g]++
 	case was >= 2 && now < 2:
-		s.shards.shared--
+		s.shards.shared[g]--
 	}
 }
 
@@ -109,7 +109,22 @@ func (s *Store) SharedOf(c *Counter) (Shared, bool) {
 
 // SharedRows is how many rows' names more than one server of their group
 // holds: the rows SharedKeys would find, each name once.
-func (s *Store) SharedRows() int { return s.shards.shared }
+func (s *Store) SharedRows() int {
+	n := 0
+	for _, in := range s.shards.shared {
+		n += in
+	}
+	return n
+}
+
+// SharedRowsIn is SharedRows of the group at index g of Shards alone; 0
+// for a g out of range.
+func (s *Store) SharedRowsIn(g int) int {
+	if g < 0 || g >= len(s.shards.shared) {
+		return 0
+	}
+	return s.shards.shared[g]
+}
 
 // Shards are the groups SetShards declared.
 func (s *Store) Shards() []ShardGroup { return s.shards.groups }

@@ -5,31 +5,37 @@ import (
 	"strings"
 )
 
-// WindowSiblings returns the other window keys of identity (the keys a
-// limiter writes for one client, one per window: a sliding window's
+// WindowSiblings returns the other window keys of identity on server (the
+// keys a limiter writes for one client, one per window: a sliding window's
 // current and previous key, the past ones a leak left), up to n of them,
 // newest window first, and how many more there are. key, the one asked
-// about, is not among them.
+// about, is not among them; nor is a key of the same name on another
+// server, which is another limiter's (a region's) or another shard's.
 //
 // It walks every key once, as EachProblem does (BenchmarkWindowSiblings,
 // figures in BENCHMARKS.md): the detail screen calls it when it opens and
 // now and then after, never once per frame.
-func (s *Store) WindowSiblings(key, identity string, n int) (siblings []Counter, more int) {
+func (s *Store) WindowSiblings(server, key, identity string, n int) (siblings []Counter, more int) {
 	if identity == "" || n <= 0 {
 		return nil, 0
 	}
 	var top []int32 // the newest n, newest first
 	total := 0
+	keyAt := func(j int32) string { k, _ := s.keyOn(&s.entries[j], server); return k }
 	for i := range s.entries {
 		e := &s.entries[i]
-		if !spec(e.layout).NamedWindow || e.key == key || !isWindowOf(e.key, identity) {
+		if !spec(e.layout).NamedWindow {
+			continue
+		}
+		k, on := s.keyOn(e, server)
+		if !on || k == key || !isWindowOf(k, identity) {
 			continue
 		}
 		total++
-		if len(top) == n && CompareKeys(e.key, s.entries[top[n-1]].key) <= 0 {
+		if len(top) == n && CompareKeys(k, keyAt(top[n-1])) <= 0 {
 			continue
 		}
-		at, _ := slices.BinarySearchFunc(top, e.key, func(j int32, k string) int { return -CompareKeys(s.entries[j].key, k) })
+		at, _ := slices.BinarySearchFunc(top, k, func(j int32, k string) int { return -CompareKeys(keyAt(j), k) })
 		top = slices.Insert(top, at, int32(i))
 		if len(top) > n {
 			top = top[:n]
@@ -40,6 +46,22 @@ func (s *Store) WindowSiblings(key, identity string, n int) (siblings []Counter,
 		siblings[j] = s.counter(i)
 	}
 	return siblings, total - len(top)
+}
+
+// keyOn is the key of e's row and whether that row is on server: with one
+// server (a Store that never held a named row) every row is on "", and
+// among several a row's ID is its key and its server's mark and name
+// (ServerKey). It allocates nothing, as it runs once a row in the walks
+// of the detail screen's look-ups.
+func (s *Store) keyOn(e *entry, server string) (string, bool) {
+	if !s.named {
+		return e.key, server == ""
+	}
+	k, ok := strings.CutSuffix(e.key, server)
+	if !ok || k == "" || k[len(k)-1] != serverMark {
+		return "", false
+	}
+	return k[:len(k)-1], true
 }
 
 // isWindowOf reports whether key is identity, a separator and a window

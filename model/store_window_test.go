@@ -59,9 +59,61 @@ func TestWindowSiblings(t *testing.T) {
 		{win("rl:acme", cur), "", 5, nil, 0},
 	} {
 		t.Run(fmt.Sprintf("%s %s n%d", tc.key, tc.identity, tc.n), func(t *testing.T) {
-			got, more := s.WindowSiblings(tc.key, tc.identity, tc.n)
+			got, more := s.WindowSiblings("", tc.key, tc.identity, tc.n)
 			if !slices.Equal(names(got), tc.want) || more != tc.more {
 				t.Errorf("siblings of %s (%s, n %d): %v and %d more; want %v and %d more", tc.key, tc.identity, tc.n, names(got), more, tc.want, tc.more)
+			}
+		})
+	}
+}
+
+// Among several servers a window key's siblings are its own server's
+// windows only: the same identity's windows on another server are another
+// limiter's (a region's) or another shard's, even where the names are the
+// same, and a server whose name ends another's is not that one.
+func TestWindowSiblingsOnServer(t *testing.T) {
+	s := NewStore(&Rules{
+		List:     []Rule{{Pattern: "rl:*", Limit: 50, Window: time.Minute, ExpectTTL: true}},
+		Fallback: Rule{ExpectTTL: true},
+	})
+	cur := t0.Unix() / 60
+	win := func(n int64) string { return "rl:acme:" + strconv.FormatInt(n, 10) }
+	on := map[string][]string{
+		"eu-1":  {win(cur), win(cur - 1), win(cur - 2)},
+		"us-1":  {win(cur), win(cur - 5)}, // the same names, and one of its own
+		"neu-1": {win(cur - 9)},           // a name that ends in eu-1
+		"eu-2":  {"rl:other:" + strconv.FormatInt(cur, 10)},
+	}
+	for server, keys := range on {
+		var obs []Observation
+		for _, k := range keys {
+			obs = append(obs, Observation{Key: k, Type: "string", Raw: "3", PTTL: 60_000, At: t0})
+		}
+		s.Apply(Batch{Server: server, Observed: obs})
+	}
+	for _, tc := range []struct {
+		server, key string
+		n           int
+		want        []string // each one's key@server
+		more        int
+	}{
+		{"eu-1", win(cur), 5, []string{win(cur-1) + "@eu-1", win(cur-2) + "@eu-1"}, 0},
+		{"eu-1", win(cur), 1, []string{win(cur-1) + "@eu-1"}, 1},
+		{"eu-1", win(cur - 2), 5, []string{win(cur) + "@eu-1", win(cur-1) + "@eu-1"}, 0},
+		{"us-1", win(cur), 5, []string{win(cur-5) + "@us-1"}, 0},
+		{"neu-1", win(cur - 9), 5, nil, 0},
+		{"eu-2", win(cur), 5, nil, 0}, // no window of rl:acme there
+		{"", win(cur), 5, nil, 0},     // every row is a named server's
+		{"eu-9", win(cur), 5, nil, 0}, // a server not held
+	} {
+		t.Run(fmt.Sprintf("%s on %s n%d", tc.key, tc.server, tc.n), func(t *testing.T) {
+			got, more := s.WindowSiblings(tc.server, tc.key, "rl:acme", tc.n)
+			var names []string
+			for _, c := range got {
+				names = append(names, c.Key+"@"+c.Server)
+			}
+			if !slices.Equal(names, tc.want) || more != tc.more {
+				t.Errorf("siblings of %s on %s (n %d): %v and %d more; want %v and %d more", tc.key, tc.server, tc.n, names, more, tc.want, tc.more)
 			}
 		})
 	}
@@ -110,7 +162,7 @@ func BenchmarkWindowSiblings(b *testing.B) {
 	}
 	b.ReportAllocs()
 	for b.Loop() {
-		if got, more := s.WindowSiblings(key, "ratelimit:win:0007", 5); len(got) != 5 {
+		if got, more := s.WindowSiblings("", key, "ratelimit:win:0007", 5); len(got) != 5 {
 			b.Fatalf("%d siblings and %d more", len(got), more)
 		}
 	}

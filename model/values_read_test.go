@@ -270,9 +270,38 @@ func TestWindowSiblingsAfterAHashTag(t *testing.T) {
 	}
 	s.Apply(Batch{Observed: obs})
 	c := mustGet(t, s, keys[0])
-	got, more := s.WindowSiblings(c.Key, c.Window.Identity, 5)
+	got, more := s.WindowSiblings(c.Server, c.Key, c.Window.Identity, 5)
 	if len(got) != 1 || more != 0 || got[0].Key != keys[1] {
 		t.Errorf("siblings of %s (identity %q): %v and %d more; want only %s", c.Key, c.Window.Identity, got, more, keys[1])
+	}
+}
+
+// Among several servers the keys beside a block flag that count its
+// client's hits are its own server's only: the same names on another
+// server count another limiter's hits.
+func TestBlockHitsOnServer(t *testing.T) {
+	s := NewStore(&Rules{Fallback: Rule{Limit: 10, Window: time.Minute, ExpectTTL: true}})
+	s.Apply(Batch{Server: "eu-1", Observed: []Observation{str("rl:user42:blocked", "1"), str("rl:user42", "7")}})
+	s.Apply(Batch{Server: "us-1", Observed: []Observation{str("rl:user42:blocked", "1"), str("rl:user42", "9"), str("rl:user42:29936001", "3")}})
+	s.Apply(Batch{Server: "ap-1", Observed: []Observation{str("rl:user42", "2")}})
+	for _, tt := range []struct {
+		server string
+		want   []string // each one's key@server
+	}{
+		{"eu-1", []string{"rl:user42@eu-1"}},
+		{"us-1", []string{"rl:user42@us-1", "rl:user42:29936001@us-1"}},
+		{"sa-1", nil},
+	} {
+		t.Run(tt.server, func(t *testing.T) {
+			hits, more := s.BlockHits(tt.server, "rl:user42:blocked", 5)
+			var got []string
+			for _, c := range hits {
+				got = append(got, c.Key+"@"+c.Server)
+			}
+			if strings.Join(got, " ") != strings.Join(tt.want, " ") || more != 0 {
+				t.Errorf("BlockHits on %s = %q and %d more; want %q", tt.server, got, more, tt.want)
+			}
+		})
 	}
 }
 
@@ -348,7 +377,7 @@ func TestBlockHits(t *testing.T) {
 		{"rl:user4", 5, nil, 0},
 	} {
 		t.Run(tt.key+" n"+strconv.Itoa(tt.n), func(t *testing.T) {
-			hits, more := s.BlockHits(tt.key, tt.n)
+			hits, more := s.BlockHits("", tt.key, tt.n)
 			var got []string
 			for _, c := range hits {
 				got = append(got, c.Key)

@@ -1,7 +1,9 @@
 package ui
 
 import (
+	"cmp"
 	"fmt"
+	"slices"
 	"strings"
 	"time"
 
@@ -145,6 +147,14 @@ func (s *serverFeed) live() bool { return s.following() && s.health.Behind == 0 
 // down reports whether s does not answer now.
 func (s *serverFeed) down() bool { return !reachable(s.state) && s.state.LastError != "" }
 
+// waiting reports whether s has not answered yet, with no error to tell:
+// connecting, maybe to a server that accepts and never answers, until the
+// dial's timeout says so.
+func (s *serverFeed) waiting() bool { return !reachable(s.state) && s.state.LastError == "" }
+
+// answering reports whether s answers now.
+func (s *serverFeed) answering() bool { return reachable(s.state) }
+
 // serverWidth is SERVER's width: the longest name and its mark (stale,
 // or the copies of a row shards share); 0 with one server, which needs no
 // column.
@@ -203,8 +213,9 @@ func (m *Model) serverCell(r *rowArgs) string {
 const maxServerLines = 3
 
 // serverLines are the header's lines on the servers, one a server, or up
-// to maxServerLines of them (those that do not answer first) and a line
-// that sums up the rest; none with one server.
+// to maxServerLines of them (in rank order: those that do not answer,
+// those that do not answer yet, those with a note) and a line that sums up
+// the rest; none with one server.
 func (m *Model) serverLines() []string {
 	if !m.several() {
 		return nil
@@ -216,17 +227,8 @@ func (m *Model) serverLines() []string {
 		}
 		return lines
 	}
-	shown := make([]*serverFeed, 0, len(m.servers))
-	for _, s := range m.servers { // those in trouble first, then in order
-		if s.down() {
-			shown = append(shown, s)
-		}
-	}
-	for _, s := range m.servers {
-		if !s.down() {
-			shown = append(shown, s)
-		}
-	}
+	shown := slices.Clone(m.servers)
+	slices.SortStableFunc(shown, func(a, b *serverFeed) int { return cmp.Compare(a.rank(), b.rank()) })
 	lines := make([]string, 0, maxServerLines+1)
 	for _, s := range shown[:maxServerLines] {
 		lines = append(lines, truncate(m.serverLine(s), m.width))
@@ -247,7 +249,10 @@ func (m *Model) serverLineCount() int {
 }
 
 // serverLine is one server's header line: its name, its mode, how fresh
-// its rows are, its load against its budget, and its error.
+// its rows are, its load against its budget, and its error, else its note
+// (what the one server's header says under it: why it watches in the mode
+// it does, that its connections are unnamed), as much as the line holds;
+// a row's detail has the note whole.
 func (m *Model) serverLine(s *serverFeed) string {
 	sep := m.theme.Dim.Render(" · ")
 	parts := []string{m.theme.Title.Render(model.Printable(s.Name)), m.modeOf(s.state)}
@@ -276,27 +281,69 @@ func (m *Model) serverLine(s *serverFeed) string {
 		parts = append(parts, "scanning… "+formatCount(s.state.Matched)+" matched")
 	}
 	line := strings.Join(parts, sep)
-	if err := s.state.LastError; err != "" {
-		line += sep + m.theme.Error.Render(model.SafeText(err))
-	} else if s.health.Silent != "" {
+	switch {
+	case s.state.LastError != "":
+		line += sep + m.theme.Error.Render(model.SafeText(s.state.LastError))
+	case s.health.Silent != "":
 		line += sep + m.theme.Error.Render("no answer for "+model.FormatDuration(m.now().Sub(s.health.Since)))
+	case s.note() != "":
+		line += sep + m.theme.Dim.Render(model.SafeText(s.note()))
 	}
 	return line
 }
 
-// restLine sums up the servers without a line: how many are live, and
-// the stale ones by name with since when.
+// rank is s's place among the header's server lines: those in trouble
+// first (stale, then still connecting: one that accepts and never answers
+// says connecting… until the dial's timeout makes it stale), then those
+// with a note (a mode it fell back to, connections left unnamed), then
+// the rest.
+func (s *serverFeed) rank() int {
+	switch {
+	case s.down():
+		return 0
+	case s.waiting():
+		return 1
+	case s.note() != "":
+		return 2
+	}
+	return 3
+}
+
+// note is what s's feed says of how it watches (model.FeedState.Note),
+// while s answers: "" when down, as its error says more.
+func (s *serverFeed) note() string {
+	if s.down() {
+		return ""
+	}
+	return s.state.Note
+}
+
+// restLine sums up the servers without a line: how many answer, those
+// with a note by name (their rows' detail has it), how many do not answer
+// yet, and the stale ones by name with since when.
 func (m *Model) restLine(rest []*serverFeed) string {
-	live := 0
-	var stale []string
+	live, waiting := 0, 0
+	var stale, noted []string
 	for _, s := range rest {
-		if s.down() {
+		switch {
+		case s.down():
 			stale = append(stale, model.Printable(s.Name)+" (since "+m.sinceText(s.downSince)+")")
-		} else {
+		case s.waiting():
+			waiting++
+		case s.note() != "":
+			noted = append(noted, model.Printable(s.Name))
+			live++
+		default:
 			live++
 		}
 	}
 	text := fmt.Sprintf("%d more answering", live)
+	if len(noted) > 0 {
+		text += fmt.Sprintf(" (%d with a note, in their rows' detail: %s)", len(noted), strings.Join(noted, ", "))
+	}
+	if waiting > 0 {
+		text += fmt.Sprintf(", %d connecting", waiting)
+	}
 	if len(stale) > 0 {
 		text += fmt.Sprintf(", %d stale: %s", len(stale), strings.Join(stale, ", "))
 		return m.theme.Error.Render(text)
@@ -350,10 +397,20 @@ func (m *Model) serverDetail(c *model.Counter, rule model.Rule, now time.Time, w
 		return nil
 	}
 	server := quote(c.Server)
-	if s := m.serverOf(c.Server); s != nil && s.down() {
+	s := m.serverOf(c.Server)
+	if s != nil && s.state.Addr != "" {
+		server += m.theme.Dim.Render(" at " + model.Printable(s.state.Addr))
+		if s.state.Topology != "" {
+			server += m.theme.Dim.Render(" (" + model.Printable(s.state.Topology) + ")")
+		}
+	}
+	if s != nil && s.down() {
 		server += m.theme.Error.Render(" (not answering since " + m.sinceText(s.downSince) + ": the row is as last read)")
 	}
 	lines := wrapped("server", server)
+	if s != nil && s.note() != "" {
+		lines = append(lines, wrapped("note", model.SafeText(s.note()))...)
+	}
 	shared, ok := m.store.SharedOf(c)
 	if !ok {
 		return lines

@@ -77,6 +77,58 @@ func TestDashboardOfTenServers(t *testing.T) {
 	}
 }
 
+// Nine servers answer while a tenth is still connecting (one that accepts
+// and never answers, until the dial's timeout): the nine's rows are on
+// screen, the tenth's line comes first and says it is connecting, and the
+// summary counts it as connecting, not as answering; before any answers,
+// every server is connecting.
+func TestTenServersWhileOneIsConnecting(t *testing.T) {
+	var servers []Server
+	for i := range 10 {
+		servers = append(servers, Server{Name: fmt.Sprintf("s%d", i), Writer: newFakeWriter(), Budget: 20000})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 30)
+	connecting := &model.FeedState{Mode: model.WatchAuto, Phase: model.FeedConnecting}
+	var batches []model.Batch
+	for _, s := range servers {
+		batches = append(batches, model.Batch{Server: s.Name, State: connecting})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+	if lines := strings.Split(plain(m), "\n"); lines[4] != "0 more answering, 7 connecting" {
+		t.Errorf("before any server answers, the summary line = %q", lines[4])
+	}
+
+	batches = nil
+	for i, s := range servers[:9] {
+		batches = append(batches, model.Batch{
+			Server:   s.Name,
+			Observed: []model.Observation{str(fmt.Sprintf("rl:%s", s.Name), fmt.Sprint(i+1), 30000)},
+			State:    &model.FeedState{Mode: model.WatchTracking, Phase: model.FeedWatching, Connected: true, UpdatedAt: t0.Add(time.Second)},
+			Health:   &model.Health{At: t0.Add(time.Second), Commands: 40},
+		})
+	}
+	m, _ = send(m, batchesMsg{batches: batches})
+	screen := plain(m)
+	lines := strings.Split(screen, "\n")
+	if !strings.HasPrefix(lines[0], "countertop · 10 servers · ") || strings.Contains(lines[0], "stale") {
+		t.Errorf("the title = %q, want 10 servers and none stale", lines[0])
+	}
+	if lines[1] != "s9 · connecting… · no data yet" {
+		t.Errorf("the connecting server's line = %q, want it first, connecting", lines[1])
+	}
+	if !strings.HasPrefix(lines[2], "s0 · tracking · live") || !strings.HasPrefix(lines[3], "s1 · tracking · live") {
+		t.Errorf("the lines after it = %q, %q, want s0's and s1's, live", lines[2], lines[3])
+	}
+	if lines[4] != "7 more answering" {
+		t.Errorf("the summary line = %q, want the other seven answering", lines[4])
+	}
+	for _, s := range servers[:9] {
+		if row := lineWith(t, screen, "rl:"+s.Name); !strings.Contains(row, " "+s.Name+" ") {
+			t.Errorf("%s's row is not on screen with its server: %q", s.Name, row)
+		}
+	}
+}
+
 // filterTo types q in the filter prompt and waits for the Store to apply it.
 func filterTo(t *testing.T, m *Model, q string) *Model {
 	t.Helper()
@@ -267,6 +319,76 @@ func TestServerLineCountIsWhatIsDrawn(t *testing.T) {
 		}}}})
 		if got, want := m.serverLineCount(), len(m.serverLines()); got != want {
 			t.Errorf("%d servers: serverLineCount = %d, serverLines draws %d", n, got, want)
+		}
+	}
+}
+
+// What one server's header says under it (why it watches in the mode it
+// does, that its connections are unnamed) a server says on its own line
+// among several, as much as the line holds, and whole in its rows'
+// detail with where it is connected; a server down says its error
+// instead. Past four servers, those with a note are named before the
+// rest, and the summary line names those it holds.
+func TestServersSayTheirNotes(t *testing.T) {
+	const (
+		polling = "poll: keyspace notifications are off on the server (notify-keyspace-events=\"\"); CONFIG SET notify-keyspace-events K$gxe for live updates"
+		unnamed = "countertop's connections show unnamed in CLIENT LIST and SLOWLOG: CLIENT SETNAME countertop-1 was refused (NOPERM)"
+	)
+	state := func(note string) *model.FeedState {
+		return &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true,
+			UpdatedAt: t0, Addr: "10.0.0.2:6379/0", Topology: "standalone", Note: note}
+	}
+	var servers []Server
+	for _, name := range []string{"eu", "us", "ap"} {
+		servers = append(servers, Server{Name: name, Writer: newFakeWriter()})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 120, 40)
+	m, _ = send(m, batchesMsg{batches: []model.Batch{
+		{Server: "eu", State: state(""), Observed: []model.Observation{str("rl:1", "3", 30_000)}},
+		{Server: "us", State: state(polling + "; " + unnamed), Observed: []model.Observation{str("rl:1", "4", 30_000)}},
+		{Server: "ap", State: &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedReconnecting, Note: polling,
+			LastError: "could not connect to 10.0.0.3:6379: connection refused; countertop keeps trying"}},
+	}})
+	screen := plain(m)
+	if line := lineWith(t, screen, "us · "); !strings.Contains(line, "· poll: keyspace notifications are off") || !strings.HasSuffix(line, "…") {
+		t.Errorf("us's line does not say its note as far as it fits: %q", line)
+	}
+	if line := lineWith(t, screen, "eu · "); strings.Contains(line, "notifications") {
+		t.Errorf("eu's line has another server's note: %q", line)
+	}
+	if line := lineWith(t, screen, "ap · "); !strings.Contains(line, "connection refused") || strings.Contains(line, "notifications") {
+		t.Errorf("ap, down, does not say its error alone: %q", line)
+	}
+	m = filterTo(t, m, "server:us")
+	m, _ = press(m, "<enter>")
+	detail := flat(m)
+	for _, want := range []string{`server "us" at 10.0.0.2:6379/0 (standalone)`, "note " + polling + "; " + unnamed} {
+		if !strings.Contains(detail, want) {
+			t.Errorf("us's row's detail does not say %q:\n%s", want, plain(m))
+		}
+	}
+
+	// Six servers: the one down, then two of the three with a note on
+	// lines of their own; the summary names the third.
+	servers = nil
+	for i := range 6 {
+		servers = append(servers, Server{Name: fmt.Sprintf("s%d", i)})
+	}
+	m = newModelWith(t, Options{Servers: servers}, 160, 40)
+	var batches []model.Batch
+	for i, s := range servers {
+		note := ""
+		if i == 2 || i == 4 || i == 5 {
+			note = polling
+		}
+		batches = append(batches, model.Batch{Server: s.Name, State: state(note)})
+	}
+	batches = append(batches, model.Batch{Server: "s3", State: &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedReconnecting, LastError: "connection refused"}})
+	m, _ = send(m, batchesMsg{batches: batches})
+	lines := strings.Split(plain(m), "\n")
+	for i, want := range []string{"s3 · ", "s2 · ", "s4 · ", "3 more answering (1 with a note, in their rows' detail: s5)"} {
+		if !strings.HasPrefix(lines[1+i], want) {
+			t.Errorf("header line %d = %q, want it to start %q", 1+i, lines[1+i], want)
 		}
 	}
 }

@@ -22,7 +22,7 @@ const (
 type siblings struct {
 	key  string    // the detail row it was looked up for (its ID); "": none yet
 	at   time.Time // when
-	keys []string  // newest window first; a block flag's hits keys in key order
+	ids  []string  // their rows (Counter.ID): newest window first; a block flag's hits keys in key order
 	more int       // how many more there are
 }
 
@@ -44,14 +44,14 @@ func (m *Model) lookUpSiblings(force bool) {
 	var more int
 	switch {
 	case ok && c.Layout.Spec().Refuses: // a block flag: the keys that count its client's hits
-		list, more = m.store.BlockHits(c.Key, maxSiblings)
+		list, more = m.store.BlockHits(c.Server, c.Key, maxSiblings)
 	case !ok || !c.Layout.Spec().NamedWindow || c.Window.Part == "":
 		return
 	default:
-		list, more = m.store.WindowSiblings(c.Key, c.Window.Identity, maxSiblings)
+		list, more = m.store.WindowSiblings(c.Server, c.Key, c.Window.Identity, maxSiblings)
 	}
 	for _, s := range list {
-		m.siblings.keys = append(m.siblings.keys, s.Key)
+		m.siblings.ids = append(m.siblings.ids, s.ID())
 	}
 	m.siblings.more = more
 }
@@ -108,14 +108,14 @@ func (m *Model) blockHitLines(c *model.Counter, now time.Time, wrapped func(labe
 // name as name shortens it, value, status and TTL.
 func (m *Model) keyRows(now time.Time, name func(key string) string) []string {
 	var rows []string
-	for _, key := range m.siblings.keys {
-		s, ok := m.store.Get(key)
+	for _, id := range m.siblings.ids {
+		s, ok := m.store.Get(id)
 		if !ok {
 			continue
 		}
 		rule, _ := m.store.RuleOf(s)
 		ttl, tone := m.ttlCell(&s, rule, now)
-		rows = append(rows, fmt.Sprintf("%s%s  %s  %s  %s", padRight("", labelWidth), quote(name(key)), formatValue(&s, now),
+		rows = append(rows, fmt.Sprintf("%s%s  %s  %s  %s", padRight("", labelWidth), quote(name(s.Key)), formatValue(&s, now),
 			m.theme.Status[s.Status].Render(s.Status.String()), m.theme.style(tone).Render(ttl)))
 	}
 	return rows

@@ -91,3 +91,31 @@ func TestDetailBoundsTheOtherWindows(t *testing.T) {
 		t.Errorf("the new window is not listed first after %v:\n%s", siblingsEvery, plain(m))
 	}
 }
+
+// Among several servers a window key's detail lists the other windows of
+// its identity on its own server only: the same names on another server
+// (another region, or another shard) are not its client's windows here.
+func TestDetailListsTheWindowsOfItsOwnServer(t *testing.T) {
+	cur := t0.Unix() / 60
+	win := func(ago int64) string { return "ratelimit:win:acme:" + strconv.FormatInt(cur-ago, 10) }
+	var servers []Server
+	for _, name := range []string{"eu", "us"} {
+		servers = append(servers, Server{Name: name, Writer: newFakeWriter()})
+	}
+	m := newModelWith(t, Options{Servers: servers}, 140, 40)
+	watching := &model.FeedState{Mode: model.WatchPoll, Phase: model.FeedWatching, Interval: time.Second, Connected: true, UpdatedAt: t0}
+	m, _ = send(m, batchesMsg{batches: []model.Batch{
+		{Server: "eu", State: watching, Observed: []model.Observation{str(win(0), "7", 50_000), str(win(1), "30", 10_000)}},
+		{Server: "us", State: watching, Observed: []model.Observation{str(win(0), "4", 50_000), str(win(2), "12", 10_000)}},
+	}})
+	m = filterTo(t, m, "server:us")
+	m = selectKey(t, m, model.RowOf("us", win(0), ""))
+	m, _ = press(m, "<enter>")
+	screen := flat(m)
+	if want := `windows 1 other window of this identity, newest first: "` + strconv.FormatInt(cur-2, 10) + `" 12 ok`; !strings.Contains(screen, want) {
+		t.Errorf("us's row does not list us's other window (%q):\n%s", want, plain(m))
+	}
+	if strings.Contains(screen, strconv.FormatInt(cur-1, 10)) {
+		t.Errorf("us's row lists eu's window of the same identity:\n%s", plain(m))
+	}
+}

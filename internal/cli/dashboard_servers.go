@@ -3,6 +3,7 @@ package cli
 import (
 	"context"
 	"errors"
+	"fmt"
 	"io"
 	"strings"
 	"sync"
@@ -34,7 +35,7 @@ func runServersDashboard(ctx context.Context, cfg config.Config, stdout io.Write
 	}
 	ctx, cancel := context.WithCancel(ctx)
 	defer cancel()
-	watched, feed := watchServers(ctx, cfg, true)
+	watched, feed := watchServers(ctx, cfg, true, nil)
 	var servers []ui.Server
 	for _, w := range watched {
 		servers = append(servers, ui.Server{Name: w.name, Writer: w.writer, Budget: float64(w.cfg.Redis.MaxCommands)})
@@ -79,8 +80,11 @@ type watchedServer struct {
 // budget, until ctx is done, and sends their batches, named, on the feed
 // it returns, closed once every watch is done with its client. The
 // dashboard and serve both read it; shown says whether the rows on screen
-// are offered to the watches (the dashboard's).
-func watchServers(ctx context.Context, cfg config.Config, shown bool) ([]watchedServer, <-chan model.Batch) {
+// are offered to the watches (the dashboard's). What connecting to a
+// server says, which one server's connect writes on stderr, each server's
+// feed says in its note (see watchServer); log, when not nil (serve's
+// stderr, which no screen covers), has it too, a line a server.
+func watchServers(ctx context.Context, cfg config.Config, shown bool, log io.Writer) ([]watchedServer, <-chan model.Batch) {
 	feed := make(chan model.Batch, 64)
 	var (
 		wg      sync.WaitGroup
@@ -92,7 +96,7 @@ func watchServers(ctx context.Context, cfg config.Config, shown bool) ([]watched
 			w.shown = make(chan []string, 1)
 		}
 		watched = append(watched, w)
-		wg.Go(func() { watchServer(ctx, w.name, w.cfg, w.writer, w.shown, feed) })
+		wg.Go(func() { watchServer(ctx, w.name, w.cfg, w.writer, w.shown, feed, log) })
 	}
 	go func() {
 		wg.Wait()
@@ -104,7 +108,15 @@ func watchServers(ctx context.Context, cfg config.Config, shown bool) ([]watched
 // watchServer connects to one of several servers, tried again every
 // retryConnect until it answers, and sends its batches, named, on feed
 // until ctx is done; w writes through its client while it has one.
-func watchServer(ctx context.Context, name string, cfg config.Config, w *serverWriter, shownKeys chan []string, feed chan<- model.Batch) {
+//
+// What connect would write on stderr, which the dashboard's screen covers
+// and a line a server would jumble, goes where the server's own words go:
+// that it is slow to answer is its phase (connecting…, on its header
+// line), and that its connections are unnamed (a user without CLIENT
+// SETNAME) joins its feed's note, which its header line and its rows'
+// detail show, as one server's status line does; log, when not nil, is
+// told that once, named.
+func watchServer(ctx context.Context, name string, cfg config.Config, w *serverWriter, shownKeys chan []string, feed chan<- model.Batch, log io.Writer) {
 	send := func(b model.Batch) bool {
 		b.Server = name
 		select {
@@ -143,7 +155,21 @@ func watchServer(ctx context.Context, name string, cfg config.Config, w *serverW
 		o := watchOptions(cfg)
 		o.Shown, o.EnableEvents = shownKeys, cfg.Redis.EnableEvents
 		batches, watchErr := startWatch(ctx, client, o)
+		logged := false
 		for b := range batches {
+			unnamed := client.Unnamed()
+			if unnamed != "" && b.State != nil {
+				st := *b.State
+				if st.Note != "" {
+					st.Note += "; "
+				}
+				st.Note += unnamed
+				b.State = &st
+			}
+			if unnamed != "" && log != nil && !logged {
+				fmt.Fprintf(log, "countertop: %s: %s\n", model.Printable(name), unnamed)
+				logged = true
+			}
 			send(b)
 		}
 		err = <-watchErr

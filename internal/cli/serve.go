@@ -88,12 +88,14 @@ func runServe(ctx context.Context, cfg config.Config, listen string, metricsKeys
 		watching string
 	)
 	if servers := cfg.Targets(); len(servers) > 1 {
-		watched, f := watchServers(ctx, cfg, false)
+		stderr = &lockedWriter{w: stderr} // each server's watch may write on it (watchServers)
+		watched, f := watchServers(ctx, cfg, false, stderr)
 		var names []string
 		for _, s := range watched {
 			opts.Servers = append(opts.Servers, serve.Server{Name: s.name, Budget: float64(max(s.cfg.Redis.MaxCommands, 0))})
 			names = append(names, model.Printable(s.name))
 		}
+		opts.Shards = cfg.Shards // countertop_shared_keys, a group at a time
 		feed, watching = f, fmt.Sprintf("%d servers: %s", len(names), words.And(names))
 	} else {
 		cfg = withDashboardBudget(cfg)

@@ -24,6 +24,9 @@ var (
 		[]string{"rule", "status"}, nil)
 	descLive = prometheus.NewDesc("countertop_live",
 		"1 while every server's feed is live and fresh (what /healthz answers 200 for), else 0.", nil, nil)
+	descShared = prometheus.NewDesc("countertop_shared_keys",
+		"Keys (or hash fields) that two or more servers of the shard group hold, each copy counting the limit once.",
+		[]string{"group"}, nil)
 	descBuild = prometheus.NewDesc("countertop_build_info",
 		"1, labelled with the version and commit countertop was built from.", []string{"version", "commit"}, nil)
 )
@@ -79,7 +82,7 @@ var errorKinds = []string{"disconnected", "feed", "unanswered", "stopped"}
 func (w *Watcher) Describe(ch chan<- *prometheus.Desc) {
 	p := w.perServer()
 	for _, d := range []*prometheus.Desc{descKeys, descFill, descFirstSeen, p.commands, p.budget, p.mode,
-		p.lastPass, p.lag, p.errors, descLive, descBuild, p.problemKey} {
+		p.lastPass, p.lag, p.errors, descLive, descShared, descBuild, p.problemKey} {
 		ch <- d
 	}
 }
@@ -107,6 +110,14 @@ type summary struct {
 	first    map[group]time.Time
 	problems []seen // every problem key with --metrics-keys, else none
 	feeds    []feed // each server's, copied
+	shared   []sharedIn
+}
+
+// sharedIn is a shard group's name and how many keys two or more of its
+// servers hold.
+type sharedIn struct {
+	group string
+	keys  int
 }
 
 // summary copies what Collect sends, under the lock: the counts the Store
@@ -131,6 +142,9 @@ func (w *Watcher) summary() summary {
 	}
 	if w.opts.MetricsKeys > 0 {
 		sum.problems = slices.Clone(w.problems)
+	}
+	for g, group := range w.store.Shards() {
+		sum.shared = append(sum.shared, sharedIn{group.Name, w.store.SharedRowsIn(g)})
 	}
 	return sum
 }
@@ -213,6 +227,9 @@ func (w *Watcher) Collect(ch chan<- prometheus.Metric) {
 		}
 	}
 	ch <- prometheus.MustNewConstMetric(descLive, prometheus.GaugeValue, b2f(live))
+	for _, s := range sum.shared {
+		ch <- prometheus.MustNewConstMetric(descShared, prometheus.GaugeValue, float64(s.keys), s.group)
+	}
 	ch <- prometheus.MustNewConstMetric(descBuild, prometheus.GaugeValue, 1, w.opts.Version, w.opts.Commit)
 	for _, k := range severest(sum.problems, w.opts.MetricsKeys) {
 		labels := []string{ruleLabel(k.rule), keyLabel(&k), k.status.String()}

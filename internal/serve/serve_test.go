@@ -175,3 +175,34 @@ func TestServeOverTwoServers(t *testing.T) {
 		}
 	}
 }
+
+// countertop_shared_keys counts, a shard group at a time, the keys that
+// two or more of its servers hold, as rows come and go: 0 before any, a
+// key read on two shards counted once, back to 0 when one copy goes; the
+// same name on a server of no group (another region) is never counted,
+// and a group of which one server alone is watched has no series.
+func TestServeCountsKeysOnTwoShards(t *testing.T) {
+	w := NewWatcher(testRules(), Options{
+		Servers: []Server{{Name: "a"}, {Name: "b"}, {Name: "eu"}, {Name: "us"}, {Name: "x"}},
+		Shards: []model.ShardGroup{
+			{Name: "ring", Servers: []string{"a", "b"}},
+			{Name: "half", Servers: []string{"x", "y"}}, // y is not watched
+		},
+	})
+	h := w.Handler()
+	t0 := time.Unix(1_700_000_000, 0)
+	scrape := func() string { _, text := get(t, h, "/metrics"); return text }
+	has(t, scrape(), `countertop_shared_keys{group="ring"} 0`)
+	w.Apply(model.Batch{Server: "a", State: live(t0), Observed: []model.Observation{obs("rl:1", "3", 60_000, t0), obs("rl:2", "1", 60_000, t0)}}, t0)
+	w.Apply(model.Batch{Server: "b", State: live(t0), Observed: []model.Observation{obs("rl:1", "4", 60_000, t0)}}, t0)
+	w.Apply(model.Batch{Server: "eu", State: live(t0), Observed: []model.Observation{obs("rl:2", "5", 60_000, t0)}}, t0)
+	w.Apply(model.Batch{Server: "us", State: live(t0), Observed: []model.Observation{obs("rl:2", "6", 60_000, t0)}}, t0)
+	w.Apply(model.Batch{Server: "x", State: live(t0), Observed: []model.Observation{obs("rl:1", "7", 60_000, t0)}}, t0)
+	text := scrape()
+	has(t, text, `countertop_shared_keys{group="ring"} 1`)
+	if strings.Contains(text, `group="half"`) {
+		t.Errorf("a group with one server watched has a series:\n%s", text)
+	}
+	w.Apply(model.Batch{Server: "b", Removed: []string{"rl:1"}}, t0)
+	has(t, scrape(), `countertop_shared_keys{group="ring"} 0`)
+}

@@ -20,7 +20,13 @@ type Options struct {
 	// Servers are the servers watched, when more than one: each batch
 	// names its own (model.Batch.Server), and the metrics that are a
 	// server's carry a server label. Nil with one server (Budget).
-	Servers     []Server
+	Servers []Server
+	// Shards are the groups of Servers that are shards of one limiter
+	// (config's [[shards]]): a key that two of a group hold counts the
+	// limit once on each, and countertop_shared_keys counts those keys.
+	// A group of which fewer than two servers are watched can show no
+	// copy, and has no series.
+	Shards      []model.ShardGroup
 	Version     string        // the build's version, for countertop_build_info
 	Commit      string        // its commit, "" when not known
 	MetricsKeys int           // how many problem keys get a labelled gauge of their own
@@ -94,15 +100,30 @@ func NewWatcher(rules *model.Rules, opts Options) *Watcher {
 		for _, s := range opts.Servers {
 			w.feeds = append(w.feeds, &feed{name: s.Name, budget: s.Budget, errs: map[string]float64{}})
 		}
+		store.SetShards(watchedShards(opts.Shards, opts.Servers))
 	} else {
 		w.feeds = []*feed{{budget: opts.Budget, errs: map[string]float64{}}}
 	}
 	return w
 }
 
-// Store returns the Watcher's Store, for a caller to declare what it
-// holds before the first batch (model.Store.SetShards).
-func (w *Watcher) Store() *model.Store { return w.store }
+// watchedShards are the groups of shards of which two servers or more
+// are among servers: only those can hold a key twice here.
+func watchedShards(groups []model.ShardGroup, servers []Server) []model.ShardGroup {
+	var watched []model.ShardGroup
+	for _, g := range groups {
+		n := 0
+		for _, s := range servers {
+			if slices.Contains(g.Servers, s.Name) {
+				n++
+			}
+		}
+		if n >= 2 {
+			watched = append(watched, g)
+		}
+	}
+	return watched
+}
 
 // several reports whether the Watcher hears from more than one server.
 func (w *Watcher) several() bool { return len(w.feeds) > 1 }

@@ -40,19 +40,34 @@ type dashboard struct {
 }
 
 func startDashboard(work, bin, url string, mode model.WatchMode, budget int, resyncEvery time.Duration) (*dashboard, error) {
+	// The pattern and mode given, every other setting at its default.
+	args := fmt.Sprintf("--url %s --pattern '%s' --mode %s --max-commands %d", url, seed.Pattern, mode, budget)
+	if resyncEvery > 0 {
+		args += " --resync-every " + resyncEvery.String()
+	}
+	d, err := launchDashboard(work, bin, args, 120, 40)
+	if err != nil {
+		return nil, err
+	}
+	// The screen has its header once countertop has connected.
+	if err := d.waitScreen(30*time.Second, 100*time.Millisecond, func(s string) bool { return strings.Contains(s, "countertop ·") }); err != nil {
+		d.tmux("kill-server")
+		return nil, fmt.Errorf("the dashboard drew no header: %w", err)
+	}
+	return d, nil
+}
+
+// launchDashboard runs bin with args in a tmux server of its own, in a
+// pane of width x height, without the user's config file
+// (XDG_CONFIG_HOME), and returns at once: d.started is just before.
+func launchDashboard(work, bin, args string, width, height int) (*dashboard, error) {
 	dir, err := os.MkdirTemp(work, "dash")
 	if err != nil {
 		return nil, err
 	}
 	d := &dashboard{sock: filepath.Join(dir, "tmux.sock"), started: time.Now()}
-	// No config file of the user's (XDG_CONFIG_HOME), the pattern and mode
-	// given, every other setting at its default.
-	cmd := fmt.Sprintf("exec env XDG_CONFIG_HOME=%s %s --url %s --pattern '%s' --mode %s --max-commands %d",
-		dir, bin, url, seed.Pattern, mode, budget)
-	if resyncEvery > 0 {
-		cmd += " --resync-every " + resyncEvery.String()
-	}
-	if out, err := d.tmux("new-session", "-d", "-s", "ct", "-x", "120", "-y", "40", cmd, ";", "set-option", "-t", "ct", "remain-on-exit", "on"); err != nil {
+	cmd := fmt.Sprintf("exec env XDG_CONFIG_HOME=%s %s %s", dir, bin, args)
+	if out, err := d.tmux("new-session", "-d", "-s", "ct", "-x", fmt.Sprint(width), "-y", fmt.Sprint(height), cmd, ";", "set-option", "-t", "ct", "remain-on-exit", "on"); err != nil {
 		return nil, fmt.Errorf("tmux new-session: %v: %s", err, out)
 	}
 	out, err := d.tmux("display", "-p", "-t", "ct", "#{pane_pid}")
@@ -64,22 +79,25 @@ func startDashboard(work, bin, url string, mode model.WatchMode, budget int, res
 		d.tmux("kill-server")
 		return nil, fmt.Errorf("tmux gave the pane's pid as %q", out)
 	}
-	// The screen has its header once countertop has connected.
-	deadline := time.Now().Add(30 * time.Second)
+	return d, nil
+}
+
+// waitScreen reads the screen every poll until shows says true of it,
+// for up to timeout; an error when countertop exits or time runs out.
+func (d *dashboard) waitScreen(timeout, poll time.Duration, shows func(string) bool) error {
+	deadline := time.Now().Add(timeout)
 	for {
 		s, err := d.screen()
-		if err == nil && strings.Contains(s, "countertop ·") {
-			return d, nil
+		if err == nil && shows(s) {
+			return nil
 		}
 		if err == nil && d.exited() {
-			d.tmux("kill-server")
-			return nil, fmt.Errorf("countertop exited: %s", strings.TrimSpace(s))
+			return fmt.Errorf("countertop exited: %s", strings.TrimSpace(s))
 		}
 		if time.Now().After(deadline) {
-			d.tmux("kill-server")
-			return nil, fmt.Errorf("the dashboard drew no header within 30 s; the screen: %s", strings.TrimSpace(s))
+			return fmt.Errorf("not within %v; the screen: %s", timeout, strings.TrimSpace(s))
 		}
-		time.Sleep(100 * time.Millisecond)
+		time.Sleep(poll)
 	}
 }
 

@@ -15,6 +15,11 @@
 //     (redisclient's watcher in this process, each batch timestamped).
 //
 // The dashboard runs in a tmux server of its own, 120x40.
+//
+// With -servers, it measures the dashboard over several servers instead
+// (issue 33, item 7; see servers.go): its first screen with and without a
+// server that hangs, and each server's commands a second against its own
+// budget, through the first pass, idle and changing.
 package main
 
 import (
@@ -51,7 +56,8 @@ func main() {
 		os.Exit(0)
 	}
 	var cfg config
-	var modes, latencyModes string
+	var modes, latencyModes, servers string
+	var screens int
 	flag.StringVar(&cfg.url, "url", "", "the benchmark Redis, seeded by bench/cmd/seed (required; never a shared one)")
 	flag.StringVar(&cfg.bin, "countertop", "", "the countertop binary to run (required)")
 	flag.StringVar(&modes, "modes", "poll,events,tracking", "the watch modes to run the dashboard in, in turn")
@@ -62,7 +68,16 @@ func main() {
 	flag.IntVar(&cfg.rate, "rate", 5000, "changes a second while changing")
 	flag.IntVar(&cfg.budget, "max-commands", int(defaultBudget), "the budget countertop runs under (--max-commands); its default is the dashboard's")
 	flag.DurationVar(&cfg.resyncEvery, "resync-every", 0, "the dashboard's and the watcher's --resync-every (0: the default)")
+	flag.StringVar(&servers, "servers", "", "several benchmark Redis URLs, separated by commas: measure the dashboard over them all (issue 33) instead; -rate is then each server's")
+	flag.IntVar(&screens, "screens", 5, "with -servers: the first screens timed with and without a hanging server")
 	flag.Parse()
+	if servers != "" && cfg.bin != "" {
+		if err := runServers(context.Background(), cfg, strings.Split(servers, ","), screens); err != nil {
+			fmt.Fprintf(os.Stderr, "load: %v\n", err)
+			os.Exit(1)
+		}
+		return
+	}
 	if cfg.url == "" || cfg.bin == "" {
 		fmt.Fprintln(os.Stderr, "load: -url and -countertop are required: run bench/load.sh, which sets them")
 		os.Exit(2)

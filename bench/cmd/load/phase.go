@@ -161,8 +161,14 @@ func (b *bench) probeOptions() *redis.Options {
 
 // sample reads INFO commandstats, and what the probe had sent just before.
 func (b *bench) sample(ctx context.Context, p *measure.Probe) (sample, error) {
-	s := sample{probePings: p.Sent(), calls: map[string]int64{}}
-	info, err := b.rdb.Info(ctx, "server", "commandstats").Result()
+	return sampleOf(ctx, b.rdb, p.Sent())
+}
+
+// sampleOf reads INFO commandstats of rdb's server, which had had
+// probePings of the bench's PINGs by then.
+func sampleOf(ctx context.Context, rdb *redis.Client, probePings int64) (sample, error) {
+	s := sample{probePings: probePings, calls: map[string]int64{}}
+	info, err := rdb.Info(ctx, "server", "commandstats").Result()
 	if err != nil {
 		return s, err
 	}
@@ -234,7 +240,12 @@ func sum(calls map[string]int64, keep func(string) bool) int64 {
 // slowlog is the SLOWLOG since the phase began: countertop's entries, and
 // how many were the bench's own (named benchName-…).
 func (b *bench) slowlog(ctx context.Context) ([]redis.SlowLog, int, error) {
-	logs, err := b.rdb.SlowLogGet(ctx, -1).Result()
+	return slowlogOf(ctx, b.rdb)
+}
+
+// slowlogOf is slowlog of rdb's server.
+func slowlogOf(ctx context.Context, rdb *redis.Client) ([]redis.SlowLog, int, error) {
+	logs, err := rdb.SlowLogGet(ctx, -1).Result()
 	if err != nil {
 		return nil, 0, err
 	}
