@@ -531,7 +531,16 @@ func TestClusterSnapshotWalksAMasterOfManySlots(t *testing.T) {
 		t.Fatalf("the keys fill %d slots: too few for the walk to cross many", len(slots))
 	}
 	c := connectURL(t, redisclient.Options{URL: rc.URL()})
-	obs, err := snapshot(ctx, c, []string{"w:*"}, 10)
+	if got := snapshotValues(t, c, "w:*", 10); !maps.Equal(got, want) {
+		t.Errorf("Snapshot found %d of the %d keys in %d slots (or wrong values)", len(got), len(want), len(slots))
+	}
+}
+
+// snapshotValues takes a snapshot of the keys pattern matches, SCAN
+// asked for count keys at a time, and returns each key's value.
+func snapshotValues(t *testing.T, c *redisclient.Client, pattern string, count int64) map[string]string {
+	t.Helper()
+	obs, err := snapshot(context.Background(), c, []string{pattern}, count)
 	if err != nil {
 		t.Fatal(err)
 	}
@@ -539,9 +548,7 @@ func TestClusterSnapshotWalksAMasterOfManySlots(t *testing.T) {
 	for _, o := range obs {
 		got[o.Key] = o.Raw
 	}
-	if !maps.Equal(got, want) {
-		t.Errorf("Snapshot found %d of the %d keys in %d slots (or wrong values)", len(got), len(want), len(slots))
-	}
+	return got
 }
 
 // TestTLSCluster reads, watches and writes a cluster that speaks only TLS,
@@ -563,15 +570,7 @@ func TestTLSCluster(t *testing.T) {
 		t.Fatal("a connection without TLS was accepted: the cluster is not TLS-only")
 	}
 
-	obs, err := snapshot(ctx, c, []string{"rl:*"}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(map[string]string, len(obs))
-	for _, o := range obs {
-		got[o.Key] = o.Raw
-	}
-	if !maps.Equal(got, want) {
+	if got := snapshotValues(t, c, "rl:*", 100); !maps.Equal(got, want) {
 		t.Errorf("Snapshot found %d of the %d counters (or wrong values)", len(got), len(want))
 	}
 
