@@ -466,6 +466,91 @@ func TestCluster(t *testing.T) {
 	})
 }
 
+// A snapshot reads each master's keys on that master's own connections.
+// A key whose slot moved to another master after the walk found it (a
+// resharding under way) answers MOVED there: it is read where it lives
+// now, with its value, and so are the keys that stayed.
+func TestClusterSnapshotReadsAKeyThatMovedAway(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 3, 0)
+	want := fillCluster(t, rc)
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	from := rc.Nodes[0]
+	var found []string // as the walk of from found them
+	for _, k := range slices.Sorted(maps.Keys(want)) {
+		if n, err := rc.Client(t).MasterForKey(context.Background(), k); err == nil && n.Options().Addr == from.Addr {
+			found = append(found, k)
+		}
+	}
+	moved := found[len(found)/2]
+	rc.AddMaster(t, moved) // its slot, and it, leave from
+
+	obs, err := c.ReadFoundOn(context.Background(), from.Addr, found)
+	if err != nil {
+		t.Fatalf("reading the keys found on %s, %s among them, which moved: %v", from.Addr, moved, err)
+	}
+	got := map[string]string{}
+	for _, o := range obs {
+		got[o.Key] = o.Raw
+	}
+	for _, k := range found {
+		if got[k] != want[k] {
+			t.Errorf("%s read as %q, want %q", k, got[k], want[k])
+		}
+	}
+}
+
+// A master of Redis 7.4+ or Valkey 8 keeps a table per slot, and SCAN's
+// cursor names the slot: a snapshot walks such a master whole, its keys in
+// many slots, with small pages so that the walk crosses from slot to slot
+// many times. Cut in stripes as a single table is, the walk skipped about
+// a third of them.
+func TestClusterSnapshotWalksAMasterOfManySlots(t *testing.T) {
+	t.Parallel()
+	rc := redistest.StartCluster(t, 1, 0) // every slot on one master
+	ctx := context.Background()
+	want := map[string]string{}
+	slots := map[int64]bool{}
+	var keyslots []*redis.IntCmd
+	_, err := rc.Client(t).Pipelined(ctx, func(p redis.Pipeliner) error {
+		for i := range 2000 {
+			key := fmt.Sprintf("w:%d", i)
+			want[key] = strconv.Itoa(i)
+			p.Set(ctx, key, i, 10*time.Minute)
+			keyslots = append(keyslots, p.ClusterKeySlot(ctx, key))
+		}
+		return nil
+	})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for _, s := range keyslots {
+		slots[s.Val()] = true
+	}
+	if len(slots) < 1000 {
+		t.Fatalf("the keys fill %d slots: too few for the walk to cross many", len(slots))
+	}
+	c := connectURL(t, redisclient.Options{URL: rc.URL()})
+	if got := snapshotValues(t, c, "w:*", 10); !maps.Equal(got, want) {
+		t.Errorf("Snapshot found %d of the %d keys in %d slots (or wrong values)", len(got), len(want), len(slots))
+	}
+}
+
+// snapshotValues takes a snapshot of the keys pattern matches, SCAN
+// asked for count keys at a time, and returns each key's value.
+func snapshotValues(t *testing.T, c *redisclient.Client, pattern string, count int64) map[string]string {
+	t.Helper()
+	obs, err := snapshot(context.Background(), c, []string{pattern}, count)
+	if err != nil {
+		t.Fatal(err)
+	}
+	got := make(map[string]string, len(obs))
+	for _, o := range obs {
+		got[o.Key] = o.Raw
+	}
+	return got
+}
+
 // TestTLSCluster reads, watches and writes a cluster that speaks only TLS,
 // between its nodes too, and asks for client certificates, as managed
 // clusters with encryption in transit do: countertop dials every node it
@@ -485,15 +570,7 @@ func TestTLSCluster(t *testing.T) {
 		t.Fatal("a connection without TLS was accepted: the cluster is not TLS-only")
 	}
 
-	obs, err := snapshot(ctx, c, []string{"rl:*"}, 100)
-	if err != nil {
-		t.Fatal(err)
-	}
-	got := make(map[string]string, len(obs))
-	for _, o := range obs {
-		got[o.Key] = o.Raw
-	}
-	if !maps.Equal(got, want) {
+	if got := snapshotValues(t, c, "rl:*", 100); !maps.Equal(got, want) {
 		t.Errorf("Snapshot found %d of the %d counters (or wrong values)", len(got), len(want))
 	}
 

@@ -2,6 +2,7 @@ package redisclient
 
 import (
 	"context"
+	"fmt"
 	"time"
 
 	"github.com/countertop/countertop/model"
@@ -30,4 +31,20 @@ func (o *PollOptions) SetScanBudget(d time.Duration) { o.scanBudget = d }
 // time, fn called with each batch. Tests use it to check which error wins.
 func (c *Client) FetchBatches(ctx context.Context, keys []string, batchSize int, fn func([]model.Observation) error) error {
 	return c.fetch(ctx, keys, batchSize, fn)
+}
+
+// ReadFoundOn reads keys as a Snapshot reads the keys its walk found on
+// the master at addr: on that master's own connections (see
+// snapshotChunk).
+func (c *Client) ReadFoundOn(ctx context.Context, addr string, keys []string) ([]model.Observation, error) {
+	masters, err := c.masters(ctx)
+	if err != nil {
+		return nil, err
+	}
+	for _, m := range masters {
+		if m.Options().Addr == addr {
+			return c.snapshotChunk(ctx, m, keys)
+		}
+	}
+	return nil, fmt.Errorf("%s is not a master", addr)
 }

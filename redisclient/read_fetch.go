@@ -164,7 +164,7 @@ func (c *Client) fetchInOrder(ctx context.Context, keys []string, batchSize int,
 				}
 				ctx, cancel := c.withPipelineTimeout(ctx)
 				defer cancel()
-				obs, err := c.fetchChunk(ctx, chunk, where)
+				obs, err := c.fetchChunk(ctx, c.rdb, chunk, where)
 				done <- result{obs, err}
 			})
 		}
@@ -189,15 +189,16 @@ func (c *Client) withPipelineTimeout(ctx context.Context) (context.Context, cont
 	return context.WithTimeout(ctx, c.pipelineTimeout)
 }
 
-// fetchChunk reads keys in one pipeline of GETRANGE and PTTL, plus one of
-// TYPE for the keys that GETRANGE found are not strings, and what their
-// layouts need (fetchCollections): a chunk of strings alone costs one
-// round trip, whatever else the keyspace holds.
-func (c *Client) fetchChunk(ctx context.Context, keys []string, where string) ([]model.Observation, error) {
+// fetchChunk reads keys in one pipeline of GETRANGE and PTTL on node (the
+// deployment's client, or a master of a cluster that serves every key),
+// plus one of TYPE for the keys that GETRANGE found are not strings, and
+// what their layouts need (fetchCollections): a chunk of strings alone
+// costs one round trip, whatever else the keyspace holds.
+func (c *Client) fetchChunk(ctx context.Context, node redis.Cmdable, keys []string, where string) ([]model.Observation, error) {
 	values := make([]*redis.StringCmd, len(keys))
 	pttls := make([]*redis.Cmd, len(keys))
 	err := c.rerouted(ctx, func() error {
-		pipe := c.rdb.Pipeline()
+		pipe := node.Pipeline()
 		for i, k := range keys {
 			values[i] = pipe.GetRange(ctx, k, 0, model.MaxRaw-1)
 			pttls[i] = pipe.Do(ctx, "pttl", k)

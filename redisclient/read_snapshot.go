@@ -20,31 +20,22 @@ import (
 // stops the pass and is returned as it is.
 //
 // A key may come twice, rarely: SCAN may return a key twice, two stripes
-// of a walk overlap by up to a page where they meet, and a key several
+// of a walk overlap by up to a page where they meet, a key several
 // patterns match comes once only when the earlier ones have no [range]
-// (see walk). The caller drops repeats as it sorts (report.Snapshot and
-// report.KeySorter do), which costs less than a set of every key seen.
+// (see walk), and in a cluster a key that moved to another master during
+// the pass may be read on both. The caller drops repeats as it sorts
+// (report.Snapshot and report.KeySorter do), which costs less than a set
+// of every key seen.
 //
 // It keeps Redis busy rather than waiting on round trips, since someone is
 // waiting for the answer: a single Redis is walked in snapshotStripes
 // stripes at once (see walk), and the keys found are read on other
 // connections as soon as there is a pipeline's worth, while the walk goes
-// on. Each command stays as short as in any other pass.
+// on. A cluster's masters are read all at once, each with one cursor and
+// on its own connections (see snapshotNode): reading them one after
+// another, or through the cluster's routing, left each waiting for the
+// others' round trips. Each command stays as short as in any other pass.
 func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int64, fn func(obs []model.Observation) error) error {
-	g, ctx := errgroup.WithContext(ctx)
-	pages := make(chan []string, snapshotStripes)
-	g.Go(func() error {
-		defer close(pages)
-		return c.walk(ctx, patterns, scanCount, func(keys []string) error {
-			select {
-			case pages <- keys:
-				return nil
-			case <-ctx.Done():
-				return ctx.Err()
-			}
-		})
-	})
-	chunks := make(chan []string)
 	var mu sync.Mutex // one call to fn at a time, and none after it failed
 	var failed bool
 	deliver := func(obs []model.Observation) error {
@@ -57,10 +48,45 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 		failed = err != nil
 		return err
 	}
+	if _, ok := c.rdb.(*redis.ClusterClient); !ok {
+		return c.snapshotNode(ctx, c.rdb, snapshotStripes, patterns, scanCount, deliver)
+	}
+	masters, err := c.masters(ctx)
+	if err != nil {
+		return err
+	}
+	g, ctx := errgroup.WithContext(ctx)
+	for _, m := range masters {
+		// One stripe each: the masters side by side keep Redis busy, and
+		// stripes would skip keys on a master that keeps a table per slot
+		// (see scanStripe).
+		g.Go(func() error { return c.snapshotNode(ctx, m, 1, patterns, scanCount, deliver) })
+	}
+	return g.Wait()
+}
+
+// snapshotNode is Snapshot's pass over node: a single Redis, or a master
+// of the cluster, whose keys alone it walks, in stripes stripes (see
+// walk), and reads.
+func (c *Client) snapshotNode(ctx context.Context, node redis.Cmdable, stripes int, patterns []string, scanCount int64, deliver func([]model.Observation) error) error {
+	g, ctx := errgroup.WithContext(ctx)
+	pages := make(chan []string, stripes)
+	g.Go(func() error {
+		defer close(pages)
+		return c.walk(ctx, node, stripes, patterns, scanCount, func(keys []string) error {
+			select {
+			case pages <- keys:
+				return nil
+			case <-ctx.Done():
+				return ctx.Err()
+			}
+		})
+	})
+	chunks := make(chan []string)
 	for range fetchAhead {
 		g.Go(func() error {
 			for keys := range chunks {
-				read, err := c.snapshotChunk(ctx, keys)
+				read, err := c.snapshotChunk(ctx, node, keys)
 				if err != nil {
 					return err
 				}
@@ -111,27 +137,42 @@ func (c *Client) Snapshot(ctx context.Context, patterns []string, scanCount int6
 	return g.Wait()
 }
 
-// snapshotChunk reads one pipeline's worth of a snapshot's keys. In a
-// cluster a chunk can span masters (where the walk passes from one to the
-// next): each master's part is read on its own (see fetch), so that an
-// error, a timeout above all, names the master it came from, not the node
-// given in --url.
-func (c *Client) snapshotChunk(ctx context.Context, keys []string) ([]model.Observation, error) {
-	if _, ok := c.rdb.(*redis.ClusterClient); !ok {
-		ctx, err := c.prepaid(ctx, c.hostPort, 2*len(keys))
+// snapshotChunk reads one pipeline's worth of the keys SCAN found on node,
+// on node's own connections: in a cluster, the master's, so that an error,
+// a timeout above all, names the master it came from, not the node given
+// in --url. Keys that left the master since (a resharding, a failover: it
+// answers MOVED or ASK, or cannot be reached) are read again where the
+// cluster's slot map says they are now (see fetch).
+func (c *Client) snapshotChunk(ctx context.Context, node redis.Cmdable, keys []string) ([]model.Observation, error) {
+	addr := c.nodeAddr(node)
+	var read []model.Observation
+	err := c.onMaster(ctx, addr, func() error {
+		ctx, err := c.prepaid(ctx, addr, 2*len(keys))
 		if err != nil {
-			return nil, err
+			return err
 		}
 		ctx, cancel := c.withPipelineTimeout(ctx)
 		defer cancel()
-		return c.fetchChunk(ctx, keys, c.hostPort)
+		read, err = c.fetchChunk(ctx, node, keys, addr)
+		return err
+	})
+	if c.kind != cluster || ctx.Err() != nil || !(moved(err) || unreachable(err)) {
+		return read, err
 	}
-	read := make([]model.Observation, 0, len(keys))
-	err := c.fetch(ctx, keys, len(keys), func(obs []model.Observation) error {
+	read = make([]model.Observation, 0, len(keys))
+	err = c.fetch(ctx, keys, len(keys), func(obs []model.Observation) error {
 		read = append(read, obs...) // one call at a time
 		return nil
 	})
 	return read, err
+}
+
+// moved reports whether err is a cluster's redirection: the key is
+// served by another master now, or is moving there.
+func moved(err error) bool {
+	_, isMoved := redis.IsMovedError(err)
+	_, isAsk := redis.IsAskError(err)
+	return isMoved || isAsk
 }
 
 // snapshotStripes is how many parts of the keyspace Snapshot walks at once:
@@ -142,16 +183,12 @@ func (c *Client) snapshotChunk(ctx context.Context, keys []string) ([]model.Obse
 // in stripes: the dashboard's discovery walks one cursor at a time.
 const snapshotStripes = 3
 
-// walk runs SCAN MATCH over each pattern and calls fn, from several
-// goroutines at once, with each reply's keys. A single Redis is walked in
-// snapshotStripes stripes at once (see scanStripe): a key SCAN repeats, or
-// one at the edge of two stripes, may come twice, but not, as a rule, a
-// key that two patterns match. A cluster is walked master by master with a
-// set of the keys seen (see scan), each key once.
-func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn func(keys []string) error) error {
-	if _, ok := c.rdb.(*redis.ClusterClient); ok {
-		return c.scan(ctx, c.rdb, patterns, count, newScanPass(), fn)
-	}
+// walk runs SCAN MATCH over each pattern on node, a single Redis or a
+// master of a cluster, and calls fn, from several goroutines at once,
+// with each reply's keys. It walks node in stripes stripes at once (see
+// scanStripe): a key SCAN repeats, or one at the edge of two stripes, may
+// come twice, but not, as a rule, a key that two patterns match.
+func (c *Client) walk(ctx context.Context, node redis.Cmdable, stripes int, patterns []string, count int64, fn func(keys []string) error) error {
 	if count <= 0 {
 		count = defaultScanCount
 	}
@@ -160,7 +197,7 @@ func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn fu
 	for j := range firsts {
 		firsts[j].done = make(chan struct{})
 	}
-	for i := range snapshotStripes {
+	for i := range stripes {
 		g.Go(func() error {
 			for j, p := range patterns {
 				// A key an earlier pattern matches was passed on with it.
@@ -169,7 +206,7 @@ func (c *Client) walk(ctx context.Context, patterns []string, count int64, fn fu
 				// servers built where char is unsigned, and a key dropped
 				// by mistake would vanish; a repeat costs only a read.
 				earlier := slices.DeleteFunc(slices.Clone(patterns[:j]), func(e string) bool { return strings.Contains(e, "[") })
-				err := c.scanStripe(ctx, p, count, i, snapshotStripes, &firsts[j], func(keys []string) error {
+				err := c.scanStripe(ctx, node, p, count, i, stripes, &firsts[j], func(keys []string) error {
 					keys = slices.DeleteFunc(keys, func(k string) bool {
 						return slices.ContainsFunc(earlier, func(e string) bool { return model.GlobMatch(e, k) })
 					})
@@ -198,7 +235,7 @@ type firstPage struct {
 	more bool          // set before done is closed: the walk did not end there
 }
 
-// scanStripe walks the i-th of n stripes of a SCAN walk. SCAN visits the hash
+// scanStripe walks the i-th of n stripes of a SCAN walk of node. SCAN visits the hash
 // table's buckets in reverse-binary order: the cursor's bits reversed are
 // its position along the walk, from 0 up to a wrap back to 0, whatever the
 // table's size and through resizes. Stripe i starts at the cursor of
@@ -206,7 +243,15 @@ type firstPage struct {
 // (i+1)/n: together, the stripes walk the whole keyspace once, with
 // SCAN's guarantee that a key there from start to end is returned.
 // Stripes after the first start once first says the walk goes on.
-func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i, n int, first *firstPage, fn func(keys []string) error) error {
+//
+// That holds for a database of one table: any Redis but a cluster node,
+// and a cluster node before Redis 7.4. A cluster node of Redis 7.4+ or
+// Valkey 8 keeps a table per slot and puts the slot in the cursor's low
+// 14 bits, above them the position in that slot's table: cut as one
+// table's, its stripes would start and stop in the wrong places and skip
+// keys. A cluster's master is walked in one stripe (n = 1), from cursor 0
+// back to 0, which SCAN walks whole on every layout.
+func (c *Client) scanStripe(ctx context.Context, node redis.Cmdable, pattern string, count int64, i, n int, first *firstPage, fn func(keys []string) error) error {
 	announce := func(more bool) {} // the first stripe's first answer, for the others
 	if i == 0 {
 		announced := false
@@ -231,9 +276,9 @@ func (c *Client) scanStripe(ctx context.Context, pattern string, count int64, i,
 	end := uint64(i+1) * width
 	cursor := bits.Reverse64(uint64(i) * width)
 	for {
-		keys, next, err := c.scanOnce(ctx, c.rdb, cursor, pattern, count)
+		keys, next, err := c.scanOnce(ctx, node, cursor, pattern, count)
 		if err != nil {
-			return c.explain(err)
+			return c.explainAt(err, c.nodeAddr(node)) // a master's refusal is its own
 		}
 		announce(next != 0)
 		if len(keys) > 0 {

@@ -20,7 +20,8 @@ import (
 )
 
 // bare times the snapshot's work done by the leanest client this file can
-// be: the same three SCAN stripes, the same pipelines of GETRANGE and PTTL
+// be: the same SCAN stripes (three on a server, one on a cluster's
+// master, as redisclient's Snapshot walks them), the same pipelines of GETRANGE and PTTL
 // for 500 keys on two more connections and the same TYPE pipeline for the
 // keys that are not strings, but written as bytes on raw sockets and every
 // reply skipped as it is read, with no client library and nothing kept but
@@ -37,9 +38,13 @@ func bare(ctx context.Context, fl *fleet, cfg config) (snapshotRun, error) {
 		start := time.Now()
 		g, gctx := errgroup.WithContext(ctx)
 		rows := make([]int, len(fl.nodes))
+		stripes := 3 // as redisclient's snapshotStripes
+		if fl.cluster {
+			stripes = 1
+		}
 		for i, node := range fl.nodes {
 			g.Go(func() (err error) {
-				rows[i], err = bareNode(gctx, node.Options(), cfg.pattern)
+				rows[i], err = bareNode(gctx, node.Options(), cfg.pattern, stripes)
 				return err
 			})
 		}
@@ -52,12 +57,12 @@ func bare(ctx context.Context, fl *fleet, cfg config) (snapshotRun, error) {
 	})
 }
 
-// bareNode is bare's work on one node: it returns how many keys it read.
-func bareNode(ctx context.Context, opt *redis.Options, pattern string) (int, error) {
+// bareNode is bare's work on one node, walked in stripes stripes: it
+// returns how many keys it read.
+func bareNode(ctx context.Context, opt *redis.Options, pattern string, stripes int) (int, error) {
 	g, gctx := errgroup.WithContext(ctx)
 	found := make(chan []string, 64)
 	walkers, wctx := errgroup.WithContext(gctx)
-	const stripes = 3 // as redisclient's snapshotStripes
 	for i := range stripes {
 		walkers.Go(func() error { return bareStripe(wctx, opt, pattern, i, stripes, found) })
 	}

@@ -98,8 +98,9 @@ func (fl *fleet) what() string {
 	return "one Redis"
 }
 
-// alone is the fleet of its i-th node alone.
-func (fl *fleet) alone(i int) *fleet { return &fleet{nodes: fl.nodes[i : i+1]} }
+// alone is the fleet of its i-th node alone (a master of the cluster
+// still, walked as snapshot walks one).
+func (fl *fleet) alone(i int) *fleet { return &fleet{nodes: fl.nodes[i : i+1], cluster: fl.cluster} }
 
 // dbSize is the number of keys the nodes hold together.
 func (fl *fleet) dbSize(ctx context.Context) (int64, error) {
