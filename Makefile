@@ -77,16 +77,27 @@ SERVERS_BUILD ?= ../shared/servers/build
 # Every package whose tests start a server (they import internal/redistest),
 # run on each of SERVERS: COUNTERTOP_REDIS_BIN tells internal/redistest the
 # server's folder. Redis 8 has hash-field TTLs, so there the tests of them
-# fail rather than skip (COUNTERTOP_REQUIRE_FIELD_TTL).
+# fail rather than skip (COUNTERTOP_REQUIRE_FIELD_TTL). Once every server is
+# built, their runs go side by side, each one's output shown once it ends:
+# the tests mostly wait on the servers they start, so two runs take little
+# more than the longer one.
 test-servers: deps
 	@pkgs=$$($(GO) list -f '{{.ImportPath}}{{range .TestImports}} {{.}}{{end}}{{range .XTestImports}} {{.}}{{end}}' ./... | \
 		awk '/ [^ ]*\/internal\/redistest( |$$)/ {print $$1}'); \
 	[ -n "$$pkgs" ] || { echo "test-servers: no package imports internal/redistest" >&2; exit 1; }; \
-	failed=; for s in $(SERVERS); do \
-		bin=$$($(SERVERS_BUILD) $$s) || { echo "test-servers: could not build $$s with $(SERVERS_BUILD)" >&2; exit 1; }; \
+	logs=$$(mktemp -d) && trap 'rm -rf "$$logs"' EXIT; \
+	for s in $(SERVERS); do \
+		$(SERVERS_BUILD) $$s >/dev/null || { echo "test-servers: could not build $$s with $(SERVERS_BUILD)" >&2; exit 1; }; \
+	done; \
+	pids=; for s in $(SERVERS); do \
+		bin=$$($(SERVERS_BUILD) $$s); \
 		case $$s in redis-*) req=1;; *) req=;; esac; \
-		echo "test-servers: $$s: $$("$$bin/redis-server" --version)"; \
-		COUNTERTOP_REDIS_BIN="$$bin" COUNTERTOP_REQUIRE_FIELD_TTL=$$req $(GO) test -race -count=1 $$pkgs || failed="$$failed $$s"; \
+		{ echo "test-servers: $$s: $$("$$bin/redis-server" --version)"; \
+		  COUNTERTOP_REDIS_BIN="$$bin" COUNTERTOP_REQUIRE_FIELD_TTL=$$req $(GO) test -race -count=1 $$pkgs; } >"$$logs/$$s" 2>&1 & \
+		pids="$$pids $$!"; \
+	done; \
+	set -- $$pids; failed=; for s in $(SERVERS); do \
+		wait $$1 || failed="$$failed $$s"; shift; cat "$$logs/$$s"; \
 	done; \
 	[ -z "$$failed" ] || { echo "test-servers: tests failed on$$failed" >&2; exit 1; }
 

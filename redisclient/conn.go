@@ -15,6 +15,7 @@ import (
 
 	"github.com/countertop/countertop/model"
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 )
 
 // defaultDialTimeout bounds how long Connect waits for Redis to answer.
@@ -257,6 +258,12 @@ func parseOptions(o Options) (*redis.Options, *sentinelTarget, error) {
 	// One dial attempt per command try: the poller has its own backoff, and
 	// a person waiting on a wrong port wants the answer at once.
 	opt.DialerRetries = 1
+	// No maintenance notifications (a Redis Cloud handshake): in its auto
+	// mode go-redis sends CLIENT MAINT_NOTIFICATIONS on a new connection,
+	// which a server without them refuses, and then turns the mode off in
+	// options that a client shares with its Conns under separate locks, a
+	// data race between a feed's connections.
+	opt.MaintNotificationsConfig = &maintnotifications.Config{Mode: maintnotifications.ModeDisabled}
 
 	if opt.TLSConfig != nil || o.TLS.enabled() {
 		conf, err := tlsConfig(o.TLS, opt.TLSConfig)
@@ -300,6 +307,8 @@ func universalOptions(opt *redis.Options, addrs []string) *redis.UniversalOption
 		ConnMaxIdleTime:       opt.ConnMaxIdleTime,
 		ConnMaxLifetime:       opt.ConnMaxLifetime,
 		DisableIdentity:       opt.DisableIdentity,
+		// A Sentinel's failover client turns them off by itself.
+		MaintNotificationsConfig: opt.MaintNotificationsConfig,
 	}
 }
 

@@ -11,6 +11,7 @@ import (
 	"time"
 
 	"github.com/redis/go-redis/v9"
+	"github.com/redis/go-redis/v9/maintnotifications"
 
 	"github.com/countertop/countertop/internal/redistest"
 	"github.com/countertop/countertop/model"
@@ -204,5 +205,26 @@ func TestClientNames(t *testing.T) {
 				t.Errorf("%s, --client-name %q: %q, want %q", tc.o.URL, tc.o.ClientName, got, tc.want)
 			}
 		})
+	}
+}
+
+// No client countertop makes (of a server, a cluster's nodes, the servers
+// behind Sentinel, which take parseOptions's options) negotiates
+// maintenance notifications: a server without them refuses the handshake
+// on each new client, and go-redis's fallback then writes to options a
+// client shares with its Conns, a data race between a feed's connections.
+func TestNoMaintenanceNotifications(t *testing.T) {
+	t.Parallel()
+	opt, _, err := parseOptions(Options{URL: "redis://127.0.0.1:1/0"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	for name, cfg := range map[string]*maintnotifications.Config{
+		"server":  opt.MaintNotificationsConfig,
+		"cluster": universalOptions(opt, []string{opt.Addr}).Cluster().MaintNotificationsConfig,
+	} {
+		if cfg == nil || cfg.Mode != maintnotifications.ModeDisabled {
+			t.Errorf("%s: maintenance notifications are %v, want %q", name, cfg, maintnotifications.ModeDisabled)
+		}
 	}
 }
