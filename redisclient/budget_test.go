@@ -104,9 +104,12 @@ func TestPollHoldsToTheBudget(t *testing.T) {
 	if rate < 0.7*budget {
 		t.Errorf("countertop sent %.0f commands/s with more keys to read than the budget of %d allows: the budget is not used", rate, budget)
 	}
+	// A key on screen left to wait its turn with the rest would go about
+	// seven intervals unread (1,000 keys at 150 an interval); three allow
+	// for a loaded machine's scheduling without hiding that.
 	for k, reads := range screen {
 		for i := 1; i < len(reads); i++ {
-			if gap := reads[i].Sub(reads[i-1]); gap > 2*interval {
+			if gap := reads[i].Sub(reads[i-1]); gap > 3*interval {
 				t.Errorf("%s, on screen, was read %v after its last read; want every interval (%v)", k, gap, interval)
 			}
 		}
