@@ -132,6 +132,7 @@ func watchServer(ctx context.Context, name string, cfg config.Config, w *serverW
 	if !send(state(model.FeedConnecting, "")) {
 		return
 	}
+	logged := false // log hears of unnamed connections once, not at every reconnect
 	for {
 		client, err := connect(ctx, cfg, io.Discard)
 		if ctx.Err() != nil {
@@ -155,7 +156,6 @@ func watchServer(ctx context.Context, name string, cfg config.Config, w *serverW
 		o := watchOptions(cfg)
 		o.Shown, o.EnableEvents = shownKeys, cfg.Redis.EnableEvents
 		batches, watchErr := startWatch(ctx, client, o)
-		logged := false
 		for b := range batches {
 			unnamed := client.Unnamed()
 			if unnamed != "" && b.State != nil {
